@@ -1,0 +1,126 @@
+// VS Code's `surfaceLint.*` settings -> what the server is told; pure, no `vscode` import.
+
+export const CONFIG_SECTION = "surfaceLint";
+
+export const PROFILES = ["contract", "reference"] as const;
+export type Profile = (typeof PROFILES)[number];
+
+export const SEVERITIES = ["error", "warning", "information", "hint", "off"] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+export const RUN_MODES = ["onType", "onSave"] as const;
+export type RunMode = (typeof RUN_MODES)[number];
+
+export const DEFAULT_INCLUDE: readonly string[] = [
+  "**/evals/**/cases*.jsonl",
+  "**/*transcript*.jsonl",
+  "**/evals/**/results/*.json",
+  "**/*.surface.jsonl",
+];
+
+/** The settings the server reads (initializationOptions.settings and workspace/configuration). */
+export interface ServerSettings {
+  profile: Profile;
+  severity: Record<string, Severity>;
+  run: RunMode;
+}
+
+export const DEFAULT_SERVER_SETTINGS: Readonly<ServerSettings> = {
+  profile: "contract",
+  severity: {},
+  run: "onType",
+};
+
+/** Settings whose change needs a new server process (the others are sent live). */
+export const RESTART_SETTINGS: readonly string[] = [
+  `${CONFIG_SECTION}.interpreter`,
+  `${CONFIG_SECTION}.serverPath`,
+  `${CONFIG_SECTION}.include`,
+];
+
+/** Settings the running server is told about through workspace/didChangeConfiguration. */
+export const LIVE_SETTINGS: readonly string[] = [
+  `${CONFIG_SECTION}.profile`,
+  `${CONFIG_SECTION}.severity`,
+  `${CONFIG_SECTION}.run`,
+];
+
+export interface RawSettings {
+  profile?: unknown;
+  severity?: unknown;
+  run?: unknown;
+}
+
+export interface MappedSettings {
+  settings: ServerSettings;
+  /** One line per value that was not understood and replaced by its default. */
+  problems: string[];
+}
+
+function isOneOf<T extends string>(values: readonly T[], value: unknown): value is T {
+  return typeof value === "string" && (values as readonly string[]).includes(value);
+}
+
+/** Maps the user's settings to the server's, keeping defaults for values it cannot use. */
+export function toServerSettings(raw: RawSettings): MappedSettings {
+  const problems: string[] = [];
+  const settings: ServerSettings = { ...DEFAULT_SERVER_SETTINGS, severity: {} };
+
+  if (raw.profile !== undefined) {
+    if (isOneOf(PROFILES, raw.profile)) {
+      settings.profile = raw.profile;
+    } else {
+      problems.push(
+        `${CONFIG_SECTION}.profile: ${JSON.stringify(raw.profile)} is not one of ${PROFILES.join(", ")}; using "${DEFAULT_SERVER_SETTINGS.profile}".`,
+      );
+    }
+  }
+
+  if (raw.run !== undefined) {
+    if (isOneOf(RUN_MODES, raw.run)) {
+      settings.run = raw.run;
+    } else {
+      problems.push(
+        `${CONFIG_SECTION}.run: ${JSON.stringify(raw.run)} is not one of ${RUN_MODES.join(", ")}; using "${DEFAULT_SERVER_SETTINGS.run}".`,
+      );
+    }
+  }
+
+  if (raw.severity !== undefined && raw.severity !== null) {
+    if (typeof raw.severity !== "object" || Array.isArray(raw.severity)) {
+      problems.push(`${CONFIG_SECTION}.severity: expected an object of predicate name -> level; ignored.`);
+    } else {
+      for (const [predicate, level] of Object.entries(raw.severity as Record<string, unknown>)) {
+        const normalized = typeof level === "string" ? level.trim().toLowerCase() : level;
+        // "info" is what people type; the LSP name is "information".
+        const alias = normalized === "info" ? "information" : normalized;
+        if (isOneOf(SEVERITIES, alias)) {
+          settings.severity[predicate] = alias;
+        } else {
+          problems.push(
+            `${CONFIG_SECTION}.severity.${predicate}: ${JSON.stringify(level)} is not one of ${SEVERITIES.join(", ")}; ignored.`,
+          );
+        }
+      }
+    }
+  }
+  return { settings, problems };
+}
+
+/** The include globs: non-empty strings only; undefined or a non-array means the defaults. */
+export function includeGlobs(raw: unknown): string[] {
+  if (!Array.isArray(raw)) {
+    return [...DEFAULT_INCLUDE];
+  }
+  return raw.filter((glob): glob is string => typeof glob === "string" && glob.trim() !== "");
+}
+
+export interface FilePatternSelector {
+  scheme: string;
+  pattern: string;
+}
+
+/** The language client's documentSelector: one entry per glob, on disk files only. */
+export function documentSelectorFor(globs: readonly string[]): FilePatternSelector[] {
+  return globs.map((pattern) => ({ scheme: "file", pattern }));
+}

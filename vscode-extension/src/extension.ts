@@ -1,0 +1,49 @@
+// Entry point: starts the surface-lint language server and wires the commands; no lint logic here.
+import * as vscode from "vscode";
+
+import { RESTART_SETTINGS } from "./core/settings";
+import { LaneStatus } from "./laneStatus";
+import { onPythonInterpreterChange } from "./pythonExtension";
+import { ServerController } from "./serverController";
+
+let controller: ServerController | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const output = vscode.window.createOutputChannel("surface-lint", { log: true });
+  const server = new ServerController(context, output);
+  controller = server;
+  const status = new LaneStatus(server);
+
+  context.subscriptions.push(
+    output,
+    server,
+    status,
+    vscode.commands.registerCommand("surfaceLint.restartServer", () => server.restart("asked by the user")),
+    vscode.commands.registerCommand("surfaceLint.showOutput", () => output.show(true)),
+    vscode.commands.registerCommand("surfaceLint.scoreLane", () => status.showScore()),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      // profile/severity/run reach the running server through didChangeConfiguration (synchronize).
+      const changed = RESTART_SETTINGS.filter((key) => event.affectsConfiguration(key));
+      if (changed.length > 0) {
+        void server.restart(`${changed.join(", ")} changed`);
+      }
+    }),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      void server.restart("the workspace is now trusted");
+    }),
+  );
+
+  const pythonListener = await onPythonInterpreterChange(() => {
+    void server.restart("the Python extension's interpreter changed");
+  });
+  if (pythonListener !== undefined) {
+    context.subscriptions.push(pythonListener);
+  }
+
+  await server.start();
+}
+
+export async function deactivate(): Promise<void> {
+  await controller?.stop();
+  controller = undefined;
+}

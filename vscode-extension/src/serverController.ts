@@ -1,0 +1,372 @@
+// Starts, stops and restarts the surface-lint language server, and says why when it cannot.
+import * as cp from "node:child_process";
+import * as os from "node:os";
+import * as readline from "node:readline";
+import * as vscode from "vscode";
+import {
+  CloseAction,
+  ErrorAction,
+  LanguageClient,
+  RevealOutputChannelOn,
+  type LanguageClientOptions,
+  State,
+} from "vscode-languageclient/node";
+
+import {
+  describeLaunch,
+  resolveServerLaunch,
+  serverProcessOptions,
+  type InspectedSetting,
+  type ServerLaunch,
+} from "./core/serverCommand";
+import {
+  CONFIG_SECTION,
+  documentSelectorFor,
+  includeGlobs,
+  toServerSettings,
+  type ServerSettings,
+} from "./core/settings";
+import { which } from "./core/which";
+import { pythonExtensionInterpreter } from "./pythonExtension";
+
+const STDERR_TAIL_LINES = 40;
+const STOP_GRACE_MS = 2000;
+
+/** Lines kept from the server's stderr, to quote when it fails. */
+class StderrTail {
+  private lines: string[] = [];
+
+  push(line: string): void {
+    this.lines.push(line);
+    if (this.lines.length > STDERR_TAIL_LINES) {
+      this.lines.shift();
+    }
+  }
+
+  clear(): void {
+    this.lines = [];
+  }
+
+  text(): string {
+    return this.lines.join("\n");
+  }
+
+  /** The most telling line: the last non-empty one (a traceback's error line). */
+  last(): string | undefined {
+    return [...this.lines].reverse().find((line) => line.trim() !== "");
+  }
+}
+
+function firstWorkspaceFolder(): vscode.WorkspaceFolder | undefined {
+  return vscode.workspace.workspaceFolders?.[0];
+}
+
+/** The settings the server reads, for one resource (or the window). */
+export function serverSettingsFor(
+  scope: vscode.Uri | undefined,
+  output: vscode.LogOutputChannel,
+): ServerSettings {
+  const config = vscode.workspace.getConfiguration(CONFIG_SECTION, scope);
+  const { settings, problems } = toServerSettings({
+    profile: config.get("profile"),
+    severity: config.get("severity"),
+    run: config.get("run"),
+  });
+  for (const problem of problems) {
+    output.warn(problem);
+  }
+  return settings;
+}
+
+export class ServerController implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private child: cp.ChildProcess | undefined;
+  private launch: ServerLaunch | undefined;
+  private readonly stderr = new StderrTail();
+  /** Set while we stop the server on purpose, so its exit is not reported as a crash. */
+  private stopping = false;
+  private readonly stateEmitter = new vscode.EventEmitter<void>();
+  /** Fires when the server becomes ready or goes away. */
+  readonly onDidChangeState = this.stateEmitter.event;
+  private queue: Promise<void> = Promise.resolve();
+  /** Counts starts, so that a failure is reported once per start. */
+  private generation = 0;
+  private reportedGeneration = -1;
+  /** Whether the current server answered `initialize`. */
+  private started = false;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    readonly output: vscode.LogOutputChannel,
+  ) {}
+
+  get runningClient(): LanguageClient | undefined {
+    return this.client?.state === State.Running ? this.client : undefined;
+  }
+
+  /** Serializes start/stop/restart so that quick setting changes do not race. */
+  private enqueue(work: () => Promise<void>): Promise<void> {
+    this.queue = this.queue.then(work, work);
+    return this.queue;
+  }
+
+  start(): Promise<void> {
+    return this.enqueue(() => this.doStart());
+  }
+
+  stop(): Promise<void> {
+    return this.enqueue(() => this.doStop());
+  }
+
+  restart(reason: string): Promise<void> {
+    return this.enqueue(async () => {
+      this.output.info(`Restarting the server: ${reason}`);
+      await this.doStop();
+      await this.doStart();
+    });
+  }
+
+  private async resolveLaunch(): Promise<ServerLaunch | undefined> {
+    const folder = firstWorkspaceFolder();
+    const config = vscode.workspace.getConfiguration(CONFIG_SECTION, folder?.uri);
+    const trusted = vscode.workspace.isTrusted;
+    const resolution = resolveServerLaunch({
+      serverPath: config.inspect<string>("serverPath") as InspectedSetting<string> | undefined,
+      interpreter: config.inspect<string>("interpreter") as InspectedSetting<string> | undefined,
+      trusted,
+      pythonExtensionInterpreter: await pythonExtensionInterpreter(folder?.uri, (line) =>
+        this.output.warn(line),
+      ),
+      workspaceFolder: folder?.uri.fsPath,
+      home: os.homedir(),
+      findOnPath: (name) => which(name),
+    });
+    for (const note of resolution.notes) {
+      this.output.warn(note);
+    }
+    if (!resolution.ok) {
+      this.output.error(resolution.error);
+      void this.notifyFailure(`surface-lint: ${resolution.error}`, true);
+      return undefined;
+    }
+    return resolution.launch;
+  }
+
+  /** Spawns the server and resolves once the process exists (rejects when it cannot start). */
+  private spawnServer(launch: ServerLaunch): Promise<cp.ChildProcess> {
+    const folder = firstWorkspaceFolder();
+    const { cwd, env } = serverProcessOptions(
+      vscode.workspace.isTrusted,
+      folder?.uri.fsPath,
+      this.context.extensionPath,
+      process.env,
+    );
+    return new Promise((resolve, reject) => {
+      const child = cp.spawn(launch.command, launch.args, { cwd, env, stdio: "pipe" });
+      child.once("error", (error: NodeJS.ErrnoException) => {
+        const detail =
+          error.code === "ENOENT" ? `${launch.command} was not found` : `${error.message}`;
+        reject(new Error(`Cannot start \`${describeLaunch(launch)}\`: ${detail}.`));
+      });
+      child.once("spawn", () => {
+        this.child = child;
+        child.once("exit", (code, signal) => {
+          this.output.info(
+            `Server process ${child.pid ?? "?"} exited (${signal !== null ? `signal ${signal}` : `code ${String(code)}`}).`,
+          );
+          if (this.child === child) {
+            this.child = undefined;
+          }
+        });
+        resolve(child);
+      });
+    });
+  }
+
+  private clientOptions(generation: number): LanguageClientOptions {
+    const output = this.output;
+    return {
+      documentSelector: documentSelectorFor(
+        includeGlobs(vscode.workspace.getConfiguration(CONFIG_SECTION).get("include")),
+      ),
+      outputChannel: output,
+      // Failures are reported by this controller, once, with the command and stderr.
+      revealOutputChannelOn: RevealOutputChannelOn.Never,
+      initializationOptions: { settings: serverSettingsFor(firstWorkspaceFolder()?.uri, output) },
+      synchronize: { configurationSection: CONFIG_SECTION },
+      middleware: {
+        workspace: {
+          // The server asks for section "surfaceLint": answer with the checked, mapped settings.
+          configuration: async (params, token, next) => {
+            const answers = await next(params, token);
+            if (!Array.isArray(answers)) {
+              return answers;
+            }
+            return params.items.map((item, index) =>
+              item.section === CONFIG_SECTION
+                ? serverSettingsFor(
+                    item.scopeUri !== undefined ? vscode.Uri.parse(item.scopeUri) : undefined,
+                    output,
+                  )
+                : answers[index],
+            );
+          },
+        },
+      },
+      stdioOptions: {
+        stdout: (input, channel) => {
+          readline.createInterface({ input, terminal: false }).on("line", (line) => channel.info(line));
+        },
+        stderr: (input, channel) => {
+          readline.createInterface({ input, terminal: false }).on("line", (line) => {
+            this.stderr.push(line);
+            channel.appendLine(`[server stderr] ${line}`);
+          });
+        },
+      },
+      errorHandler: {
+        error: () => ({ action: ErrorAction.Continue }),
+        closed: () => {
+          if (!this.stopping) {
+            void this.reportFailure(generation);
+          }
+          return { action: CloseAction.DoNotRestart, handled: true };
+        },
+      },
+      initializationFailedHandler: () => false,
+    };
+  }
+
+  private async doStart(): Promise<void> {
+    const launch = await this.resolveLaunch();
+    if (launch === undefined) {
+      this.stateEmitter.fire();
+      return;
+    }
+    this.launch = launch;
+    this.stderr.clear();
+    this.stopping = false;
+    this.started = false;
+    const generation = ++this.generation;
+    this.output.info(`Starting the server (from ${launch.source}): ${describeLaunch(launch)}`);
+    let child: cp.ChildProcess;
+    try {
+      // Spawned here, not by the client, so that "not found" is reported once and clearly.
+      child = await this.spawnServer(launch);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.output.error(message);
+      this.stateEmitter.fire();
+      void this.notifyFailure(`surface-lint: ${message}`, true);
+      return;
+    }
+    const client = new LanguageClient(
+      CONFIG_SECTION,
+      "surface-lint",
+      () => Promise.resolve(child),
+      this.clientOptions(generation),
+    );
+    this.client = client;
+    client.onDidChangeState(() => this.stateEmitter.fire());
+    try {
+      await client.start();
+      this.started = true;
+      this.output.info("Server is running.");
+    } catch (error) {
+      if (!this.stopping) {
+        const message = error instanceof Error ? error.message : String(error);
+        this.output.error(`The server did not start: ${message}`);
+        await this.reportFailure(generation);
+        await this.disposeClient();
+      }
+    }
+    this.stateEmitter.fire();
+  }
+
+  /** Tells the user, once per start, that the server did not start or stopped. */
+  private async reportFailure(generation: number): Promise<void> {
+    if (this.reportedGeneration === generation) {
+      return;
+    }
+    this.reportedGeneration = generation;
+    const launch = this.launch;
+    const command = launch !== undefined ? describeLaunch(launch) : "(unknown command)";
+    const what = this.started ? "stopped unexpectedly" : "did not start";
+    await this.waitForExit(STOP_GRACE_MS);
+    this.output.error(`The server ${what}. Command: ${command}`);
+    this.logStderr();
+    const last = this.stderr.last();
+    this.stateEmitter.fire();
+    await this.notifyFailure(
+      `surface-lint server ${what} (\`${command}\`)${last !== undefined ? `: ${last}` : "."}`,
+      !this.started,
+    );
+  }
+
+  private logStderr(): void {
+    const tail = this.stderr.text();
+    this.output.error(tail === "" ? "The server wrote nothing to stderr." : `Server stderr (last lines):\n${tail}`);
+  }
+
+  private async notifyFailure(message: string, offerSettings: boolean): Promise<void> {
+    const actions = ["Restart server", "Show output", ...(offerSettings ? ["Open settings"] : [])];
+    const choice = await vscode.window.showErrorMessage(message, ...actions);
+    if (choice === "Restart server") {
+      await this.restart("asked from the error notification");
+    } else if (choice === "Show output") {
+      this.output.show(true);
+    } else if (choice === "Open settings") {
+      await vscode.commands.executeCommand("workbench.action.openSettings", "surfaceLint.interpreter");
+    }
+  }
+
+  /** Resolves when the server process has exited, or after `ms`. */
+  private waitForExit(ms: number): Promise<void> {
+    const child = this.child;
+    if (child === undefined || child.exitCode !== null || child.signalCode !== null) {
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      child.once("exit", () => {
+        clearTimeout(timer);
+        // Let readline deliver the last stderr lines before they are quoted.
+        setTimeout(resolve, 50);
+      });
+    });
+  }
+
+  private async disposeClient(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client !== undefined) {
+      try {
+        if (client.state === State.Running || client.state === State.Starting) {
+          await client.stop(STOP_GRACE_MS);
+        }
+        await client.dispose(STOP_GRACE_MS);
+      } catch (error) {
+        this.output.warn(`Stopping the client: ${String(error)}`);
+      }
+    }
+    const child = this.child;
+    if (child !== undefined && child.exitCode === null && child.signalCode === null) {
+      await this.waitForExit(STOP_GRACE_MS);
+      if (child.exitCode === null && child.signalCode === null) {
+        this.output.warn(`Server process ${child.pid ?? "?"} did not exit after shutdown; killing it.`);
+        child.kill();
+      }
+    }
+  }
+
+  private async doStop(): Promise<void> {
+    this.stopping = true;
+    await this.disposeClient();
+    this.stateEmitter.fire();
+  }
+
+  dispose(): void {
+    void this.stop();
+    this.stateEmitter.dispose();
+  }
+}

@@ -1,0 +1,217 @@
+// Runs a real VS Code (code-server) with the packaged extension, driven by headless Chromium.
+import * as cp from "node:child_process";
+import * as fs from "node:fs";
+import * as http from "node:http";
+import * as net from "node:net";
+import * as os from "node:os";
+import * as path from "node:path";
+
+import { chromium, type Browser, type Page } from "playwright-core";
+
+/** vscode-extension/, from out/test/e2e/. */
+export const EXTENSION_ROOT = path.resolve(__dirname, "..", "..", "..");
+export const ARTIFACTS = path.join(EXTENSION_ROOT, "test-artifacts");
+
+export interface E2eConfig {
+  codeServer: string;
+  vsix: string;
+  python: string;
+  chromium: string;
+}
+
+function firstOnPath(names: string[]): string | undefined {
+  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
+    for (const name of names) {
+      const candidate = path.join(dir, name);
+      if (dir !== "" && fs.existsSync(candidate)) {
+        return candidate;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Where everything is, overridable by environment variables. */
+export function e2eConfig(): E2eConfig {
+  return {
+    codeServer:
+      process.env.CODE_SERVER_BIN ??
+      path.join(EXTENSION_ROOT, ".e2e", "code-server", "node_modules", ".bin", "code-server"),
+    vsix: process.env.SURFACE_LINT_VSIX ?? path.join(EXTENSION_ROOT, "surface-lint.vsix"),
+    python: process.env.SURFACE_LINT_PYTHON ?? "python3",
+    chromium: process.env.CHROMIUM_BIN ?? firstOnPath(["chromium", "chromium-browser"]) ?? "chromium",
+  };
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export function writeFiles(root: string, files: Record<string, string>): void {
+  for (const [relative, content] of Object.entries(files)) {
+    const file = path.join(root, relative);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, content);
+  }
+}
+
+function waitForHttp(url: string, timeoutMs: number, alive: () => boolean): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolve, reject) => {
+    const attempt = (): void => {
+      if (!alive()) {
+        reject(new Error(`code-server exited before ${url} answered`));
+        return;
+      }
+      const request = http.get(url, (response) => {
+        response.resume();
+        resolve();
+      });
+      request.on("error", () => {
+        if (Date.now() > deadline) {
+          reject(new Error(`${url} did not answer within ${timeoutMs} ms`));
+        } else {
+          setTimeout(attempt, 200);
+        }
+      });
+    };
+    attempt();
+  });
+}
+
+export interface VsCodeSession {
+  url: string;
+  workspace: string;
+  page: Page;
+  browser: Browser;
+  /** Everything code-server printed, for failure messages. */
+  log: string;
+  close(): Promise<void>;
+}
+
+export interface SessionOptions {
+  config: E2eConfig;
+  /** Temp root holding workspace/, user-data/, extensions/, home/. */
+  root: string;
+  workspaceFiles: Record<string, string>;
+  userSettings: Record<string, unknown>;
+}
+
+/** Installs the .vsix, starts code-server in its own process group and opens the workspace in Chromium. */
+export async function startVsCode(options: SessionOptions): Promise<VsCodeSession> {
+  const { config, root } = options;
+  const workspace = path.join(root, "workspace");
+  const userData = path.join(root, "user-data");
+  const extensions = path.join(root, "extensions");
+  const home = path.join(root, "home");
+  for (const dir of [workspace, userData, extensions, home]) {
+    fs.mkdirSync(dir, { recursive: true });
+  }
+  writeFiles(workspace, options.workspaceFiles);
+  writeFiles(userData, { "User/settings.json": JSON.stringify(options.userSettings, null, 2) });
+  const configFile = path.join(root, "code-server.yaml");
+  fs.writeFileSync(configFile, "auth: none\ncert: false\n");
+  const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), XDG_DATA_HOME: path.join(home, ".local", "share") };
+
+  const install = cp.spawnSync(
+    config.codeServer,
+    ["--user-data-dir", userData, "--extensions-dir", extensions, "--install-extension", config.vsix],
+    { env, encoding: "utf8", timeout: 120_000 },
+  );
+  if (install.status !== 0) {
+    throw new Error(`Installing ${config.vsix} failed (${String(install.status)}):\n${install.stdout}\n${install.stderr}`);
+  }
+
+  const port = await freePort();
+  const logFile = path.join(root, "code-server.log");
+  const logFd = fs.openSync(logFile, "w");
+  // detached: its own process group (setsid), so that killing the group ends the extension host too.
+  const server = cp.spawn(
+    config.codeServer,
+    [
+      "--config", configFile,
+      "--bind-addr", `127.0.0.1:${port}`,
+      "--user-data-dir", userData,
+      "--extensions-dir", extensions,
+      "--disable-telemetry",
+      "--disable-update-check",
+      "--disable-workspace-trust",
+      workspace,
+    ],
+    { env, detached: true, stdio: ["ignore", logFd, logFd] },
+  );
+  fs.closeSync(logFd);
+  let exited = false;
+  server.once("exit", () => {
+    exited = true;
+  });
+  const killGroup = (signal: NodeJS.Signals): void => {
+    if (server.pid !== undefined) {
+      try {
+        process.kill(-server.pid, signal);
+      } catch {
+        // already gone
+      }
+    }
+  };
+  const readLog = (): string => (fs.existsSync(logFile) ? fs.readFileSync(logFile, "utf8") : "");
+
+  let browser: Browser | undefined;
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    await waitForHttp(`${base}/healthz`, 60_000, () => !exited);
+    browser = await chromium.launch({
+      executablePath: config.chromium,
+      headless: true,
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+      env,
+    });
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const page = await context.newPage();
+    const url = `${base}/?folder=${encodeURIComponent(workspace)}`;
+    await page.goto(url);
+    const openedBrowser = browser;
+    return {
+      url,
+      workspace,
+      page,
+      browser: openedBrowser,
+      get log() {
+        return readLog();
+      },
+      async close() {
+        await openedBrowser.close().catch(() => undefined);
+        killGroup("SIGTERM");
+        const deadline = Date.now() + 5000;
+        while (!exited && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        killGroup("SIGKILL");
+      },
+    };
+  } catch (error) {
+    await browser?.close().catch(() => undefined);
+    killGroup("SIGKILL");
+    throw new Error(`${String(error)}\n--- code-server log ---\n${readLog()}`);
+  }
+}
+
+export function makeTempRoot(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), "surface-lint-e2e-"));
+}
