@@ -1,0 +1,108 @@
+"""The file and case checks that are not lane predicates: one table, the single source of truth.
+
+Lane predicates live in rules/*.toml; these belong to the readers and the case linter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    code: str
+    name: str
+    severity: str
+    summary: str
+    what: str
+    why: str
+    example_fail: str
+    example_pass: str
+
+
+_CHECKS = [
+    Check("SL001", "invalid-json", "error",
+          "A line (or document) that is not a valid JSON object.",
+          "Points at the exact character where the JSON parser stopped; the line is skipped and every other line is still read.",
+          "A case or turn that does not parse is silently missing from the lane's scores.",
+          '{"id": "c1", "prompt": "What is truth?",}', '{"id": "c1", "prompt": "What is truth?"}'),
+    Check("SL002", "missing-field", "error",
+          "A field the lane's case schema (or the transcript format) requires is missing.",
+          "Points at the record; the lane's `[case_schema]` says which fields are required.",
+          "The runner reads these fields directly; a missing one crashes it or scores the case wrongly.",
+          '{"id": "c1"}', '{"id": "c1", "prompt": "What is truth?", "expected_predicates": []}'),
+    Check("SL003", "wrong-type", "error",
+          "A field has the wrong JSON type for the lane's schema.",
+          "Points at the value; says which type was expected.",
+          "A string where a list belongs is iterated character by character by the runner.",
+          '{"expected_predicates": "no_placeholder"}', '{"expected_predicates": ["no_placeholder"]}'),
+    Check("SL004", "unknown-predicate", "error",
+          "A predicate list names a predicate the lane does not define.",
+          "Points at the name and offers the closest known name as a fix (aliases such as `no_dotted_domain_inventory` are accepted).",
+          "The runner looks each name up and fails (or never checks it); a typo silently drops a check.",
+          '"expected_predicates": ["no_placeholders"]', '"expected_predicates": ["no_placeholder"]'),
+    Check("SL005", "duplicate-id", "error",
+          "Two cases share an id, in one file or across the splits of a lane.",
+          "Points at the later id and links the first one (relatedInformation); a fix renumbers it.",
+          "Transcripts join to cases by id: a duplicate makes the join ambiguous and double-counts.",
+          '{"id": "c1", ...}\\n{"id": "c1", ...}', '{"id": "c1", ...}\\n{"id": "c2", ...}'),
+    Check("SL006", "holdout-leak", "error",
+          "A dev or public case repeats a holdout case's prompt (or premise chain).",
+          "Points at the leaking prompt and links the holdout it repeats.",
+          "A holdout is only a holdout while its prompts stay out of the cases people tune against.",
+          'public: "Explain evidence."  holdout: "Explain evidence."', 'public: "Explain truth."'),
+    Check("SL007", "expected-proposals-mismatch", "error",
+          "A symbolic case's `expected_proposals` differs from its count of correction-intent premises.",
+          "Counts the premises that match the lane's `correction_pattern` (default: starting with `Actually`).",
+          "The contract: `expected_proposals` is the count of correction-intent premises; a wrong count fails proposal_storage for the wrong reason.",
+          '"premises": ["Actually truth is wisdom."], "expected_proposals": 2',
+          '"premises": ["Actually truth is wisdom."], "expected_proposals": 1'),
+    Check("SL008", "invalid-utf8", "error",
+          "A line that is not valid UTF-8.",
+          "Points at the first invalid byte (the column counts the characters before it); the line is skipped.",
+          "JSON text must be UTF-8; the runtime never wrote these bytes.",
+          "b'{\"id\": \"\\xff\"}'", '{"id": "c1"}'),
+    Check("SL009", "encoding-notice", "information",
+          "A byte-order mark or CRLF line endings.",
+          "Reported once per file; the content is still read normally.",
+          "JSON Lines files are UTF-8 without a BOM and end lines with LF; other tools may choke.",
+          "\\ufeff{...}\\r\\n", "{...}\\n"),
+    Check("SL010", "line-too-long", "error",
+          "A line larger than the configured limit (`max-line-bytes`, default 32 MiB).",
+          "The line is skipped without being held in memory; every other line is still read.",
+          "A runaway line is almost always a capture bug, and parsing it would stall the editor.",
+          "a 50 MB line", "one turn per line"),
+    Check("SL011", "stored-flag-mismatch", "warning",
+          "A lane report's stored per-case flag disagrees with what its raw fields give.",
+          "Recomputes each stored verdict from the surface / counts with the reference profile and points at the stored flag.",
+          "A report whose flags do not follow from its own data has been edited or produced by another runner version.",
+          '"surface": "river flows valley", "predicates": {"complete_punctuation": true}',
+          '"surface": "river flows valley", "predicates": {"complete_punctuation": false}'),
+    Check("SL012", "unknown-field", "information",
+          "A case field the lane's schema does not know.",
+          "Points at the key; often a typo of a known field.",
+          "The runner ignores unknown fields, so a misspelt optional field silently has no effect.",
+          '{"expect_connective": true}', '{"expects_connective": true}'),
+    Check("SL013", "regex-timeout", "error",
+          "A rule's regular expression ran past its time limit on this surface.",
+          "User-supplied patterns run with a time limit; the predicate counts as failed for that surface.",
+          "A pattern that backtracks catastrophically must not hang CI or the editor.",
+          "(a+)+$ on a long run of a's", "a pattern without nested quantifiers"),
+    Check("SL014", "rules-file-error", "error",
+          "A rules file (lane TOML) that cannot be loaded.",
+          "Names the file, line and problem; the last good rules stay in force in the editor.",
+          "A broken lane file would otherwise silently drop every predicate it defines.",
+          'kind = "substring_absnet"', 'kind = "substring_absent"'),
+    Check("SL015", "unjoined-record", "information",
+          "A transcript turn whose case id matches no case, or a case with no transcript.",
+          "Only reported when case files are given; the record is left out of the lane's metrics.",
+          "Scores over a partial join look complete but are not.",
+          'turn case_id "fluency_truth_01"', 'turn case_id "fluency_truth_001"'),
+]
+
+CHECKS: dict[str, Check] = {c.code: c for c in _CHECKS}
+BY_NAME: dict[str, Check] = {c.name: c for c in _CHECKS}
+
+
+def check(name: str) -> Check:
+    return BY_NAME[name]

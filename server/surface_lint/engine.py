@@ -1,0 +1,739 @@
+"""The engine's front door: check a document, score a lane. Front ends only call this."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .config import Config
+from .findings import Finding, Location, Severity, sorted_findings
+from .lanes import EXPECTED, Lane, LaneError, LaneSet, PredicateSpec, load_lanes
+from .predicates import Context, Subject, Verdict
+from .scoring import (
+    Outcome,
+    ThresholdResult,
+    compute_metrics,
+    evaluate,
+    expected_names,
+    lane_signals,
+    signal,
+    threshold_results,
+)
+from .sources.base import JsonlReader, ReadStats, Record, check_finding
+from .sources.cases import (
+    Case,
+    CaseFile,
+    duplicate_findings,
+    leak_findings,
+    read_case_file,
+    sibling_case_files,
+)
+from .sources.transcripts import ReportEntry, Transcript, Turn, iter_turns, read_report, sniff
+
+SURFACE_PATH = ("surface",)
+
+
+class UsageError(Exception):
+    """Bad arguments or unreadable input: exit code 2."""
+
+
+@dataclass(slots=True)
+class RecordInfo:
+    """What the editor needs of one record: id, range, and (for surfaces) the verdicts."""
+
+    id: str | None
+    kind: str  # case | turn | report-case
+    location: Location
+    id_location: Location | None = None
+    surface: Location | None = None
+    verdicts: dict[str, Verdict] | None = None
+    case_location: Location | None = None  # the joined case, for go-to-definition
+
+
+@dataclass
+class DocResult:
+    path: str
+    kind: str | None
+    lane: str | None
+    findings: list[Finding]
+    stats: ReadStats
+    records: list[RecordInfo] = field(default_factory=list)
+
+
+@dataclass
+class CaseIndex:
+    """Case files of one lane, by id (the first of duplicates wins)."""
+
+    files: list[CaseFile] = field(default_factory=list)
+    by_id: dict[str, Case] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    stats: ReadStats = field(default_factory=ReadStats)
+
+    def add(self, case_file: CaseFile) -> None:
+        self.files.append(case_file)
+        self.stats.add(case_file.stats)
+        for case in case_file.cases:
+            self.by_id.setdefault(case.id, case)
+
+    def ordered(self) -> list[Case]:
+        seen: set[str] = set()
+        out = []
+        for f in self.files:
+            for c in f.cases:
+                if c.id not in seen:
+                    seen.add(c.id)
+                    out.append(c)
+        return out
+
+
+@dataclass
+class LaneResult:
+    lane: str
+    profile: str
+    version: str
+    threshold_set: str | None
+    metrics: dict[str, Any]
+    thresholds: list[ThresholdResult]
+    passed: bool | None
+    outcomes: list[Outcome]
+    findings: list[Finding]  # input problems + per-case failures (positioned)
+    missing_transcripts: list[str]
+    unknown_cases: list[str]
+    remainder: list[str]  # multi-sentence cases outside the three buckets
+    stats: ReadStats
+    sources: list[str]
+    headline: str
+    metric_aliases: dict[str, str]
+
+
+class Engine:
+    def __init__(self, config: Config | None = None, profile: str | None = None) -> None:
+        self.config = config or Config()
+        self.profile = profile or self.config.profile
+        self.lane_set: LaneSet = load_lanes(self.profile, self.config.lane_files)
+        self._reference: LaneSet | None = None
+
+    # --- lanes ---------------------------------------------------------------------------
+
+    @property
+    def lane_errors(self) -> list[LaneError]:
+        return self.lane_set.errors
+
+    def lane(self, name: str) -> Lane:
+        lane = self.lane_set.get(name)
+        if lane is None:
+            known = ", ".join(sorted(self.lane_set.lanes))
+            raise UsageError(f"unknown lane {name!r} (known: {known})")
+        return lane
+
+    def reference_lane(self, name: str) -> Lane | None:
+        if self.profile == "reference":
+            return self.lane_set.get(name)
+        if self._reference is None:
+            self._reference = load_lanes("reference", self.config.lane_files)
+        return self._reference.get(name)
+
+    def detect_lane(self, path: str, kind: str | None, hint: str | None = None,
+                    first: Mapping[str, Any] | None = None) -> Lane | None:
+        """From a report's `lane`, a path segment or file name, the record's shape, config."""
+        lanes = self.lane_set.lanes
+        if hint and hint in lanes:
+            return lanes[hint]
+        p = Path(path)
+        for part in reversed(p.parts[:-1]):
+            if part in lanes:
+                return lanes[part]
+        for name in sorted(lanes, key=len, reverse=True):
+            if p.name.startswith(name) or f"_{name}" in p.name or f"{name}_" in p.name:
+                return lanes[name]
+        if first is not None:
+            for lane in lanes.values():
+                required = [n for n, f in lane.schema.fields.items() if f.required and n != "id"]
+                if kind == "cases" and required and all(n in first for n in required):
+                    return lane
+            if any(k in first for k in ("trace_hash_replay", "premises", "chain")) and "symbolic_logic" in lanes:
+                if first.get("role") in ("premise", "probe") or "trace_hash_replay" in first or "premises" in first:
+                    return lanes["symbolic_logic"]
+        if self.config.default_lane and self.config.default_lane in lanes:
+            return lanes[self.config.default_lane]
+        return lanes.get("deterministic_fluency")
+
+    # --- severities ----------------------------------------------------------------------
+
+    def severity(self, lane: Lane, spec: PredicateSpec, case_fields: Mapping[str, Any] | None) -> Severity | None:
+        """Expected -> error; informational (post-gloss) -> information; else config/default."""
+        if case_fields:
+            if spec.name in expected_names(lane, case_fields):
+                return Severity.ERROR
+            if lane.informational_field:
+                listed = case_fields.get(lane.informational_field)
+                if isinstance(listed, list) and any(
+                    isinstance(n, str) and lane.predicate(n) is spec for n in listed
+                ):
+                    return Severity.INFORMATION
+        override = self.config.severity.get(spec.name)
+        if override == "off":
+            return None
+        return Severity.parse(override or spec.default_severity)
+
+    # --- findings of one evaluated subject ----------------------------------------------
+
+    def predicate_findings(
+        self,
+        lane: Lane,
+        verdicts: Mapping[str, Verdict],
+        record: Record,
+        case_fields: Mapping[str, Any] | None,
+        case_id: str | None,
+        targets: Mapping[str, Record] | None = None,
+    ) -> list[Finding]:
+        out: list[Finding] = []
+        for spec in lane.predicates:
+            verdict = verdicts.get(spec.name)
+            if verdict is None or verdict.passed or not spec.report:
+                continue
+            if spec.applies_if and not (case_fields or {}).get(spec.applies_if):
+                continue
+            severity = self.severity(lane, spec, case_fields)
+            if severity is None:
+                continue
+            if verdict.timed_out:
+                out.append(check_finding("SL013", record.location(*SURFACE_PATH), verdict.message, case_id,
+                                         record_index=record.index))
+                continue
+            locations: list[Location] = []
+            if verdict.spans and "surface" in record.data:
+                locations = [record.location(*SURFACE_PATH, inner=span) for span in verdict.spans]
+            elif verdict.target:
+                target = (targets or {}).get(verdict.target, record)
+                if verdict.target in target.data:
+                    locations = [target.location(verdict.target)]
+                else:
+                    locations = [target.whole()]
+            elif "surface" in record.data:
+                locations = [record.location(*SURFACE_PATH)]
+            else:
+                locations = [record.whole()]
+            for loc in locations:
+                out.append(
+                    Finding(
+                        location=loc,
+                        code=spec.code,
+                        rule=spec.name,
+                        severity=severity,
+                        message=f"{spec.name}: {verdict.message}",
+                        record_id=case_id,
+                        record_index=record.index,
+                    )
+                )
+        return out
+
+    # --- reading ---------------------------------------------------------------------------
+
+    def read_bytes(self, path: str) -> bytes:
+        try:
+            return Path(path).read_bytes()
+        except OSError as exc:
+            raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
+
+    def load_cases(self, paths: Sequence[str], lane: Lane | None = None,
+                   texts: Mapping[str, bytes] | None = None) -> tuple[Lane | None, CaseIndex]:
+        index = CaseIndex()
+        for path in paths:
+            data = (texts or {}).get(path)
+            if data is None:
+                data = self.read_bytes(path)
+            kind, _ = sniff(data)
+            file_lane = lane or self.detect_lane(path, "cases", first=_first_object(data))
+            if file_lane is None:
+                raise UsageError(f"{path}: cannot tell which lane this case file belongs to (use --lane)")
+            lane = lane or file_lane
+            index.add(read_case_file(path, data, file_lane, self.config.max_line_bytes))
+        for case_file in index.files:
+            index.findings.extend(case_file.findings)
+        index.findings.extend(_cross_file(duplicate_findings(index.files), len(index.files)))
+        index.findings.extend(leak_findings(index.files))
+        return lane, index
+
+    # --- check: one document -------------------------------------------------------------
+
+    def check_bytes(
+        self,
+        path: str,
+        data: bytes,
+        kind: str | None = None,
+        lane_name: str | None = None,
+        cases: CaseIndex | None = None,
+        siblings: bool = True,
+    ) -> DocResult:
+        sniffed, _whole = sniff(data)
+        kind = kind or sniffed or "turns"
+        hint_lane = self.lane(lane_name) if lane_name else None
+        if kind == "cases":
+            return self._check_cases(path, data, hint_lane, siblings)
+        if kind == "report":
+            transcript = read_report(path, data)
+            lane = hint_lane or self.detect_lane(path, kind, transcript.lane_hint,
+                                                 transcript.entries[0].data if transcript.entries else None)
+            assert lane is not None
+            return self._check_report(path, lane, transcript, cases)
+        lane = hint_lane or self.detect_lane(path, kind, first=_first_object(data))
+        assert lane is not None
+        return self._check_turns(path, data, kind, lane, cases)
+
+    def _check_cases(self, path: str, data: bytes, lane: Lane | None, siblings: bool) -> DocResult:
+        lane = lane or self.detect_lane(path, "cases", first=_first_object(data))
+        assert lane is not None
+        case_file = read_case_file(path, data, lane, self.config.max_line_bytes)
+        findings = list(case_file.findings)
+        if siblings:
+            others = []
+            for sib in sibling_case_files(path, lane.name):
+                try:
+                    others.append(read_case_file(str(sib), sib.read_bytes(), lane, self.config.max_line_bytes))
+                except OSError:
+                    continue
+            files = [case_file, *others]
+            # Only findings that land in this document (the others are linted on their own).
+            ours = [f for f in duplicate_findings(files) + leak_findings(files) if f.path == path]
+            seen = {(f.code, f.location) for f in findings}
+            findings.extend(f for f in ours if (f.code, f.location) not in seen)
+        records = [
+            RecordInfo(
+                c.id, "case", c.record.whole(), c.record.location(lane.schema.id_field)
+            )
+            for c in case_file.cases
+        ]
+        return DocResult(path, "cases", lane.name, sorted_findings(findings), case_file.stats, records)
+
+    def _check_turns(self, path: str, data: bytes, kind: str, lane: Lane, cases: CaseIndex | None) -> DocResult:
+        reader = JsonlReader(path, self.config.max_line_bytes)
+        findings: list[Finding] = []
+        records: list[RecordInfo] = []
+        turns = iter_turns(path, io.BytesIO(data), kind, reader)
+        if lane.unit == "chain":
+            for item in _chains(turns):
+                case = cases.by_id.get(item.case_id) if cases else None
+                case_fields = case.data if case else None
+                verdicts = evaluate(lane, item.subject(), None, case_fields)
+                probe = item.probe_record()
+                findings.extend(self.predicate_findings(lane, verdicts, probe, case_fields, item.case_id,
+                                                        {"proposal_count": probe}))
+                records.append(RecordInfo(item.case_id, "turn", probe.whole(), _id_loc(probe, "case_id"),
+                                          verdicts=verdicts,
+                                          case_location=case.record.whole() if case else None))
+        else:
+            primed: set[str] = set()
+            for turn in turns:
+                if turn.role == "priming" and turn.case_id:
+                    primed.add(turn.case_id)
+                case = cases.by_id.get(turn.case_id) if cases and turn.case_id else None
+                case_fields = case.data if case else None
+                subject = Subject(turn.surface or "", turn.grounding, case_fields,
+                                  primed=_is_primed(case_fields, turn.case_id in primed))
+                verdicts = evaluate(lane, subject, None, case_fields)
+                # Only the scored turn is held to the case's expectations.
+                judged_fields = case_fields if turn.scored else None
+                findings.extend(self.predicate_findings(lane, verdicts, turn.record, judged_fields, turn.case_id))
+                records.append(RecordInfo(turn.case_id, "turn", turn.record.whole(),
+                                          _id_loc(turn.record, "case_id"),
+                                          turn.record.location(*SURFACE_PATH), verdicts,
+                                          case.record.whole() if case else None))
+        findings.extend(reader.findings)
+        return DocResult(path, kind, lane.name, sorted_findings(findings), reader.stats, records)
+
+    def _check_report(self, path: str, lane: Lane, transcript: Transcript, cases: CaseIndex | None) -> DocResult:
+        findings = list(transcript.findings)
+        records: list[RecordInfo] = []
+        reference = self.reference_lane(lane.name) or lane
+        for entry in transcript.entries:
+            case = cases.by_id.get(entry.case_id) if cases and entry.case_id else None
+            fields = _report_case_fields(lane, entry, case)
+            subject = _report_subject(lane, entry, fields)
+            verdicts = evaluate(lane, subject, entry.data, fields)
+            findings.extend(self.predicate_findings(lane, verdicts, entry.record, fields, entry.case_id))
+            findings.extend(self._stored_mismatches(reference, entry, fields))
+            surface_loc = entry.record.location("surface") if "surface" in entry.data else None
+            records.append(RecordInfo(entry.case_id, "report-case", entry.record.whole(),
+                                      _id_loc(entry.record, "case_id" if "case_id" in entry.data else "id"),
+                                      surface_loc, verdicts, case.record.whole() if case else None))
+        return DocResult(path, "report", lane.name, sorted_findings(findings), transcript.stats, records)
+
+    def _stored_mismatches(self, reference: Lane, entry: ReportEntry, fields: Mapping[str, Any]) -> list[Finding]:
+        """Stored per-case flags that do not follow from the entry's raw fields (reference profile)."""
+        subject = _report_subject(reference, entry, fields)
+        verdicts = evaluate(reference, subject, entry.data, fields)
+        computed = build_details(reference, verdicts, subject, fields, entry.data, Context(subject, reference.analysis))
+        out = []
+        for key, source in reference.details.items():
+            if not source.startswith(("signal.", "verdicts", "analysis.")) or key not in entry.data:
+                continue
+            stored, ours = entry.data[key], computed.get(key)
+            pairs = ([((key, k), stored.get(k), v) for k, v in ours.items() if k in stored]
+                     if isinstance(stored, dict) and isinstance(ours, dict) else [((key,), stored, ours)])
+            for path, old, new in pairs:
+                if old != new:
+                    out.append(check_finding(
+                        "SL011", entry.record.location(*path),
+                        f"stored `{'.'.join(map(str, path))}` is {json.dumps(old)} but the raw fields give {json.dumps(new)}",
+                        entry.case_id, record_index=entry.record.index))
+        return out
+
+    # --- score: a lane ---------------------------------------------------------------------
+
+    def score(
+        self,
+        lane_name: str | None,
+        case_paths: Sequence[str],
+        transcript_paths: Sequence[str],
+        threshold_set: str | None = None,
+        want_details: bool = True,
+        finding_limit: int | None = None,
+    ) -> LaneResult:
+        lane = self.lane(lane_name) if lane_name else None
+        index: CaseIndex | None = None
+        if case_paths:
+            lane, index = self.load_cases(case_paths, lane)
+        if lane is None:
+            if not transcript_paths:
+                raise UsageError("give --lane, --cases or --transcripts")
+            first = self.read_bytes(transcript_paths[0])
+            kind, whole = sniff(first)
+            hint = whole.get("lane") if isinstance(whole, dict) else None
+            lane = self.detect_lane(transcript_paths[0], kind, hint if isinstance(hint, str) else None,
+                                    _first_object(first))
+            assert lane is not None
+        set_name = threshold_set or self.config.thresholds.get(lane.name) or lane.default_thresholds
+        if set_name is not None and set_name not in lane.thresholds:
+            known = ", ".join(sorted(lane.thresholds)) or "none"
+            raise UsageError(f"lane {lane.name} has no threshold set {set_name!r} (known: {known})")
+        stats = ReadStats()
+        findings: list[Finding] = []
+        if index is not None:
+            findings.extend(index.findings)
+            stats.add(index.stats)
+        scorer = _Scorer(self, lane, index, want_details, finding_limit)
+        for path in transcript_paths:
+            data_path = Path(path)
+            try:
+                with data_path.open("rb") as fh:
+                    head = fh.read(65536)
+            except OSError as exc:
+                raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
+            kind, _ = sniff(head)
+            if kind in (None, "report") and not _looks_jsonl(head):
+                transcript = read_report(path, self.read_bytes(path))
+                findings.extend(transcript.findings)
+                stats.add(transcript.stats)
+                scorer.add_report(transcript)
+            else:
+                if kind == "cases":
+                    raise UsageError(f"{path}: this is a case file; pass it with --cases")
+                reader = JsonlReader(path, self.config.max_line_bytes)
+                with data_path.open("rb") as fh:
+                    scorer.add_turns(iter_turns(path, fh, kind or "turns", reader))  # type: ignore[arg-type]
+                findings.extend(reader.findings)
+                stats.add(reader.stats)
+        outcomes = scorer.finish()
+        findings.extend(scorer.findings)
+        metrics = compute_metrics(lane, outcomes)
+        thresholds = threshold_results(lane, metrics, set_name) if outcomes else []
+        passed = all(t.passed for t in thresholds) if thresholds else None
+        remainder = []
+        if "unbucketed_sentence_rate" in (m.name for m in lane.metrics):
+            spec = lane.metric("unbucketed_sentence_rate")
+            assert spec is not None
+            names = lane_signals(lane)
+            idx = {n: i for i, n in enumerate(names)}
+            for o in outcomes:
+                if all((not o.signals[idx[s[1:]]]) if s.startswith("!") else o.signals[idx[s]] for s in spec.passing):
+                    remainder.append(o.case_id)
+        aliases = {a: m.name for m in lane.metrics for a in m.aliases}
+        return LaneResult(
+            lane=lane.name, profile=self.profile, version=lane.version, threshold_set=set_name,
+            metrics=metrics, thresholds=thresholds, passed=passed, outcomes=outcomes,
+            findings=sorted_findings(findings),
+            missing_transcripts=scorer.missing(), unknown_cases=sorted(scorer.unknown),
+            remainder=remainder, stats=stats, sources=[*case_paths, *transcript_paths],
+            headline=lane.headline, metric_aliases=aliases,
+        )
+
+
+def _looks_jsonl(head: bytes) -> bool:
+    first = head.lstrip(b"\xef\xbb\xbf").split(b"\n", 1)[0].strip()
+    if not first.startswith(b"{"):
+        return False
+    try:
+        json.loads(first)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def _first_object(data: bytes) -> dict[str, Any] | None:
+    for line in data[:65536].lstrip(b"\xef\xbb\xbf").split(b"\n"):
+        if line.strip():
+            try:
+                obj = json.loads(line)
+            except (ValueError, RecursionError):
+                return None
+            return obj if isinstance(obj, dict) else None
+    return None
+
+
+def _cross_file(found: list[Finding], n_files: int) -> list[Finding]:
+    """Duplicates across files only (each file's own were found when it was read)."""
+    return [f for f in found if n_files > 1 and "this file" not in f.message]
+
+
+def _id_loc(record: Record, key: str) -> Location | None:
+    return record.location(key) if key in record.data else None
+
+
+def _is_primed(case_fields: Mapping[str, Any] | None, transcript_primed: bool) -> bool:
+    if case_fields is not None and "priming_prompts" in case_fields:
+        prompts = case_fields.get("priming_prompts") or ()
+        return any(isinstance(p, str) and p.strip() for p in prompts)
+    return transcript_primed
+
+
+def _report_case_fields(lane: Lane, entry: ReportEntry, case: Case | None) -> dict[str, Any]:
+    """The case as far as it is known: the case file's fields, else those the report embeds."""
+    if case is not None:
+        return dict(case.data)
+    fields = {k: v for k, v in entry.data.items() if k in lane.schema.fields}
+    if entry.case_id is not None:
+        fields[lane.schema.id_field] = entry.case_id
+    return fields
+
+
+def _report_subject(lane: Lane, entry: ReportEntry, fields: Mapping[str, Any]) -> Subject:
+    d = entry.data
+    surface = d.get("surface") if isinstance(d.get("surface"), str) else ""
+    grounding = d.get("grounding_source") if isinstance(d.get("grounding_source"), str) else "none"
+    primed = _is_primed(fields if "priming_prompts" in fields else None, d.get("primed") is True)
+    vh = d.get("vault_hits") if isinstance(d.get("vault_hits"), int) else None
+    pc = d.get("proposal_count") if isinstance(d.get("proposal_count"), int) else None
+    # Reports store no replay vault_hits / proposal count: the replay check compares hashes only.
+    return Subject(
+        surface=surface, grounding=grounding or "none", case=fields, primed=primed,
+        vault_hits=vh, trace_hash=d.get("trace_hash") if isinstance(d.get("trace_hash"), str) else None,
+        proposal_count=pc, vault_hits_replay=vh,
+        trace_hash_replay=d.get("trace_hash_replay") if isinstance(d.get("trace_hash_replay"), str) else None,
+        proposal_count_replay=pc,
+    )
+
+
+def build_details(
+    lane: Lane,
+    verdicts: Mapping[str, Verdict],
+    subject: Subject,
+    case_fields: Mapping[str, Any] | None,
+    turn: Mapping[str, Any] | None,
+    ctx: Context,
+) -> dict[str, Any]:
+    """One case's details, field for field as the runner writes them (from the lane's [details])."""
+    out: dict[str, Any] = {}
+    fields = case_fields or {}
+    for key, source in lane.details.items():
+        expr, _, default_text = source.partition("|")
+        default = json.loads(default_text) if default_text else None
+        kind, _, name = expr.partition(".")
+        value: Any
+        if kind == "case":
+            value = fields.get(name, default)
+            if name == lane.schema.id_field and value is None:
+                value = default if default is not None else ""
+            if isinstance(default, bool):
+                value = bool(value)
+            elif isinstance(default, int) and not isinstance(default, bool):
+                try:
+                    value = int(value)
+                except (TypeError, ValueError):
+                    value = default
+        elif kind == "turn":
+            if name == "prompt":
+                value = fields.get("prompt", (turn or {}).get("prompt"))
+            elif name == "surface":
+                value = subject.surface
+            else:
+                value = subject.grounding
+        elif kind == "chain":
+            value = getattr(subject, name, None)
+            if name in ("vault_hits", "proposal_count") and value is None:
+                value = 0
+            if name.startswith("trace_hash") and value is None:
+                value = ""
+        elif kind == "signal":
+            value = all(signal(n, lane, verdicts, case_fields) for n in name.split("&"))
+        elif kind == "analysis":
+            value = len(ctx.analysis.sentences) if name == "sentence_count" else None
+        else:  # verdicts
+            value = {spec.name: verdicts[spec.name].passed for spec in lane.predicates
+                     if spec.report and spec.name in verdicts}
+        out[key] = value
+    return out
+
+
+@dataclass
+class _Chain:
+    """Both runs of one symbolic case, accumulated from its turns."""
+
+    case_id: str
+    probes: dict[int, Turn] = field(default_factory=dict)
+    proposals: dict[int, int] = field(default_factory=dict)
+    first: Turn | None = None
+
+    def subject(self, case_fields: Mapping[str, Any] | None = None) -> Subject:
+        p0, p1 = self.probes.get(0), self.probes.get(1)
+        return Subject(
+            surface=p0.surface or "" if p0 else "",
+            grounding=p0.grounding if p0 else "none",
+            case=case_fields,
+            vault_hits=p0.vault_hits or 0 if p0 else 0,
+            trace_hash=(p0.trace_hash or "") if p0 else "",
+            proposal_count=self.proposals.get(0, 0),
+            vault_hits_replay=(p1.vault_hits or 0) if p1 else None,
+            trace_hash_replay=(p1.trace_hash or "") if p1 else None,
+            proposal_count_replay=self.proposals.get(1, 0) if p1 else None,
+        )
+
+    def probe_record(self) -> Record:
+        turn = self.probes.get(0) or self.first
+        assert turn is not None
+        return turn.record
+
+
+def _chains(turns: Iterable[Turn]) -> Iterator[_Chain]:
+    chains: dict[str, _Chain] = {}
+    for turn in turns:
+        if not turn.case_id:
+            continue
+        chain = chains.get(turn.case_id)
+        if chain is None:
+            chain = chains[turn.case_id] = _Chain(turn.case_id, first=turn)
+        if turn.role == "premise" and turn.proposal:
+            chain.proposals[turn.chain] = chain.proposals.get(turn.chain, 0) + 1
+        if turn.scored or turn.role == "probe":
+            chain.probes[turn.chain] = turn
+    yield from chains.values()
+
+
+class _Scorer:
+    """Joins transcripts to cases and turns each scored case into an Outcome."""
+
+    def __init__(self, engine: Engine, lane: Lane, index: CaseIndex | None,
+                 want_details: bool, finding_limit: int | None) -> None:
+        self.engine = engine
+        self.lane = lane
+        self.index = index
+        self.want_details = want_details
+        self.finding_limit = finding_limit
+        self.signals = lane_signals(lane)
+        self.outcomes: dict[str, Outcome] = {}
+        self.unknown: set[str] = set()
+        self.findings: list[Finding] = []
+        self.failing_shown = 0
+        self.primed: set[str] = set()
+        self.chains: dict[str, _Chain] = {}
+
+    def _case(self, case_id: str | None) -> tuple[bool, Case | None]:
+        if self.index is None:
+            return True, None
+        case = self.index.by_id.get(case_id) if case_id else None
+        if case is None:
+            if case_id:
+                self.unknown.add(case_id)
+            return False, None
+        return True, case
+
+    def _record(self, case_id: str, subject: Subject, verdicts: Mapping[str, Verdict],
+                fields: Mapping[str, Any] | None, record: Record, turn_data: Mapping[str, Any] | None,
+                targets: Mapping[str, Record] | None = None) -> None:
+        signals = tuple(signal(s, self.lane, verdicts, fields) for s in self.signals)
+        details = None
+        if self.want_details:
+            details = build_details(self.lane, verdicts, subject, fields, turn_data,
+                                    Context(subject, self.lane.analysis))
+        failed = tuple(n for n, v in verdicts.items() if not v.passed and self.lane.predicate(n).report)  # type: ignore[union-attr]
+        findings: list[Finding] = []
+        if failed and (self.finding_limit is None or self.failing_shown < self.finding_limit):
+            findings = self.engine.predicate_findings(self.lane, verdicts, record, fields, case_id, targets)
+            if findings:
+                self.failing_shown += 1
+        if case_id in self.outcomes:
+            self.findings.append(check_finding(
+                "SL005", record.whole(), f"a second scored record for case `{case_id}` replaces the first",
+                case_id, severity=Severity.WARNING, record_index=record.index))
+        self.outcomes[case_id] = Outcome(case_id, signals, subject.grounding, details, failed, findings)
+
+    def add_turns(self, turns: Iterable[Turn]) -> None:
+        chain_unit = self.lane.unit == "chain"
+        for turn in turns:
+            if turn.case_id is None:
+                continue
+            if chain_unit:
+                chain = self.chains.get(turn.case_id)
+                if chain is None:
+                    chain = self.chains[turn.case_id] = _Chain(turn.case_id, first=turn)
+                if turn.role == "premise" and turn.proposal:
+                    chain.proposals[turn.chain] = chain.proposals.get(turn.chain, 0) + 1
+                if turn.scored or turn.role == "probe":
+                    chain.probes[turn.chain] = turn
+                continue
+            if turn.role == "priming":
+                self.primed.add(turn.case_id)
+            if not turn.scored or turn.chain != 0:
+                continue
+            ok, case = self._case(turn.case_id)
+            if not ok:
+                continue
+            fields = case.data if case else None
+            subject = Subject(turn.surface or "", turn.grounding, fields,
+                              primed=_is_primed(fields, turn.case_id in self.primed))
+            verdicts = evaluate(self.lane, subject, None, fields)
+            self._record(turn.case_id, subject, verdicts, fields, turn.record, turn.record.data)
+
+    def add_report(self, transcript: Transcript) -> None:
+        for entry in transcript.entries:
+            case_id = entry.case_id
+            if case_id is None:
+                continue
+            ok, case = self._case(case_id)
+            if not ok:
+                continue
+            fields = _report_case_fields(self.lane, entry, case)
+            subject = _report_subject(self.lane, entry, fields)
+            verdicts = evaluate(self.lane, subject, entry.data, fields)
+            self._record(case_id, subject, verdicts, fields, entry.record, entry.data)
+
+    def finish(self) -> list[Outcome]:
+        for chain in self.chains.values():
+            ok, case = self._case(chain.case_id)
+            if not ok:
+                continue
+            fields = case.data if case else None
+            subject = chain.subject(fields)
+            verdicts = evaluate(self.lane, subject, None, fields)
+            probe = chain.probe_record()
+            self._record(chain.case_id, subject, verdicts, fields, probe, probe.data, {"proposal_count": probe})
+        if self.index is None:
+            return list(self.outcomes.values())
+        ordered = [self.outcomes[c.id] for c in self.index.ordered() if c.id in self.outcomes]
+        return ordered
+
+    def missing(self) -> list[str]:
+        if self.index is None:
+            return []
+        return [c.id for c in self.index.ordered() if c.id not in self.outcomes]
+
+
+def expected_for(lane: Lane, case_fields: Mapping[str, Any] | None) -> list[str]:
+    return expected_names(lane, case_fields)
+
+
+__all__ = ["EXPECTED", "CaseIndex", "DocResult", "Engine", "LaneResult", "RecordInfo", "UsageError"]

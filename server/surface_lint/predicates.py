@@ -1,0 +1,475 @@
+"""Predicate kinds: surface (+ metadata) -> verdict + spans. Pure; no I/O.
+
+A lane's TOML names a `kind` per predicate and gives its parameters; each kind below
+declares the parameters it takes (name -> type) and builds an evaluator from them.
+Spans are [start, end) offsets into the decoded surface string.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import regex
+
+# Wall-clock limit for one user-supplied regex call (the `regex` module enforces it).
+REGEX_TIMEOUT_S = 0.25
+
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Subject:
+    """Everything a predicate may look at for one scored turn or chain."""
+
+    surface: str
+    grounding: str = "none"  # the runner's `grounding_source or "none"`
+    case: Mapping[str, Any] | None = None
+    primed: bool = False
+    # Symbolic chains: the first run and the replay (None where not captured).
+    vault_hits: int | None = None
+    trace_hash: str | None = None
+    proposal_count: int | None = None
+    vault_hits_replay: int | None = None
+    trace_hash_replay: str | None = None
+    proposal_count_replay: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    passed: bool
+    spans: tuple[Span, ...] = ()
+    message: str = ""
+    # For chain predicates: which record field the finding points at.
+    target: str | None = None
+    timed_out: bool = False
+
+
+@dataclass(slots=True)
+class Analysis:
+    """Per-surface derived text shared by the multi-sentence predicates (computed once)."""
+
+    stripped: str
+    stripped_start: int  # offset of `stripped` inside the surface
+    sentences: list[tuple[str, int]]  # (sentence, offset in surface)
+
+
+class RegexTimeout(Exception):
+    pass
+
+
+def run_regex(fn: Callable[..., Any], *args: Any) -> Any:
+    try:
+        return fn(*args, timeout=REGEX_TIMEOUT_S)
+    except TimeoutError:
+        raise RegexTimeout() from None
+
+
+@dataclass(slots=True)
+class LaneAnalysis:
+    """The lane-level text analysis parameters (tails, sentence split, tokens)."""
+
+    tail_patterns: list[regex.Pattern[str]] = field(default_factory=list)
+    sentence_split: regex.Pattern[str] | None = None
+    token_pattern: regex.Pattern[str] | None = None
+
+    def analyse(self, surface: str) -> Analysis:
+        # Strip tails the way the runner does: sub, strip, sub, strip.
+        text = surface
+        for pat in self.tail_patterns:
+            text = run_regex(pat.sub, "", text).strip()
+        stripped = text
+        # Tails only come off the end, so the rest starts where the surface's text starts.
+        start = max(surface.find(stripped), 0) if stripped else 0
+        sentences: list[tuple[str, int]] = []
+        if stripped and self.sentence_split is not None:
+            pos = 0
+            for part in run_regex(self.sentence_split.split, stripped):
+                idx = stripped.find(part, pos)
+                if idx < 0:
+                    idx = pos
+                pos = idx + len(part)
+                piece = part.strip()
+                if piece:
+                    lead = len(part) - len(part.lstrip())
+                    sentences.append((piece, start + idx + lead))
+        return Analysis(stripped, start, sentences)
+
+    def tokens(self, text: str) -> int:
+        if self.token_pattern is None:
+            return len(text.split())
+        return len(run_regex(self.token_pattern.findall, text))
+
+
+class Context:
+    """One evaluation: the subject plus lazily computed shared analysis."""
+
+    __slots__ = ("_analysis", "lane_analysis", "subject")
+
+    def __init__(self, subject: Subject, lane_analysis: LaneAnalysis) -> None:
+        self.subject = subject
+        self.lane_analysis = lane_analysis
+        self._analysis: Analysis | None = None
+
+    @property
+    def analysis(self) -> Analysis:
+        if self._analysis is None:
+            self._analysis = self.lane_analysis.analyse(self.subject.surface)
+        return self._analysis
+
+
+Evaluator = Callable[[Context], Verdict]
+
+
+def _whole(surface: str) -> tuple[Span, ...]:
+    """The whole surface, minus surrounding whitespace (a zero-width span when empty)."""
+    stripped = surface.strip()
+    if not stripped:
+        return ((0, 0),)
+    start = surface.find(stripped)
+    return ((start, start + len(stripped)),)
+
+
+# --- kinds -----------------------------------------------------------------------------
+
+
+def _substring_absent(params: Mapping[str, Any]) -> Evaluator:
+    markers: list[str] = list(params["markers"])
+
+    def evaluate(ctx: Context) -> Verdict:
+        surface = ctx.subject.surface
+        if not any(m in surface for m in markers):
+            return Verdict(True)
+        spans: list[Span] = []
+        names: list[str] = []
+        for marker in markers:
+            pos = surface.find(marker)
+            while pos != -1:
+                spans.append((pos, pos + len(marker)))
+                pos = surface.find(marker, pos + len(marker))
+            if marker in surface:
+                names.append(marker)
+        spans.sort()
+        found = ", ".join(f"`{n}`" for n in names)
+        return Verdict(False, tuple(spans), f"placeholder marker {found} in the surface")
+
+    return evaluate
+
+
+def _pattern_absent(params: Mapping[str, Any]) -> Evaluator:
+    pattern: regex.Pattern[str] = params["pattern"]
+    whole_match = params.get("mode", "search") == "match"
+    strip = bool(params.get("strip", False))
+
+    def evaluate(ctx: Context) -> Verdict:
+        surface = ctx.subject.surface
+        text = surface.strip() if strip else surface
+        offset = surface.find(text) if strip and text else 0
+        if whole_match:
+            m = run_regex(pattern.match, text)
+            if m is None:
+                return Verdict(True)
+            return Verdict(False, _whole(surface), "the surface is a bare structured disclosure")
+        m = run_regex(pattern.search, text)
+        if m is None:
+            return Verdict(True)
+        spans = tuple(
+            (offset + x.start(), offset + x.end()) for x in run_regex(pattern.finditer, text)
+        )
+        return Verdict(False, spans, f"dotted-path inventory `{m.group()}` in the surface")
+
+    return evaluate
+
+
+def _ends_with(params: Mapping[str, Any]) -> Evaluator:
+    endings = tuple(params["endings"])
+    shown = " ".join(f"`{e}`" for e in endings)
+
+    def evaluate(ctx: Context) -> Verdict:
+        surface = ctx.subject.surface
+        stripped = surface.rstrip()
+        if stripped and stripped.endswith(endings):
+            return Verdict(True)
+        if not stripped:
+            return Verdict(False, ((0, 0),), f"the surface is empty; it must end with {shown}")
+        last = len(stripped) - 1
+        return Verdict(
+            False,
+            ((last, last + 1),),
+            f"the surface ends with `{stripped[-1]}`, not terminal punctuation ({shown})",
+        )
+
+    return evaluate
+
+
+def _words_present(params: Mapping[str, Any]) -> Evaluator:
+    pattern: regex.Pattern[str] = params["_compiled"]
+    lowercase = bool(params.get("lowercase", True))
+
+    def evaluate(ctx: Context) -> Verdict:
+        surface = ctx.subject.surface
+        text = surface.lower() if lowercase else surface
+        if run_regex(pattern.search, text) is not None:
+            return Verdict(True)
+        return Verdict(False, _whole(surface), "no finite verb or inflected verb form in the surface")
+
+    return evaluate
+
+
+def _compile_words(params: dict[str, Any]) -> None:
+    words = [regex.escape(w) for w in params.get("words", [])]
+    alternatives = []
+    if words:
+        alternatives.append(r"\b(?:" + "|".join(words) + r")\b")
+    for suffix in params.get("suffix_patterns", []):
+        alternatives.append(r"\b(?:" + suffix + r")\b")
+    params["_compiled"] = regex.compile("|".join(alternatives) if alternatives else r"(?!)")
+
+
+def _grounding_marker_consistent(params: Mapping[str, Any]) -> Evaluator:
+    grounded = set(params["grounded_sources"])
+    markers = list(params["markers"])
+
+    def evaluate(ctx: Context) -> Verdict:
+        surface = ctx.subject.surface
+        if ctx.subject.grounding in grounded:
+            return Verdict(True)
+        spans = []
+        for marker in markers:
+            pos = surface.find(marker)
+            if pos != -1:
+                spans.append((pos, pos + len(marker)))
+        if not spans:
+            return Verdict(True)
+        spans.sort()
+        marker = surface[spans[0][0] : spans[0][1]]
+        return Verdict(
+            False,
+            tuple(spans),
+            f"the surface says `{marker}` but grounding_source is `{ctx.subject.grounding}`",
+        )
+
+    return evaluate
+
+
+def _sentence_count_min(params: Mapping[str, Any]) -> Evaluator:
+    minimum = int(params["minimum"])
+
+    def evaluate(ctx: Context) -> Verdict:
+        count = len(ctx.analysis.sentences)
+        if count >= minimum:
+            return Verdict(True)
+        noun = "sentence" if count == 1 else "sentences"
+        return Verdict(
+            False,
+            _whole(ctx.subject.surface),
+            f"{count} substantive {noun} (tails stripped); at least {minimum} required",
+        )
+
+    return evaluate
+
+
+def _sentence_min_tokens(params: Mapping[str, Any]) -> Evaluator:
+    minimum = int(params["minimum"])
+
+    def evaluate(ctx: Context) -> Verdict:
+        sentences = ctx.analysis.sentences
+        if not sentences:
+            return Verdict(False, _whole(ctx.subject.surface), "no substantive sentence")
+        short = [
+            (text, start)
+            for text, start in sentences
+            if ctx.lane_analysis.tokens(text) < minimum
+        ]
+        if not short:
+            return Verdict(True)
+        spans = tuple((start, start + len(text)) for text, start in short)
+        counts = ", ".join(str(ctx.lane_analysis.tokens(t)) for t, _ in short)
+        return Verdict(
+            False,
+            spans,
+            f"{len(short)} sentence(s) with fewer than {minimum} alphabetic tokens ({counts})",
+        )
+
+    return evaluate
+
+
+def _connective_present(params: Mapping[str, Any]) -> Evaluator:
+    pattern: regex.Pattern[str] = params["_compiled"]
+
+    def evaluate(ctx: Context) -> Verdict:
+        if run_regex(pattern.search, ctx.analysis.stripped.lower()) is not None:
+            return Verdict(True)
+        return Verdict(False, _whole(ctx.subject.surface), "no connective in the surface")
+
+    return evaluate
+
+
+def _compile_connectives(params: dict[str, Any]) -> None:
+    words = [regex.escape(c) for c in params["connectives"]]
+    params["_compiled"] = regex.compile(
+        r"\b(?:" + "|".join(words) + r")\b" if words else r"(?!)"
+    )
+
+
+def _not_only_tail(params: Mapping[str, Any]) -> Evaluator:
+    def evaluate(ctx: Context) -> Verdict:
+        surface = ctx.subject.surface
+        if not surface.strip() or ctx.analysis.stripped:
+            return Verdict(True)
+        return Verdict(False, _whole(surface), "the surface is only a provenance / trust tail")
+
+    return evaluate
+
+
+def _grounding_in(params: Mapping[str, Any]) -> Evaluator:
+    sources = set(params["sources"])
+    shown = ", ".join(sorted(sources))
+
+    def evaluate(ctx: Context) -> Verdict:
+        if ctx.subject.grounding in sources:
+            return Verdict(True)
+        return Verdict(
+            False,
+            _whole(ctx.subject.surface),
+            f"grounding_source `{ctx.subject.grounding}` is not one of {shown}",
+            target="grounding_source",
+        )
+
+    return evaluate
+
+
+def _case_field_in_surface(params: Mapping[str, Any]) -> Evaluator:
+    name = str(params["field"])
+
+    def evaluate(ctx: Context) -> Verdict:
+        case = ctx.subject.case or {}
+        value = case.get(name)
+        needle = value.lower() if isinstance(value, str) else ""
+        if not needle or needle in ctx.subject.surface.lower():
+            return Verdict(True)
+        return Verdict(
+            False, _whole(ctx.subject.surface), f"the surface never names `{value}` ({name})"
+        )
+
+    return evaluate
+
+
+def _primed(params: Mapping[str, Any]) -> Evaluator:
+    def evaluate(ctx: Context) -> Verdict:
+        return Verdict(ctx.subject.primed)
+
+    return evaluate
+
+
+def _case_int(ctx: Context, params: Mapping[str, Any]) -> int:
+    case = ctx.subject.case or {}
+    value = case.get(str(params["field"]), params.get("default", 0))
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return int(params.get("default", 0))
+
+
+def _vault_hits_min(params: Mapping[str, Any]) -> Evaluator:
+    def evaluate(ctx: Context) -> Verdict:
+        need = _case_int(ctx, params)
+        have = ctx.subject.vault_hits or 0
+        if have >= need:
+            return Verdict(True)
+        return Verdict(
+            False, (), f"probe vault_hits {have} < min_vault_hits {need}", target="vault_hits"
+        )
+
+    return evaluate
+
+
+def _replay_identical(params: Mapping[str, Any]) -> Evaluator:
+    def evaluate(ctx: Context) -> Verdict:
+        s = ctx.subject
+        problems = []
+        if not s.trace_hash:
+            problems.append("empty trace_hash")
+        elif s.trace_hash != s.trace_hash_replay:
+            problems.append(f"trace_hash {s.trace_hash[:12]}… != replay {str(s.trace_hash_replay)[:12]}…")
+        if s.vault_hits != s.vault_hits_replay:
+            problems.append(f"vault_hits {s.vault_hits} != replay {s.vault_hits_replay}")
+        if s.proposal_count != s.proposal_count_replay:
+            problems.append(
+                f"proposal_count {s.proposal_count} != replay {s.proposal_count_replay}"
+            )
+        if not problems:
+            return Verdict(True)
+        return Verdict(False, (), "replay differs: " + "; ".join(problems), target="trace_hash")
+
+    return evaluate
+
+
+def _proposal_count_equal(params: Mapping[str, Any]) -> Evaluator:
+    def evaluate(ctx: Context) -> Verdict:
+        want = _case_int(ctx, params)
+        have = ctx.subject.proposal_count or 0
+        if have == want:
+            return Verdict(True)
+        return Verdict(
+            False,
+            (),
+            f"{have} pack-mutation proposal(s) fired; expected_proposals is {want}",
+            target="proposal_count",
+        )
+
+    return evaluate
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """A predicate kind: its parameters (name -> TOML type) and how to build it."""
+
+    build: Callable[[Mapping[str, Any]], Evaluator]
+    params: Mapping[str, str]
+    optional: Sequence[str] = ()
+    regex_params: Sequence[str] = ()
+    prepare: Callable[[dict[str, Any]], None] | None = None
+    # Which subjects it can judge: "surface" (a turn's text) or "chain" (symbolic runs).
+    unit: str = "surface"
+
+
+KINDS: dict[str, Kind] = {
+    "substring_absent": Kind(_substring_absent, {"markers": "list[string]"}),
+    "pattern_absent": Kind(
+        _pattern_absent,
+        {"pattern": "string", "mode": "string", "strip": "boolean"},
+        optional=("mode", "strip"),
+        regex_params=("pattern",),
+    ),
+    "ends_with": Kind(_ends_with, {"endings": "list[string]"}),
+    "words_present": Kind(
+        _words_present,
+        {"words": "list[string]", "suffix_patterns": "list[string]", "lowercase": "boolean"},
+        optional=("suffix_patterns", "lowercase"),
+        prepare=_compile_words,
+    ),
+    "grounding_marker_consistent": Kind(
+        _grounding_marker_consistent, {"grounded_sources": "list[string]", "markers": "list[string]"}
+    ),
+    "sentence_count_min": Kind(_sentence_count_min, {"minimum": "integer"}),
+    "sentence_min_tokens": Kind(_sentence_min_tokens, {"minimum": "integer"}),
+    "connective_present": Kind(
+        _connective_present, {"connectives": "list[string]"}, prepare=_compile_connectives
+    ),
+    "not_only_tail": Kind(_not_only_tail, {}),
+    "grounding_in": Kind(_grounding_in, {"sources": "list[string]"}),
+    "case_field_in_surface": Kind(_case_field_in_surface, {"field": "string"}),
+    "primed": Kind(_primed, {}),
+    "vault_hits_min": Kind(
+        _vault_hits_min, {"field": "string", "default": "integer"}, optional=("default",), unit="chain"
+    ),
+    "replay_identical": Kind(_replay_identical, {}, unit="chain"),
+    "proposal_count_equal": Kind(
+        _proposal_count_equal,
+        {"field": "string", "default": "integer"},
+        optional=("default",),
+        unit="chain",
+    ),
+}

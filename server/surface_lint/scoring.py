@@ -1,0 +1,148 @@
+"""Verdicts of one lane on one subject, per-case outcomes, metrics and thresholds. Pure."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .lanes import EXPECTED, Lane, MetricSpec, ThresholdCheck
+from .predicates import Context, RegexTimeout, Subject, Verdict
+
+# Kinds that need a case field; without it (and without a stored verdict) they are not judged.
+CASE_FIELD_KINDS = {"case_field_in_surface": "field", "proposal_count_equal": "field"}
+
+
+def evaluate(
+    lane: Lane,
+    subject: Subject,
+    stored: Mapping[str, Any] | None = None,
+    case_fields: Mapping[str, Any] | None = None,
+) -> dict[str, Verdict]:
+    """Every predicate of the lane on one subject. A predicate that needs a case field the
+    case lacks takes the report's stored verdict when there is one, else it is skipped."""
+    ctx = Context(subject, lane.analysis)
+    out: dict[str, Verdict] = {}
+    for spec in lane.predicates:
+        param = CASE_FIELD_KINDS.get(spec.kind)
+        if param is not None:
+            needed = str(spec.params[param])
+            if case_fields is None or needed not in case_fields:
+                if stored is not None and isinstance(stored.get(spec.name), bool):
+                    out[spec.name] = Verdict(bool(stored[spec.name]), message="stored verdict")
+                continue
+        try:
+            out[spec.name] = spec.evaluate(ctx)
+        except RegexTimeout:
+            out[spec.name] = Verdict(
+                False, message=f"a pattern of `{spec.name}` ran past its time limit", timed_out=True
+            )
+    return out
+
+
+def expected_names(lane: Lane, case_fields: Mapping[str, Any] | None) -> list[str]:
+    """The case's expected predicates, canonicalised (aliases resolved, unknown names dropped)."""
+    if not lane.expected_field or not case_fields:
+        return []
+    names = case_fields.get(lane.expected_field)
+    if not isinstance(names, list):
+        return []
+    out = []
+    for name in names:
+        spec = lane.predicate(name) if isinstance(name, str) else None
+        if spec is not None:
+            out.append(spec.name)
+    return out
+
+
+def signal(
+    name: str,
+    lane: Lane,
+    verdicts: Mapping[str, Verdict],
+    case_fields: Mapping[str, Any] | None,
+) -> bool:
+    negate = name.startswith("!")
+    bare = name.lstrip("!")
+    if bare == EXPECTED:
+        value = all(verdicts[n].passed for n in expected_names(lane, case_fields) if n in verdicts)
+    elif bare in verdicts:
+        value = verdicts[bare].passed
+    elif lane.predicate(bare) is not None:
+        value = False  # a predicate that could not be judged does not pass
+    else:
+        value = bool((case_fields or {}).get(bare, False))
+    return value != negate
+
+
+def lane_signals(lane: Lane) -> tuple[str, ...]:
+    """Every signal any metric reads, in a fixed order (one tuple slot each per outcome)."""
+    names: list[str] = []
+    for metric in lane.metrics:
+        for s in (*metric.passing, *metric.over):
+            bare = s.lstrip("!")
+            if bare not in names:
+                names.append(bare)
+    return tuple(names)
+
+
+@dataclass(slots=True)
+class Outcome:
+    """One scored case: its id, the signal values metrics read, details for reports."""
+
+    case_id: str
+    signals: tuple[bool, ...]
+    grounding: str = "none"
+    details: dict[str, Any] | None = None
+    failed: tuple[str, ...] = ()  # predicates that failed (expected or not)
+    findings: list[Any] = field(default_factory=list)
+
+
+def compute_metrics(lane: Lane, outcomes: Sequence[Outcome]) -> dict[str, Any]:
+    """The lane's metrics as its runner computes them (round(x, 4); empty lane -> {})."""
+    if not outcomes:
+        return {}
+    names = lane_signals(lane)
+    index = {n: i for i, n in enumerate(names)}
+
+    def holds(o: Outcome, s: str) -> bool:
+        value = o.signals[index[s.lstrip("!")]]
+        return (not value) if s.startswith("!") else value
+
+    metrics: dict[str, Any] = {}
+    pending_pass: list[MetricSpec] = []
+    for spec in lane.metrics:
+        pool = [o for o in outcomes if all(holds(o, s) for s in spec.over)]
+        if spec.kind == "count":
+            metrics[spec.name] = len(pool)
+        elif spec.kind == "rate":
+            if not pool:
+                metrics[spec.name] = spec.empty
+            else:
+                passed = sum(1 for o in pool if all(holds(o, s) for s in spec.passing))
+                metrics[spec.name] = round(passed / len(pool), 4)
+        else:
+            pending_pass.append(spec)
+    for spec in pending_pass:
+        results = threshold_results(lane, metrics, lane.default_thresholds)
+        metrics[spec.name] = all(r.passed for r in results) if results else None
+    return dict(sorted(metrics.items()))
+
+
+@dataclass(frozen=True, slots=True)
+class ThresholdResult:
+    check: ThresholdCheck
+    actual: float | None
+    passed: bool
+
+
+def threshold_results(
+    lane: Lane, metrics: Mapping[str, Any], set_name: str | None
+) -> list[ThresholdResult]:
+    if set_name is None or set_name not in lane.thresholds:
+        return []
+    out = []
+    for check in lane.thresholds[set_name].checks:
+        actual = metrics.get(check.metric)
+        value = float(actual) if isinstance(actual, (int, float)) and not isinstance(actual, bool) else None
+        out.append(ThresholdResult(check, value, check.passes(value)))
+    return out

@@ -1,0 +1,316 @@
+"""Reading bytes into JSON records that remember where every value came from."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from ..checks import CHECKS
+from ..findings import Finding, Location, Severity
+from ..positions import JsonPath, JsonSyntaxError, LineIndex, StringSpan, ValueSpan, value_spans
+
+DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024
+_CHUNK = 1024 * 1024
+_loads = json.loads
+
+
+def check_finding(
+    code: str,
+    location: Location,
+    message: str,
+    record_id: str | None = None,
+    severity: Severity | None = None,
+    **kwargs: Any,
+) -> Finding:
+    spec = CHECKS[code]
+    return Finding(
+        location=location,
+        code=code,
+        rule=spec.name,
+        severity=severity or Severity.parse(spec.severity),
+        message=message,
+        record_id=record_id,
+        **kwargs,
+    )
+
+
+class DocLocator:
+    """Maps JSON paths (and offsets inside decoded strings) of one JSON text to Locations.
+
+    For a JSONL record, `text` is the line and `first_line` its number; for a whole
+    document (a lane report), `text` is the file and `first_line` is 1.
+    """
+
+    __slots__ = ("_index", "_spans", "first_line", "path", "text")
+
+    def __init__(self, path: str, text: str, first_line: int = 1) -> None:
+        self.path = path
+        self.text = text
+        self.first_line = first_line
+        self._spans: dict[JsonPath, ValueSpan] | None = None
+        self._index: LineIndex | None = None
+
+    @property
+    def spans(self) -> dict[JsonPath, ValueSpan]:
+        if self._spans is None:
+            try:
+                self._spans = value_spans(self.text, want=6)
+            except JsonSyntaxError:
+                self._spans = {}
+        return self._spans
+
+    @property
+    def index(self) -> LineIndex:
+        if self._index is None:
+            self._index = LineIndex(self.text)
+        return self._index
+
+    def location_of_offsets(self, start: int, end: int) -> Location:
+        line, col = self.index.position(start)
+        end_line, end_col = self.index.position(end)
+        off = self.first_line - 1
+        return Location(self.path, line + off, col, end_line + off, end_col)
+
+    def value(self, path: JsonPath) -> ValueSpan | None:
+        return self.spans.get(path)
+
+    def string(self, path: JsonPath) -> StringSpan | None:
+        span = self.spans.get(path)
+        return span.string if span is not None else None
+
+    def location(self, path: JsonPath, inner: tuple[int, int] | None = None) -> Location:
+        """The value at `path`; with `inner`, the decoded-string range inside it."""
+        span = self.spans.get(path)
+        if span is None:
+            # Fall back to the enclosing value, then the whole record.
+            while path and span is None:
+                path = path[:-1]
+                span = self.spans.get(path)
+            if span is None:
+                return self.whole()
+        if inner is not None and span.string is not None:
+            start, end = span.string.source_range(*inner)
+            return self.location_of_offsets(start, end)
+        return self.location_of_offsets(span.start, span.end)
+
+    def key_location(self, path: JsonPath) -> Location:
+        """The property name of the member at `path` (quotes included)."""
+        span = self.spans.get(path)
+        if span is None or not path:
+            return self.location(path)
+        # Walk back from the value over ':' to the key's closing quote, then its opening one.
+        text = self.text
+        close = text.rfind('"', 0, text.rfind(":", 0, span.start))
+        start = close - 1
+        while start >= 0:
+            if text[start] == '"':
+                slashes = len(text[:start]) - len(text[:start].rstrip("\\"))
+                if slashes % 2 == 0:
+                    break
+            start -= 1
+        if close < 0 or start < 0:
+            return self.location(path)
+        return self.location_of_offsets(start, close + 1)
+
+    def whole(self) -> Location:
+        stripped = self.text.rstrip()
+        lead = len(self.text) - len(self.text.lstrip())
+        return self.location_of_offsets(lead, max(lead, len(stripped)))
+
+
+@dataclass(slots=True)
+class Record:
+    """One JSON object read from a file: its data, its line and how to locate its values."""
+
+    data: dict[str, Any]
+    line: int
+    index: int
+    locator: DocLocator
+    prefix: JsonPath = ()  # path of this object inside its document (reports)
+
+    def location(self, *path: str | int, inner: tuple[int, int] | None = None) -> Location:
+        return self.locator.location((*self.prefix, *path), inner)
+
+    def key_location(self, *path: str | int) -> Location:
+        return self.locator.key_location((*self.prefix, *path))
+
+    def whole(self) -> Location:
+        if self.prefix:
+            return self.locator.location(self.prefix)
+        return self.locator.whole()
+
+    def string(self, *path: str | int) -> StringSpan | None:
+        return self.locator.string((*self.prefix, *path))
+
+
+@dataclass(slots=True)
+class ReadStats:
+    lines: int = 0
+    records: int = 0
+    errors: int = 0
+    blank: int = 0
+    skipped: int = 0  # lines read but holding nothing to lint (telemetry without a surface)
+
+    def add(self, other: ReadStats) -> None:
+        self.lines += other.lines
+        self.records += other.records
+        self.errors += other.errors
+        self.blank += other.blank
+        self.skipped += other.skipped
+
+    def describe(self) -> str:
+        return (
+            f"{self.lines} lines read: {self.records} records, {self.errors} errors, "
+            f"{self.blank} blank, {self.skipped} skipped"
+        )
+
+
+@dataclass(slots=True)
+class JsonlReader:
+    """Streams a JSONL byte source into Records, turning every bad line into a Finding."""
+
+    path: str
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    max_depth: int = 200
+    stats: ReadStats = field(default_factory=ReadStats)
+    findings: list[Finding] = field(default_factory=list)
+
+    def records(self, stream: IO[bytes]) -> Iterator[Record]:
+        crlf_lines = 0
+        first_crlf = 0
+        for number, raw in _lines(stream, self.max_line_bytes):
+            self.stats.lines += 1
+            if raw is None:
+                self.stats.errors += 1
+                self.findings.append(
+                    check_finding(
+                        "SL010",
+                        Location(self.path, number, 1, number, 1),
+                        f"line is longer than {self.max_line_bytes} bytes; skipped",
+                    )
+                )
+                continue
+            if raw.endswith(b"\n"):
+                raw = raw[:-1]
+            if raw.endswith(b"\r"):
+                raw = raw[:-1]
+                crlf_lines += 1
+                first_crlf = first_crlf or number
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+                self.findings.append(
+                    check_finding(
+                        "SL009",
+                        Location(self.path, 1, 1, 1, 1),
+                        "file starts with a UTF-8 byte-order mark (ignored)",
+                    )
+                )
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                self.stats.errors += 1
+                col = len(raw[: exc.start].decode("utf-8", "replace")) + 1
+                self.findings.append(
+                    check_finding(
+                        "SL008",
+                        Location(self.path, number, col, number, col + 1),
+                        f"invalid UTF-8 byte 0x{raw[exc.start]:02x}; line skipped",
+                    )
+                )
+                continue
+            if not text.strip():
+                self.stats.blank += 1
+                continue
+            data = self._parse(text, number)
+            if data is None:
+                continue
+            self.stats.records += 1
+            yield Record(data, number, self.stats.records - 1, DocLocator(self.path, text, number))
+        if crlf_lines:
+            self.findings.append(
+                check_finding(
+                    "SL009",
+                    Location(self.path, first_crlf, 1, first_crlf, 1),
+                    f"CRLF line endings on {crlf_lines} line(s) (read as LF)",
+                )
+            )
+
+    def _parse(self, text: str, number: int) -> dict[str, Any] | None:
+        try:
+            data = _loads(text)
+        except json.JSONDecodeError as exc:
+            self._error(number, exc.colno, f"invalid JSON: {exc.msg}")
+            return None
+        except RecursionError:
+            self._error(number, 1, "invalid JSON: nesting too deep to read")
+            return None
+        if not isinstance(data, dict):
+            self._error(number, 1, f"expected a JSON object, found {_json_type(data)}", len(text))
+            return None
+        return data
+
+    def _error(self, number: int, col: int, message: str, width: int = 1) -> None:
+        self.stats.errors += 1
+        self.findings.append(
+            check_finding("SL001", Location(self.path, number, col, number, col + width), message)
+        )
+
+
+def _lines(stream: IO[bytes], limit: int) -> Iterator[tuple[int, bytes | None]]:
+    """Yield (line number, bytes) with None for a line over `limit` (drained, never held)."""
+    number = 0
+    readline = stream.readline
+    while True:
+        raw = readline(limit + 1)
+        if not raw:
+            return
+        number += 1
+        if len(raw) > limit and not raw.endswith(b"\n"):
+            while True:
+                chunk = readline(_CHUNK)
+                if not chunk or chunk.endswith(b"\n"):
+                    break
+            yield number, None
+            continue
+        yield number, raw
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def json_type(value: Any) -> str:
+    return _json_type(value)
+
+
+def decode_document(raw: bytes, path: str) -> tuple[str | None, list[Finding]]:
+    """Decode a whole JSON document's bytes (BOM tolerated) or say where it is broken."""
+    findings: list[Finding] = []
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+        findings.append(
+            check_finding("SL009", Location(path, 1, 1, 1, 1), "file starts with a UTF-8 byte-order mark (ignored)")
+        )
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        line_start = raw.rfind(b"\n", 0, exc.start) + 1
+        col = len(raw[line_start : exc.start].decode("utf-8", "replace")) + 1
+        findings.append(
+            check_finding("SL008", Location(path, line, col, line, col + 1), f"invalid UTF-8 byte 0x{raw[exc.start]:02x}")
+        )
+        return None, findings
+    return text, findings

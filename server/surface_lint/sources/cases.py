@@ -1,0 +1,285 @@
+"""Case files (JSONL): records with positions, and the case-file checks of a lane's schema."""
+
+from __future__ import annotations
+
+import difflib
+import io
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..findings import Finding, Fix, Related
+from ..lanes import Lane
+from .base import JsonlReader, ReadStats, Record, check_finding, json_type
+
+_TYPE_NAMES = {
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "a boolean",
+    "list[string]": "an array of strings",
+}
+
+
+@dataclass(slots=True)
+class Case:
+    id: str
+    data: dict[str, Any]
+    record: Record
+
+    @property
+    def path(self) -> str:
+        return self.record.locator.path
+
+
+@dataclass(slots=True)
+class CaseFile:
+    path: str
+    lane: Lane
+    split: str | None
+    cases: list[Case] = field(default_factory=list)
+    records: list[Record] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    stats: ReadStats = field(default_factory=ReadStats)
+
+
+def split_of(path: str) -> str | None:
+    """`dev`, `public` or `holdouts` from a path laid out as `<lane>/<split>/...`."""
+    parts = Path(path).parts
+    for part in reversed(parts):
+        if part in ("holdouts", "holdout"):
+            return "holdouts"
+        if part in ("public", "dev"):
+            return part
+    return None
+
+
+def _type_ok(value: Any, type_name: str) -> bool:
+    if type_name == "string":
+        return isinstance(value, str)
+    if type_name == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if type_name == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if type_name == "boolean":
+        return isinstance(value, bool)
+    if type_name == "list[string]":
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    return True
+
+
+def read_case_file(path: str, data: bytes, lane: Lane, max_line_bytes: int | None = None) -> CaseFile:
+    """Read and check one case file on its own (duplicates within it included)."""
+    reader = JsonlReader(path) if max_line_bytes is None else JsonlReader(path, max_line_bytes)
+    out = CaseFile(path, lane, split_of(path))
+    for record in reader.records(io.BytesIO(data)):
+        out.records.append(record)
+        case = _check_record(record, lane, out.findings)
+        if case is not None:
+            out.cases.append(case)
+    out.findings.extend(reader.findings)
+    out.stats = reader.stats
+    out.findings.extend(duplicate_findings([out]))
+    return out
+
+
+def _check_record(record: Record, lane: Lane, findings: list[Finding]) -> Case | None:
+    schema = lane.schema
+    data = record.data
+    case_id = data.get(schema.id_field)
+    shown_id = case_id if isinstance(case_id, str) else None
+    for name, spec in schema.fields.items():
+        if name not in data:
+            if spec.required:
+                findings.append(
+                    check_finding(
+                        "SL002",
+                        record.whole(),
+                        f"missing required field `{name}` ({_TYPE_NAMES[spec.type]}) for lane {lane.name}",
+                        shown_id,
+                        record_index=record.index,
+                    )
+                )
+            continue
+        value = data[name]
+        if not _type_ok(value, spec.type):
+            findings.append(
+                check_finding(
+                    "SL003",
+                    record.location(name),
+                    f"`{name}` must be {_TYPE_NAMES[spec.type]}, not {json_type(value)}",
+                    shown_id,
+                    record_index=record.index,
+                )
+            )
+            continue
+        if spec.predicate_list:
+            findings.extend(_unknown_predicates(record, name, value, lane, shown_id))
+    for name in data:
+        if name not in schema.fields:
+            close = difflib.get_close_matches(name, list(schema.fields), n=1, cutoff=0.75)
+            hint = f"; did you mean `{close[0]}`?" if close else ""
+            findings.append(
+                check_finding(
+                    "SL012",
+                    record.key_location(name),
+                    f"unknown field `{name}` for lane {lane.name}{hint}",
+                    shown_id,
+                    record_index=record.index,
+                )
+            )
+    check = lane.proposal_check
+    if check is not None:
+        premises = data.get(check.premises_field)
+        expected = data.get(check.count_field)
+        if _type_ok(premises, "list[string]") and _type_ok(expected, "integer"):
+            count = sum(1 for p in premises if check.correction_pattern.search(p))
+            if count != expected:
+                findings.append(
+                    check_finding(
+                        check.code,
+                        record.location(check.count_field),
+                        f"`{check.count_field}` is {expected} but {count} premise(s) are "
+                        f"correction-intent (match `{check.correction_pattern.pattern}`)",
+                        shown_id,
+                        record_index=record.index,
+                        fixes=(
+                            Fix(f"Set {check.count_field} to {count}", record.location(check.count_field), str(count)),
+                        ),
+                    )
+                )
+    if not isinstance(case_id, str) or not case_id:
+        return None
+    return Case(case_id, data, record)
+
+
+def _unknown_predicates(
+    record: Record, name: str, values: Sequence[str], lane: Lane, case_id: str | None
+) -> Iterable[Finding]:
+    known = [p.name for p in lane.predicates if p.report] + [
+        a for p in lane.predicates if p.report for a in p.aliases
+    ]
+    for i, value in enumerate(values):
+        if lane.predicate(value) is not None:
+            continue
+        close = difflib.get_close_matches(value, known, n=1, cutoff=0.5)
+        loc = record.location(name, i)
+        fixes = (Fix(f"Replace with `{close[0]}`", loc, f'"{close[0]}"'),) if close else ()
+        hint = f"; did you mean `{close[0]}`?" if close else ""
+        yield check_finding(
+            "SL004",
+            loc,
+            f"unknown predicate `{value}` for lane {lane.name}{hint}",
+            case_id,
+            fixes=fixes,
+            record_index=record.index,
+        )
+
+
+def _next_free_id(case_id: str, taken: set[str]) -> str:
+    """`fluency_truth_001` -> the next unused number with the same width (`..._016`)."""
+    stem = case_id.rstrip("0123456789")
+    digits = case_id[len(stem):]
+    width = len(digits) or 3
+    n = int(digits) if digits else 1
+    while True:
+        n += 1
+        candidate = f"{stem}{n:0{width}d}" if digits else f"{case_id}_{n}"
+        if candidate not in taken:
+            return candidate
+
+
+def duplicate_findings(files: Sequence[CaseFile]) -> list[Finding]:
+    """Duplicate ids within and across the given case files (the later one is flagged)."""
+    first: dict[str, Case] = {}
+    taken = {c.id for f in files for c in f.cases}
+    out: list[Finding] = []
+    for case_file in files:
+        for case in case_file.cases:
+            twin = first.get(case.id)
+            if twin is None:
+                first[case.id] = case
+                continue
+            where = "this file" if twin.path == case.path else twin.path
+            new_id = _next_free_id(case.id, taken)
+            taken.add(new_id)
+            loc = case.record.location(case_file.lane.schema.id_field)
+            out.append(
+                check_finding(
+                    "SL005",
+                    loc,
+                    f"duplicate case id `{case.id}` (first at {where}:{twin.record.line})",
+                    case.id,
+                    related=(Related(twin.record.location(case_file.lane.schema.id_field), f"first `{case.id}`"),),
+                    fixes=(Fix(f"Renumber to `{new_id}`", loc, f'"{new_id}"'),),
+                    record_index=case.record.index,
+                )
+            )
+    return out
+
+
+def _leak_key(case: Case, fields: Sequence[str]) -> tuple[Any, ...] | None:
+    values = tuple(_normalise(case.data.get(f)) for f in fields)
+    if all(v is None for v in values):
+        return None
+    return values
+
+
+def _normalise(value: Any) -> Any:
+    if isinstance(value, str):
+        return " ".join(value.split()).casefold()
+    if isinstance(value, list):
+        return tuple(_normalise(v) for v in value)
+    return value
+
+
+def leak_findings(files: Sequence[CaseFile]) -> list[Finding]:
+    """A dev/public case whose prompt (or premise chain) repeats a holdout case's."""
+    holdouts: dict[tuple[Any, ...], Case] = {}
+    out: list[Finding] = []
+    for case_file in files:
+        if case_file.split != "holdouts":
+            continue
+        for case in case_file.cases:
+            key = _leak_key(case, case_file.lane.schema.leak_fields)
+            if key is not None:
+                holdouts.setdefault(key, case)
+    for case_file in files:
+        if case_file.split == "holdouts":
+            continue
+        fields = case_file.lane.schema.leak_fields
+        for case in case_file.cases:
+            key = _leak_key(case, fields)
+            twin = holdouts.get(key) if key is not None else None
+            if twin is None:
+                continue
+            what = " + ".join(fields)
+            out.append(
+                check_finding(
+                    "SL006",
+                    case.record.location(fields[0]),
+                    f"this {case_file.split or 'non-holdout'} case repeats the {what} of holdout "
+                    f"`{twin.id}` ({twin.path}:{twin.record.line})",
+                    case.id,
+                    related=(Related(twin.record.location(fields[0]), f"holdout `{twin.id}`"),),
+                    record_index=case.record.index,
+                )
+            )
+    return out
+
+
+def sibling_case_files(path: str, lane_name: str) -> list[Path]:
+    """The lane's other case files (`<lane>/{dev,public/*,holdouts/*}/cases.jsonl`)."""
+    p = Path(path).resolve()
+    root = None
+    for parent in p.parents:
+        if parent.name == lane_name:
+            root = parent
+            break
+    if root is None:
+        return []
+    found = [root / "dev" / "cases.jsonl"]
+    for split in ("public", "holdouts", "holdout"):
+        found.extend(sorted((root / split).glob("*/cases.jsonl")))
+    return [f for f in found if f.is_file() and f.resolve() != p]

@@ -1,0 +1,284 @@
+"""Captured transcripts in their three shapes -> Turns / report entries with positions.
+
+Shapes: turn JSONL (the canonical capture format, see README), lane report JSON
+(`cases` or `case_details`), runtime telemetry JSONL (lines without `surface` skipped).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..findings import Finding, Location
+from ..positions import JsonSyntaxError, value_spans
+from .base import DocLocator, JsonlReader, ReadStats, Record, check_finding, decode_document, json_type
+
+KINDS = ("cases", "turns", "report", "telemetry")
+
+# Canonical turn fields and their JSON types (None allowed where the runtime writes null).
+TURN_FIELDS: dict[str, str] = {
+    "case_id": "string",
+    "turn_index": "integer",
+    "role": "string",
+    "scored": "boolean",
+    "prompt": "string",
+    "surface": "string",
+    "grounding_source": "string",
+    "vault_hits": "integer",
+    "trace_hash": "string",
+    "chain": "integer",
+}
+SCORED_ROLES = ("prompt", "probe")
+
+
+@dataclass(slots=True)
+class Turn:
+    """One runtime turn with a surface (turn JSONL or telemetry)."""
+
+    record: Record
+    case_id: str | None
+    surface: str | None
+    grounding: str
+    role: str
+    scored: bool
+    chain: int
+    prompt: str | None
+    vault_hits: int | None
+    trace_hash: str | None
+    proposal: bool
+    turn_index: int | None
+
+
+@dataclass(slots=True)
+class ReportEntry:
+    """One per-case entry of a lane report."""
+
+    record: Record
+    data: dict[str, Any]
+
+    @property
+    def case_id(self) -> str | None:
+        value = self.data.get("case_id", self.data.get("id"))
+        return value if isinstance(value, str) else None
+
+
+@dataclass(slots=True)
+class Transcript:
+    path: str
+    kind: str
+    lane_hint: str | None = None
+    turns: list[Turn] = field(default_factory=list)
+    entries: list[ReportEntry] = field(default_factory=list)
+    report: dict[str, Any] | None = None
+    findings: list[Finding] = field(default_factory=list)
+    stats: ReadStats = field(default_factory=ReadStats)
+
+
+def detect_kind(first_line: str | None, whole: Any = None) -> str | None:
+    """Guess a file's shape from its first JSON object."""
+    obj = whole
+    if obj is None and first_line is not None:
+        try:
+            obj = json.loads(first_line)
+        except (ValueError, RecursionError):
+            return None
+    if not isinstance(obj, dict):
+        return None
+    if "cases" in obj or "case_details" in obj or ("metrics" in obj and "lane" in obj):
+        return "report"
+    if "case_id" in obj:
+        return "turns"
+    if "turn" in obj or obj.get("type") == "reboot" or "walk_surface" in obj:
+        return "telemetry"
+    if "id" in obj:
+        return "cases"
+    if "surface" in obj:
+        return "turns"
+    return None
+
+
+def sniff(data: bytes) -> tuple[str | None, Any]:
+    """(kind, parsed whole document or None) from a file's bytes, reading as little as needed."""
+    text = data[:65536].lstrip(b"\xef\xbb\xbf").decode("utf-8", "replace")
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except (ValueError, RecursionError):
+            break  # a multi-line document (or garbage): try it whole below
+        return detect_kind(None, obj), None
+    stripped = data.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if stripped.startswith(b"{"):
+        try:
+            whole = json.loads(data.lstrip(b"\xef\xbb\xbf").decode("utf-8"))
+        except (ValueError, RecursionError, UnicodeDecodeError):
+            return "report", None
+        return detect_kind(None, whole), whole
+    return None, None
+
+
+def _opt(data: dict[str, Any], key: str, kind: str) -> Any:
+    value = data.get(key)
+    if value is None:
+        return None
+    if kind == "string" and isinstance(value, str):
+        return value
+    if kind == "integer" and isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if kind == "boolean" and isinstance(value, bool):
+        return value
+    return _WRONG
+
+
+_WRONG = object()
+
+
+def _chain_of(data: dict[str, Any]) -> int:
+    chain = data.get("chain")
+    if isinstance(chain, int) and not isinstance(chain, bool):
+        return chain
+    run = data.get("run")
+    if run == "replay" or data.get("replay_run") is True:
+        return 1
+    return 0
+
+
+def turn_from_record(record: Record, findings: list[Finding], telemetry: bool = False) -> Turn | None:
+    """Validate one turn object; wrong types become findings, the turn is kept when usable."""
+    data = record.data
+    values: dict[str, Any] = {}
+    case_id = data.get("case_id")
+    for key, kind in TURN_FIELDS.items():
+        value = _opt(data, key, kind)
+        if value is _WRONG:
+            findings.append(
+                check_finding(
+                    "SL003",
+                    record.location(key),
+                    f"`{key}` must be a {kind} or null, not {json_type(data[key])}",
+                    case_id if isinstance(case_id, str) else None,
+                    record_index=record.index,
+                )
+            )
+            value = None
+        values[key] = value
+    surface = values["surface"]
+    if surface is None:
+        return None
+    role = values["role"] or ("turn" if telemetry else "prompt")
+    scored = values["scored"]
+    if scored is None:
+        scored = role in SCORED_ROLES
+    proposal = data.get("pack_mutation_proposal")
+    turn_index = values["turn_index"]
+    if telemetry and turn_index is None:
+        t = _opt(data, "turn", "integer")
+        turn_index = t if isinstance(t, int) else None
+    return Turn(
+        record=record,
+        case_id=values["case_id"],
+        surface=surface,
+        grounding=values["grounding_source"] or "none",
+        role=role,
+        scored=bool(scored),
+        chain=_chain_of(data),
+        prompt=values["prompt"],
+        vault_hits=values["vault_hits"],
+        trace_hash=values["trace_hash"],
+        proposal=bool(proposal) and proposal is not False,
+        turn_index=turn_index,
+    )
+
+
+def iter_turns(path: str, stream: io.BufferedIOBase | io.BytesIO, kind: str, reader: JsonlReader) -> Iterator[Turn]:
+    """Stream turns (turn JSONL or telemetry); findings and counts accumulate on `reader`."""
+    telemetry = kind == "telemetry"
+    for record in reader.records(stream):  # type: ignore[arg-type]
+        if telemetry and "surface" not in record.data:
+            reader.stats.skipped += 1
+            continue
+        if not telemetry and "surface" not in record.data and "case_id" not in record.data:
+            reader.findings.append(
+                check_finding(
+                    "SL002",
+                    record.whole(),
+                    "a turn needs `case_id` and `surface`",
+                    record_index=record.index,
+                )
+            )
+            continue
+        turn = turn_from_record(record, reader.findings, telemetry)
+        if turn is None:
+            if not telemetry and "surface" not in record.data:
+                reader.findings.append(
+                    check_finding(
+                        "SL002", record.whole(), "missing field `surface`",
+                        turn_case(record), record_index=record.index,
+                    )
+                )
+            reader.stats.skipped += 1
+            continue
+        yield turn
+
+
+def turn_case(record: Record) -> str | None:
+    value = record.data.get("case_id")
+    return value if isinstance(value, str) else None
+
+
+def read_report(path: str, data: bytes) -> Transcript:
+    """A lane report JSON document: `cases` (runner framework) or `case_details` (older)."""
+    out = Transcript(path, "report")
+    text, problems = decode_document(data, path)
+    out.findings.extend(problems)
+    out.stats.lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    if text is None:
+        out.stats.errors += 1
+        return out
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        out.stats.errors += 1
+        out.findings.append(
+            check_finding("SL001", Location(path, exc.lineno, exc.colno, exc.lineno, exc.colno + 1), f"invalid JSON: {exc.msg}")
+        )
+        return out
+    except RecursionError:
+        out.stats.errors += 1
+        out.findings.append(check_finding("SL001", Location(path, 1, 1, 1, 1), "invalid JSON: nesting too deep to read"))
+        return out
+    locator = DocLocator(path, text, 1)
+    if not isinstance(obj, dict):
+        out.stats.errors += 1
+        out.findings.append(check_finding("SL001", locator.whole(), f"expected a lane report object, found {json_type(obj)}"))
+        return out
+    try:
+        locator._spans = value_spans(text, want=4)
+    except JsonSyntaxError:
+        locator._spans = {}
+    out.report = obj
+    lane = obj.get("lane")
+    out.lane_hint = lane if isinstance(lane, str) else None
+    key = "cases" if "cases" in obj else "case_details"
+    cases = obj.get(key)
+    if cases is None:
+        cases = []
+    if not isinstance(cases, list):
+        out.stats.errors += 1
+        out.findings.append(check_finding("SL003", locator.location((key,)), f"`{key}` must be an array, not {json_type(cases)}"))
+        return out
+    for i, entry in enumerate(cases):
+        span = locator.value((key, i))
+        line = locator.index.position(span.start)[0] if span else 1
+        record = Record(entry if isinstance(entry, dict) else {}, line, i, locator, (key, i))
+        if not isinstance(entry, dict):
+            out.stats.errors += 1
+            out.findings.append(check_finding("SL003", record.whole(), f"a case entry must be an object, not {json_type(entry)}"))
+            continue
+        out.stats.records += 1
+        out.entries.append(ReportEntry(record, entry))
+    return out
