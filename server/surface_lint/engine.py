@@ -440,6 +440,8 @@ class Engine:
                 stats.add(reader.stats)
         outcomes = scorer.finish()
         findings.extend(scorer.findings)
+        for outcome in outcomes:
+            findings.extend(outcome.findings)
         metrics = compute_metrics(lane, outcomes)
         thresholds = threshold_results(lane, metrics, set_name) if outcomes else []
         passed = all(t.passed for t in thresholds) if thresholds else None
