@@ -319,7 +319,7 @@ class Engine:
             for item in _chains(turns):
                 case = cases.by_id.get(item.case_id) if cases else None
                 case_fields = case.data if case else None
-                verdicts = evaluate(lane, item.subject(), None, case_fields)
+                verdicts = evaluate(lane, item.subject(case_fields), None, case_fields)
                 probe = item.probe_record()
                 findings.extend(self.predicate_findings(lane, verdicts, probe, case_fields, item.case_id,
                                                         {"proposal_count": probe}))
