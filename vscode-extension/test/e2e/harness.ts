@@ -182,7 +182,7 @@ export async function startVsCode(options: SessionOptions): Promise<VsCodeSessio
       ],
       env,
     });
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
     const page = await context.newPage();
     const url = `${base}/?folder=${encodeURIComponent(workspace)}`;
     await page.goto(url);

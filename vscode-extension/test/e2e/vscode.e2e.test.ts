@@ -1,0 +1,204 @@
+// End to end: the packaged extension in a real VS Code (code-server) shows surface-lint's server
+// findings as a person sees them. Needs: code-server, Chromium, and SURFACE_LINT_PYTHON with
+// surface_lint[lsp] installed (see scripts/ci-e2e.sh).
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { after, before, describe, it } from "node:test";
+
+import { ARTIFACTS, EXTENSION_ROOT, e2eConfig, makeTempRoot, startVsCode, type VsCodeSession } from "./harness";
+import {
+  applyQuickFix,
+  editorLine,
+  goTo,
+  hoverSquiggle,
+  openFromExplorer,
+  runCommand,
+  screenshot,
+  squiggles,
+  waitForSquiggles,
+  waitForProblems,
+  webviewText,
+  type ProblemRow,
+} from "./workbench";
+
+const CASE_FILE = "evals/deterministic_fluency/dev/cases.jsonl";
+const TRANSCRIPT = "transcript.jsonl";
+
+// Our own fixtures. Case dev_truth misspells a predicate (SL004, with a "did you mean" quick fix).
+const CASE_LINES = [
+  '{"id": "dev_truth", "prompt": "What is truth?", "category": "pack_definition", "expected_predicates": ["no_placeholder", "complete_punctation", "finite_predicate_shape"]}',
+  '{"id": "dev_river", "prompt": "Where does the river go?", "category": "pack_definition", "expected_predicates": ["no_placeholder", "complete_punctuation"]}',
+  '{"id": "dev_light", "prompt": "What is light?", "category": "pack_definition", "expected_predicates": ["no_placeholder", "complete_punctuation"]}',
+  '{"id": "dev_smile", "prompt": "What is a smile?", "category": "pack_definition", "expected_predicates": ["no_placeholder", "complete_punctuation"]}',
+];
+// Turn 1 passes; 2 lacks terminal punctuation (SL103); 3 and 4 hold a placeholder (SL101), 4 after
+// an emoji, so its column is right only if the server counts UTF-16 code units as VS Code does.
+const TRANSCRIPT_LINES = [
+  '{"case_id": "dev_truth", "turn_index": 0, "prompt": "What is truth?", "surface": "Truth is what is true. pack-grounded (en_core_cognition_v1).", "grounding_source": "pack"}',
+  '{"case_id": "dev_river", "turn_index": 0, "prompt": "Where does the river go?", "surface": "river flows valley", "grounding_source": "none"}',
+  '{"case_id": "dev_light", "turn_index": 0, "prompt": "What is light?", "surface": "Light is ... bright.", "grounding_source": "none"}',
+  '{"case_id": "dev_smile", "turn_index": 0, "prompt": "What is a smile?", "surface": "A smile \u{1F642} is ... warm.", "grounding_source": "none"}',
+];
+
+/** 1-based UTF-16 column of `needle` in `line` (what VS Code shows as Col). */
+function columnOf(line: string, needle: string, offset = 0): number {
+  const index = line.indexOf(needle);
+  assert.ok(index >= 0, `${needle} not in ${line}`);
+  return index + offset + 1;
+}
+
+const RIVER_END = columnOf(TRANSCRIPT_LINES[1] ?? "", "river flows valley", "river flows valley".length - 1);
+const EXPECTED_TRANSCRIPT_PROBLEMS: Pick<ProblemRow, "code" | "line" | "column">[] = [
+  { code: "SL103", line: 2, column: RIVER_END },
+  { code: "SL101", line: 3, column: columnOf(TRANSCRIPT_LINES[2] ?? "", "...") },
+  { code: "SL101", line: 4, column: columnOf(TRANSCRIPT_LINES[3] ?? "", "...") },
+];
+const TYPO_COLUMN = columnOf(CASE_LINES[0] ?? "", '"complete_punctation"');
+const TYPO_FIX = "Replace with `complete_punctuation`";
+
+const SCREENSHOTS = path.join(ARTIFACTS, "e2e");
+
+describe("surface-lint in a real VS Code (code-server + headless Chromium)", { timeout: 600_000 }, () => {
+  let vscode: VsCodeSession;
+  let root: string;
+  const started = Date.now();
+
+  before(async () => {
+    root = makeTempRoot();
+    const config = e2eConfig();
+    vscode = await startVsCode({
+      config,
+      root,
+      workspaceFiles: {
+        [CASE_FILE]: CASE_LINES.join("\n") + "\n",
+        [TRANSCRIPT]: TRANSCRIPT_LINES.join("\n") + "\n",
+      },
+      userSettings: {
+        "surfaceLint.interpreter": config.python,
+        "workbench.startupEditor": "none",
+        "workbench.tips.enabled": false,
+        "explorer.compactFolders": false,
+        "files.autoSave": "off",
+        "extensions.autoCheckUpdates": false,
+        "extensions.autoUpdate": false,
+        "extensions.ignoreRecommendations": true,
+        "telemetry.telemetryLevel": "off",
+        "editor.hover.delay": 200,
+        "editor.minimap.enabled": false,
+      },
+    });
+    await openFromExplorer(vscode.page, TRANSCRIPT);
+  });
+
+  after(async () => {
+    await vscode?.close();
+    const logs = path.join(root, "user-data", "logs");
+    if (fs.existsSync(logs)) {
+      // Keep the extension's output channel next to the screenshots, for a failed run.
+      for (const file of fs.readdirSync(logs, { recursive: true, encoding: "utf8" })) {
+        if (file.endsWith("surface-lint.log")) {
+          fs.mkdirSync(ARTIFACTS, { recursive: true });
+          fs.copyFileSync(path.join(logs, file), path.join(ARTIFACTS, "extension-output.log"));
+        }
+      }
+    }
+    fs.writeFileSync(path.join(ARTIFACTS, "code-server.log"), vscode?.log ?? "");
+    console.log(`e2e wall time: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  });
+
+  const step = (name: string, fn: () => Promise<void>): void => {
+    it(name, { timeout: 120_000 }, async () => {
+      try {
+        await fn();
+      } catch (error) {
+        await screenshot(vscode.page, SCREENSHOTS, `failed-${name.replace(/\W+/g, "-")}`).catch(() => undefined);
+        throw error;
+      }
+    });
+  };
+
+  step("draws squiggles on the failing surfaces' lines, and none on the passing one", async () => {
+    const found = await waitForSquiggles(vscode.page, (s) => s.length >= 3);
+    const lines = (kind: string): number[] =>
+      [...new Set(found.filter((s) => s.kind === kind).map((s) => s.line))].sort() as number[];
+    assert.deepEqual(lines("warning"), [2]);
+    assert.deepEqual(lines("error"), [3, 4]);
+    assert.ok(!found.some((s) => s.line === 1), `line 1 passes every predicate: ${JSON.stringify(found)}`);
+    await screenshot(vscode.page, SCREENSHOTS, "01-squiggles");
+  });
+
+  step("lists the expected codes at [Ln, Col] in the Problems panel", async () => {
+    const project = (rows: ProblemRow[]): Pick<ProblemRow, "code" | "line" | "column">[] =>
+      rows.map(({ code, line, column }) => ({ code, line, column }));
+    const rows = await waitForProblems(
+      vscode.page,
+      (found) => JSON.stringify(project(found)) === JSON.stringify(EXPECTED_TRANSCRIPT_PROBLEMS),
+    );
+    assert.deepEqual(project(rows), EXPECTED_TRANSCRIPT_PROBLEMS);
+    assert.match(rows[0]?.message ?? "", /complete_punctuation/);
+    assert.match(rows[1]?.message ?? "", /no_placeholder/);
+    await screenshot(vscode.page, SCREENSHOTS, "02-problems");
+  });
+
+  step("shows the predicate's verdict on hover", async () => {
+    const text = await hoverSquiggle(vscode.page, "error", 3, /no_placeholder/);
+    assert.match(text, /no_placeholder/);
+    assert.match(text, /SL101/);
+    assert.match(text, /fail/i, `the hover should give the verdict: ${text}`);
+    const shot = await screenshot(vscode.page, SCREENSHOTS, "03-hover");
+    fs.mkdirSync(path.join(EXTENSION_ROOT, "docs"), { recursive: true });
+    fs.copyFileSync(shot, path.join(EXTENSION_ROOT, "docs", "screenshot.png"));
+    await vscode.page.keyboard.press("Escape");
+  });
+
+  step("shows the file's lane and headline metric in the status bar", async () => {
+    const item = vscode.page.locator(".statusbar-item", { hasText: "deterministic_fluency" });
+    await item.first().waitFor({ timeout: 15_000 });
+    assert.match(await item.first().innerText(), /deterministic_fluency · \S+ (\d+\.\d\d|\d+|n\/a)/);
+  });
+
+  step("clears a squiggle when the surface is fixed by typing, without saving", async () => {
+    const onDisk = fs.readFileSync(path.join(vscode.workspace, TRANSCRIPT), "utf8");
+    await vscode.page.locator(".editor-group-container.active .monaco-editor .view-lines").click();
+    await goTo(vscode.page, 2, RIVER_END + 1);
+    await vscode.page.keyboard.type(".");
+    await waitForSquiggles(vscode.page, (s) => !s.some((q) => q.line === 2));
+    assert.match(await editorLine(vscode.page, 2), /"river flows valley\."/);
+    const remaining = await squiggles(vscode.page);
+    assert.deepEqual([...new Set(remaining.map((s) => s.line))].sort(), [3, 4]);
+    assert.equal(fs.readFileSync(path.join(vscode.workspace, TRANSCRIPT), "utf8"), onDisk, "the file was not saved");
+    await vscode.page.locator(".tabs-container .tab.active.dirty").waitFor({ timeout: 5_000 });
+    await screenshot(vscode.page, SCREENSHOTS, "04-fixed-by-typing");
+  });
+
+  step("applies a quick fix from the editor and its diagnostic goes away", async () => {
+    await openFromExplorer(vscode.page, CASE_FILE);
+    await waitForSquiggles(vscode.page, (s) => s.some((q) => q.kind === "error" && q.line === 1));
+    const before = await waitForProblems(vscode.page, (rows) => rows.some((row) => row.code === "SL004"));
+    assert.ok(
+      before.some((row) => row.code === "SL004" && row.line === 1 && row.column === TYPO_COLUMN),
+      `SL004 at [Ln 1, Col ${TYPO_COLUMN}] expected; got ${JSON.stringify(before)}`,
+    );
+    await vscode.page.locator(".editor-group-container.active .monaco-editor .view-lines").click();
+    await goTo(vscode.page, 1, TYPO_COLUMN + 2);
+    await screenshot(vscode.page, SCREENSHOTS, "05-before-quick-fix");
+    await applyQuickFix(vscode.page, TYPO_FIX);
+    await waitForSquiggles(vscode.page, (s) => !s.some((q) => q.line === 1));
+    assert.match(await editorLine(vscode.page, 1), /"no_placeholder", "complete_punctuation", "finite_predicate_shape"/);
+    const after = await waitForProblems(vscode.page, (rows) => !rows.some((row) => row.code === "SL004"));
+    assert.ok(!after.some((row) => row.code === "SL004"), `SL004 should be gone: ${JSON.stringify(after)}`);
+    await screenshot(vscode.page, SCREENSHOTS, "06-after-quick-fix");
+  });
+
+  step("shows the lane score from the command palette", async () => {
+    await openFromExplorer(vscode.page, TRANSCRIPT);
+    await runCommand(vscode.page, "surface-lint: Score lane for this file");
+    await vscode.page
+      .locator(".tabs-container .tab", { hasText: "surface-lint: deterministic_fluency" })
+      .waitFor({ timeout: 15_000 });
+    const shown = await webviewText(vscode.page, "body.surface-lint-score");
+    assert.match(shown, /deterministic_fluency/);
+    await screenshot(vscode.page, SCREENSHOTS, "07-lane-score");
+  });
+});
