@@ -21,6 +21,7 @@ from .scoring import (
     expected_names,
     lane_signals,
     signal,
+    signal_values,
     threshold_results,
 )
 from .sources.base import JsonlReader, ReadStats, Record, check_finding
@@ -636,6 +637,8 @@ class _Scorer:
         self.want_details = want_details
         self.finding_limit = finding_limit
         self.signals = lane_signals(lane)
+        self.reported = {p.name for p in lane.predicates if p.report}
+        self._interned: dict[tuple[bool, ...], tuple[bool, ...]] = {}
         self.outcomes: dict[str, Outcome] = {}
         self.unknown: set[str] = set()
         self.findings: list[Finding] = []
@@ -656,12 +659,14 @@ class _Scorer:
     def _record(self, case_id: str, subject: Subject, verdicts: Mapping[str, Verdict],
                 fields: Mapping[str, Any] | None, record: Record, turn_data: Mapping[str, Any] | None,
                 targets: Mapping[str, Record] | None = None) -> None:
-        signals = tuple(signal(s, self.lane, verdicts, fields) for s in self.signals)
+        signals = signal_values(self.lane, self.signals, verdicts, fields)
+        # Many cases share their signal values: keep one tuple per distinct value.
+        signals = self._interned.setdefault(signals, signals)
         details = None
         if self.want_details:
             details = build_details(self.lane, verdicts, subject, fields, turn_data,
                                     Context(subject, self.lane.analysis))
-        failed = tuple(n for n, v in verdicts.items() if not v.passed and self.lane.predicate(n).report)  # type: ignore[union-attr]
+        failed = tuple(n for n, v in verdicts.items() if not v.passed and n in self.reported)
         findings: list[Finding] = []
         if failed and (self.finding_limit is None or self.failing_shown < self.finding_limit):
             findings = self.engine.predicate_findings(self.lane, verdicts, record, fields, case_id, targets)
@@ -671,7 +676,7 @@ class _Scorer:
             self.findings.append(check_finding(
                 "SL005", record.whole(), f"a second scored record for case `{case_id}` replaces the first",
                 case_id, severity=Severity.WARNING, record_index=record.index))
-        self.outcomes[case_id] = Outcome(case_id, signals, subject.grounding, details, failed, findings)
+        self.outcomes[case_id] = Outcome(case_id, signals, subject.grounding, details, failed, tuple(findings))
 
     def add_turns(self, turns: Iterable[Turn]) -> None:
         chain_unit = self.lane.unit == "chain"

@@ -11,7 +11,7 @@ from typing import Any
 
 import regex
 
-from .predicates import KINDS, Evaluator, LaneAnalysis
+from .predicates import KINDS, Evaluator, LaneAnalysis, SafePattern
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -120,7 +120,7 @@ class CaseSchema:
 class ProposalCheck:
     code: str
     severity: str
-    correction_pattern: regex.Pattern[str]
+    correction_pattern: SafePattern
     premises_field: str
     count_field: str
 
@@ -230,7 +230,7 @@ def _check_type(value: Any, type_name: str) -> bool:
     return True
 
 
-def load_lane(path: Path, profile: str = DEFAULT_PROFILE) -> Lane:
+def load_lane(path: Path, profile: str = DEFAULT_PROFILE, trusted: bool | None = None) -> Lane:
     """Parse and validate one rules file for one profile. Raises LaneError."""
     if profile not in PROFILES:
         raise LaneError(str(path), 1, f"unknown profile {profile!r} (expected one of {PROFILES})")
@@ -244,10 +244,14 @@ def load_lane(path: Path, profile: str = DEFAULT_PROFILE) -> Lane:
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise LaneError(shown, line, "rules file is not valid UTF-8") from None
-    return parse_lane(text, shown, profile)
+    if trusted is None:
+        trusted = path.resolve().parent == builtin_rules_dir().resolve()
+    return parse_lane(text, shown, profile, trusted)
 
 
-def parse_lane(text: str, shown: str, profile: str = DEFAULT_PROFILE) -> Lane:
+def parse_lane(text: str, shown: str, profile: str = DEFAULT_PROFILE, trusted: bool = False) -> Lane:
+    """Parse one rules file. `trusted` (the shipped rules only) lets its patterns use the
+    stdlib fast path on short text; every user-supplied pattern runs with a time limit."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -269,8 +273,8 @@ def parse_lane(text: str, shown: str, profile: str = DEFAULT_PROFILE) -> Lane:
         if key in lane_t and not isinstance(lane_t[key], str):
             raise fail(f"[lane] `{key}` must be a string", loc.key_line("[lane]", None, key))
 
-    analysis = _load_analysis(data.get("analysis", {}), loc, fail)
-    predicates = _load_predicates(data.get("predicates", []), profile, loc, fail)
+    analysis = _load_analysis(data.get("analysis", {}), loc, fail, trusted)
+    predicates = _load_predicates(data.get("predicates", []), profile, loc, fail, trusted)
     names = {p.name for p in predicates} | {a for p in predicates for a in p.aliases}
     schema = _load_schema(data.get("case_schema", {}), loc, fail)
     metrics = _load_metrics(data.get("metrics", []), names, schema, loc, fail)
@@ -313,16 +317,16 @@ def _toml_error_position(message: str) -> tuple[int, int]:
     return 1, 1
 
 
-def _compile(pattern: Any, what: str, line: int, fail: Any) -> regex.Pattern[str]:
+def _compile(pattern: Any, what: str, line: int, fail: Any, trusted: bool = False) -> SafePattern:
     if not isinstance(pattern, str):
         raise fail(f"{what} must be a string regex", line)
     try:
-        return regex.compile(pattern)
+        return SafePattern(pattern, trusted)
     except regex.error as exc:
         raise fail(f"{what} does not compile: {exc}", line) from None
 
 
-def _load_analysis(table: Any, loc: _Locator, fail: Any) -> LaneAnalysis:
+def _load_analysis(table: Any, loc: _Locator, fail: Any, trusted: bool) -> LaneAnalysis:
     if not isinstance(table, dict):
         raise fail("[analysis] must be a table", loc.table_line("[analysis]"))
     out = LaneAnalysis()
@@ -330,20 +334,22 @@ def _load_analysis(table: Any, loc: _Locator, fail: Any) -> LaneAnalysis:
     if not isinstance(tails, list):
         raise fail("tail_patterns must be a list", loc.key_line("[analysis]", None, "tail_patterns"))
     line = loc.key_line("[analysis]", None, "tail_patterns")
-    out.tail_patterns = [_compile(p, "tail pattern", line, fail) for p in tails]
+    out.tail_patterns = [_compile(p, "tail pattern", line, fail, trusted) for p in tails]
     if "sentence_split" in table:
         line = loc.key_line("[analysis]", None, "sentence_split")
-        out.sentence_split = _compile(table["sentence_split"], "sentence_split", line, fail)
+        out.sentence_split = _compile(table["sentence_split"], "sentence_split", line, fail, trusted)
     if "token_pattern" in table:
         line = loc.key_line("[analysis]", None, "token_pattern")
-        out.token_pattern = _compile(table["token_pattern"], "token_pattern", line, fail)
+        out.token_pattern = _compile(table["token_pattern"], "token_pattern", line, fail, trusted)
     return out
 
 
 _DOC_FIELDS = ("summary", "what", "why", "example_fail", "example_pass")
 
 
-def _load_predicates(items: Any, profile: str, loc: _Locator, fail: Any) -> list[PredicateSpec]:
+def _load_predicates(
+    items: Any, profile: str, loc: _Locator, fail: Any, trusted: bool
+) -> list[PredicateSpec]:
     if not isinstance(items, list):
         raise fail("`predicates` must be an array of tables ([[predicates]])")
     out: list[PredicateSpec] = []
@@ -411,10 +417,11 @@ def _load_predicates(items: Any, profile: str, loc: _Locator, fail: Any) -> list
             if key not in kind.params:
                 raise fail(f"predicate {name!r} ({kind_name}): unknown parameter `{key}`", at(key))
         for key in kind.regex_params:
-            params[key] = _compile(params[key], f"predicate {name!r}: `{key}`", params_line, fail)
+            params[key] = _compile(params[key], f"predicate {name!r}: `{key}`", params_line, fail, trusted)
         if kind_name == "words_present":
             for pattern in params.get("suffix_patterns", []):
                 _compile(pattern, f"predicate {name!r}: suffix pattern", at("suffix_patterns"), fail)
+        params["_trusted"] = trusted
         if kind.prepare is not None:
             try:
                 kind.prepare(params)

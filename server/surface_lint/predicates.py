@@ -7,6 +7,8 @@ Spans are [start, end) offsets into the decoded surface string.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,31 +21,69 @@ REGEX_TIMEOUT_S = 0.25
 Span = tuple[int, int]
 
 
-@dataclass(frozen=True, slots=True)
 class Subject:
-    """Everything a predicate may look at for one scored turn or chain."""
+    """Everything a predicate may look at for one scored turn or chain (a plain slots class:
+    built once per turn on the hot path)."""
 
-    surface: str
-    grounding: str = "none"  # the runner's `grounding_source or "none"`
-    case: Mapping[str, Any] | None = None
-    primed: bool = False
-    # Symbolic chains: the first run and the replay (None where not captured).
-    vault_hits: int | None = None
-    trace_hash: str | None = None
-    proposal_count: int | None = None
-    vault_hits_replay: int | None = None
-    trace_hash_replay: str | None = None
-    proposal_count_replay: int | None = None
+    __slots__ = ("case", "grounding", "primed", "proposal_count", "proposal_count_replay",
+                 "surface", "trace_hash", "trace_hash_replay", "vault_hits", "vault_hits_replay")
+
+    def __init__(
+        self,
+        surface: str,
+        grounding: str = "none",  # the runner's `grounding_source or "none"`
+        case: Mapping[str, Any] | None = None,
+        primed: bool = False,
+        vault_hits: int | None = None,
+        trace_hash: str | None = None,
+        proposal_count: int | None = None,
+        vault_hits_replay: int | None = None,
+        trace_hash_replay: str | None = None,
+        proposal_count_replay: int | None = None,
+    ) -> None:
+        self.surface = surface
+        self.grounding = grounding
+        self.case = case
+        self.primed = primed
+        # Symbolic chains: the first run and the replay (None where not captured).
+        self.vault_hits = vault_hits
+        self.trace_hash = trace_hash
+        self.proposal_count = proposal_count
+        self.vault_hits_replay = vault_hits_replay
+        self.trace_hash_replay = trace_hash_replay
+        self.proposal_count_replay = proposal_count_replay
 
 
-@dataclass(frozen=True, slots=True)
 class Verdict:
-    passed: bool
-    spans: tuple[Span, ...] = ()
-    message: str = ""
-    # For chain predicates: which record field the finding points at.
-    target: str | None = None
-    timed_out: bool = False
+    """One predicate's answer on one subject: passed, and where it broke (spans)."""
+
+    __slots__ = ("message", "passed", "spans", "target", "timed_out")
+
+    def __init__(
+        self,
+        passed: bool,
+        spans: tuple[Span, ...] = (),
+        message: str = "",
+        target: str | None = None,  # for chain predicates: which record field to point at
+        timed_out: bool = False,
+    ) -> None:
+        self.passed = passed
+        self.spans = spans
+        self.message = message
+        self.target = target
+        self.timed_out = timed_out
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Verdict):
+            return NotImplemented
+        return (self.passed, self.spans, self.message, self.target, self.timed_out) == (
+            other.passed, other.spans, other.message, other.target, other.timed_out)
+
+    def __repr__(self) -> str:
+        return f"Verdict(passed={self.passed!r}, spans={self.spans!r}, message={self.message!r})"
+
+
+PASS = Verdict(True)  # shared: most verdicts pass, and a pass carries nothing else
 
 
 @dataclass(slots=True)
@@ -53,6 +93,12 @@ class Analysis:
     stripped: str
     stripped_start: int  # offset of `stripped` inside the surface
     sentences: list[tuple[str, int]]  # (sentence, offset in surface)
+
+
+# Built-in (shipped, tested) patterns run on the stdlib `re` for surfaces up to this many
+# characters (none has nested quantifiers, so the worst case is bounded); user-supplied
+# patterns, and any longer text, run on `regex` with REGEX_TIMEOUT_S.
+FAST_PATH_MAX_CHARS = 4096
 
 
 class RegexTimeout(Exception):
@@ -66,26 +112,78 @@ def run_regex(fn: Callable[..., Any], *args: Any) -> Any:
         raise RegexTimeout() from None
 
 
+class SafePattern:
+    """A compiled rule pattern that can never hang: see FAST_PATH_MAX_CHARS."""
+
+    __slots__ = ("_fast", "_safe", "pattern")
+
+    def __init__(self, pattern: str, trusted: bool) -> None:
+        self.pattern = pattern
+        self._safe = regex.compile(pattern)
+        fast: re.Pattern[str] | None = None
+        if trusted:
+            try:
+                fast = re.compile(pattern)
+            except re.error:
+                fast = None
+        self._fast = fast
+
+    def _use_fast(self, text: str) -> bool:
+        return self._fast is not None and len(text) <= FAST_PATH_MAX_CHARS
+
+    def search(self, text: str) -> Any:
+        fast = self._fast
+        if fast is not None and len(text) <= FAST_PATH_MAX_CHARS:
+            return fast.search(text)
+        return run_regex(self._safe.search, text)
+
+    def match(self, text: str) -> Any:
+        fast = self._fast
+        if fast is not None and len(text) <= FAST_PATH_MAX_CHARS:
+            return fast.match(text)
+        return run_regex(self._safe.match, text)
+
+    def finditer(self, text: str) -> list[Any]:
+        if self._use_fast(text):
+            return list(self._fast.finditer(text))  # type: ignore[union-attr]
+        return list(run_regex(self._safe.finditer, text))
+
+    def sub(self, replacement: str, text: str) -> str:
+        if self._use_fast(text):
+            return self._fast.sub(replacement, text)  # type: ignore[union-attr]
+        return str(run_regex(self._safe.sub, replacement, text))
+
+    def split(self, text: str) -> list[str]:
+        if self._use_fast(text):
+            return self._fast.split(text)  # type: ignore[union-attr]
+        return list(run_regex(self._safe.split, text))
+
+    def findall(self, text: str) -> list[Any]:
+        if self._use_fast(text):
+            return self._fast.findall(text)  # type: ignore[union-attr]
+        return list(run_regex(self._safe.findall, text))
+
+
 @dataclass(slots=True)
 class LaneAnalysis:
     """The lane-level text analysis parameters (tails, sentence split, tokens)."""
 
-    tail_patterns: list[regex.Pattern[str]] = field(default_factory=list)
-    sentence_split: regex.Pattern[str] | None = None
-    token_pattern: regex.Pattern[str] | None = None
+    tail_patterns: list[SafePattern] = field(default_factory=list)
+    sentence_split: SafePattern | None = None
+    token_pattern: SafePattern | None = None
 
     def analyse(self, surface: str) -> Analysis:
         # Strip tails the way the runner does: sub, strip, sub, strip.
         text = surface
         for pat in self.tail_patterns:
-            text = run_regex(pat.sub, "", text).strip()
+            text = pat.sub("", text).strip()
         stripped = text
         # Tails only come off the end, so the rest starts where the surface's text starts.
         start = max(surface.find(stripped), 0) if stripped else 0
         sentences: list[tuple[str, int]] = []
         if stripped and self.sentence_split is not None:
             pos = 0
-            for part in run_regex(self.sentence_split.split, stripped):
+            for part in self.sentence_split.split(stripped):
                 idx = stripped.find(part, pos)
                 if idx < 0:
                     idx = pos
@@ -99,7 +197,7 @@ class LaneAnalysis:
     def tokens(self, text: str) -> int:
         if self.token_pattern is None:
             return len(text.split())
-        return len(run_regex(self.token_pattern.findall, text))
+        return len(self.token_pattern.findall(text))
 
 
 class Context:
@@ -139,8 +237,11 @@ def _substring_absent(params: Mapping[str, Any]) -> Evaluator:
 
     def evaluate(ctx: Context) -> Verdict:
         surface = ctx.subject.surface
-        if not any(m in surface for m in markers):
-            return Verdict(True)
+        for marker in markers:
+            if marker in surface:
+                break
+        else:
+            return PASS
         spans: list[Span] = []
         names: list[str] = []
         for marker in markers:
@@ -158,7 +259,7 @@ def _substring_absent(params: Mapping[str, Any]) -> Evaluator:
 
 
 def _pattern_absent(params: Mapping[str, Any]) -> Evaluator:
-    pattern: regex.Pattern[str] = params["pattern"]
+    pattern: SafePattern = params["pattern"]
     whole_match = params.get("mode", "search") == "match"
     strip = bool(params.get("strip", False))
 
@@ -167,15 +268,15 @@ def _pattern_absent(params: Mapping[str, Any]) -> Evaluator:
         text = surface.strip() if strip else surface
         offset = surface.find(text) if strip and text else 0
         if whole_match:
-            m = run_regex(pattern.match, text)
+            m = pattern.match(text)
             if m is None:
-                return Verdict(True)
+                return PASS
             return Verdict(False, _whole(surface), "the surface is a bare structured disclosure")
-        m = run_regex(pattern.search, text)
+        m = pattern.search(text)
         if m is None:
-            return Verdict(True)
+            return PASS
         spans = tuple(
-            (offset + x.start(), offset + x.end()) for x in run_regex(pattern.finditer, text)
+            (offset + x.start(), offset + x.end()) for x in pattern.finditer(text)
         )
         return Verdict(False, spans, f"dotted-path inventory `{m.group()}` in the surface")
 
@@ -190,28 +291,31 @@ def _ends_with(params: Mapping[str, Any]) -> Evaluator:
         surface = ctx.subject.surface
         stripped = surface.rstrip()
         if stripped and stripped.endswith(endings):
-            return Verdict(True)
+            return PASS
         if not stripped:
             return Verdict(False, ((0, 0),), f"the surface is empty; it must end with {shown}")
         last = len(stripped) - 1
+        # Point at the whole last character: a base emoji plus its variation selector or marks.
+        while last > 0 and unicodedata.category(stripped[last]) in ("Mn", "Me", "Cf"):
+            last -= 1
         return Verdict(
             False,
-            ((last, last + 1),),
-            f"the surface ends with `{stripped[-1]}`, not terminal punctuation ({shown})",
+            ((last, len(stripped)),),
+            f"the surface ends with `{stripped[last:]}`, not terminal punctuation ({shown})",
         )
 
     return evaluate
 
 
 def _words_present(params: Mapping[str, Any]) -> Evaluator:
-    pattern: regex.Pattern[str] = params["_compiled"]
+    pattern: SafePattern = params["_compiled"]
     lowercase = bool(params.get("lowercase", True))
 
     def evaluate(ctx: Context) -> Verdict:
         surface = ctx.subject.surface
         text = surface.lower() if lowercase else surface
-        if run_regex(pattern.search, text) is not None:
-            return Verdict(True)
+        if pattern.search(text) is not None:
+            return PASS
         return Verdict(False, _whole(surface), "no finite verb or inflected verb form in the surface")
 
     return evaluate
@@ -224,7 +328,9 @@ def _compile_words(params: dict[str, Any]) -> None:
         alternatives.append(r"\b(?:" + "|".join(words) + r")\b")
     for suffix in params.get("suffix_patterns", []):
         alternatives.append(r"\b(?:" + suffix + r")\b")
-    params["_compiled"] = regex.compile("|".join(alternatives) if alternatives else r"(?!)")
+    params["_compiled"] = SafePattern(
+        "|".join(alternatives) if alternatives else r"(?!)", bool(params.get("_trusted"))
+    )
 
 
 def _grounding_marker_consistent(params: Mapping[str, Any]) -> Evaluator:
@@ -234,14 +340,14 @@ def _grounding_marker_consistent(params: Mapping[str, Any]) -> Evaluator:
     def evaluate(ctx: Context) -> Verdict:
         surface = ctx.subject.surface
         if ctx.subject.grounding in grounded:
-            return Verdict(True)
+            return PASS
         spans = []
         for marker in markers:
             pos = surface.find(marker)
             if pos != -1:
                 spans.append((pos, pos + len(marker)))
         if not spans:
-            return Verdict(True)
+            return PASS
         spans.sort()
         marker = surface[spans[0][0] : spans[0][1]]
         return Verdict(
@@ -259,7 +365,7 @@ def _sentence_count_min(params: Mapping[str, Any]) -> Evaluator:
     def evaluate(ctx: Context) -> Verdict:
         count = len(ctx.analysis.sentences)
         if count >= minimum:
-            return Verdict(True)
+            return PASS
         noun = "sentence" if count == 1 else "sentences"
         return Verdict(
             False,
@@ -283,7 +389,7 @@ def _sentence_min_tokens(params: Mapping[str, Any]) -> Evaluator:
             if ctx.lane_analysis.tokens(text) < minimum
         ]
         if not short:
-            return Verdict(True)
+            return PASS
         spans = tuple((start, start + len(text)) for text, start in short)
         counts = ", ".join(str(ctx.lane_analysis.tokens(t)) for t, _ in short)
         return Verdict(
@@ -296,11 +402,11 @@ def _sentence_min_tokens(params: Mapping[str, Any]) -> Evaluator:
 
 
 def _connective_present(params: Mapping[str, Any]) -> Evaluator:
-    pattern: regex.Pattern[str] = params["_compiled"]
+    pattern: SafePattern = params["_compiled"]
 
     def evaluate(ctx: Context) -> Verdict:
-        if run_regex(pattern.search, ctx.analysis.stripped.lower()) is not None:
-            return Verdict(True)
+        if pattern.search(ctx.analysis.stripped.lower()) is not None:
+            return PASS
         return Verdict(False, _whole(ctx.subject.surface), "no connective in the surface")
 
     return evaluate
@@ -308,8 +414,8 @@ def _connective_present(params: Mapping[str, Any]) -> Evaluator:
 
 def _compile_connectives(params: dict[str, Any]) -> None:
     words = [regex.escape(c) for c in params["connectives"]]
-    params["_compiled"] = regex.compile(
-        r"\b(?:" + "|".join(words) + r")\b" if words else r"(?!)"
+    params["_compiled"] = SafePattern(
+        r"\b(?:" + "|".join(words) + r")\b" if words else r"(?!)", bool(params.get("_trusted"))
     )
 
 
@@ -317,7 +423,7 @@ def _not_only_tail(params: Mapping[str, Any]) -> Evaluator:
     def evaluate(ctx: Context) -> Verdict:
         surface = ctx.subject.surface
         if not surface.strip() or ctx.analysis.stripped:
-            return Verdict(True)
+            return PASS
         return Verdict(False, _whole(surface), "the surface is only a provenance / trust tail")
 
     return evaluate
@@ -329,7 +435,7 @@ def _grounding_in(params: Mapping[str, Any]) -> Evaluator:
 
     def evaluate(ctx: Context) -> Verdict:
         if ctx.subject.grounding in sources:
-            return Verdict(True)
+            return PASS
         return Verdict(
             False,
             _whole(ctx.subject.surface),
@@ -348,7 +454,7 @@ def _case_field_in_surface(params: Mapping[str, Any]) -> Evaluator:
         value = case.get(name)
         needle = value.lower() if isinstance(value, str) else ""
         if not needle or needle in ctx.subject.surface.lower():
-            return Verdict(True)
+            return PASS
         return Verdict(
             False, _whole(ctx.subject.surface), f"the surface never names `{value}` ({name})"
         )
@@ -377,7 +483,7 @@ def _vault_hits_min(params: Mapping[str, Any]) -> Evaluator:
         need = _case_int(ctx, params)
         have = ctx.subject.vault_hits or 0
         if have >= need:
-            return Verdict(True)
+            return PASS
         return Verdict(
             False, (), f"probe vault_hits {have} < min_vault_hits {need}", target="vault_hits"
         )
@@ -400,7 +506,7 @@ def _replay_identical(params: Mapping[str, Any]) -> Evaluator:
                 f"proposal_count {s.proposal_count} != replay {s.proposal_count_replay}"
             )
         if not problems:
-            return Verdict(True)
+            return PASS
         return Verdict(False, (), "replay differs: " + "; ".join(problems), target="trace_hash")
 
     return evaluate
@@ -411,7 +517,7 @@ def _proposal_count_equal(params: Mapping[str, Any]) -> Evaluator:
         want = _case_int(ctx, params)
         have = ctx.subject.proposal_count or 0
         if have == want:
-            return Verdict(True)
+            return PASS
         return Verdict(
             False,
             (),

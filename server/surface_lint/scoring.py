@@ -2,15 +2,31 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from .lanes import EXPECTED, Lane, MetricSpec, ThresholdCheck
+from .lanes import EXPECTED, Lane, MetricSpec, PredicateSpec, ThresholdCheck
 from .predicates import Context, RegexTimeout, Subject, Verdict
 
 # Kinds that need a case field; without it (and without a stored verdict) they are not judged.
 CASE_FIELD_KINDS = {"case_field_in_surface": "field", "proposal_count_equal": "field"}
+
+
+_PLANS: dict[int, tuple[tuple[PredicateSpec, str | None], ...]] = {}
+
+
+def _plan(lane: Lane) -> tuple[tuple[PredicateSpec, str | None], ...]:
+    """Per lane, once: each predicate with the case field it needs (if any)."""
+    plan = _PLANS.get(id(lane))
+    if plan is None:
+        plan = tuple(
+            (spec, str(spec.params[CASE_FIELD_KINDS[spec.kind]]) if spec.kind in CASE_FIELD_KINDS else None)
+            for spec in lane.predicates
+        )
+        _PLANS[id(lane)] = plan
+    return plan
 
 
 def evaluate(
@@ -23,14 +39,11 @@ def evaluate(
     case lacks takes the report's stored verdict when there is one, else it is skipped."""
     ctx = Context(subject, lane.analysis)
     out: dict[str, Verdict] = {}
-    for spec in lane.predicates:
-        param = CASE_FIELD_KINDS.get(spec.kind)
-        if param is not None:
-            needed = str(spec.params[param])
-            if case_fields is None or needed not in case_fields:
-                if stored is not None and isinstance(stored.get(spec.name), bool):
-                    out[spec.name] = Verdict(bool(stored[spec.name]), message="stored verdict")
-                continue
+    for spec, needed in _plan(lane):
+        if needed is not None and (case_fields is None or needed not in case_fields):
+            if stored is not None and isinstance(stored.get(spec.name), bool):
+                out[spec.name] = Verdict(bool(stored[spec.name]), message="stored verdict")
+            continue
         try:
             out[spec.name] = spec.evaluate(ctx)
         except RegexTimeout:
@@ -74,6 +87,25 @@ def signal(
     return value != negate
 
 
+def signal_values(
+    lane: Lane,
+    names: tuple[str, ...],
+    verdicts: Mapping[str, Verdict],
+    case_fields: Mapping[str, Any] | None,
+) -> tuple[bool, ...]:
+    """`signal` for every name at once (the hot path of scoring)."""
+    out = []
+    for name in names:
+        v = verdicts.get(name)
+        if v is not None:
+            out.append(v.passed)
+        elif name == EXPECTED and not case_fields:
+            out.append(True)  # no case, nothing expected
+        else:
+            out.append(signal(name, lane, verdicts, case_fields))
+    return tuple(out)
+
+
 def lane_signals(lane: Lane) -> tuple[str, ...]:
     """Every signal any metric reads, in a fixed order (one tuple slot each per outcome)."""
     names: list[str] = []
@@ -94,32 +126,34 @@ class Outcome:
     grounding: str = "none"
     details: dict[str, Any] | None = None
     failed: tuple[str, ...] = ()  # predicates that failed (expected or not)
-    findings: list[Any] = field(default_factory=list)
+    findings: tuple[Any, ...] = ()
 
 
 def compute_metrics(lane: Lane, outcomes: Sequence[Outcome]) -> dict[str, Any]:
     """The lane's metrics as its runner computes them (round(x, 4); empty lane -> {})."""
     if not outcomes:
         return {}
-    names = lane_signals(lane)
-    index = {n: i for i, n in enumerate(names)}
+    index = {n: i for i, n in enumerate(lane_signals(lane))}
+    # Outcomes with the same signal values count alike: tally each distinct tuple once.
+    tally = Counter(o.signals for o in outcomes)
 
-    def holds(o: Outcome, s: str) -> bool:
-        value = o.signals[index[s.lstrip("!")]]
+    def holds(values: tuple[bool, ...], s: str) -> bool:
+        value = values[index[s.lstrip("!")]]
         return (not value) if s.startswith("!") else value
 
     metrics: dict[str, Any] = {}
     pending_pass: list[MetricSpec] = []
     for spec in lane.metrics:
-        pool = [o for o in outcomes if all(holds(o, s) for s in spec.over)]
+        pool = [(v, n) for v, n in tally.items() if all(holds(v, s) for s in spec.over)]
+        size = sum(n for _, n in pool)
         if spec.kind == "count":
-            metrics[spec.name] = len(pool)
+            metrics[spec.name] = size
         elif spec.kind == "rate":
-            if not pool:
+            if not size:
                 metrics[spec.name] = spec.empty
             else:
-                passed = sum(1 for o in pool if all(holds(o, s) for s in spec.passing))
-                metrics[spec.name] = round(passed / len(pool), 4)
+                passed = sum(n for v, n in pool if all(holds(v, s) for s in spec.passing))
+                metrics[spec.name] = round(passed / size, 4)
         else:
             pending_pass.append(spec)
     for spec in pending_pass:

@@ -120,15 +120,37 @@ class DocLocator:
         return self.location_of_offsets(lead, max(lead, len(stripped)))
 
 
-@dataclass(slots=True)
 class Record:
-    """One JSON object read from a file: its data, its line and how to locate its values."""
+    """One JSON object read from a file: its data, its line and how to locate its values.
 
-    data: dict[str, Any]
-    line: int
-    index: int
-    locator: DocLocator
-    prefix: JsonPath = ()  # path of this object inside its document (reports)
+    A JSONL record keeps its line's text and builds its locator only when a position is
+    asked for (most records on the hot path never are)."""
+
+    __slots__ = ("_locator", "_text", "data", "index", "line", "path", "prefix")
+
+    def __init__(
+        self,
+        data: dict[str, Any],
+        line: int,
+        index: int,
+        locator: DocLocator | None = None,
+        prefix: JsonPath = (),  # path of this object inside its document (reports)
+        path: str = "",
+        text: str = "",
+    ) -> None:
+        self.data = data
+        self.line = line
+        self.index = index
+        self.prefix = prefix
+        self._locator = locator
+        self.path = locator.path if locator is not None else path
+        self._text = text
+
+    @property
+    def locator(self) -> DocLocator:
+        if self._locator is None:
+            self._locator = DocLocator(self.path, self._text, self.line)
+        return self._locator
 
     def location(self, *path: str | int, inner: tuple[int, int] | None = None) -> Location:
         return self.locator.location((*self.prefix, *path), inner)
@@ -227,7 +249,7 @@ class JsonlReader:
             if data is None:
                 continue
             self.stats.records += 1
-            yield Record(data, number, self.stats.records - 1, DocLocator(self.path, text, number))
+            yield Record(data, number, self.stats.records - 1, None, (), self.path, text)
         if crlf_lines:
             self.findings.append(
                 check_finding(

@@ -14,7 +14,15 @@ from typing import Any
 
 from ..findings import Finding, Location
 from ..positions import JsonSyntaxError, value_spans
-from .base import DocLocator, JsonlReader, ReadStats, Record, check_finding, decode_document, json_type
+from .base import (
+    DocLocator,
+    JsonlReader,
+    ReadStats,
+    Record,
+    check_finding,
+    decode_document,
+    json_type,
+)
 
 KINDS = ("cases", "turns", "report", "telemetry")
 
@@ -150,45 +158,67 @@ def _chain_of(data: dict[str, Any]) -> int:
 def turn_from_record(record: Record, findings: list[Finding], telemetry: bool = False) -> Turn | None:
     """Validate one turn object; wrong types become findings, the turn is kept when usable."""
     data = record.data
-    values: dict[str, Any] = {}
-    case_id = data.get("case_id")
-    for key, kind in TURN_FIELDS.items():
-        value = _opt(data, key, kind)
-        if value is _WRONG:
-            findings.append(
-                check_finding(
-                    "SL003",
-                    record.location(key),
-                    f"`{key}` must be a {kind} or null, not {json_type(data[key])}",
-                    case_id if isinstance(case_id, str) else None,
-                    record_index=record.index,
+    get = data.get
+    case_id = get("case_id")
+    surface = get("surface")
+    grounding = get("grounding_source")
+    role = get("role")
+    scored = get("scored")
+    prompt = get("prompt")
+    vault_hits = get("vault_hits")
+    trace_hash = get("trace_hash")
+    turn_index = get("turn_index")
+    # Fast path: every canonical field has its type (or is absent / null).
+    if not (
+        (case_id is None or type(case_id) is str)
+        and (surface is None or type(surface) is str)
+        and (grounding is None or type(grounding) is str)
+        and (role is None or type(role) is str)
+        and (scored is None or type(scored) is bool)
+        and (prompt is None or type(prompt) is str)
+        and (vault_hits is None or type(vault_hits) is int)
+        and (trace_hash is None or type(trace_hash) is str)
+        and (turn_index is None or type(turn_index) is int)
+        and (get("chain") is None or type(get("chain")) is int)
+    ):
+        values: dict[str, Any] = {}
+        for key, kind in TURN_FIELDS.items():
+            value = _opt(data, key, kind)
+            if value is _WRONG:
+                findings.append(
+                    check_finding(
+                        "SL003",
+                        record.location(key),
+                        f"`{key}` must be a {kind} or null, not {json_type(data[key])}",
+                        case_id if isinstance(case_id, str) else None,
+                        record_index=record.index,
+                    )
                 )
-            )
-            value = None
-        values[key] = value
-    surface = values["surface"]
+                value = None
+            values[key] = value
+        case_id, surface, grounding = values["case_id"], values["surface"], values["grounding_source"]
+        role, scored, prompt = values["role"], values["scored"], values["prompt"]
+        vault_hits, trace_hash, turn_index = values["vault_hits"], values["trace_hash"], values["turn_index"]
     if surface is None:
         return None
-    role = values["role"] or ("turn" if telemetry else "prompt")
-    scored = values["scored"]
+    role = role or ("turn" if telemetry else "prompt")
     if scored is None:
         scored = role in SCORED_ROLES
-    proposal = data.get("pack_mutation_proposal")
-    turn_index = values["turn_index"]
+    proposal = get("pack_mutation_proposal")
     if telemetry and turn_index is None:
-        t = _opt(data, "turn", "integer")
-        turn_index = t if isinstance(t, int) else None
+        t = get("turn")
+        turn_index = t if type(t) is int else None
     return Turn(
         record=record,
-        case_id=values["case_id"],
+        case_id=case_id,
         surface=surface,
-        grounding=values["grounding_source"] or "none",
+        grounding=grounding or "none",
         role=role,
         scored=bool(scored),
         chain=_chain_of(data),
-        prompt=values["prompt"],
-        vault_hits=values["vault_hits"],
-        trace_hash=values["trace_hash"],
+        prompt=prompt,
+        vault_hits=vault_hits,
+        trace_hash=trace_hash,
         proposal=bool(proposal) and proposal is not False,
         turn_index=turn_index,
     )
