@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import Config
-from .findings import Finding, Location, Severity, sorted_findings
+from .findings import Finding, Fix, Location, Severity, sorted_findings
 from .lanes import EXPECTED, Lane, LaneError, LaneSet, PredicateSpec, load_lanes
 from .predicates import Context, Subject, Verdict
 from .scoring import (
@@ -34,6 +34,7 @@ from .sources.cases import (
     sibling_case_files,
 )
 from .sources.transcripts import ReportEntry, Transcript, Turn, iter_turns, read_report, sniff
+from .suppress import apply_suppressions
 
 SURFACE_PATH = ("surface",)
 
@@ -219,6 +220,7 @@ class Engine:
                 locations = [record.location(*SURFACE_PATH)]
             else:
                 locations = [record.whole()]
+            fixes = _ending_fix(spec, verdict, locations[-1]) if spec.kind == "ends_with" else ()
             for loc in locations:
                 out.append(
                     Finding(
@@ -229,6 +231,7 @@ class Engine:
                         message=f"{spec.name}: {verdict.message}",
                         record_id=case_id,
                         record_index=record.index,
+                        fixes=fixes,
                     )
                 )
         return out
@@ -270,6 +273,20 @@ class Engine:
         lane_name: str | None = None,
         cases: CaseIndex | None = None,
         siblings: bool = True,
+    ) -> DocResult:
+        result = self._check_document(path, data, kind, lane_name, cases, siblings)
+        # A record's `"surface_lint": {"disable": [...]}` drops its findings of those rules.
+        result.findings = apply_suppressions(result.findings, data, result.kind)
+        return result
+
+    def _check_document(
+        self,
+        path: str,
+        data: bytes,
+        kind: str | None,
+        lane_name: str | None,
+        cases: CaseIndex | None,
+        siblings: bool,
     ) -> DocResult:
         sniffed, _whole = sniff(data)
         kind = kind or sniffed or "turns"
@@ -394,15 +411,19 @@ class Engine:
         threshold_set: str | None = None,
         want_details: bool = True,
         finding_limit: int | None = None,
+        texts: Mapping[str, bytes] | None = None,
     ) -> LaneResult:
+        """Score a lane from files; `texts` gives the bytes of any path not to be read from disk
+        (an editor's unsaved buffers)."""
+        texts = texts or {}
         lane = self.lane(lane_name) if lane_name else None
         index: CaseIndex | None = None
         if case_paths:
-            lane, index = self.load_cases(case_paths, lane)
+            lane, index = self.load_cases(case_paths, lane, texts)
         if lane is None:
             if not transcript_paths:
                 raise UsageError("give --lane, --cases or --transcripts")
-            first = self.read_bytes(transcript_paths[0])
+            first = texts.get(transcript_paths[0]) or self.read_bytes(transcript_paths[0])
             kind, whole = sniff(first)
             hint = whole.get("lane") if isinstance(whole, dict) else None
             lane = self.detect_lane(transcript_paths[0], kind, hint if isinstance(hint, str) else None,
@@ -420,14 +441,18 @@ class Engine:
         scorer = _Scorer(self, lane, index, want_details, finding_limit)
         for path in transcript_paths:
             data_path = Path(path)
+            given = texts.get(path)
             try:
-                with data_path.open("rb") as fh:
-                    head = fh.read(65536)
+                if given is not None:
+                    head = given[:65536]
+                else:
+                    with data_path.open("rb") as fh:
+                        head = fh.read(65536)
             except OSError as exc:
                 raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
             kind, _ = sniff(head)
             if kind in (None, "report") and not _looks_jsonl(head):
-                transcript = read_report(path, self.read_bytes(path))
+                transcript = read_report(path, given if given is not None else self.read_bytes(path))
                 findings.extend(transcript.findings)
                 stats.add(transcript.stats)
                 scorer.add_report(transcript)
@@ -435,7 +460,7 @@ class Engine:
                 if kind == "cases":
                     raise UsageError(f"{path}: this is a case file; pass it with --cases")
                 reader = JsonlReader(path, self.config.max_line_bytes)
-                with data_path.open("rb") as fh:
+                with io.BytesIO(given) if given is not None else data_path.open("rb") as fh:
                     scorer.add_turns(iter_turns(path, fh, kind or "turns", reader))  # type: ignore[arg-type]
                 findings.extend(reader.findings)
                 stats.add(reader.stats)
@@ -464,6 +489,15 @@ class Engine:
             remainder=remainder, stats=stats, sources=[*case_paths, *transcript_paths],
             headline=lane.headline, metric_aliases=aliases,
         )
+
+
+def _ending_fix(spec: PredicateSpec, verdict: Verdict, where: Location) -> tuple[Fix, ...]:
+    """`complete_punctuation`-style findings: insert the first ending after the last character."""
+    endings = spec.params.get("endings") or ()
+    if not endings or not verdict.spans or verdict.spans[-1][1] <= verdict.spans[-1][0]:
+        return ()
+    at = Location(where.path, where.end_line, where.end_column, where.end_line, where.end_column)
+    return (Fix(f"Add terminal punctuation `{endings[0]}`", at, str(endings[0])),)
 
 
 def _looks_jsonl(head: bytes) -> bool:

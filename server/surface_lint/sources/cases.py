@@ -11,6 +11,7 @@ from typing import Any
 
 from ..findings import Finding, Fix, Related
 from ..lanes import Lane
+from ..suppress import SUPPRESSION_KEY
 from .base import JsonlReader, ReadStats, Record, check_finding, json_type
 
 _TYPE_NAMES = {
@@ -117,7 +118,7 @@ def _check_record(record: Record, lane: Lane, findings: list[Finding]) -> Case |
         if spec.predicate_list:
             findings.extend(_unknown_predicates(record, name, value, lane, shown_id))
     for name in data:
-        if name not in schema.fields:
+        if name not in schema.fields and name != SUPPRESSION_KEY:
             close = difflib.get_close_matches(name, list(schema.fields), n=1, cutoff=0.75)
             hint = f"; did you mean `{close[0]}`?" if close else ""
             findings.append(
