@@ -226,7 +226,7 @@ def _check_type(value: Any, type_name: str) -> bool:
     if not isinstance(value, _TOML_TYPES[type_name]):
         return False
     if type_name == "list[string]":
-        return all(isinstance(v, str) for v in value)
+        return all(isinstance(v, str) for v in value)  # type: ignore[attr-defined]
     return True
 
 

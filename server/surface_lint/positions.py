@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-_scanstring = json.decoder.scanstring  # the C scanner when available
+_scanstring = json.decoder.scanstring  # type: ignore[attr-defined]  # the C scanner when available
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER_OR_LITERAL = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null")
 _ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|.)", re.S)
@@ -228,7 +228,7 @@ def _walk(
                     key, pos = _read_key(text, pos)
                     path = (*parent, key)  # type: ignore[misc]
                 else:
-                    path = (*parent, frame[3])  # type: ignore[misc]
+                    path = (*parent, frame[3])  # type: ignore[misc,arg-type]
                 break
             if pos < len(text) and text[pos] == close:
                 stack.pop()

@@ -135,7 +135,7 @@ def _check_record(record: Record, lane: Lane, findings: list[Finding]) -> Case |
         premises = data.get(check.premises_field)
         expected = data.get(check.count_field)
         if _type_ok(premises, "list[string]") and _type_ok(expected, "integer"):
-            count = sum(1 for p in premises if check.correction_pattern.search(p))
+            count = sum(1 for p in list(premises or ()) if check.correction_pattern.search(str(p)))
             if count != expected:
                 findings.append(
                     check_finding(
