@@ -315,7 +315,9 @@ class Engine:
                     others.append(read_case_file(str(sib), sib.read_bytes(), lane, self.config.max_line_bytes))
                 except OSError:
                     continue
-            files = [case_file, *others]
+            # Canonical split order (dev, public, holdouts): the later twin is the one flagged,
+            # whichever file is open.
+            files = sorted([case_file, *others], key=_split_rank)
             # Only findings that land in this document (the others are linted on their own).
             ours = [f for f in duplicate_findings(files) + leak_findings(files) if f.path == path]
             seen = {(f.code, f.location) for f in findings}
@@ -520,6 +522,10 @@ def _first_object(data: bytes) -> dict[str, Any] | None:
                 return None
             return obj if isinstance(obj, dict) else None
     return None
+
+
+def _split_rank(case_file: CaseFile) -> int:
+    return {"dev": 0, "public": 1, "holdouts": 2}.get(case_file.split or "", 3)
 
 
 def _cross_file(found: list[Finding], n_files: int) -> list[Finding]:
