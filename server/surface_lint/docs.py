@@ -101,3 +101,23 @@ def rules_json(engine: Engine) -> str:
                     "default_severity": c.severity, "summary": c.summary, "what": c.what,
                     "why": c.why, "example_fail": c.example_fail, "example_pass": c.example_pass})
     return json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def update_readme(readme: Path, engine: Engine) -> bool:
+    """Rewrite the table between the rules-table markers; True when the file changed."""
+    text = readme.read_text(encoding="utf-8")
+    start, end = "<!-- rules-table:start -->\n", "<!-- rules-table:end -->"
+    head, _, rest = text.partition(start)
+    _, _, tail = rest.partition(end)
+    new = head + start + render_rules_table(engine) + end + tail
+    if new != text:
+        readme.write_text(new, encoding="utf-8")
+        return True
+    return False
+
+
+if __name__ == "__main__":  # python -m surface_lint.docs README.md
+    import sys
+
+    changed = update_readme(Path(sys.argv[1] if len(sys.argv) > 1 else "README.md"), Engine())
+    print("README.md updated" if changed else "README.md already current")

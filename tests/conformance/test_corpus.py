@@ -21,7 +21,17 @@ def _oracle(corpus: Path) -> list[dict]:
     return rows
 
 
-def test_reference_profile_reproduces_every_oracle_verdict(corpus: Path) -> None:
+@pytest.fixture(params=["stdlib-fast-path", "regex-with-timeout"])
+def pattern_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Shipped patterns run on `re` for short text and on `regex` otherwise: test both."""
+    if request.param == "regex-with-timeout":
+        import surface_lint.predicates as predicates
+
+        monkeypatch.setattr(predicates, "FAST_PATH_MAX_CHARS", -1)
+    return str(request.param)
+
+
+def test_reference_profile_reproduces_every_oracle_verdict(corpus: Path, pattern_path: str) -> None:
     lanes = load_lanes("reference")
     fluency = lanes.get("deterministic_fluency")
     multi = lanes.get("multi_sentence_response")
