@@ -453,7 +453,8 @@ class Engine:
             except OSError as exc:
                 raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
             kind, _ = sniff(head)
-            if kind in (None, "report") and not _looks_jsonl(head):
+            # A report may be one compact line: its shape decides, not its line count.
+            if kind == "report" or (kind is None and not _looks_jsonl(head)):
                 transcript = read_report(path, given if given is not None else self.read_bytes(path))
                 findings.extend(transcript.findings)
                 stats.add(transcript.stats)

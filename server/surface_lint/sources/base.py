@@ -174,6 +174,7 @@ class ReadStats:
     errors: int = 0
     blank: int = 0
     skipped: int = 0  # lines read but holding nothing to lint (telemetry without a surface)
+    # Each line is counted once: lines == records + errors + blank + skipped (for JSONL).
 
     def add(self, other: ReadStats) -> None:
         self.lines += other.lines
@@ -198,6 +199,13 @@ class JsonlReader:
     max_depth: int = 200
     stats: ReadStats = field(default_factory=ReadStats)
     findings: list[Finding] = field(default_factory=list)
+    # Records yielded so far: each one's index (stable even when a record is later skipped).
+    yielded: int = field(default=0, init=False, repr=False)
+
+    def skip(self) -> None:
+        """The last record holds nothing to lint: count its line as skipped, not as a record."""
+        self.stats.records -= 1
+        self.stats.skipped += 1
 
     def records(self, stream: IO[bytes]) -> Iterator[Record]:
         crlf_lines = 0
@@ -249,7 +257,8 @@ class JsonlReader:
             if data is None:
                 continue
             self.stats.records += 1
-            yield Record(data, number, self.stats.records - 1, None, (), self.path, text)
+            self.yielded += 1
+            yield Record(data, number, self.yielded - 1, None, (), self.path, text)
         if crlf_lines:
             self.findings.append(
                 check_finding(

@@ -229,7 +229,7 @@ def iter_turns(path: str, stream: io.BufferedIOBase | io.BytesIO, kind: str, rea
     telemetry = kind == "telemetry"
     for record in reader.records(stream):  # type: ignore[arg-type]
         if telemetry and "surface" not in record.data:
-            reader.stats.skipped += 1
+            reader.skip()
             continue
         if not telemetry and "surface" not in record.data and "case_id" not in record.data:
             reader.findings.append(
@@ -240,6 +240,7 @@ def iter_turns(path: str, stream: io.BufferedIOBase | io.BytesIO, kind: str, rea
                     record_index=record.index,
                 )
             )
+            reader.skip()
             continue
         turn = turn_from_record(record, reader.findings, telemetry)
         if turn is None:
@@ -250,7 +251,7 @@ def iter_turns(path: str, stream: io.BufferedIOBase | io.BytesIO, kind: str, rea
                         turn_case(record), record_index=record.index,
                     )
                 )
-            reader.stats.skipped += 1
+            reader.skip()
             continue
         yield turn
 
