@@ -56,7 +56,8 @@ class DocLocator:
     def spans(self) -> dict[JsonPath, ValueSpan]:
         if self._spans is None:
             try:
-                self._spans = value_spans(self.text, want=6)
+                # json.loads accepted this text: any depth it parsed must be walked too.
+                self._spans = value_spans(self.text, max_depth=len(self.text), want=6)
             except JsonSyntaxError:
                 self._spans = {}
         return self._spans
