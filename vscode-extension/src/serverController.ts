@@ -14,6 +14,7 @@ import {
 
 import {
   describeLaunch,
+  preflightFor,
   resolveServerLaunch,
   serverProcessOptions,
   type InspectedSetting,
@@ -31,6 +32,9 @@ import { pythonExtensionInterpreter } from "./pythonExtension";
 
 const STDERR_TAIL_LINES = 40;
 const STOP_GRACE_MS = 2000;
+const PREFLIGHT_TIMEOUT_MS = 30_000;
+/** Connection errors tolerated before the client gives up on a server. */
+const MAX_CONNECTION_ERRORS = 3;
 
 /** Lines kept from the server's stderr, to quote when it fails. */
 class StderrTail {
@@ -152,15 +156,57 @@ export class ServerController implements vscode.Disposable {
     return resolution.launch;
   }
 
-  /** Spawns the server and resolves once the process exists (rejects when it cannot start). */
-  private spawnServer(launch: ServerLaunch): Promise<cp.ChildProcess> {
-    const folder = firstWorkspaceFolder();
-    const { cwd, env } = serverProcessOptions(
+  private processOptions(): { cwd: string; env: NodeJS.ProcessEnv } {
+    return serverProcessOptions(
       vscode.workspace.isTrusted,
-      folder?.uri.fsPath,
+      firstWorkspaceFolder()?.uri.fsPath,
       this.context.extensionPath,
       process.env,
     );
+  }
+
+  /** Runs the launch's preflight check; undefined when it passed, else the message for the user. */
+  private preflight(launch: ServerLaunch): Promise<string | undefined> {
+    const check = preflightFor(launch);
+    if (check === undefined) {
+      return Promise.resolve(undefined);
+    }
+    const { cwd, env } = this.processOptions();
+    return new Promise((resolve) => {
+      cp.execFile(check.command, check.args, { cwd, env, timeout: PREFLIGHT_TIMEOUT_MS }, (error, _stdout, stderr) => {
+        if (error === null) {
+          resolve(undefined);
+          return;
+        }
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+          resolve(
+            `surface-lint: cannot start the server: \`${check.command}\` (from ${launch.source}) was not found. ` +
+              `Set surfaceLint.interpreter to a Python that has surface-lint installed.`,
+          );
+          return;
+        }
+        for (const line of stderr.split(/\r?\n/)) {
+          if (line !== "") {
+            this.stderr.push(line);
+          }
+        }
+        const last = this.stderr.last();
+        const why = error.killed
+          ? ` to finish within ${PREFLIGHT_TIMEOUT_MS / 1000} s`
+          : last !== undefined
+            ? `: ${last}`
+            : ` (exit code ${String(error.code)})`;
+        resolve(
+          `surface-lint server cannot start: \`${describeLaunch(check)}\` failed${why}. Install surface-lint with its [lsp] ` +
+            `extra into that Python (from ${launch.source}), or choose another with surfaceLint.interpreter.`,
+        );
+      });
+    });
+  }
+
+  /** Spawns the server and resolves once the process exists (rejects when it cannot start). */
+  private spawnServer(launch: ServerLaunch): Promise<cp.ChildProcess> {
+    const { cwd, env } = this.processOptions();
     return new Promise((resolve, reject) => {
       const child = cp.spawn(launch.command, launch.args, { cwd, env, stdio: "pipe" });
       child.once("error", (error: NodeJS.ErrnoException) => {
@@ -225,7 +271,11 @@ export class ServerController implements vscode.Disposable {
         },
       },
       errorHandler: {
-        error: () => ({ action: ErrorAction.Continue }),
+        // Failures are reported by reportFailure, once; the client must not add its own toast.
+        error: (_error, _message, count) => ({
+          action: (count ?? 0) <= MAX_CONNECTION_ERRORS ? ErrorAction.Continue : ErrorAction.Shutdown,
+          handled: true,
+        }),
         closed: () => {
           if (!this.stopping) {
             void this.reportFailure(generation);
@@ -249,6 +299,14 @@ export class ServerController implements vscode.Disposable {
     this.started = false;
     const generation = ++this.generation;
     this.output.info(`Starting the server (from ${launch.source}): ${describeLaunch(launch)}`);
+    const preflightFailure = await this.preflight(launch);
+    if (preflightFailure !== undefined) {
+      this.output.error(preflightFailure);
+      this.logStderr();
+      this.stateEmitter.fire();
+      void this.notifyFailure(preflightFailure, true);
+      return;
+    }
     let child: cp.ChildProcess;
     try {
       // Spawned here, not by the client, so that "not found" is reported once and clearly.
@@ -341,12 +399,10 @@ export class ServerController implements vscode.Disposable {
     this.client = undefined;
     if (client !== undefined) {
       try {
-        if (client.state === State.Running || client.state === State.Starting) {
-          await client.stop(STOP_GRACE_MS);
-        }
+        // dispose() stops a running client; one that never started has nothing to stop.
         await client.dispose(STOP_GRACE_MS);
       } catch (error) {
-        this.output.warn(`Stopping the client: ${String(error)}`);
+        this.output.debug(`Disposing the client: ${String(error)}`);
       }
     }
     const child = this.child;

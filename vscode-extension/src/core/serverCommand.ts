@@ -188,6 +188,18 @@ export function resolveServerLaunch(inputs: LaunchInputs): LaunchResolution {
   };
 }
 
+/**
+ * A quick check to run before starting the server: `<python> -c "import surface_lint.lsp"`.
+ * It turns the commonest failure (wrong interpreter, package or its [lsp] extra missing) into
+ * one clear message instead of a failed LSP handshake. None for `serverPath` launches.
+ */
+export function preflightFor(launch: ServerLaunch): ServerLaunch | undefined {
+  if (launch.source === "surfaceLint.serverPath") {
+    return undefined;
+  }
+  return { ...launch, args: ["-c", "import surface_lint.lsp"] };
+}
+
 /** The command line as a user would type it, for messages. */
 export function describeLaunch(launch: ServerLaunch): string {
   const quote = (part: string): string => (/[\s"'$`\\]/.test(part) ? JSON.stringify(part) : part);

@@ -94,6 +94,8 @@ export interface VsCodeSession {
   browser: Browser;
   /** Everything code-server printed, for failure messages. */
   log: string;
+  /** Processes in code-server's process group that run in the workspace folder (the language server among them). */
+  processesInWorkspace(): ProcessInfo[];
   close(): Promise<void>;
 }
 
@@ -195,6 +197,9 @@ export async function startVsCode(options: SessionOptions): Promise<VsCodeSessio
       get log() {
         return readLog();
       },
+      processesInWorkspace() {
+        return server.pid === undefined ? [] : processesInGroupWithCwd(server.pid, workspace);
+      },
       async close() {
         await openedBrowser.close().catch(() => undefined);
         killGroup("SIGTERM");
@@ -210,6 +215,34 @@ export async function startVsCode(options: SessionOptions): Promise<VsCodeSessio
     killGroup("SIGKILL");
     throw new Error(`${String(error)}\n--- code-server log ---\n${readLog()}`);
   }
+}
+
+export interface ProcessInfo {
+  pid: number;
+  commandLine: string;
+}
+
+/** Linux /proc lookup: processes of process group `group` whose working directory is `cwd`. */
+export function processesInGroupWithCwd(group: number, cwd: string): ProcessInfo[] {
+  const wanted = fs.realpathSync(cwd);
+  const found: ProcessInfo[] = [];
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) {
+      continue;
+    }
+    try {
+      // Fields after the ")" that ends the command name: state, ppid, pgrp, ...
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[2]) === group && fs.readlinkSync(`/proc/${entry}/cwd`) === wanted) {
+        const commandLine = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").join(" ").trim();
+        found.push({ pid: Number(entry), commandLine });
+      }
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return found;
 }
 
 export function makeTempRoot(): string {

@@ -201,4 +201,32 @@ describe("surface-lint in a real VS Code (code-server + headless Chromium)", { t
     assert.match(shown, /deterministic_fluency/);
     await screenshot(vscode.page, SCREENSHOTS, "07-lane-score");
   });
+
+  step("says so when the server crashes, and restarts it from the notification", async () => {
+    const languageServers = (): number[] =>
+      vscode
+        .processesInWorkspace()
+        .filter((p) => /python|surface_lint/.test(p.commandLine))
+        .map((p) => p.pid);
+    const servers = languageServers();
+    assert.equal(
+      servers.length,
+      1,
+      `one language server process expected, found ${JSON.stringify(vscode.processesInWorkspace())}`,
+    );
+    process.kill(servers[0] ?? 0, "SIGKILL");
+    const toast = vscode.page.locator(".notifications-toasts .notification-toast", {
+      hasText: "surface-lint server stopped unexpectedly",
+    });
+    await toast.waitFor({ timeout: 20_000 });
+    assert.match(await toast.innerText(), /-m surface_lint server/);
+    await vscode.page.waitForTimeout(500); // let the toast finish sliding in
+    await screenshot(vscode.page, SCREENSHOTS, "08-crash-notification");
+    await toast.locator(".monaco-button", { hasText: "Restart server" }).click();
+    await openFromExplorer(vscode.page, TRANSCRIPT);
+    await waitForSquiggles(vscode.page, (s) => s.some((q) => q.line === 3), 30_000);
+    const restarted = languageServers();
+    assert.equal(restarted.length, 1);
+    assert.notEqual(restarted[0], servers[0]);
+  });
 });

@@ -5,6 +5,7 @@ import {
   describeLaunch,
   effectiveExecutableSetting,
   expandExecutablePath,
+  preflightFor,
   resolveServerLaunch,
   serverProcessOptions,
   type LaunchInputs,
@@ -149,5 +150,18 @@ describe("serverProcessOptions", () => {
     assert.equal(trusted.env.PATH, "/bin");
     assert.equal(serverProcessOptions(false, "/ws", "/ext", {}).cwd, "/ext");
     assert.equal(serverProcessOptions(true, undefined, "/ext", {}).cwd, "/ext");
+  });
+});
+
+describe("preflightFor", () => {
+  it("imports surface_lint.lsp with the interpreter that will run the server", () => {
+    assert.deepEqual(
+      preflightFor({ command: "/py", args: ["-m", "surface_lint", "server"], source: "Python extension" }),
+      { command: "/py", args: ["-c", "import surface_lint.lsp"], source: "Python extension" },
+    );
+  });
+
+  it("has nothing to check for a serverPath executable", () => {
+    assert.equal(preflightFor({ command: "/sl", args: ["server"], source: "surfaceLint.serverPath" }), undefined);
   });
 });
