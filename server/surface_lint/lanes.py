@@ -198,6 +198,19 @@ class _Locator:
                     return i + 1
         return 1
 
+    def sub_key_line(self, start: int, header: str, key: str) -> int | None:
+        """Line of `key` in the `header` sub-table of the [[array]] entry starting at line `start`."""
+        inside = False
+        for i in range(start, len(self.lines)):
+            stripped = self.lines[i].strip()
+            if stripped.startswith("[[") or (inside and stripped.startswith("[")):
+                break
+            if stripped == header:
+                inside = True
+            elif inside and stripped.split("=")[0].strip() == key:
+                return i + 1
+        return None
+
     def key_line(self, header: str, index: int | None, key: str) -> int:
         start = self.table_line(header, index)
         for i in range(start - 1, len(self.lines)):
@@ -401,7 +414,16 @@ def _load_predicates(
             raise fail(f"predicate {name!r}: `profiles` may only name {PROFILES}", line)
         override = profiles.get(profile, {}).get("params", {})
         params.update(override)
-        params_line = loc.key_line("[[predicates]]", index, "pattern") if "pattern" in params else line
+
+        def param_at(key: str, index: int = index, start: int = line,
+                     override: Mapping[str, Any] = override) -> int:
+            """A parameter's line: the profile's override when it sets the key, else the base."""
+            if key in override:
+                found = loc.sub_key_line(start, f"[predicates.profiles.{profile}.params]", key)
+                if found is not None:
+                    return found
+            return loc.key_line("[[predicates]]", index, key)
+
         for key, type_name in kind.params.items():
             if key not in params:
                 if key in kind.optional:
@@ -411,13 +433,13 @@ def _load_predicates(
                 raise fail(
                     f"predicate {name!r}: parameter `{key}` must be {type_name}, "
                     f"not {type(params[key]).__name__}",
-                    at(key),
+                    param_at(key),
                 )
         for key in params:
             if key not in kind.params:
-                raise fail(f"predicate {name!r} ({kind_name}): unknown parameter `{key}`", at(key))
+                raise fail(f"predicate {name!r} ({kind_name}): unknown parameter `{key}`", param_at(key))
         for key in kind.regex_params:
-            params[key] = _compile(params[key], f"predicate {name!r}: `{key}`", params_line, fail, trusted)
+            params[key] = _compile(params[key], f"predicate {name!r}: `{key}`", param_at(key), fail, trusted)
         if kind_name == "words_present":
             for pattern in params.get("suffix_patterns", []):
                 _compile(pattern, f"predicate {name!r}: suffix pattern", at("suffix_patterns"), fail)

@@ -125,7 +125,7 @@ def test_sl102_passes_on_a_glossed_surface(profile: str) -> None:
 
 def test_sl102_contract_multiword_lemma_and_cross_pack(contract: Engine) -> None:
     surface = (
-        "pack resident — pack-grounded (en_core_spatial_v1 × en_core_cognition_v1): "
+        "pack resident — pack-grounded (en_core_spatial_v1 × en_core_cognition_v1): "  # noqa: RUF001
         "spatial.relation.between; cognition.truth. No session evidence yet."
     )
     found = check([turn(surface)], engine=contract).findings

@@ -90,7 +90,7 @@ def test_a_whole_surface_range_inside_a_compact_multiline_report() -> None:
 
 
 def test_line_index_positions_offsets_and_crlf() -> None:
-    text = "ab\ncd\r\n\nשלום😀x"
+    text = "ab\ncd\r\n\nשלום😀x"  # noqa: RUF001
     index = LineIndex(text)
     assert index.line_count == 4
     assert index.position(0) == (1, 1)

@@ -156,9 +156,10 @@ def test_telemetry_lints_surface_lines_and_skips_the_rest(engine: Engine) -> Non
 
 
 def test_telemetry_turn_index_comes_from_turn(engine: Engine) -> None:
+    import io
+
     from surface_lint.sources.base import JsonlReader
     from surface_lint.sources.transcripts import iter_turns
-    import io
 
     reader = JsonlReader("t")
     turns = list(iter_turns("t", io.BytesIO("\n".join(TELEMETRY).encode()), "telemetry", reader))

@@ -1,0 +1,166 @@
+"""Broken rules files (LaneError with file and line) and a catastrophic user regex (SL013)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from engine_support import FIXTURES, RULES, check, fts, write
+
+from surface_lint.cli import main
+from surface_lint.config import Config
+from surface_lint.engine import Engine
+from surface_lint.lanes import LaneError, load_lane, load_lanes
+
+USER_LANE = FIXTURES / "lanes" / "user_lane.toml"
+BACKTRACKING = FIXTURES / "lanes" / "backtracking_lane.toml"
+KINDS = (
+    "case_field_in_surface, connective_present, ends_with, grounding_in, grounding_marker_consistent, "
+    "not_only_tail, pattern_absent, primed, proposal_count_equal, replay_identical, sentence_count_min, "
+    "sentence_min_tokens, substring_absent, vault_hits_min, words_present"
+)
+
+
+def test_the_user_lane_fixture_loads_in_both_profiles() -> None:
+    for profile, pattern in (("contract", "a+c"), ("reference", "a+b")):
+        lane = load_lane(USER_LANE, profile)
+        spec = lane.predicate("no_pattern")
+        assert spec is not None and spec.params["pattern"].pattern == pattern
+
+
+def test_every_builtin_rules_file_loads_in_both_profiles() -> None:
+    for profile in ("contract", "reference"):
+        lanes = load_lanes(profile)
+        assert lanes.errors == []
+        assert sorted(lanes.lanes) == ["deterministic_fluency", "multi_sentence_response", "symbolic_logic"]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "line", "column", "message"),
+    [
+        ("[lane]\n", "[lane\n", 2, 6,
+         "invalid TOML: Expected ']' at the end of a table declaration (at line 2, column 6)"),
+        ('kind = "pattern_absent"', 'kind = "pattern_absnet"', 18, 1,
+         f"predicate 'no_pattern': unknown kind 'pattern_absnet' (known: {KINDS})"),
+        ('markers = ["<x>"]', 'markers = "<x>"', 13, 1,
+         "predicate 'no_marker': parameter `markers` must be list[string], not str"),
+        ("pattern = 'a+b'", "pattern = 5", 22, 1, "predicate 'no_pattern': parameter `pattern` must be string, not int"),
+        ("pattern = 'a+b'", "pattern = '(a+b'", 22, 1,
+         "predicate 'no_pattern': `pattern` does not compile: missing ) at position 4"),
+        ('markers = ["<x>"]', 'markers = ["<x>"]\nmarker = "y"', 14, 1,
+         "predicate 'no_marker' (substring_absent): unknown parameter `marker`"),
+        ('markers = ["<x>"]', "", 7, 1, "predicate 'no_marker' (substring_absent): missing parameter `markers`"),
+        ('code = "SL902"', 'code = "SL901"', 17, 1, "predicate 'no_pattern': code SL901 is already used by 'no_marker'"),
+        ('default_severity = "error"', 'default_severity = "fatal"', 19, 1,
+         "predicate 'no_pattern': default_severity must be error, warning, information or hint"),
+        ('passing = ["no_pattern"]', 'passing = ["no_patern"]', 29, 1,
+         "metric 'no_pattern_rate': 'no_patern' is neither a predicate nor a case field"),
+    ],
+)
+def test_a_broken_rules_file_names_its_file_and_line(tmp_path: Path, old: str, new: str, line: int, column: int,
+                                                     message: str) -> None:
+    text = USER_LANE.read_text("utf-8")
+    assert old in text
+    path = write(tmp_path / "broken.toml", text.replace(old, new, 1))
+    with pytest.raises(LaneError) as info:
+        load_lane(path, "reference")
+    err = info.value
+    assert (err.path, err.line, err.column, err.message) == (str(path), line, column, message)
+    assert str(err) == f"{path}:{line}:{column}: {message}"
+
+
+@pytest.mark.parametrize(
+    ("new", "message"),
+    [
+        ("pattern = '(a+c'", "predicate 'no_pattern': `pattern` does not compile: missing ) at position 4"),
+        ("pattern = 7", "predicate 'no_pattern': parameter `pattern` must be string, not int"),
+    ],
+)
+def test_a_broken_profile_override_points_at_the_override(tmp_path: Path, new: str, message: str) -> None:
+    path = write(tmp_path / "broken.toml", USER_LANE.read_text("utf-8").replace("pattern = 'a+c'", new))
+    with pytest.raises(LaneError) as info:
+        load_lane(path, "contract")
+    assert (info.value.line, info.value.message) == (24, message)
+    assert load_lane(path, "reference").name == "user_lane"  # the other profile does not use it
+
+
+def test_the_shipped_fluency_override_is_located_too(tmp_path: Path) -> None:
+    lines = (RULES / "deterministic_fluency.toml").read_text("utf-8").splitlines()
+    header = lines.index("[predicates.profiles.contract.params]")
+    at = next(i for i in range(header, len(lines)) if lines[i].startswith("pattern = "))
+    lines[at] = "pattern = '(broken'"
+    path = write(tmp_path / "deterministic_fluency.toml", "\n".join(lines) + "\n")
+    with pytest.raises(LaneError) as info:
+        load_lane(path, "contract")
+    assert info.value.line == at + 1
+
+
+def test_a_rules_file_that_is_not_utf8(tmp_path: Path) -> None:
+    path = write(tmp_path / "latin1.toml", b'[lane]\nname = "caf\xe9"\n')
+    with pytest.raises(LaneError) as info:
+        load_lane(path)
+    assert (info.value.line, info.value.message) == (2, "rules file is not valid UTF-8")
+
+
+def test_a_missing_lane_table_and_a_missing_file(tmp_path: Path) -> None:
+    path = write(tmp_path / "nolane.toml", '[[predicates]]\nname = "x"\n')
+    with pytest.raises(LaneError) as info:
+        load_lane(path)
+    assert (info.value.line, info.value.message) == (1, "missing [lane] table")
+    with pytest.raises(LaneError) as info:
+        load_lane(tmp_path / "absent.toml")
+    assert info.value.message.startswith("cannot read rules file: ")
+
+
+def test_the_engine_keeps_the_builtin_lanes_when_a_user_file_is_broken(tmp_path: Path) -> None:
+    bad = write(tmp_path / "bad.toml", USER_LANE.read_text("utf-8").replace("'a+c'", "'(a+c'"))
+    engine = Engine(Config(lane_files=[bad]))  # the contract profile: its override is broken
+    assert [(e.path, e.line) for e in engine.lane_errors] == [(str(bad), 24)]
+    assert "user_lane" not in engine.lane_set.lanes
+    assert "deterministic_fluency" in engine.lane_set.lanes
+    assert [f.code for f in check(['{"case_id": "c", "surface": "It is ..."}'], engine=engine).findings] == ["SL101"]
+
+
+def test_the_cli_exits_2_on_a_broken_rules_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = write(tmp_path / "bad.toml", USER_LANE.read_text("utf-8").replace('kind = "substring_absent"', 'kind = "x"'))
+    turns = write(tmp_path / "t.jsonl", ['{"case_id": "c", "surface": "It is."}'])
+    assert main(["rule", "--lane-file", str(bad), "SL101"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"surface-lint: config error: {bad}:10: predicate 'no_marker': unknown kind 'x'")
+    assert main(["--lane", "deterministic_fluency", "--lane-file", str(bad), "--transcripts", str(turns)]) == 2
+    assert f"{bad}:10:" in capsys.readouterr().err
+
+
+# --- a catastrophic user regex is cut off, not a hang ---------------------------------------------
+
+
+def test_a_catastrophic_pattern_gives_sl013_and_the_rest_still_runs() -> None:
+    engine = Engine(Config(lane_files=[BACKTRACKING]))
+    assert engine.lane_errors == []
+    surface = "<x> " + "a" * 5000 + "b"
+    line = json.dumps({"case_id": "c1", "surface": surface})
+    started = time.monotonic()
+    result = check([line, '{"case_id": "c2", "surface": "fine"}'], engine=engine, lane_name="backtracking_lane")
+    assert time.monotonic() - started < 5
+    # SL013 covers the surface's string token (quotes included); the other predicate still ran.
+    assert fts(result.findings) == [
+        ("t.jsonl", 1, 30, 1, 30 + len(surface) + 2, "SL013", "error",
+         "a pattern of `no_a_run` ran past its time limit"),
+        ("t.jsonl", 1, 31, 1, 34, "SL912", "warning", "no_marker: placeholder marker `<x>` in the surface"),
+    ]
+
+
+def test_a_timed_out_predicate_counts_as_failed_in_the_lane_score(tmp_path: Path) -> None:
+    engine = Engine(Config(lane_files=[BACKTRACKING]))
+    turns = write(tmp_path / "t.jsonl", [
+        json.dumps({"case_id": "c1", "surface": "a" * 5000 + "b"}),
+        '{"case_id": "c2", "surface": "fine"}',
+    ])
+    started = time.monotonic()
+    result = engine.score("backtracking_lane", [], [str(turns)])
+    assert time.monotonic() - started < 5
+    assert result.metrics == {"no_a_run_rate": 0.5, "no_marker_rate": 1.0}
+    assert result.passed is False
+    assert [(f.record_id, f.code) for f in result.findings] == [("c1", "SL013")]
