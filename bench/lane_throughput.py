@@ -76,9 +76,9 @@ def build(path: Path, turns: int) -> int:
 def run(cmd: list[str]) -> tuple[float, int]:
     """CPU seconds (user+sys) and peak RSS (KiB) of one child process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode not in (0, 1):
+    if proc.returncode not in (0, 1) or not proc.stdout:
         raise SystemExit(f"failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr.decode()}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return cpu, _peak_rss(cmd)
