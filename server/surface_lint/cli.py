@@ -248,6 +248,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except Exception:  # an internal error must never look like a failed threshold (exit 1)
+        import traceback
+
+        traceback.print_exc()
+        print("surface-lint: internal error (a bug: please report it with the traceback above)", file=sys.stderr)
+        return EXIT_USAGE
 
 
 if __name__ == "__main__":
