@@ -9,8 +9,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .config import Config, ConfigError, find_config, load_config
@@ -19,8 +21,13 @@ from .findings import Severity, sorted_findings
 from .lanes import DEFAULT_PROFILE, PROFILES
 from .sources.base import ReadStats
 
+if TYPE_CHECKING:
+    from .engine import LaneResult
+    from .progress import Progress
+    from .reporters import RenderOptions
+
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
-SUBCOMMANDS = ("check", "rule", "server", "lanes")
+SUBCOMMANDS = ("check", "rule", "server", "lanes", "diff")
 
 
 def _common(p: argparse.ArgumentParser, formats: Sequence[str]) -> None:
@@ -48,8 +55,24 @@ def _lane_parser(formats: Sequence[str]) -> argparse.ArgumentParser:
                    help="with --split: the version folder (default: the newest)")
     p.add_argument("--thresholds", help="threshold set (e.g. v1, pre_gloss, post_gloss)")
     p.add_argument("--show", type=int, default=20, help="failing cases listed with positions in text output")
+    p.add_argument("--baseline", type=Path, metavar="FILE",
+                   help="a previous `--output-format json` run: fail when a metric falls below it")
+    p.add_argument("--baseline-tolerance", type=float, default=0.0, metavar="X",
+                   help="how far a metric may fall below the baseline (default 0)")
+    p.add_argument("--update-baseline", action="store_true", help="write this run to the --baseline FILE")
     _common(p, formats)
+    _ci_options(p, jobs=True)
     return p
+
+
+def _ci_options(p: argparse.ArgumentParser, jobs: bool) -> None:
+    p.add_argument("--annotation-limit", type=int, default=50, metavar="N",
+                   help="github format: print at most N annotations, most severe first (default 50)")
+    p.add_argument("--github-summary", action="store_true",
+                   help="also append the Markdown summary to $GITHUB_STEP_SUMMARY (kept under 1 MiB)")
+    if jobs:
+        p.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
+                       help="read files in N processes (0: one per CPU); the output is the same")
 
 
 def _check_parser(formats: Sequence[str]) -> argparse.ArgumentParser:
@@ -61,6 +84,22 @@ def _check_parser(formats: Sequence[str]) -> argparse.ArgumentParser:
     p.add_argument("--fail-on", choices=("error", "warning", "information", "hint"), default="warning",
                    help="lowest severity that makes the exit code 1 (default: warning)")
     _common(p, formats)
+    _ci_options(p, jobs=True)
+    return p
+
+
+def _diff_parser(formats: Sequence[str]) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="surface-lint diff",
+        description="Compare two runs of one lane (transcripts or lane reports): metric deltas, flipped "
+        "verdicts, new and vanished cases. Exit 1 when a metric or a predicate regressed.")
+    p.add_argument("old", type=Path, help="the earlier run")
+    p.add_argument("new", type=Path, help="the later run")
+    p.add_argument("--lane", help="lane name (default: detected from OLD)")
+    p.add_argument("--cases", nargs="+", default=[], metavar="PATH", help="case files to join both runs to")
+    p.add_argument("--thresholds", help="threshold set that says which way each metric is better")
+    _common(p, formats)
+    _ci_options(p, jobs=False)
     return p
 
 
@@ -150,11 +189,35 @@ def run_lane(argv: Sequence[str]) -> int:
         cases.append(str(find_split(args.lane, args.split, args.split_version, Path.cwd())))
     if not args.transcripts:
         raise UsageError("no transcripts: give --transcripts PATH ...")
-    want_details = args.output_format != "text"
-    result = engine.score(args.lane, cases, args.transcripts, args.thresholds, want_details,
-                          None if want_details else args.show)
-    _emit(args, LANE_FORMATS[args.output_format](result, _colour(args)))
-    return EXIT_FAIL if result.passed is False else EXIT_OK
+    if args.update_baseline and not args.baseline:
+        raise UsageError("--update-baseline needs --baseline FILE")
+    # The summary and the baseline file need every case's details, whatever is printed.
+    want_details = args.output_format != "text" or args.github_summary or args.update_baseline
+    jobs = _jobs(args)
+    with _progress(len(args.transcripts)) as progress:
+        result = engine.score(args.lane, cases, args.transcripts, args.thresholds, want_details,
+                              None if want_details else args.show, jobs=jobs, progress=progress.advance)
+    options = _options(args, engine, result.lane)
+    baseline_ok = True
+    if args.baseline and (args.baseline.exists() or not args.update_baseline):
+        from .baseline import check_baseline
+
+        report = check_baseline(args.baseline, result, engine.lane(result.lane), args.baseline_tolerance)
+        sys.stderr.write(report.render_text())
+        options = replace(options, baseline=report)
+        baseline_ok = report.passed or args.update_baseline
+    shown = _first_failing(result, args.show) if args.output_format == "text" and want_details else result
+    _emit(args, LANE_FORMATS[args.output_format](shown, options))
+    if args.github_summary:
+        from .reporters import markdown
+
+        _github_summary(lambda o: markdown.render_lane(result, o), options)
+    if args.update_baseline:
+        from .baseline import write_baseline
+
+        write_baseline(args.baseline, result)
+        print(f"surface-lint: wrote the baseline {args.baseline}", file=sys.stderr)
+    return EXIT_FAIL if result.passed is False or not baseline_ok else EXIT_OK
 
 
 def run_check(argv: Sequence[str]) -> int:
@@ -165,21 +228,96 @@ def run_check(argv: Sequence[str]) -> int:
     index = None
     if args.cases:
         _, index = engine.load_cases(args.cases, engine.lane(args.lane) if args.lane else None)
+    from .parallel import check_files
+
     findings = []
     stats = ReadStats()
-    files = []
-    for path in _expand(args.paths):
-        data = engine.read_bytes(str(path))
-        result = engine.check_bytes(str(path), data, args.kind, args.lane, index)
-        findings.extend(result.findings)
-        stats.add(result.stats)
-        files.append(str(path))
+    files = [str(path) for path in _expand(args.paths)]
+    with _progress(len(files)) as progress:
+        per_file = check_files(engine, index, args.cases, files, args.kind, args.lane, _jobs(args),
+                               progress.advance)
+    for file_findings, file_stats in per_file:
+        findings.extend(file_findings)
+        stats.add(file_stats)
     findings = sorted_findings(findings)
     run = CheckRun(findings, engine.profile, files, stats.lines, stats.records, stats.errors,
                    stats.blank, stats.skipped)
-    _emit(args, CHECK_FORMATS[args.output_format](run, _colour(args)))
+    options = _options(args, engine, None)
+    _emit(args, CHECK_FORMATS[args.output_format](run, options))
+    if args.github_summary:
+        from .reporters import markdown
+
+        _github_summary(lambda o: markdown.render_check(run, o), options)
     threshold = Severity.parse(args.fail_on)
     return EXIT_FAIL if any(f.severity >= threshold for f in findings) else EXIT_OK
+
+
+def run_diff(argv: Sequence[str]) -> int:
+    from .diff import diff_results
+    from .reporters import DIFF_FORMATS
+
+    args = _diff_parser(list(DIFF_FORMATS)).parse_args(argv)
+    engine = _engine(args, Path.cwd())
+    old = engine.score(args.lane, args.cases, [str(args.old)], args.thresholds, True, None)
+    new = engine.score(args.lane or old.lane, args.cases, [str(args.new)], args.thresholds, True, None)
+    if new.lane != old.lane:
+        raise UsageError(f"{args.old} is a run of {old.lane} but {args.new} one of {new.lane}")
+    lane = engine.lane(new.lane)
+    diff = diff_results(old, new, lane, str(args.old), str(args.new))
+    options = _options(args, engine, new.lane)
+    _emit(args, DIFF_FORMATS[args.output_format](diff, options))
+    if args.github_summary:
+        from .reporters import markdown
+
+        _github_summary(lambda o: markdown.render_diff(diff, o), options)
+    return EXIT_FAIL if diff.regressed else EXIT_OK
+
+
+def _jobs(args: argparse.Namespace) -> int:
+    from .parallel import job_count
+
+    try:
+        return job_count(args.jobs)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _progress(total: int) -> Progress:
+    from .progress import Progress
+
+    return Progress(total)
+
+
+def _options(args: argparse.Namespace, engine: Engine, lane: str | None) -> RenderOptions:
+    from .reporters import RenderOptions
+    from .reporters.common import rule_index
+
+    if args.annotation_limit < 0:
+        raise UsageError("--annotation-limit must be 0 or more")
+    return RenderOptions(colour=_colour(args), annotation_limit=args.annotation_limit,
+                         rules=rule_index(engine), lane=engine.lane(lane) if lane else None)
+
+
+def _github_summary(render: Callable[[RenderOptions], str], options: RenderOptions) -> None:
+    """Append Markdown to $GITHUB_STEP_SUMMARY, within what is left of GitHub's 1 MiB per step."""
+    from .reporters import STEP_SUMMARY_LIMIT
+
+    target = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not target:
+        print("surface-lint: warning: --github-summary: GITHUB_STEP_SUMMARY is not set; no summary written",
+              file=sys.stderr)
+        return
+    path = Path(target)
+    used = path.stat().st_size if path.exists() else 0
+    text = render(replace(options, colour=False, byte_limit=max(0, STEP_SUMMARY_LIMIT - used)))
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def _first_failing(result: LaneResult, show: int) -> LaneResult:
+    """Text output lists the positions of the first `show` failing cases only (as `--show` says)."""
+    dropped = {id(f) for o in [o for o in result.outcomes if o.findings][show:] for f in o.findings}
+    return replace(result, findings=[f for f in result.findings if id(f) not in dropped])
 
 
 def _expand(paths: Sequence[Path]) -> list[Path]:
@@ -238,7 +376,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if argv and argv[0] in SUBCOMMANDS:
             command, rest = argv[0], argv[1:]
-            return {"check": run_check, "rule": run_rule, "server": run_server, "lanes": run_lanes}[command](rest)
+            return {"check": run_check, "rule": run_rule, "server": run_server, "lanes": run_lanes,
+                    "diff": run_diff}[command](rest)
         return run_lane(argv)
     except UsageError as exc:
         print(f"surface-lint: error: {exc}", file=sys.stderr)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -414,9 +414,13 @@ class Engine:
         want_details: bool = True,
         finding_limit: int | None = None,
         texts: Mapping[str, bytes] | None = None,
+        jobs: int = 1,
+        progress: Callable[[str], None] | None = None,
     ) -> LaneResult:
         """Score a lane from files; `texts` gives the bytes of any path not to be read from disk
-        (an editor's unsaved buffers)."""
+        (an editor's unsaved buffers). With `jobs` > 1, transcript files are read and scored in
+        that many processes and merged in input order: the result is the one of a single process.
+        `progress` is called with each transcript path once it is done."""
         texts = texts or {}
         lane = self.lane(lane_name) if lane_name else None
         index: CaseIndex | None = None
@@ -441,32 +445,22 @@ class Engine:
             findings.extend(index.findings)
             stats.add(index.stats)
         scorer = _Scorer(self, lane, index, want_details, finding_limit)
-        for path in transcript_paths:
-            data_path = Path(path)
-            given = texts.get(path)
-            try:
-                if given is not None:
-                    head = given[:65536]
-                else:
-                    with data_path.open("rb") as fh:
-                        head = fh.read(65536)
-            except OSError as exc:
-                raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
-            kind, _ = sniff(head)
-            # A report may be one compact line: its shape decides, not its line count.
-            if kind == "report" or (kind is None and not _looks_jsonl(head)):
-                transcript = read_report(path, given if given is not None else self.read_bytes(path))
-                findings.extend(transcript.findings)
-                stats.add(transcript.stats)
-                scorer.add_report(transcript)
-            else:
-                if kind == "cases":
-                    raise UsageError(f"{path}: this is a case file; pass it with --cases")
-                reader = JsonlReader(path, self.config.max_line_bytes)
-                with io.BytesIO(given) if given is not None else data_path.open("rb") as fh:
-                    scorer.add_turns(iter_turns(path, fh, kind or "turns", reader))  # type: ignore[arg-type]
-                findings.extend(reader.findings)
-                stats.add(reader.stats)
+        parts = None
+        if jobs > 1 and len(transcript_paths) > 1:
+            parts = _score_in_processes(self, lane, case_paths, transcript_paths, texts, want_details,
+                                        finding_limit, jobs, progress)
+        if parts is not None and _independent(parts):
+            for part in parts:
+                findings.extend(part.read_findings)
+                stats.add(part.stats)
+                scorer.absorb(part)
+        else:  # one process, or files that share a case (priming, a split chain, a repeat)
+            for path in transcript_paths:
+                read_findings, read_stats = self._read_transcript(scorer, path, texts)
+                findings.extend(read_findings)
+                stats.add(read_stats)
+                if progress is not None and parts is None:
+                    progress(path)
         outcomes = scorer.finish()
         findings.extend(scorer.findings)
         for outcome in outcomes:
@@ -492,6 +486,33 @@ class Engine:
             remainder=remainder, stats=stats, sources=[*case_paths, *transcript_paths],
             headline=lane.headline, metric_aliases=aliases,
         )
+
+
+    def _read_transcript(self, scorer: _Scorer, path: str,
+                         texts: Mapping[str, bytes]) -> tuple[list[Finding], ReadStats]:
+        """Feed one transcript file to the scorer; its reading findings and counts."""
+        data_path = Path(path)
+        given = texts.get(path)
+        try:
+            if given is not None:
+                head = given[:65536]
+            else:
+                with data_path.open("rb") as fh:
+                    head = fh.read(65536)
+        except OSError as exc:
+            raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
+        kind, _ = sniff(head)
+        # A report may be one compact line: its shape decides, not its line count.
+        if kind == "report" or (kind is None and not _looks_jsonl(head)):
+            transcript = read_report(path, given if given is not None else self.read_bytes(path))
+            scorer.add_report(transcript)
+            return list(transcript.findings), transcript.stats
+        if kind == "cases":
+            raise UsageError(f"{path}: this is a case file; pass it with --cases")
+        reader = JsonlReader(path, self.config.max_line_bytes)
+        with io.BytesIO(given) if given is not None else data_path.open("rb") as fh:
+            scorer.add_turns(iter_turns(path, fh, kind or "turns", reader))
+        return reader.findings, reader.stats
 
 
 def _ending_fix(spec: PredicateSpec, verdict: Verdict, where: Location) -> tuple[Fix, ...]:
@@ -686,6 +707,7 @@ class _Scorer:
         self.failing_shown = 0
         self.primed: set[str] = set()
         self.chains: dict[str, _Chain] = {}
+        self.events: list[Outcome] = []  # every recorded outcome in order, replaced ones too
 
     def _case(self, case_id: str | None) -> tuple[bool, Case | None]:
         if self.index is None:
@@ -717,7 +739,27 @@ class _Scorer:
             self.findings.append(check_finding(
                 "SL005", record.whole(), f"a second scored record for case `{case_id}` replaces the first",
                 case_id, severity=Severity.WARNING, record_index=record.index))
-        self.outcomes[case_id] = Outcome(case_id, signals, subject.grounding, details, failed, tuple(findings))
+        outcome = Outcome(case_id, signals, subject.grounding, details, failed, tuple(findings),
+                          dict(verdicts) if self.want_details else None)
+        self.outcomes[case_id] = outcome
+        self.events.append(outcome)
+
+    def absorb(self, part: _Part) -> None:
+        """Take one file's outcomes scored in another process, as if it had been read here."""
+        self.unknown |= part.unknown
+        self.findings.extend(part.scorer_findings)
+        for outcome in part.events:
+            if outcome.findings:  # the other process counted only its own file: apply the limit to all
+                if self.finding_limit is not None and self.failing_shown >= self.finding_limit:
+                    outcome = replace(outcome, findings=())
+                else:
+                    self.failing_shown += 1
+            self.outcomes[outcome.case_id] = outcome
+            self.events.append(outcome)
+
+    def touched(self) -> set[str]:
+        """Case ids whose scoring state this scorer holds (primed, chained or scored)."""
+        return self.primed | set(self.chains) | {o.case_id for o in self.events}
 
     def add_turns(self, turns: Iterable[Turn]) -> None:
         chain_unit = self.lane.unit == "chain"
@@ -778,6 +820,58 @@ class _Scorer:
         if self.index is None:
             return []
         return [c.id for c in self.index.ordered() if c.id not in self.outcomes]
+
+
+@dataclass
+class _Part:
+    """One transcript file scored on its own (in a worker process)."""
+
+    events: list[Outcome]
+    scorer_findings: list[Finding]
+    read_findings: list[Finding]
+    stats: ReadStats
+    unknown: set[str]
+    touched: set[str]
+
+
+_WORKER: dict[str, Any] = {}  # per worker process: its engine, lane, case index and texts
+
+
+def _start_worker(config: Config, profile: str, lane_name: str, case_paths: Sequence[str],
+                  texts: Mapping[str, bytes]) -> None:
+    engine = Engine(config, profile)
+    lane = engine.lane(lane_name)
+    index = engine.load_cases(case_paths, lane, texts)[1] if case_paths else None
+    _WORKER.update(engine=engine, lane=lane, index=index, texts=texts)
+
+
+def _score_file(path: str, want_details: bool, finding_limit: int | None) -> _Part:
+    engine: Engine = _WORKER["engine"]
+    # The first `finding_limit` failing cases of all files are among the first of each file.
+    scorer = _Scorer(engine, _WORKER["lane"], _WORKER["index"], want_details, finding_limit)
+    read_findings, stats = engine._read_transcript(scorer, path, _WORKER["texts"])
+    scorer.finish()  # a chain lane scores its chains here
+    return _Part(scorer.events, scorer.findings, read_findings, stats, scorer.unknown, scorer.touched())
+
+
+def _score_in_processes(engine: Engine, lane: Lane, case_paths: Sequence[str], paths: Sequence[str],
+                        texts: Mapping[str, bytes], want_details: bool, finding_limit: int | None,
+                        jobs: int, progress: Callable[[str], None] | None) -> list[_Part]:
+    from .parallel import ordered_map
+
+    return ordered_map(_score_file, [(p, want_details, finding_limit) for p in paths], jobs,
+                       _start_worker, (engine.config, engine.profile, lane.name, list(case_paths), dict(texts)),
+                       on_done=(lambda item: progress(item[0])) if progress else None)
+
+
+def _independent(parts: Sequence[_Part]) -> bool:
+    """Whether no two files touch the same case: only then is merging them exact."""
+    seen: set[str] = set()
+    for part in parts:
+        if seen & part.touched:
+            return False
+        seen |= part.touched
+    return True
 
 
 def expected_for(lane: Lane, case_fields: Mapping[str, Any] | None) -> list[str]:

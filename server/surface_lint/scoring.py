@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -14,18 +15,28 @@ from .predicates import Context, RegexTimeout, Subject, Verdict
 CASE_FIELD_KINDS = {"case_field_in_surface": "field", "proposal_count_equal": "field"}
 
 
-_PLANS: dict[int, tuple[tuple[PredicateSpec, str | None], ...]] = {}
+_Plan = tuple[tuple[PredicateSpec, str | None], ...]
+# By id(lane), with a weak reference to check the id still names that lane: a reloaded
+# rules file may get a freed lane's id, and must not inherit its predicates.
+_PLANS: dict[int, tuple[weakref.ref[Lane], _Plan]] = {}
 
 
-def _plan(lane: Lane) -> tuple[tuple[PredicateSpec, str | None], ...]:
+def _plan(lane: Lane) -> _Plan:
     """Per lane, once: each predicate with the case field it needs (if any)."""
-    plan = _PLANS.get(id(lane))
-    if plan is None:
-        plan = tuple(
-            (spec, str(spec.params[CASE_FIELD_KINDS[spec.kind]]) if spec.kind in CASE_FIELD_KINDS else None)
-            for spec in lane.predicates
-        )
-        _PLANS[id(lane)] = plan
+    cached = _PLANS.get(id(lane))
+    if cached is not None and cached[0]() is lane:
+        return cached[1]
+    plan = tuple(
+        (spec, str(spec.params[CASE_FIELD_KINDS[spec.kind]]) if spec.kind in CASE_FIELD_KINDS else None)
+        for spec in lane.predicates
+    )
+    key = id(lane)
+
+    def forget(ref: weakref.ref[Lane]) -> None:
+        if _PLANS.get(key, (None,))[0] is ref:
+            del _PLANS[key]
+
+    _PLANS[key] = (weakref.ref(lane, forget), plan)
     return plan
 
 
@@ -127,6 +138,7 @@ class Outcome:
     details: dict[str, Any] | None = None
     failed: tuple[str, ...] = ()  # predicates that failed (expected or not)
     findings: tuple[Any, ...] = ()
+    verdicts: dict[str, Verdict] | None = None  # every verdict with its spans, when details are wanted
 
 
 def compute_metrics(lane: Lane, outcomes: Sequence[Outcome]) -> dict[str, Any]:

@@ -1,0 +1,89 @@
+"""Spreading independent work over processes, results in input order (the same as one process)."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from .config import Config
+    from .engine import CaseIndex, Engine
+    from .findings import Finding
+    from .sources.base import ReadStats
+
+T = TypeVar("T")
+
+
+def job_count(requested: int) -> int:
+    """`--jobs N`: N processes; 0 means one per CPU."""
+    if requested < 0:
+        raise ValueError("--jobs must be 0 (one per CPU) or more")
+    return requested or os.cpu_count() or 1
+
+
+def ordered_map(
+    fn: Callable[..., T],
+    calls: Sequence[tuple[Any, ...]],
+    jobs: int,
+    initializer: Callable[..., None] | None = None,
+    initargs: tuple[Any, ...] = (),
+    on_done: Callable[[tuple[Any, ...]], None] | None = None,
+) -> list[T]:
+    """`fn(*args)` for each args in `calls`, in `jobs` processes; results in the order of `calls`.
+
+    `on_done(args)` runs in this process as each call finishes (in any order). A worker's
+    exception is raised here for the first failing call in input order, as a loop would.
+    Workers are forked on Linux (nothing to re-import; the caller runs no other thread),
+    spawned elsewhere.
+    """
+    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    with ProcessPoolExecutor(max_workers=min(jobs, len(calls)) or 1, mp_context=context,
+                             initializer=initializer, initargs=initargs) as pool:
+        futures = {pool.submit(fn, *args): args for args in calls}
+        if on_done is not None:
+            for future in as_completed(futures):
+                on_done(futures[future])
+        return [future.result() for future in futures]
+
+
+# --- `surface-lint check`: one file per call ------------------------------------------------
+
+_CHECK_WORKER: dict[str, Any] = {}  # per worker process: its engine and case index
+
+
+def _start_check_worker(config: Config, profile: str, case_paths: Sequence[str], lane_name: str | None) -> None:
+    from .engine import Engine
+
+    engine = Engine(config, profile)
+    index = engine.load_cases(case_paths, engine.lane(lane_name) if lane_name else None)[1] if case_paths else None
+    _CHECK_WORKER.update(engine=engine, index=index)
+
+
+def _check_one(engine: Engine, index: CaseIndex | None, path: str, kind: str | None,
+               lane_name: str | None) -> tuple[list[Finding], ReadStats]:
+    result = engine.check_bytes(path, engine.read_bytes(path), kind, lane_name, index)
+    return result.findings, result.stats
+
+
+def _check_in_worker(path: str, kind: str | None, lane_name: str | None) -> tuple[list[Finding], ReadStats]:
+    return _check_one(_CHECK_WORKER["engine"], _CHECK_WORKER["index"], path, kind, lane_name)
+
+
+def check_files(engine: Engine, index: CaseIndex | None, case_paths: Sequence[str], paths: Sequence[str],
+                kind: str | None, lane_name: str | None, jobs: int = 1,
+                on_done: Callable[[tuple[Any, ...]], None] | None = None) -> list[tuple[list[Finding], ReadStats]]:
+    """Each file's findings and counts, in the order of `paths`; files are independent."""
+    if jobs <= 1 or len(paths) <= 1:
+        out = []
+        for path in paths:
+            out.append(_check_one(engine, index, path, kind, lane_name))
+            if on_done is not None:
+                on_done((path,))
+        return out
+    return ordered_map(_check_in_worker, [(p, kind, lane_name) for p in paths], jobs,
+                       _start_check_worker, (engine.config, engine.profile, list(case_paths), lane_name),
+                       on_done)

@@ -1,0 +1,246 @@
+"""What several reporters share: paths as CI tools want them, rule metadata, per-case views.
+
+Nothing here computes a verdict: it regroups what the engine returned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from pathlib import Path, PurePath
+from typing import TYPE_CHECKING, Any
+
+from ..engine import LaneResult
+from ..findings import Finding, Severity
+from ..scoring import Outcome
+
+if TYPE_CHECKING:
+    from ..engine import Engine
+    from ..lanes import Lane
+
+Span = tuple[int, int]
+
+# Detail fields that name a case's group, in order of preference (fluency/multi: category;
+# symbolic: pattern).
+GROUP_FIELDS = ("category", "pattern")
+
+
+def display_path(path: str) -> str:
+    """A path as CI systems want it: relative to the working directory when inside it, '/'-separated."""
+    p = Path(path)
+    if p.is_absolute():
+        try:
+            return p.relative_to(Path.cwd()).as_posix()
+        except ValueError:
+            return p.as_posix()
+    return PurePath(path).as_posix()
+
+
+def by_severity(findings: Iterable[Finding]) -> list[Finding]:
+    """Most severe first; within a severity, the usual path/position order."""
+    return sorted(findings, key=lambda f: (-int(f.severity), *f.sort_key()))
+
+
+def fmt_value(value: object) -> str:
+    """A metric value as every report prints it: rates to 4 places, booleans lower-case."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return str(value)
+
+
+def numeric(value: object) -> float | None:
+    """A metric value as a number (booleans count as 0/1), or None."""
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, (int, float)):
+        return float(value)
+    return None
+
+
+# --- rules -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RuleInfo:
+    """One code's documentation, from the lane TOML or checks.py (the single sources)."""
+
+    code: str
+    name: str
+    summary: str
+    what: str
+    why: str
+    help_uri: str
+    default_severity: str
+    lane: str | None
+
+
+def rule_index(engine: Engine) -> dict[str, RuleInfo]:
+    """Every predicate and check by code (lanes in name order; the first lane using a code wins)."""
+    from ..checks import CHECKS
+    from ..docs import check_url, rule_url
+
+    out: dict[str, RuleInfo] = {}
+    for lane_name in sorted(engine.lane_set.lanes):
+        lane = engine.lane_set.lanes[lane_name]
+        for spec in lane.predicates:
+            out.setdefault(spec.code, RuleInfo(
+                spec.code, spec.name, spec.summary, spec.what, spec.why, rule_url(spec, lane),
+                spec.default_severity, lane.name))
+    for check in CHECKS.values():
+        out.setdefault(check.code, RuleInfo(
+            check.code, check.name, check.summary, check.what, check.why, check_url(check.code),
+            check.severity, None))
+    return out
+
+
+# --- metrics -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MetricRow:
+    name: str
+    value: Any
+    headline: bool
+    threshold: str | None  # "≥ 0.9"-style description of the check, when one applies
+    target: float | None  # the check's value (for plots)
+    op: str | None
+    tolerance: float
+    passed: bool | None  # None: no threshold on this metric
+
+
+def metric_rows(result: LaneResult) -> list[MetricRow]:
+    checks = {t.check.metric: t for t in result.thresholds}
+    rows = []
+    for name, value in result.metrics.items():
+        t = checks.get(name)
+        rows.append(MetricRow(
+            name=name, value=value, headline=name == result.headline,
+            threshold=t.check.describe() if t else None,
+            target=t.check.value if t else None, op=t.check.op if t else None,
+            tolerance=t.check.tolerance if t else 0.0, passed=t.passed if t else None))
+    return rows
+
+
+def verdict_word(passed: bool | None) -> str:
+    return "PASS" if passed else ("no thresholds checked" if passed is None else "FAIL")
+
+
+# --- cases -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PredicateFailure:
+    name: str
+    code: str
+    severity: Severity | None  # of its finding; None: failed but reported nothing (severity off)
+    message: str
+    spans: tuple[Span, ...]  # offsets into the decoded surface
+
+    @property
+    def blocking(self) -> bool:
+        """At warning or above: what makes a case fail (check's --fail-on default)."""
+        return self.severity is not None and self.severity >= Severity.WARNING
+
+
+@dataclass(frozen=True, slots=True)
+class CaseView:
+    """One scored case as a report shows it: which predicates were judged and which failed."""
+
+    case_id: str
+    group: str | None
+    surface: str | None
+    judged: tuple[str, ...]  # reported predicates with a verdict, in lane order
+    failures: tuple[PredicateFailure, ...]
+    findings: tuple[Finding, ...]
+
+    @property
+    def worst(self) -> Severity | None:
+        levels = [f.severity for f in self.failures if f.severity is not None]
+        return max(levels) if levels else None
+
+    @property
+    def failing(self) -> bool:
+        """Fails when a predicate it is held to fails at warning or above (check's --fail-on default)."""
+        return any(f.blocking for f in self.failures)
+
+    @property
+    def status(self) -> str:
+        if self.failing:
+            return "fail"
+        return "note" if self.failures else "pass"
+
+    def failed_names(self) -> list[str]:
+        return [f.name for f in self.failures]
+
+    def passed(self, predicate: str) -> bool | None:
+        """True/False for a judged predicate, None when it was not judged."""
+        if predicate not in self.judged:
+            return None
+        return predicate not in self.failed_names()
+
+
+def reported_predicates(lane: Lane | None, outcomes: Sequence[Outcome] = ()) -> list[tuple[str, str]]:
+    """(name, code) of the lane's reported predicates in lane order; without a lane, those seen failing."""
+    if lane is not None:
+        return [(p.name, p.code) for p in lane.predicates if p.report]
+    seen: dict[str, str] = {}
+    for o in outcomes:
+        for name in o.failed:
+            seen.setdefault(name, "")
+    return sorted(seen.items())
+
+
+def case_view(outcome: Outcome, predicates: Sequence[tuple[str, str]]) -> CaseView:
+    details: Mapping[str, Any] = outcome.details or {}
+    group = next((str(details[k]) for k in GROUP_FIELDS if isinstance(details.get(k), str) and details[k]), None)
+    surface = details.get("surface") if isinstance(details.get("surface"), str) else None
+    verdicts = outcome.verdicts or {}
+    severity: dict[str, Severity] = {}
+    for f in outcome.findings:
+        if f.rule not in severity or f.severity > severity[f.rule]:
+            severity[f.rule] = f.severity
+    judged: list[str] = []
+    failures: list[PredicateFailure] = []
+    failed = set(outcome.failed)
+    for name, code in predicates:
+        verdict = verdicts.get(name)
+        if verdict is None and name not in failed:
+            continue
+        judged.append(name)
+        if name in failed:
+            failures.append(PredicateFailure(
+                name, code, severity.get(name), verdict.message if verdict else "",
+                tuple(verdict.spans) if verdict else ()))
+    return CaseView(outcome.case_id, group, surface, tuple(judged), tuple(failures), tuple(outcome.findings))
+
+
+def case_views(result: LaneResult, lane: Lane | None) -> list[CaseView]:
+    predicates = reported_predicates(lane, result.outcomes)
+    return [case_view(o, predicates) for o in result.outcomes]
+
+
+def highlight_segments(surface: str, failures: Sequence[PredicateFailure]) -> list[tuple[str, tuple[str, ...]]]:
+    """The surface cut where the set of failing predicates covering a character changes.
+
+    Each segment is (text, names of the predicates whose spans cover it); overlapping spans merge.
+    """
+    bounds = {0, len(surface)}
+    for f in failures:
+        for start, end in f.spans:
+            bounds.update((max(0, min(start, len(surface))), max(0, min(end, len(surface)))))
+    cuts = sorted(bounds)
+    out: list[tuple[str, tuple[str, ...]]] = []
+    for a, b in pairwise(cuts):
+        if a == b:
+            continue
+        names = tuple(f.name for f in failures if any(s <= a and b <= e for s, e in f.spans))
+        if out and out[-1][1] == names:
+            out[-1] = (out[-1][0] + surface[a:b], names)
+        else:
+            out.append((surface[a:b], names))
+    return out

@@ -1,0 +1,116 @@
+"""GitHub Actions workflow commands: `::error file=..,line=..,col=..,endLine=..,endColumn=..,title=..::msg`.
+
+GitHub shows only about ten annotations of each kind per step, so the most severe come first,
+at most `annotation_limit` are printed, and a closing `::notice::` says how many were left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..engine import LaneResult
+from ..findings import Finding, Severity
+from .common import by_severity, display_path, fmt_value
+
+if TYPE_CHECKING:
+    from ..diff import LaneDiff
+    from . import CheckRun, RenderOptions
+
+COMMANDS = {
+    Severity.ERROR: "error",
+    Severity.WARNING: "warning",
+    Severity.INFORMATION: "notice",
+    Severity.HINT: "notice",
+}
+
+
+def escape_data(text: str) -> str:
+    """A command's message: `%`, CR and LF are percent-encoded (as @actions/core does)."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """A property value: as data, plus `:` and `,`, which delimit properties."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+@dataclass(frozen=True, slots=True)
+class Annotation:
+    severity: Severity
+    message: str
+    title: str | None = None
+    finding: Finding | None = None  # gives the file and range
+
+    def command(self) -> str:
+        props: list[tuple[str, str]] = []
+        if self.finding is not None:
+            loc = self.finding.location
+            props += [("file", display_path(loc.path)), ("line", str(loc.line)), ("col", str(loc.column)),
+                      ("endLine", str(loc.end_line)), ("endColumn", str(loc.end_column))]
+        if self.title is not None:
+            props.append(("title", self.title))
+        head = ",".join(f"{k}={escape_property(v)}" for k, v in props)
+        return f"::{COMMANDS[self.severity]}{' ' + head if head else ''}::{escape_data(self.message)}"
+
+
+def finding_annotation(f: Finding, title_prefix: str = "") -> Annotation:
+    return Annotation(f.severity, f.message, f"{title_prefix}{f.code} {f.rule}", f)
+
+
+def render_annotations(annotations: Sequence[Annotation], limit: int) -> str:
+    """Most severe first (stable within a severity), cut at `limit`, with a closing count."""
+    ordered = sorted(annotations, key=lambda a: -int(a.severity))
+    shown = ordered[: max(0, limit)]
+    lines = [a.command() for a in shown]
+    left_out = len(ordered) - len(shown)
+    if left_out:
+        lines.append(Annotation(
+            Severity.INFORMATION,
+            f"surface-lint: {left_out} more annotation(s) not shown (limit {limit}, "
+            "--annotation-limit); the SARIF, JSON or Markdown output lists them all.").command())
+    return "".join(line + "\n" for line in lines)
+
+
+def render_check(run: CheckRun, options: RenderOptions) -> str:
+    return render_annotations([finding_annotation(f) for f in by_severity(run.findings)],
+                              options.annotation_limit)
+
+
+def threshold_annotations(result: LaneResult) -> list[Annotation]:
+    title = f"surface-lint {result.lane}: threshold failed"
+    return [
+        Annotation(Severity.ERROR,
+                   f"{t.check.metric} is {fmt_value(t.actual)}; the {result.threshold_set} "
+                   f"threshold needs {t.check.describe()}", title)
+        for t in result.thresholds if not t.passed
+    ]
+
+
+def render_lane(result: LaneResult, options: RenderOptions) -> str:
+    annotations = threshold_annotations(result)
+    annotations += [finding_annotation(f) for f in by_severity(result.findings)]
+    if options.baseline is not None:
+        annotations[:0] = [
+            Annotation(Severity.ERROR, line, f"surface-lint {result.lane}: below baseline")
+            for line in options.baseline.regression_lines()
+        ]
+    return render_annotations(annotations, options.annotation_limit)
+
+
+def render_diff(diff: LaneDiff, options: RenderOptions) -> str:
+    lane = diff.new.lane
+    annotations = [
+        Annotation(Severity.ERROR, d.describe(), f"surface-lint {lane}: metric regressed")
+        for d in diff.metrics if d.regressed
+    ]
+    for change in diff.changed:
+        for flip in change.flips:
+            if not flip.regressed:
+                continue
+            anchor = next((f for f in change.new_findings if f.rule == flip.predicate), None)
+            annotations.append(Annotation(
+                Severity.ERROR, f"{change.case_id}: {flip.predicate} passed before and fails now: "
+                f"{flip.new_message}", f"surface-lint {lane}: {flip.code} {flip.predicate} regressed", anchor))
+    return render_annotations(annotations, options.annotation_limit)

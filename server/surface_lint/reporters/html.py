@@ -1,0 +1,394 @@
+"""A self-contained HTML report: inline CSS, SVG and a little JS; no network; same bytes for the same input.
+
+`--lane`: each metric plotted against its threshold, the predicate x case pass matrix, the
+failing surfaces with their failing characters marked, filters by category and predicate.
+`diff`: metric deltas (old and new bars), flipped verdicts with both surfaces side by side.
+`check`: the findings, filterable by code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from html import escape
+from typing import TYPE_CHECKING
+
+from .. import __version__
+from ..engine import LaneResult
+from ..findings import Finding
+from .common import (
+    CaseView,
+    MetricRow,
+    PredicateFailure,
+    case_views,
+    display_path,
+    fmt_value,
+    highlight_segments,
+    metric_rows,
+    numeric,
+    reported_predicates,
+    verdict_word,
+)
+
+if TYPE_CHECKING:
+    from ..diff import LaneDiff, MetricDelta
+    from . import CheckRun, RenderOptions
+
+PLOT_W, PLOT_H, BAR_Y, BAR_H = 240, 22, 5, 12
+
+CSS = """
+:root{--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--bg:#fff;--pass:#1a7f37;--fail:#cf222e;
+--note:#9a6700;--track:#eef1f4;--mark:#ffd8d3;--na:#8c959f}
+*{box-sizing:border-box}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;color:var(--fg);
+background:var(--bg);margin:0;padding:24px 32px;max-width:1400px}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 10px;border-bottom:1px solid var(--line);
+padding-bottom:4px}h3{font-size:14px;margin:0 0 6px}
+code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}
+.meta{color:var(--muted);margin:0}
+.badge{display:inline-block;padding:1px 9px;border-radius:10px;font-size:13px;color:#fff;vertical-align:middle}
+.badge.pass{background:var(--pass)}.badge.fail{background:var(--fail)}.badge.none{background:var(--na)}
+table{border-collapse:collapse}th,td{padding:4px 8px;border-bottom:1px solid var(--line);text-align:left;
+vertical-align:top}th{font-weight:600;background:#f6f8fa}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+tr.fail td.verdict{color:var(--fail);font-weight:600}tr.pass td.verdict{color:var(--pass)}
+svg .track{fill:var(--track)}svg .bar.pass{fill:var(--pass)}svg .bar.fail{fill:var(--fail)}
+svg .bar.info{fill:#0969da}svg .bar.old{fill:#afb8c1}svg .threshold{stroke:var(--fg);stroke-width:2}
+svg .band{fill:rgba(31,35,40,.15)}
+.matrix td.cell{text-align:center;font-weight:600;width:28px}
+.matrix td.pass{color:var(--pass)}.matrix td.fail{color:#fff;background:var(--fail)}
+.matrix td.note{color:#fff;background:var(--note)}.matrix td.na{color:var(--na)}
+.matrix th.pred{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap;font-size:12px}
+.filters{display:flex;gap:16px;align-items:center;margin:8px 0 12px;flex-wrap:wrap}
+.filters select{font:inherit;padding:2px 4px}#f-count{color:var(--muted)}
+.case{border:1px solid var(--line);border-left:4px solid var(--fail);border-radius:6px;padding:10px 14px;
+margin:0 0 12px}.case.note{border-left-color:var(--note)}
+.case ul{margin:4px 0 8px;padding-left:18px}.where{color:var(--muted)}
+.surface{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px;
+background:#f6f8fa;padding:8px 10px;border-radius:4px;white-space:pre-wrap;word-break:break-word;margin:4px 0}
+.surface mark{background:var(--mark);color:var(--fg);border-bottom:2px solid var(--fail);padding:0 1px}
+.empty{color:var(--muted);font-style:italic}
+.sides{display:grid;grid-template-columns:1fr 1fr;gap:12px}.sides h4{margin:0;font-size:12px;color:var(--muted)}
+ul.plain{padding-left:18px}footer{margin-top:32px;color:var(--muted);font-size:12px}
+[hidden]{display:none!important}
+"""
+
+# Filters: every element with data-case is shown when it matches the category, predicate and status.
+JS = """
+(function(){
+  var g=document.getElementById('f-group'),p=document.getElementById('f-pred'),
+      s=document.getElementById('f-failing'),n=document.getElementById('f-count');
+  if(!g||!p||!s)return;
+  function apply(){
+    var shown=0,total=0;
+    document.querySelectorAll('[data-case]').forEach(function(el){
+      var failed=(el.getAttribute('data-failed')||'').split(' ');
+      var ok=(!g.value||el.getAttribute('data-group')===g.value)&&
+             (!p.value||failed.indexOf(p.value)>=0)&&
+             (!s.checked||el.getAttribute('data-status')!=='pass');
+      el.hidden=!ok;
+      if(el.tagName==='TR'){total++;if(ok)shown++;}
+    });
+    if(n)n.textContent=shown+' of '+total+' rows shown';
+  }
+  [g,p,s].forEach(function(e){e.addEventListener('change',apply);});
+  apply();
+})();
+"""
+
+
+def _e(text: object) -> str:
+    return escape(str(text), quote=True)
+
+
+def _page(title: str, body: Iterable[str]) -> str:
+    return "\n".join([
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        # No network: nothing may be fetched, and the page says so to the browser too.
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+        "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">",
+        f"<title>{_e(title)}</title>",
+        f"<style>{CSS}</style>",
+        "</head>",
+        "<body>",
+        *body,
+        f"<footer>Generated by surface-lint {_e(__version__)}.</footer>",
+        f"<script>{JS}</script>",
+        "</body>",
+        "</html>",
+    ]) + "\n"
+
+
+def _badge(passed: bool | None, word: str | None = None) -> str:
+    cls = "none" if passed is None else ("pass" if passed else "fail")
+    return f'<span class="badge {cls}">{_e(word or verdict_word(passed))}</span>'
+
+
+def _x(value: float) -> str:
+    """An x coordinate on the plot for a value in [0, 1] (clamped), to 0.1 px."""
+    return f"{max(0.0, min(1.0, value)) * PLOT_W:.1f}"
+
+
+def metric_svg(row: MetricRow) -> str:
+    """A bar for a rate in [0, 1] with its threshold marked (a line; a band for `≈ v ± t`)."""
+    value = numeric(row.value)
+    if value is None or isinstance(row.value, bool) or not isinstance(row.value, float):
+        return ""
+    cls = "info" if row.passed is None else ("pass" if row.passed else "fail")
+    label = f"{row.name} {fmt_value(row.value)}" + (f", threshold {row.threshold}" if row.threshold else "")
+    parts = [
+        f'<svg class="metric-plot" data-metric="{_e(row.name)}" width="{PLOT_W}" height="{PLOT_H}" '
+        f'viewBox="0 0 {PLOT_W} {PLOT_H}" role="img" aria-label="{_e(label)}">',
+        f'<rect class="track" x="0" y="{BAR_Y}" width="{PLOT_W}" height="{BAR_H}"/>',
+        f'<rect class="bar {cls}" x="0" y="{BAR_Y}" width="{_x(value)}" height="{BAR_H}"/>',
+    ]
+    if row.target is not None:
+        if row.op == "~=":
+            lo, hi = row.target - row.tolerance, row.target + row.tolerance
+            width = f"{float(_x(hi)) - float(_x(lo)):.1f}"
+            parts.append(f'<rect class="band" x="{_x(lo)}" y="1" width="{width}" height="{PLOT_H - 2}"/>')
+        x = _x(row.target)
+        parts.append(f'<line class="threshold" x1="{x}" x2="{x}" y1="1" y2="{PLOT_H - 1}"/>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _surface_html(surface: str | None, failures: Sequence[PredicateFailure]) -> str:
+    if surface is None:
+        return ""
+    if surface == "":
+        return '<div class="surface"><span class="empty">(empty surface)</span></div>'
+    out = []
+    for text, names in highlight_segments(surface, failures):
+        if names:
+            out.append(f'<mark data-predicates="{_e(" ".join(names))}" title="{_e(", ".join(names))}">{_e(text)}</mark>')
+        else:
+            out.append(_e(text))
+    return f'<div class="surface">{"".join(out)}</div>'
+
+
+def _where(f: Finding) -> str:
+    loc = f.location
+    return f"{display_path(loc.path)}:{loc.line}:{loc.column}"
+
+
+def _filters(groups: Iterable[str], predicates: Sequence[tuple[str, str]], group_label: str) -> str:
+    g_opts = "".join(f'<option value="{_e(g)}">{_e(g)}</option>' for g in sorted(set(groups)))
+    p_opts = "".join(f'<option value="{_e(n)}">{_e(c)} {_e(n)}</option>' for n, c in predicates)
+    return (
+        '<div class="filters">'
+        f'<label>{_e(group_label)} <select id="f-group"><option value="">all</option>{g_opts}</select></label>'
+        f'<label>Predicate failing <select id="f-pred"><option value="">any</option>{p_opts}</select></label>'
+        '<label><input type="checkbox" id="f-failing"> with a failing predicate only</label>'
+        '<span id="f-count"></span></div>'
+    )
+
+
+def _data_attrs(view: CaseView) -> str:
+    failed = " ".join(view.failed_names())
+    return (f'data-case="{_e(view.case_id)}" data-group="{_e(view.group or "")}" '
+            f'data-failed="{_e(failed)}" data-status="{view.status}"')
+
+
+def _case_article(view: CaseView, anchor: str) -> str:
+    items = []
+    for f in view.failures:
+        sev = f.severity.label if f.severity is not None else "off"
+        places = ", ".join(_where(x) for x in view.findings if x.rule == f.name)
+        where = f' <span class="where mono">{_e(places)}</span>' if places else ""
+        items.append(f"<li><b>{_e(f.name)}</b> <code>{_e(f.code)}</code> · {_e(sev)} — {_e(f.message)}{where}</li>")
+    group = f' <span class="where">{_e(view.group)}</span>' if view.group else ""
+    return (
+        f'<article class="case {view.status}" id="{anchor}" {_data_attrs(view)}>'
+        f"<h3><code>{_e(view.case_id)}</code>{group}</h3>"
+        f'<ul>{"".join(items)}</ul>{_surface_html(view.surface, view.failures)}</article>'
+    )
+
+
+def _metric_table(rows: Sequence[MetricRow], options: RenderOptions) -> list[str]:
+    baseline = {d.name: d for d in options.baseline.deltas} if options.baseline else {}
+    head = "<tr><th>Metric</th><th>Value</th><th>Threshold</th><th>Result</th><th>Plot</th>"
+    head += "<th>Baseline</th></tr>" if baseline else "</tr>"
+    out = ['<table class="metrics">', head]
+    for row in rows:
+        cls = "none" if row.passed is None else ("pass" if row.passed else "fail")
+        name = f"<b>{_e(row.name)}</b> (headline)" if row.headline else _e(row.name)
+        verdict = "" if row.passed is None else ("pass" if row.passed else "FAIL")
+        cells = (f'<td>{name}</td><td class="num">{_e(fmt_value(row.value))}</td>'
+                 f"<td>{_e(row.threshold or '')}</td><td class=\"verdict\">{verdict}</td>"
+                 f"<td>{metric_svg(row)}</td>")
+        if baseline:
+            d = baseline.get(row.name)
+            text = "" if d is None or d.old is None else fmt_value(d.old) + (" — below" if d.regressed else "")
+            cells += f'<td class="num">{_e(text)}</td>'
+        out.append(f'<tr class="metric {cls}" data-metric="{_e(row.name)}">{cells}</tr>')
+    out.append("</table>")
+    return out
+
+
+def _id_list(title: str, ids: Sequence[str]) -> list[str]:
+    if not ids:
+        return []
+    return [f"<h2>{_e(title)} ({len(ids)})</h2>", '<ul class="plain mono">',
+            *(f"<li>{_e(i)}</li>" for i in ids), "</ul>"]
+
+
+def render_lane(result: LaneResult, options: RenderOptions) -> str:
+    predicates = reported_predicates(options.lane, result.outcomes)
+    views = case_views(result, options.lane)
+    failing = [v for v in views if v.failures]
+    n_fail = sum(1 for v in views if v.failing)
+    body = [
+        f"<header><h1>surface-lint · <code>{_e(result.lane)}</code> {_e(result.version)} "
+        f"{_badge(result.passed)}</h1>",
+        f'<p class="meta">profile <code>{_e(result.profile)}</code> · thresholds '
+        f"<code>{_e(result.threshold_set or 'none')}</code> · {len(views)} case(s) · {n_fail} failing · "
+        f"{len(failing) - n_fail} with notes only</p></header>",
+        '<section id="metrics"><h2>Metrics against thresholds</h2>',
+        *_metric_table(metric_rows(result), options),
+        "</section>",
+        '<section id="matrix"><h2>Predicate &times; case</h2>',
+        _filters((v.group for v in views if v.group), predicates,
+                 "Pattern" if any(k == "pattern" for o in result.outcomes for k in (o.details or {})) else "Category"),
+        '<table class="matrix"><thead><tr><th>Case</th><th>Group</th>'
+        + "".join(f'<th class="pred" title="{_e(n)}"><code>{_e(c)}</code> {_e(n)}</th>' for n, c in predicates)
+        + "</tr></thead><tbody>",
+    ]
+    anchors = {}
+    for i, view in enumerate(views):
+        anchors[view.case_id] = f"case-{i + 1}"
+        cells = []
+        failed = {f.name: f for f in view.failures}
+        for name, _code in predicates:
+            state = view.passed(name)
+            if state is None:
+                cells.append('<td class="cell na" title="not judged">·</td>')
+            elif state:
+                cells.append('<td class="cell pass" title="pass">✓</td>')
+            else:
+                cls = "fail" if failed[name].blocking else "note"
+                cells.append(f'<td class="cell {cls}" title="{_e(failed[name].message)}">✗</td>')
+        link = (f'<a href="#{anchors[view.case_id]}">{_e(view.case_id)}</a>' if view.failures
+                else _e(view.case_id))
+        body.append(f"<tr {_data_attrs(view)}><td class=\"mono\">{link}</td><td>{_e(view.group or '')}</td>"
+                    + "".join(cells) + "</tr>")
+    body += ["</tbody></table></section>",
+             f'<section id="failing"><h2>Failing surfaces ({len(failing)})</h2>']
+    body += [_case_article(v, anchors[v.case_id]) for v in failing]
+    if not failing:
+        body.append('<p class="empty">No case has a failing predicate.</p>')
+    body.append("</section>")
+    codes = {c for _, c in predicates}
+    others = [f for f in result.findings if f.code not in codes]
+    if others:
+        body += ['<section id="findings"><h2>Other findings</h2><table>',
+                 "<tr><th>Where</th><th>Code</th><th>Severity</th><th>Message</th></tr>"]
+        body += [f'<tr><td class="mono">{_e(_where(f))}</td><td><code>{_e(f.code)}</code> {_e(f.rule)}</td>'
+                 f"<td>{_e(f.severity.label)}</td><td>{_e(f.message)}</td></tr>" for f in others]
+        body.append("</table></section>")
+    body += _id_list("Cases without a transcript", result.missing_transcripts)
+    body += _id_list("Transcript case ids without a case", result.unknown_cases)
+    body += _id_list("Multi-sentence cases outside the three buckets", result.remainder)
+    title = f"surface-lint · {result.lane} {result.version} · {verdict_word(result.passed)}"
+    return _page(title, body)
+
+
+# --- diff ------------------------------------------------------------------------------
+
+
+def delta_svg(d: MetricDelta) -> str:
+    """Old (grey) and new (coloured) bars of a rate; a target marker for `~=` metrics."""
+    old, new = d.old, d.new
+    if not isinstance(old, float) and not isinstance(new, float):
+        return ""
+    cls = "fail" if d.regressed else ("pass" if d.improved else "info")
+    h = 30
+    parts = [f'<svg class="delta-plot" data-metric="{_e(d.name)}" width="{PLOT_W}" height="{h}" '
+             f'viewBox="0 0 {PLOT_W} {h}" role="img" aria-label="{_e(d.describe())}">',
+             f'<rect class="track" x="0" y="3" width="{PLOT_W}" height="24"/>']
+    if isinstance(old, float):
+        parts.append(f'<rect class="bar old" x="0" y="4" width="{_x(old)}" height="10"/>')
+    if isinstance(new, float):
+        parts.append(f'<rect class="bar {cls}" x="0" y="16" width="{_x(new)}" height="10"/>')
+    if d.target is not None:
+        x = _x(d.target)
+        parts.append(f'<line class="threshold" x1="{x}" x2="{x}" y1="1" y2="{h - 1}"/>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def render_diff(diff: LaneDiff, options: RenderOptions) -> str:
+    lane = diff.new.lane
+    word = "REGRESSED" if diff.regressed else "no regression"
+    predicates = reported_predicates(options.lane, diff.new.outcomes)
+    body = [
+        f"<header><h1>surface-lint diff · <code>{_e(lane)}</code> {_badge(not diff.regressed, word)}</h1>",
+        f'<p class="meta"><code>{_e(display_path(diff.old_label))}</code> → '
+        f"<code>{_e(display_path(diff.new_label))}</code> · profile <code>{_e(diff.new.profile)}</code> · "
+        f"{len(diff.changed)} case(s) with flipped verdicts, {len(diff.new_cases)} new, "
+        f"{len(diff.vanished)} vanished, {diff.unchanged} unchanged</p></header>",
+        '<section id="metrics"><h2>Metrics</h2><table class="metrics">',
+        "<tr><th>Metric</th><th>Old</th><th>New</th><th>Change</th><th></th><th>Plot (old grey, new below)</th></tr>",
+    ]
+    for d in diff.metrics:
+        cls = "fail" if d.regressed else ("pass" if d.improved else "none")
+        mark = "REGRESSED" if d.regressed else ("improved" if d.improved else "")
+        change = d.change
+        body.append(f'<tr class="metric {cls}" data-metric="{_e(d.name)}"><td>{_e(d.name)}</td>'
+                    f'<td class="num">{_e(fmt_value(d.old))}</td><td class="num">{_e(fmt_value(d.new))}</td>'
+                    f'<td class="num">{_e(change)}</td><td class="verdict">{mark}</td><td>{delta_svg(d)}</td></tr>')
+    body += ["</table></section>",
+             f'<section id="flips"><h2>Flipped verdicts ({len(diff.changed)} case(s))</h2>',
+             _filters((c.group for c in diff.changed if c.group), predicates, "Group"),
+             '<table class="flips"><tr><th>Case</th><th>Predicate</th><th>Old</th><th>New</th></tr>']
+    for c in diff.changed:
+        for f in c.flips:
+            status = "fail" if f.regressed else "pass"
+            body.append(
+                f'<tr data-case="{_e(c.case_id)}" data-group="{_e(c.group or "")}" data-failed="{_e(f.predicate)}" '
+                f'data-status="{status}" class="{status}"><td class="mono">{_e(c.case_id)}</td>'
+                f"<td><code>{_e(f.code)}</code> {_e(f.predicate)}</td>"
+                f'<td>{"pass" if f.old_passed else "fail"}</td>'
+                f'<td class="verdict">{"pass" if f.new_passed else "FAIL"}</td></tr>')
+    body.append("</table>")
+    for c in diff.changed:
+        names = " ".join(f.predicate for f in c.flips)
+        status = "fail" if c.regressed else "pass"
+        fields = "".join(f"<li><code>{_e(k)}</code>: {_e(a)} → {_e(b)}</li>" for k, a, b in c.fields)
+        body.append(
+            f'<article class="case {"fail" if c.regressed else "note"}" data-case="{_e(c.case_id)}" '
+            f'data-group="{_e(c.group or "")}" data-failed="{_e(names)}" data-status="{status}">'
+            f"<h3><code>{_e(c.case_id)}</code> {_e(', '.join(f.predicate for f in c.flips))}</h3>"
+            + (f"<ul>{fields}</ul>" if fields else "")
+            + '<div class="sides">'
+            f"<div><h4>old</h4>{_surface_html(c.old.surface, c.old.failures)}</div>"
+            f"<div><h4>new</h4>{_surface_html(c.new.surface, c.new.failures)}</div></div></article>")
+    body.append("</section>")
+    body += _id_list("New cases", [v.case_id for v in diff.new_cases])
+    body += _id_list("Vanished cases", [v.case_id for v in diff.vanished])
+    return _page(f"surface-lint diff · {lane} · {word}", body)
+
+
+# --- check -----------------------------------------------------------------------------
+
+
+def render_check(run: CheckRun, options: RenderOptions) -> str:
+    codes = sorted({(f.rule, f.code) for f in run.findings}, key=lambda rc: rc[1])
+    body = [
+        f"<header><h1>surface-lint check {_badge(not run.findings, f'{len(run.findings)} finding(s)')}</h1>",
+        f'<p class="meta">{len(run.files)} file(s) · {run.records} record(s) · profile '
+        f"<code>{_e(run.profile)}</code></p></header>",
+        '<section id="findings"><h2>Findings</h2>',
+        _filters((display_path(f) for f in run.files), codes, "File"),
+        "<table><tr><th>Where</th><th>Code</th><th>Severity</th><th>Message</th></tr>",
+    ]
+    for f in run.findings:
+        body.append(f'<tr data-case="{_e(_where(f))}" data-group="{_e(display_path(f.path))}" '
+                    f'data-failed="{_e(f.rule)}" data-status="{_e(f.severity.label)}">'
+                    f'<td class="mono">{_e(_where(f))}</td><td><code>{_e(f.code)}</code> {_e(f.rule)}</td>'
+                    f"<td>{_e(f.severity.label)}</td><td>{_e(f.message)}</td></tr>")
+    body.append("</table></section>")
+    return _page(f"surface-lint check · {len(run.findings)} finding(s)", body)

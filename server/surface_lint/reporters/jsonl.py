@@ -1,0 +1,44 @@
+"""JSON Lines: one compact object per line, each with a `type`, sorted keys, no timestamps.
+
+`check`: one `finding` per line. `--lane`: one `case` per scored case (input order), one
+`finding` per finding, one `threshold` per checked threshold, then a closing `summary`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from ..engine import LaneResult
+from .common import case_views
+
+if TYPE_CHECKING:
+    from . import CheckRun, RenderOptions
+
+
+def _line(obj: dict[str, Any]) -> str:
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def render_check(run: CheckRun, options: RenderOptions) -> str:
+    lines = [_line({"type": "finding", **f.to_dict()}) for f in run.findings]
+    return "".join(line + "\n" for line in lines)
+
+
+def render_lane(result: LaneResult, options: RenderOptions) -> str:
+    lines: list[str] = []
+    for view, outcome in zip(case_views(result, options.lane), result.outcomes, strict=True):
+        lines.append(_line({
+            "type": "case", "case_id": view.case_id, "status": view.status,
+            "failed_predicates": view.failed_names(), "details": outcome.details}))
+    lines.extend(_line({"type": "finding", **f.to_dict()}) for f in result.findings)
+    for t in result.thresholds:
+        lines.append(_line({
+            "type": "threshold", "metric": t.check.metric, "op": t.check.op, "value": t.check.value,
+            "tolerance": t.check.tolerance, "actual": t.actual, "passed": t.passed}))
+    lines.append(_line({
+        "type": "summary", "lane": result.lane, "version": result.version, "profile": result.profile,
+        "threshold_set": result.threshold_set, "headline": result.headline, "passed": result.passed,
+        "metrics": result.metrics, "cases": len(result.outcomes),
+        "missing_transcripts": result.missing_transcripts, "unknown_cases": result.unknown_cases}))
+    return "".join(line + "\n" for line in lines)

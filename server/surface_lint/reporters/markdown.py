@@ -1,0 +1,257 @@
+"""Markdown (GitHub-flavoured) for pull requests and `$GITHUB_STEP_SUMMARY`.
+
+`--lane`: the metric table against the thresholds, then the failing cases with their failing
+characters in bold. `check`: a findings table. `diff`: metric deltas and flipped verdicts.
+With a byte limit, long lists are cut with a note saying how many rows were left out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ..engine import LaneResult
+from .common import (
+    CaseView,
+    PredicateFailure,
+    case_views,
+    display_path,
+    fmt_value,
+    highlight_segments,
+    metric_rows,
+    verdict_word,
+)
+
+if TYPE_CHECKING:
+    from ..diff import LaneDiff
+    from . import CheckRun, RenderOptions
+
+SURFACE_CHARS = 240  # a surface longer than this is cut in tables (the HTML report has it whole)
+_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+
+
+def md_text(text: str) -> str:
+    """Plain text safe inside a table cell: Markdown punctuation escaped, HTML neutralised."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = _SPECIAL.sub(r"\\\1", text)
+    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "<br>")
+
+
+def md_code(text: str) -> str:
+    """Inline code safe inside a table cell."""
+    fence, pad = ("``", " ") if "`" in text else ("`", "")
+    body = text.replace("|", "\\|")
+    return f"{fence}{pad}{body}{pad}{fence}"
+
+
+def _cut(text: str, limit: int) -> tuple[str, bool]:
+    return (text, False) if len(text) <= limit else (text[:limit], True)
+
+
+def md_surface(surface: str | None, failures: Sequence[PredicateFailure] = ()) -> str:
+    """The surface, its failing characters in bold; cut after SURFACE_CHARS code points."""
+    if surface is None:
+        return ""
+    if surface == "":
+        return "_(empty)_"
+    shown, cut = _cut(surface, SURFACE_CHARS)
+    # Bold runs: adjacent failing segments merge; spaces stay outside the markers (CommonMark).
+    runs: list[tuple[str, bool]] = []
+    for text, names in highlight_segments(shown, failures):
+        if runs and runs[-1][1] == bool(names):
+            runs[-1] = (runs[-1][0] + text, bool(names))
+        else:
+            runs.append((text, bool(names)))
+    parts = []
+    for text, bold in runs:
+        core = text.strip()
+        if bold and core:
+            lead, trail = text[: len(text) - len(text.lstrip())], text[len(text.rstrip()):]
+            parts.append(f"{md_text(lead)}**{md_text(core)}**{md_text(trail)}")
+        else:
+            parts.append(md_text(text))
+    return "".join(parts) + (" …" if cut else "")
+
+
+def _failures(view: CaseView) -> str:
+    items = []
+    for f in view.failures:
+        sev = f.severity.label if f.severity is not None else "off"
+        detail = f": {md_text(f.message)}" if f.message else ""
+        items.append(f"{md_code(f.name)} ({f.code}, {sev}){detail}")
+    return "<br>".join(items)
+
+
+class _Budget:
+    """Adds rows while the whole text stays under a byte limit, keeping room for a closing note."""
+
+    NOTE_ROOM = 400
+
+    def __init__(self, limit: int | None, used: str) -> None:
+        self.limit = limit
+        self.used = len(used.encode("utf-8"))
+
+    def fits(self, text: str) -> bool:
+        size = len(text.encode("utf-8"))
+        if self.limit is not None and self.used + size + self.NOTE_ROOM > self.limit:
+            return False
+        self.used += size
+        return True
+
+
+def _table(head: str, rows: Sequence[str], budget: _Budget, what: str) -> list[str]:
+    """A table's lines; rows past the budget are left out and counted in a note."""
+    out = [head]
+    budget.fits(head + "\n")
+    shown = 0
+    for row in rows:
+        if not budget.fits(row + "\n"):
+            break
+        out.append(row)
+        shown += 1
+    if shown < len(rows):
+        out.append("")
+        out.append(f"_… {len(rows) - shown} more {what} not shown: this summary is kept under "
+                   f"{(budget.limit or 0) // 1024} KiB. The JSON, SARIF or HTML output lists them all._")
+    return out
+
+
+# --- --lane --------------------------------------------------------------------------------
+
+
+def _metric_table(result: LaneResult, options: RenderOptions) -> list[str]:
+    baseline = {d.name: d for d in options.baseline.deltas} if options.baseline else {}
+    head = "| Metric | Value | Threshold | Result |"
+    rule = "|---|---:|---|---|"
+    if baseline:
+        head, rule = head + " Baseline |", rule + "---|"
+    lines = [head, rule]
+    for row in metric_rows(result):
+        name = f"**{md_code(row.name)}** (headline)" if row.headline else md_code(row.name)
+        verdict = "" if row.passed is None else ("✅ pass" if row.passed else "❌ fail")
+        cells = [name, fmt_value(row.value), md_text(row.threshold or ""), verdict]
+        if baseline:
+            d = baseline.get(row.name)
+            if d is None or d.old is None:
+                cells.append("")
+            else:
+                change = f" ({d.change})" if d.delta else ""
+                mark = " ❌ below" if d.regressed else ""
+                cells.append(f"{fmt_value(d.old)}{change}{mark}")
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def render_lane(result: LaneResult, options: RenderOptions) -> str:
+    views = case_views(result, options.lane)
+    failing = [v for v in views if v.failing]
+    out = [
+        f"## surface-lint · {md_code(result.lane)} {md_text(result.version)} · {verdict_word(result.passed)}",
+        "",
+        f"Profile {md_code(result.profile)} · thresholds {md_code(result.threshold_set or 'none')} · "
+        f"{len(result.outcomes)} case(s) · {len(failing)} failing",
+        "",
+        *_metric_table(result, options),
+    ]
+    if options.baseline is not None:
+        b = options.baseline
+        out += ["", f"Baseline {md_code(display_path(b.path))}: " + (
+            "no metric below it." if b.passed else f"**{len(b.regressions)} metric(s) below it.**")]
+    notes = []
+    if result.missing_transcripts:
+        notes.append(f"- {len(result.missing_transcripts)} case(s) without a transcript: "
+                     + ", ".join(md_code(c) for c in result.missing_transcripts[:20])
+                     + (" …" if len(result.missing_transcripts) > 20 else ""))
+    if result.unknown_cases:
+        notes.append(f"- {len(result.unknown_cases)} transcript case id(s) without a case: "
+                     + ", ".join(md_code(c) for c in result.unknown_cases[:20])
+                     + (" …" if len(result.unknown_cases) > 20 else ""))
+    if result.remainder:
+        notes.append(f"- {len(result.remainder)} multi-sentence case(s) outside the three buckets: "
+                     + ", ".join(md_code(c) for c in result.remainder[:20]))
+    if notes:
+        out += ["", *notes]
+    if failing:
+        out += ["", f"### Failing cases ({len(failing)})", ""]
+        # Symbolic reports carry no surface: then the column is left out.
+        surfaces = any(v.surface is not None for v in failing)
+        rows = [
+            f"| {md_code(v.case_id)} | {md_text(v.group or '')} | {_failures(v)} |"
+            + (f" {md_surface(v.surface, v.failures)} |" if surfaces else "")
+            for v in failing
+        ]
+        head = ("| Case | Group | Failed predicates | Surface |\n|---|---|---|---|" if surfaces
+                else "| Case | Group | Failed predicates |\n|---|---|---|")
+        budget = _Budget(options.byte_limit, "\n".join(out))
+        out += _table(head, rows, budget, "failing case(s)")
+    return "\n".join(out) + "\n"
+
+
+# --- check -----------------------------------------------------------------------------
+
+
+def render_check(run: CheckRun, options: RenderOptions) -> str:
+    counts: dict[str, int] = {}
+    for f in run.findings:
+        counts[f.severity.label] = counts.get(f.severity.label, 0) + 1
+    summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "no findings"
+    out = [
+        f"## surface-lint check · {len(run.findings)} finding(s)",
+        "",
+        f"{summary} in {len(run.files)} file(s) · profile {md_code(run.profile)} · "
+        f"{run.records} record(s) read",
+    ]
+    if run.findings:
+        rows = [
+            f"| {md_code(f'{display_path(f.path)}:{f.location.line}:{f.location.column}')} | "
+            f"{f.code} {md_code(f.rule)} | {f.severity.label} | {md_text(f.message)} |"
+            for f in run.findings
+        ]
+        out.append("")
+        budget = _Budget(options.byte_limit, "\n".join(out))
+        out += _table("| Location | Code | Severity | Message |\n|---|---|---|---|", rows, budget, "finding(s)")
+    return "\n".join(out) + "\n"
+
+
+# --- diff ------------------------------------------------------------------------------
+
+
+def _pass_word(passed: bool) -> str:
+    return "pass" if passed else "**fail**"
+
+
+def render_diff(diff: LaneDiff, options: RenderOptions) -> str:
+    word = "REGRESSED" if diff.regressed else "no regression"
+    out = [
+        f"## surface-lint diff · {md_code(diff.new.lane)} · {word}",
+        "",
+        f"{md_code(display_path(diff.old_label))} → {md_code(display_path(diff.new_label))} · "
+        f"{len(diff.changed)} case(s) with flipped verdicts, {len(diff.new_cases)} new, "
+        f"{len(diff.vanished)} vanished, {diff.unchanged} unchanged",
+        "",
+        "| Metric | Old | New | Change | |",
+        "|---|---:|---:|---:|---|",
+    ]
+    for d in diff.metrics:
+        change = d.change
+        mark = "❌ regressed" if d.regressed else ("✅ improved" if d.improved else "")
+        out.append(f"| {md_code(d.name)} | {fmt_value(d.old)} | {fmt_value(d.new)} | {change} | {mark} |")
+    budget = _Budget(options.byte_limit, "\n".join(out))
+    if diff.changed:
+        rows = []
+        for c in diff.changed:
+            for flip in c.flips:
+                rows.append(
+                    f"| {md_code(c.case_id)} | {md_code(flip.predicate)} ({flip.code}) | "
+                    f"{_pass_word(flip.old_passed)} | {_pass_word(flip.new_passed)} | "
+                    f"{md_surface(c.old.surface, c.old.failures)} | {md_surface(c.new.surface, c.new.failures)} |")
+        out += ["", f"### Flipped verdicts ({len(rows)})", ""]
+        out += _table("| Case | Predicate | Old | New | Old surface | New surface |\n|---|---|---|---|---|---|",
+                      rows, budget, "flipped verdict(s)")
+    for title, views in (("New cases", diff.new_cases), ("Vanished cases", diff.vanished)):
+        if views:
+            rows = [f"| {md_code(v.case_id)} | {md_text(', '.join(v.failed_names()) or 'none')} |" for v in views]
+            out += ["", f"### {title} ({len(views)})", ""]
+            out += _table("| Case | Failed predicates |\n|---|---|", rows, budget, title.lower())
+    return "\n".join(out) + "\n"

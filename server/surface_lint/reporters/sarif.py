@@ -1,0 +1,142 @@
+"""SARIF 2.1.0, as GitHub code scanning accepts it.
+
+Rule ids are our codes; regions are 1-based with columns in Unicode code points (the run says
+so with `columnKind`), end column exclusive as SARIF defines it; `partialFingerprints` hash the
+code, the path and the case (or line), never positions inside a surface, so they stay stable
+across runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from .. import __version__
+from ..engine import LaneResult
+from ..findings import Finding, Location, Severity
+from .common import RuleInfo, display_path
+
+if TYPE_CHECKING:
+    from . import CheckRun, RenderOptions
+
+SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+FINGERPRINT_KEY = "surfaceLint/v1"
+SRCROOT = "%SRCROOT%"
+LEVELS = {
+    Severity.ERROR: "error",
+    Severity.WARNING: "warning",
+    Severity.INFORMATION: "note",
+    Severity.HINT: "note",
+}
+
+
+def artifact_location(path: str) -> dict[str, str]:
+    """Relative to the source root when the file is under the working directory; else a file URI."""
+    shown = display_path(path)
+    if Path(shown).is_absolute():
+        return {"uri": Path(shown).as_uri()}
+    return {"uri": quote(shown, safe="/"), "uriBaseId": SRCROOT}
+
+
+def region(loc: Location) -> dict[str, int]:
+    return {"startLine": loc.line, "startColumn": loc.column, "endLine": loc.end_line, "endColumn": loc.end_column}
+
+
+def physical(loc: Location) -> dict[str, Any]:
+    return {"physicalLocation": {"artifactLocation": artifact_location(loc.path), "region": region(loc)}}
+
+
+def fingerprints(findings: Sequence[Finding]) -> list[str]:
+    """Per finding: a hash of (code, path, case id or line) and its occurrence number among equals."""
+    seen: dict[str, int] = {}
+    out = []
+    for f in findings:
+        anchor = f"case:{f.record_id}" if f.record_id is not None else f"line:{f.location.line}"
+        key = "\0".join((f.code, display_path(f.path), anchor))
+        digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+        seen[digest] = seen.get(digest, 0) + 1
+        out.append(f"{digest}:{seen[digest]}")
+    return out
+
+
+def _rule(code: str, info: RuleInfo | None) -> dict[str, Any]:
+    if info is None:
+        return {"id": code}
+    level = LEVELS[Severity.parse(info.default_severity)]
+    return {
+        "id": code,
+        "name": info.name,
+        "shortDescription": {"text": info.summary},
+        "fullDescription": {"text": info.what},
+        "help": {"text": f"{info.what}\n\nWhy: {info.why}"},
+        "helpUri": info.help_uri,
+        "defaultConfiguration": {"level": level},
+        "properties": {"tags": ["surface-lint", info.lane or "files"]},
+    }
+
+
+def sarif_log(findings: Iterable[Finding], rules: Mapping[str, RuleInfo],
+              properties: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    ordered = list(findings)
+    codes = sorted({f.code for f in ordered})
+    index = {code: i for i, code in enumerate(codes)}
+    results = []
+    for f, fp in zip(ordered, fingerprints(ordered), strict=True):
+        result: dict[str, Any] = {
+            "ruleId": f.code,
+            "ruleIndex": index[f.code],
+            "level": LEVELS[f.severity],
+            "message": {"text": f.message},
+            "locations": [physical(f.location)],
+            "partialFingerprints": {FINGERPRINT_KEY: fp},
+        }
+        if f.related:
+            result["relatedLocations"] = [
+                {"id": i, **physical(r.location), "message": {"text": r.message}}
+                for i, r in enumerate(f.related, 1)
+            ]
+        if f.record_id is not None:
+            result["properties"] = {"caseId": f.record_id}
+        results.append(result)
+    run: dict[str, Any] = {
+        "tool": {"driver": {
+            "name": "surface-lint",
+            "version": __version__,
+            "semanticVersion": __version__,
+            "rules": [_rule(code, rules.get(code)) for code in codes],
+        }},
+        "columnKind": "unicodeCodePoints",
+        "results": results,
+    }
+    if properties:
+        run["properties"] = dict(properties)
+    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+
+
+def _dump(log: dict[str, Any]) -> str:
+    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+
+
+def render_check(run: CheckRun, options: RenderOptions) -> str:
+    return _dump(sarif_log(run.findings, options.rules, {"profile": run.profile}))
+
+
+def render_lane(result: LaneResult, options: RenderOptions) -> str:
+    properties = {
+        "lane": result.lane,
+        "version": result.version,
+        "profile": result.profile,
+        "thresholdSet": result.threshold_set,
+        "passed": result.passed,
+        "metrics": result.metrics,
+        "thresholds": [
+            {"metric": t.check.metric, "op": t.check.op, "value": t.check.value,
+             "tolerance": t.check.tolerance, "actual": t.actual, "passed": t.passed}
+            for t in result.thresholds
+        ],
+    }
+    return _dump(sarif_log(result.findings, options.rules, properties))
