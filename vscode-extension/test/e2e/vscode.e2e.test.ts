@@ -34,6 +34,7 @@ const CASE_LINES = [
 ];
 // Turn 1 passes; 2 lacks terminal punctuation (SL103); 3 and 4 hold a placeholder (SL101), 4 after
 // an emoji, so its column is right only if the server counts UTF-16 code units as VS Code does.
+// Each failing predicate is in its case's expected_predicates, so each finding is an error.
 const TRANSCRIPT_LINES = [
   '{"case_id": "dev_truth", "turn_index": 0, "prompt": "What is truth?", "surface": "Truth is what is true. pack-grounded (en_core_cognition_v1).", "grounding_source": "pack"}',
   '{"case_id": "dev_river", "turn_index": 0, "prompt": "Where does the river go?", "surface": "river flows valley", "grounding_source": "none"}',
@@ -49,7 +50,8 @@ function columnOf(line: string, needle: string, offset = 0): number {
 }
 
 const RIVER_END = columnOf(TRANSCRIPT_LINES[1] ?? "", "river flows valley", "river flows valley".length - 1);
-const EXPECTED_TRANSCRIPT_PROBLEMS: Pick<ProblemRow, "code" | "line" | "column">[] = [
+type Where = Pick<ProblemRow, "code" | "line" | "column">;
+const EXPECTED_TRANSCRIPT_PROBLEMS: Where[] = [
   { code: "SL103", line: 2, column: RIVER_END },
   { code: "SL101", line: 3, column: columnOf(TRANSCRIPT_LINES[2] ?? "", "...") },
   { code: "SL101", line: 4, column: columnOf(TRANSCRIPT_LINES[3] ?? "", "...") },
@@ -122,30 +124,36 @@ describe("surface-lint in a real VS Code (code-server + headless Chromium)", { t
     const found = await waitForSquiggles(vscode.page, (s) => s.length >= 3);
     const lines = (kind: string): number[] =>
       [...new Set(found.filter((s) => s.kind === kind).map((s) => s.line))].sort() as number[];
-    assert.deepEqual(lines("warning"), [2]);
-    assert.deepEqual(lines("error"), [3, 4]);
-    assert.ok(!found.some((s) => s.line === 1), `line 1 passes every predicate: ${JSON.stringify(found)}`);
+    assert.deepEqual(lines("error"), [2, 3, 4]);
+    assert.deepEqual(
+      found.filter((s) => s.kind !== "error"),
+      [],
+      "every finding here breaks an expected predicate: errors only",
+    );
     await screenshot(vscode.page, SCREENSHOTS, "01-squiggles");
   });
 
   step("lists the expected codes at [Ln, Col] in the Problems panel", async () => {
-    const project = (rows: ProblemRow[]): Pick<ProblemRow, "code" | "line" | "column">[] =>
-      rows.map(({ code, line, column }) => ({ code, line, column }));
+    const inTranscript = (rows: ProblemRow[]): Where[] =>
+      rows.filter((row) => row.file === TRANSCRIPT).map(({ code, line, column }) => ({ code, line, column }));
     const rows = await waitForProblems(
       vscode.page,
-      (found) => JSON.stringify(project(found)) === JSON.stringify(EXPECTED_TRANSCRIPT_PROBLEMS),
+      (found) => JSON.stringify(inTranscript(found)) === JSON.stringify(EXPECTED_TRANSCRIPT_PROBLEMS),
     );
-    assert.deepEqual(project(rows), EXPECTED_TRANSCRIPT_PROBLEMS);
-    assert.match(rows[0]?.message ?? "", /complete_punctuation/);
-    assert.match(rows[1]?.message ?? "", /no_placeholder/);
+    assert.deepEqual(inTranscript(rows), EXPECTED_TRANSCRIPT_PROBLEMS);
+    const messages = rows.filter((row) => row.file === TRANSCRIPT).map((row) => row.message);
+    assert.match(messages[0] ?? "", /complete_punctuation/);
+    assert.match(messages[1] ?? "", /no_placeholder/);
     await screenshot(vscode.page, SCREENSHOTS, "02-problems");
   });
 
   step("shows the predicate's verdict on hover", async () => {
-    const text = await hoverSquiggle(vscode.page, "error", 3, /no_placeholder/);
-    assert.match(text, /no_placeholder/);
+    // The diagnostic's own hover, then the server's: every predicate's verdict on this surface.
+    const text = await hoverSquiggle(vscode.page, "error", 3, /✗ no_placeholder/);
     assert.match(text, /SL101/);
-    assert.match(text, /fail/i, `the hover should give the verdict: ${text}`);
+    assert.match(text, /case dev_light/);
+    assert.match(text, /✗ no_placeholder — placeholder marker \.\.\. in the surface/);
+    assert.match(text, /✓ complete_punctuation — passes/);
     const shot = await screenshot(vscode.page, SCREENSHOTS, "03-hover");
     fs.mkdirSync(path.join(EXTENSION_ROOT, "docs"), { recursive: true });
     fs.copyFileSync(shot, path.join(EXTENSION_ROOT, "docs", "screenshot.png"));
@@ -177,7 +185,9 @@ describe("surface-lint in a real VS Code (code-server + headless Chromium)", { t
     await waitForSquiggles(vscode.page, (s) => s.some((q) => q.kind === "error" && q.line === 1));
     const before = await waitForProblems(vscode.page, (rows) => rows.some((row) => row.code === "SL004"));
     assert.ok(
-      before.some((row) => row.code === "SL004" && row.line === 1 && row.column === TYPO_COLUMN),
+      before.some(
+        (row) => row.file === "cases.jsonl" && row.code === "SL004" && row.line === 1 && row.column === TYPO_COLUMN,
+      ),
       `SL004 at [Ln 1, Col ${TYPO_COLUMN}] expected; got ${JSON.stringify(before)}`,
     );
     await vscode.page.locator(".editor-group-container.active .monaco-editor .view-lines").click();

@@ -14,6 +14,8 @@ export interface Squiggle {
 }
 
 export interface ProblemRow {
+  /** The file row it sits under (the file's name). */
+  file: string;
   message: string;
   code: string;
   line: number;
@@ -62,22 +64,33 @@ export async function problems(page: Page): Promise<ProblemRow[]> {
     await page.keyboard.press("Control+Shift+M");
   }
   await page.locator(".markers-panel").waitFor({ state: "visible", timeout: 10_000 });
-  const texts = await page.locator(".markers-panel .monaco-list-row").allInnerTexts();
+  const shown = await page.locator(".markers-panel .monaco-list-row").evaluateAll((elements) =>
+    elements.map((element) => ({
+      text: (element as HTMLElement).innerText,
+      fileName: element.querySelector(".label-name")?.textContent ?? null,
+    })),
+  );
   const rows: ProblemRow[] = [];
-  for (const text of texts) {
+  let file = "";
+  for (const { text, fileName } of shown) {
     const position = /\[Ln (\d+), Col (\d+)\]/.exec(text);
     const code = /\b(SL\d{3})\b/.exec(text);
-    if (position === null || code === null) {
+    if (position === null) {
+      file = fileName ?? ""; // a file row
+      continue;
+    }
+    if (code === null) {
       continue;
     }
     rows.push({
+      file,
       message: text.split("\n")[0] ?? text,
       code: code[1] ?? "",
       line: Number(position[1]),
       column: Number(position[2]),
     });
   }
-  return rows.sort((a, b) => a.line - b.line || a.column - b.column);
+  return rows.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
 }
 
 /** Moves the editor cursor with Go to Line (`line:column`, 1-based). */
