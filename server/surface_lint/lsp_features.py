@@ -109,9 +109,12 @@ def href(entry: EngineEntry | None, lane_name: str | None, f: Finding) -> str | 
 class DiagnosticBuilder:
     """Findings -> LSP Diagnostic JSON, memoised per finding object of one document."""
 
-    def __init__(self, positions: Positions, related: bool) -> None:
+    def __init__(self, positions: Positions, related: bool, code_description: bool = True,
+                 data: bool = True) -> None:
         self.positions = positions
-        self.related = related
+        self.related = related  # only what the client says it supports is sent
+        self.code_description = code_description
+        self.data = data
         self._cache: dict[int, tuple[Finding, str]] = {}
 
     def diagnostic(self, f: Finding, result: LintResult) -> dict[str, Any]:
@@ -123,7 +126,7 @@ class DiagnosticBuilder:
             "source": SOURCE,
             "message": f.message,
         }
-        url = href(result.entry, result.lane, f)
+        url = href(result.entry, result.lane, f) if self.code_description else None
         if url is not None:
             out["codeDescription"] = {"href": url}
         if self.related and f.related:
@@ -138,13 +141,17 @@ class DiagnosticBuilder:
             ]
         if f.record_index is not None:
             data["record"] = f.location.line - 1  # the line the record starts on (for "disable")
-        out["data"] = data
+        if self.data:
+            out["data"] = data
         return out
 
-    def json_items(self, result: LintResult, extra: Iterable[dict[str, Any]] = ()) -> list[str]:
-        """Each finding's Diagnostic as JSON text (cached), plus any extra diagnostics."""
+    def json_items(self, result: LintResult, extra: Iterable[dict[str, Any]] = (), keep: bool = False) -> list[str]:
+        """Each finding's Diagnostic as JSON text (cached), plus any extra diagnostics.
+
+        The cache is replaced by this result's findings, or only added to with `keep`
+        (a partial result while a long lint runs)."""
         cache = self._cache
-        fresh: dict[int, tuple[Finding, str]] = {}
+        fresh: dict[int, tuple[Finding, str]] = cache if keep else {}
         items: list[str] = []
         for f in result.findings:
             hit = cache.get(id(f))
@@ -219,7 +226,12 @@ def verdict_markdown(lane: Lane, record: RecordInfo, verdicts: Mapping[str, Verd
     return "\n".join(lines)
 
 
-def hover(result: LintResult, line: int, column: int, positions: Positions) -> dict[str, Any] | None:
+def _markup(text: str, markdown: bool) -> dict[str, str]:
+    return {"kind": "markdown" if markdown else "plaintext", "value": text}
+
+
+def hover(result: LintResult, line: int, column: int, positions: Positions,
+          markdown: bool = True) -> dict[str, Any] | None:
     """Hover at 0-based (line, code-point column): verdicts on a surface, docs on a predicate name."""
     entry = result.entry
     if entry is None:
@@ -229,9 +241,8 @@ def hover(result: LintResult, line: int, column: int, positions: Positions) -> d
     for record in result.records_at(line + 1):
         if record.surface is not None and record.verdicts is not None and lane is not None \
                 and _contains(record.surface, line + 1, column + 1):
-            return {"contents": {"kind": "markdown",
-                                 "value": verdict_markdown(lane, record, record.verdicts, engine.profile)},
-                    "range": positions.range(record.surface, result)}
+            text = verdict_markdown(lane, record, record.verdicts, engine.profile)
+            return {"contents": _markup(text, markdown), "range": positions.range(record.surface, result)}
     token = string_at(result.line(line), column)
     if token is None:
         return None
@@ -246,7 +257,7 @@ def hover(result: LintResult, line: int, column: int, positions: Positions) -> d
     if not text:
         return None
     loc = Location(result.path, line + 1, start + 1, line + 1, end + 1)
-    return {"contents": {"kind": "markdown", "value": text}, "range": positions.range(loc, result)}
+    return {"contents": _markup(text, markdown), "range": positions.range(loc, result)}
 
 
 # --- completion ------------------------------------------------------------------------------------
@@ -319,7 +330,7 @@ def _escaped_end(tok: str) -> bool:
 
 
 def completion(result: LintResult, lane: Lane | None, line: int, column: int,
-               positions: Positions) -> list[dict[str, Any]]:
+               positions: Positions, markdown: bool = True) -> list[dict[str, Any]]:
     """Predicate names inside predicate lists; case field names as keys (per the lane schema)."""
     if lane is None or result.kind not in ("cases", None):
         return []
@@ -341,22 +352,23 @@ def completion(result: LintResult, lane: Lane | None, line: int, column: int,
             for name in (spec.name, *spec.aliases):
                 alias = f" (alias of `{spec.name}`)" if name != spec.name else ""
                 items.append(_item(name, 20, f"{spec.code}{alias} · {spec.summary}",
-                                   predicate_markdown(spec, lane), ctx, rng))
+                                   predicate_markdown(spec, lane), ctx, rng, markdown))
     else:
         for name, fspec in lane.schema.fields.items():
             if name in ctx.seen:
                 continue
             need = "required" if fspec.required else "optional"
             detail = f"{fspec.type}, {need}" + (", predicate names" if fspec.predicate_list else "")
-            items.append(_item(name, 5, detail, f"Case field `{name}` of lane `{lane.name}`: {detail}.", ctx, rng))
+            items.append(_item(name, 5, detail, f"Case field `{name}` of lane `{lane.name}`: {detail}.", ctx, rng,
+                               markdown))
     return items
 
 
 def _item(label: str, kind: int, detail: str, doc: str, ctx: CompletionContext,
-          rng: JsonRange) -> dict[str, Any]:
+          rng: JsonRange, markdown: bool) -> dict[str, Any]:
     new_text = label if ctx.in_string else json.dumps(label)
     return {"label": label, "kind": kind, "detail": detail,
-            "documentation": {"kind": "markdown", "value": doc},
+            "documentation": _markup(doc, True) if markdown else doc,
             "filterText": label if ctx.in_string else json.dumps(label),
             "textEdit": {"range": rng, "newText": new_text}}
 

@@ -262,6 +262,7 @@ class LintResult:
     line_mode: bool = False
     seconds: float = 0.0
     rechecked: int = 0  # lines given to the engine (the rest came from the memo)
+    generation: int = 0  # ServerState.generation when the lint started
     _pairs: list[tuple[int, RecordInfo]] | None = None
 
     @property
@@ -323,7 +324,7 @@ class DocMemo:
     key: tuple[Any, ...] = ()
     lines: dict[str, _LineEntry] = field(default_factory=dict)
     last: _LinePass | None = None
-    whole: tuple[bytes, LintResult] | None = None
+    whole: tuple[bytes, int, LintResult] | None = None  # (text, state generation, result)
     hits: int = 0
     misses: int = 0
 
@@ -346,7 +347,8 @@ class ServerState:
         self.encoding = "utf-16"
         self.docs: dict[str, TextDoc] = {}
         self.memos: dict[str, DocMemo] = {}
-        self.generation = 0
+        self.generation = 0  # bumped by every invalidation: older lint results are stale
+        self.config_generation = 0  # bumped when configs, rules or settings may have changed
         self._config_paths: dict[Path, Path | None] = {}
         self._engines: dict[tuple[Any, ...], EngineEntry] = {}
         self._configs: dict[Path, Config] = {}  # last good config per file
@@ -362,9 +364,10 @@ class ServerState:
         with self.lock:
             self.generation += 1
             self._case_paths.clear()
-            self._case_index.clear()
             self._file_lines.clear()
             if what == "all":
+                self.config_generation += 1
+                self._case_index.clear()
                 self._config_paths.clear()
                 self._engines.clear()
 
@@ -401,7 +404,7 @@ class ServerState:
     def engine_for(self, path: str) -> EngineEntry:
         config_path = self.config_path_for(path)
         with self.lock:
-            key = (config_path, self.settings, self.generation)
+            key = (config_path, self.settings, self.config_generation)
             entry = self._engines.get(key)
             if entry is not None:
                 return entry
@@ -441,7 +444,7 @@ class ServerState:
         for lane in list(lanes.values()):
             if lane.path not in kept_lanes:
                 self._last_good[(profile, lane.path)] = lane
-        return EngineEntry(engine, config_path, error, errors, kept_lanes, self.generation)
+        return EngineEntry(engine, config_path, error, errors, kept_lanes, self.config_generation)
 
     def rules_files(self, entry: EngineEntry) -> list[str]:
         """The lane files an engine reads (the user's first, then the built-in ones)."""
@@ -508,36 +511,26 @@ class ServerState:
         return lane.name if lane else None
 
     def _bytes_of(self, path: str) -> bytes:
-        doc = self._open_doc(path)
-        if doc is not None:
-            return doc.text.encode("utf-8", "surrogatepass")
         return Path(path).read_bytes()
 
-    def _open_doc(self, path: str) -> TextDoc | None:
-        with self.lock:
-            for doc in self.docs.values():
-                if doc.path == path:
-                    return doc
-        return None
-
     def _stamp(self, path: str) -> tuple[Any, ...]:
-        doc = self._open_doc(path)
-        if doc is not None:
-            return ("buffer", doc.version, len(doc.lines))
         try:
             st = Path(path).stat()
         except OSError:
             return ("missing",)
-        return ("disk", st.st_mtime_ns, st.st_size)
+        return (st.st_mtime_ns, st.st_size)
 
-    def case_index(self, entry: EngineEntry, lane: Lane, paths: tuple[str, ...]) -> CaseIndex | None:
+    def case_index(self, entry: EngineEntry, lane: Lane,
+                   paths: tuple[str, ...]) -> tuple[CaseIndex | None, tuple[Any, ...]]:
+        """The lane's case files as saved on disk (transcripts join to them), and a key of
+        their state: it changes only when a case file does."""
         if not paths:
-            return None
-        key = (entry.generation, id(entry.engine), lane.name, tuple((p, self._stamp(p)) for p in paths))
+            return None, ()
+        key = (id(entry.engine), lane.name, tuple((p, self._stamp(p)) for p in paths))
         with self.lock:
             cached = self._case_index.get(key)
             if cached is not None:
-                return cached[1]
+                return cached[1], key
         texts: dict[str, bytes] = {}
         readable: list[str] = []
         for p in paths:
@@ -549,19 +542,16 @@ class ServerState:
         try:
             _, index = entry.engine.load_cases(readable, lane, texts)
         except UsageError:
-            return None
+            return None, key
         with self.lock:
             # One index per lane and engine: older ones can go.
-            for old in [k for k in self._case_index if k[:3] == key[:3]]:
+            for old in [k for k in self._case_index if k[:2] == key[:2]]:
                 del self._case_index[old]
             self._case_index[key] = (lane, index)
-        return index
+        return index, key
 
     def file_lines(self, path: str) -> list[str]:
-        """Lines of another file (open buffer first), for converting related positions."""
-        doc = self._open_doc(path)
-        if doc is not None:
-            return [doc.line(i) for i in range(len(doc.lines))]
+        """Lines of another file as saved (what related locations were computed from)."""
         try:
             st = Path(path).stat()
             stamp = (st.st_mtime_ns, st.st_size)
@@ -587,6 +577,7 @@ class ServerState:
     def lint(self, snap: Snapshot, token: CancelToken | None = None,
              progress: Callable[[list[Finding]], None] | None = None) -> LintResult:
         start = time.perf_counter()
+        generation = self.generation
         entry = self.engine_for(snap.path)
         with self.lock:
             memo = self.memos.setdefault(snap.uri, DocMemo())
@@ -598,6 +589,7 @@ class ServerState:
             result = LintResult(snap.uri, snap.path, snap.version, snap.lines, None, None, [], [], entry,
                                 error=f"surface-lint could not check this document: {type(exc).__name__}: {exc}")
         result.seconds = time.perf_counter() - start
+        result.generation = generation
         return result
 
     def forget(self, uri: str) -> None:
@@ -663,26 +655,28 @@ def lint_document(state: ServerState, entry: EngineEntry, snap: Snapshot, memo: 
         lane = _report_lane(engine, snap)
     cases: CaseIndex | None = None
     case_paths: tuple[str, ...] = ()
+    cases_key: tuple[Any, ...] = ()
     if lane is not None:
         case_paths = state.case_paths_for(entry, lane.name, snap.path)
-        cases = state.case_index(entry, lane, case_paths)
+        cases, cases_key = state.case_index(entry, lane, case_paths)
+    memo_key = (id(engine), lane.name if lane else None, kind, cases_key)
     if lane is not None and kind in ("turns", "telemetry") and lane.unit != "chain":
-        memo.reset((id(engine), entry.generation, lane.name, kind, id(cases)))
+        memo.reset(memo_key)
         before = memo.misses
         findings, pairs = lint_lines(engine, snap, lane, kind, cases, memo, token, progress)
         return LintResult(snap.uri, snap.path, snap.version, snap.lines, kind, lane.name, findings, None,
                           entry, case_paths, line_mode=True, rechecked=memo.misses - before, _pairs=pairs)
     data = snap.data()
-    memo.reset((id(engine), entry.generation, lane.name if lane else None, kind, id(cases)))
-    if memo.whole is not None and memo.whole[0] == data:
-        old = memo.whole[1]
+    memo.reset(memo_key)
+    if memo.whole is not None and memo.whole[1] == state.generation and memo.whole[0] == data:
+        old = memo.whole[2]
         memo.hits += 1
         return dataclasses.replace(old, uri=snap.uri, version=snap.version, lines=snap.lines, rechecked=0)
     memo.misses += 1
     result: DocResult = engine.check_bytes(snap.path, data, None, lane.name if lane else None, cases)
     out = LintResult(snap.uri, snap.path, snap.version, snap.lines, result.kind, result.lane,
                      result.findings, result.records, entry, case_paths, rechecked=len(snap.lines))
-    memo.whole = (data, out)
+    memo.whole = (data, state.generation, out)
     return out
 
 
