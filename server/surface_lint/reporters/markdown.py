@@ -146,11 +146,12 @@ def _metric_table(result: LaneResult, options: RenderOptions) -> list[str]:
 def render_lane(result: LaneResult, options: RenderOptions) -> str:
     views = case_views(result, options.lane)
     failing = [v for v in views if v.failing]
+    notes = sum(1 for v in views if v.status == "note")
     out = [
         f"## surface-lint · {md_code(result.lane)} {md_text(result.version)} · {verdict_word(result.passed)}",
         "",
         f"Profile {md_code(result.profile)} · thresholds {md_code(result.threshold_set or 'none')} · "
-        f"{len(result.outcomes)} case(s) · {len(failing)} failing",
+        f"{len(result.outcomes)} case(s) · {len(failing)} failing · {notes} with notes only",
         "",
         *_metric_table(result, options),
     ]
@@ -158,20 +159,20 @@ def render_lane(result: LaneResult, options: RenderOptions) -> str:
         b = options.baseline
         out += ["", f"Baseline {md_code(display_path(b.path))}: " + (
             "no metric below it." if b.passed else f"**{len(b.regressions)} metric(s) below it.**")]
-    notes = []
+    lists = []
     if result.missing_transcripts:
-        notes.append(f"- {len(result.missing_transcripts)} case(s) without a transcript: "
+        lists.append(f"- {len(result.missing_transcripts)} case(s) without a transcript: "
                      + ", ".join(md_code(c) for c in result.missing_transcripts[:20])
                      + (" …" if len(result.missing_transcripts) > 20 else ""))
     if result.unknown_cases:
-        notes.append(f"- {len(result.unknown_cases)} transcript case id(s) without a case: "
+        lists.append(f"- {len(result.unknown_cases)} transcript case id(s) without a case: "
                      + ", ".join(md_code(c) for c in result.unknown_cases[:20])
                      + (" …" if len(result.unknown_cases) > 20 else ""))
     if result.remainder:
-        notes.append(f"- {len(result.remainder)} multi-sentence case(s) outside the three buckets: "
+        lists.append(f"- {len(result.remainder)} multi-sentence case(s) outside the three buckets: "
                      + ", ".join(md_code(c) for c in result.remainder[:20]))
-    if notes:
-        out += ["", *notes]
+    if lists:
+        out += ["", *lists]
     if failing:
         out += ["", f"### Failing cases ({len(failing)})", ""]
         # Symbolic reports carry no surface: then the column is left out.
