@@ -332,7 +332,8 @@ def _escaped_end(tok: str) -> bool:
 def completion(result: LintResult, lane: Lane | None, line: int, column: int,
                positions: Positions, markdown: bool = True) -> list[dict[str, Any]]:
     """Predicate names inside predicate lists; case field names as keys (per the lane schema)."""
-    if lane is None or result.kind not in ("cases", None):
+    # Case files; a new one whose first line is still being typed reads as a broken report.
+    if lane is None or result.kind not in ("cases", None, "report") or not result.path.endswith(".jsonl"):
         return []
     text = result.line(line)
     if len(text) > MAX_FEATURE_LINE:
