@@ -800,6 +800,8 @@ class _Scorer:
             subject = _report_subject(self.lane, entry, fields)
             verdicts = evaluate(self.lane, subject, entry.data, fields)
             self._record(case_id, subject, verdicts, fields, entry.record, entry.data)
+            # A CI run over a runner's report must say when its stored flags do not add up.
+            self.findings.extend(self.engine._stored_mismatches(reference, entry, fields))
 
     def finish(self) -> list[Outcome]:
         for chain in self.chains.values():

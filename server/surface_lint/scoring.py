@@ -11,8 +11,11 @@ from typing import Any
 from .lanes import EXPECTED, Lane, MetricSpec, PredicateSpec, ThresholdCheck
 from .predicates import Context, RegexTimeout, Subject, Verdict
 
-# Kinds that need a case field; without it (and without a stored verdict) they are not judged.
+# Kinds that need a case field; without it (and without a stored verdict) they are not judged...
 CASE_FIELD_KINDS = {"case_field_in_surface": "field", "proposal_count_equal": "field"}
+# ...except those whose verdict without the field is defined: a case that names no subject
+# passes subject_named (its docs: "passes when the case names no subject, or no case is joined").
+JUDGED_WITHOUT_FIELD = {"case_field_in_surface"}
 
 
 _Plan = tuple[tuple[PredicateSpec, str | None], ...]
@@ -54,7 +57,9 @@ def evaluate(
         if needed is not None and (case_fields is None or needed not in case_fields):
             if stored is not None and isinstance(stored.get(spec.name), bool):
                 out[spec.name] = Verdict(bool(stored[spec.name]), message="stored verdict")
-            continue
+                continue
+            if spec.kind not in JUDGED_WITHOUT_FIELD:
+                continue
         try:
             out[spec.name] = spec.evaluate(ctx)
         except RegexTimeout:
