@@ -789,6 +789,7 @@ class _Scorer:
             self._record(turn.case_id, subject, verdicts, fields, turn.record, turn.record.data)
 
     def add_report(self, transcript: Transcript) -> None:
+        reference = self.engine.reference_lane(self.lane.name) or self.lane
         for entry in transcript.entries:
             case_id = entry.case_id
             if case_id is None:
