@@ -251,7 +251,6 @@ class Engine:
             data = (texts or {}).get(path)
             if data is None:
                 data = self.read_bytes(path)
-            kind, _ = sniff(data)
             file_lane = lane or self.detect_lane(path, "cases", first=_first_object(data))
             if file_lane is None:
                 raise UsageError(f"{path}: cannot tell which lane this case file belongs to (use --lane)")
@@ -578,7 +577,7 @@ def _report_case_fields(lane: Lane, entry: ReportEntry, case: Case | None) -> di
 
 def _report_subject(lane: Lane, entry: ReportEntry, fields: Mapping[str, Any]) -> Subject:
     d = entry.data
-    surface = d.get("surface") if isinstance(d.get("surface"), str) else ""
+    surface: str = d["surface"] if isinstance(d.get("surface"), str) else ""
     grounding = d.get("grounding_source") if isinstance(d.get("grounding_source"), str) else "none"
     primed = _is_primed(fields if "priming_prompts" in fields else None, d.get("primed") is True)
     vh = d.get("vault_hits") if isinstance(d.get("vault_hits"), int) else None
