@@ -42,10 +42,8 @@ class BaselineReport:
             head += f" (tolerance {self.tolerance:g})"
         lines = [head]
         for d in self.deltas:
-            if d.better is None and d.old == d.new:
-                continue
-            mark = "REGRESSED" if d.regressed else ("improved" if d.improved else "same")
-            lines.append(f"  {d.describe()}  {mark}")
+            if d.regressed or d.improved:
+                lines.append(f"  {d.describe()}  {'REGRESSED' if d.regressed else 'improved'}")
         return "\n".join(lines) + "\n"
 
 
