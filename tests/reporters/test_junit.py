@@ -47,7 +47,7 @@ def test_lane_junit_has_a_case_per_lane_case_and_per_threshold() -> None:
     assert first.result[0].text == (
         f"no_placeholder (SL101, error): placeholder marker `...` in the surface at {NEW}:1:52")
     assert first.system_out == "surface: A river carries ... to the sea. pack-grounded (en_demo_nature_v1)."
-    disclosure = [c for c in cases if c.name == "flu_003"][0]
+    disclosure = next(c for c in cases if c.name == "flu_003")
     assert disclosure.system_out.splitlines()[1:] == [
         "note: no_provenance_only (SL102) failed: the surface is a bare structured disclosure",
         "note: no_dotted_inventory (SL105) failed: dotted-path inventory "
@@ -100,7 +100,7 @@ def test_diff_junit_fails_the_regressed_cases_and_metrics() -> None:
         ("flu_007", "pass"),
         ("flu_006", ("skipped", "vanished: not in the new run", "")),
     ]
-    fixed = [c for c in cases if c.name == "flu_005"][0]
+    fixed = next(c for c in cases if c.name == "flu_005")
     assert fixed.system_out.splitlines() == [
         "complete_punctuation (SL103): fail -> pass",
         "finite_predicate_shape (SL104): fail -> pass",

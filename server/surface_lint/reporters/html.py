@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..engine import LaneResult
-from ..findings import Finding
+from ..findings import Finding, Severity
 from .common import (
     CaseView,
     MetricRow,
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from . import CheckRun, RenderOptions
 
 PLOT_W, PLOT_H, BAR_Y, BAR_H = 240, 22, 5, 12
+PAD = 4  # room on both sides so a threshold line at 0 or 1 is drawn whole
 
 CSS = """
 :root{--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--bg:#fff;--pass:#1a7f37;--fail:#cf222e;
@@ -140,8 +141,8 @@ def metric_svg(row: MetricRow) -> str:
     cls = "info" if row.passed is None else ("pass" if row.passed else "fail")
     label = f"{row.name} {fmt_value(row.value)}" + (f", threshold {row.threshold}" if row.threshold else "")
     parts = [
-        f'<svg class="metric-plot" data-metric="{_e(row.name)}" width="{PLOT_W}" height="{PLOT_H}" '
-        f'viewBox="0 0 {PLOT_W} {PLOT_H}" role="img" aria-label="{_e(label)}">',
+        f'<svg class="metric-plot" data-metric="{_e(row.name)}" width="{PLOT_W + 2 * PAD}" height="{PLOT_H}" '
+        f'viewBox="{-PAD} 0 {PLOT_W + 2 * PAD} {PLOT_H}" role="img" aria-label="{_e(label)}">',
         f'<rect class="track" x="0" y="{BAR_Y}" width="{PLOT_W}" height="{BAR_H}"/>',
         f'<rect class="bar {cls}" x="0" y="{BAR_Y}" width="{_x(value)}" height="{BAR_H}"/>',
     ]
@@ -175,14 +176,15 @@ def _where(f: Finding) -> str:
     return f"{display_path(loc.path)}:{loc.line}:{loc.column}"
 
 
-def _filters(groups: Iterable[str], predicates: Sequence[tuple[str, str]], group_label: str) -> str:
+def _filters(groups: Iterable[str], predicates: Sequence[tuple[str, str]], group_label: str,
+             status_label: str = "with a failing predicate only") -> str:
     g_opts = "".join(f'<option value="{_e(g)}">{_e(g)}</option>' for g in sorted(set(groups)))
     p_opts = "".join(f'<option value="{_e(n)}">{_e(c)} {_e(n)}</option>' for n, c in predicates)
     return (
         '<div class="filters">'
         f'<label>{_e(group_label)} <select id="f-group"><option value="">all</option>{g_opts}</select></label>'
         f'<label>Predicate failing <select id="f-pred"><option value="">any</option>{p_opts}</select></label>'
-        '<label><input type="checkbox" id="f-failing"> with a failing predicate only</label>'
+        f'<label><input type="checkbox" id="f-failing"> {_e(status_label)}</label>'
         '<span id="f-count"></span></div>'
     )
 
@@ -249,6 +251,7 @@ def render_lane(result: LaneResult, options: RenderOptions) -> str:
         f"{len(failing) - n_fail} with notes only</p></header>",
         '<section id="metrics"><h2>Metrics against thresholds</h2>',
         *_metric_table(metric_rows(result), options),
+        '<p class="meta">Bars: the value on a 0 to 1 scale; black line: the threshold; grey band: its tolerance.</p>',
         "</section>",
         '<section id="matrix"><h2>Predicate &times; case</h2>',
         _filters((v.group for v in views if v.group), predicates,
@@ -299,22 +302,22 @@ def render_lane(result: LaneResult, options: RenderOptions) -> str:
 # --- diff ------------------------------------------------------------------------------
 
 
-def delta_svg(d: MetricDelta) -> str:
-    """Old (grey) and new (coloured) bars of a rate; a target marker for `~=` metrics."""
+def delta_svg(d: MetricDelta, threshold: float | None) -> str:
+    """Old (grey) and new (coloured) bars of a rate, with the threshold (or `~=` target) marked."""
     old, new = d.old, d.new
     if not isinstance(old, float) and not isinstance(new, float):
         return ""
     cls = "fail" if d.regressed else ("pass" if d.improved else "info")
     h = 30
-    parts = [f'<svg class="delta-plot" data-metric="{_e(d.name)}" width="{PLOT_W}" height="{h}" '
-             f'viewBox="0 0 {PLOT_W} {h}" role="img" aria-label="{_e(d.describe())}">',
+    parts = [f'<svg class="delta-plot" data-metric="{_e(d.name)}" width="{PLOT_W + 2 * PAD}" height="{h}" '
+             f'viewBox="{-PAD} 0 {PLOT_W + 2 * PAD} {h}" role="img" aria-label="{_e(d.describe())}">',
              f'<rect class="track" x="0" y="3" width="{PLOT_W}" height="24"/>']
     if isinstance(old, float):
         parts.append(f'<rect class="bar old" x="0" y="4" width="{_x(old)}" height="10"/>')
     if isinstance(new, float):
         parts.append(f'<rect class="bar {cls}" x="0" y="16" width="{_x(new)}" height="10"/>')
-    if d.target is not None:
-        x = _x(d.target)
+    if threshold is not None:
+        x = _x(threshold)
         parts.append(f'<line class="threshold" x1="{x}" x2="{x}" y1="1" y2="{h - 1}"/>')
     parts.append("</svg>")
     return "".join(parts)
@@ -333,16 +336,18 @@ def render_diff(diff: LaneDiff, options: RenderOptions) -> str:
         '<section id="metrics"><h2>Metrics</h2><table class="metrics">',
         "<tr><th>Metric</th><th>Old</th><th>New</th><th>Change</th><th></th><th>Plot (old grey, new below)</th></tr>",
     ]
+    checks = {t.check.metric: t.check.value for t in diff.new.thresholds}
     for d in diff.metrics:
         cls = "fail" if d.regressed else ("pass" if d.improved else "none")
         mark = "REGRESSED" if d.regressed else ("improved" if d.improved else "")
         change = d.change
         body.append(f'<tr class="metric {cls}" data-metric="{_e(d.name)}"><td>{_e(d.name)}</td>'
                     f'<td class="num">{_e(fmt_value(d.old))}</td><td class="num">{_e(fmt_value(d.new))}</td>'
-                    f'<td class="num">{_e(change)}</td><td class="verdict">{mark}</td><td>{delta_svg(d)}</td></tr>')
+                    f'<td class="num">{_e(change)}</td><td class="verdict">{mark}</td>'
+                    f"<td>{delta_svg(d, checks.get(d.name))}</td></tr>")
     body += ["</table></section>",
              f'<section id="flips"><h2>Flipped verdicts ({len(diff.changed)} case(s))</h2>',
-             _filters((c.group for c in diff.changed if c.group), predicates, "Group"),
+             _filters((c.group for c in diff.changed if c.group), predicates, "Group", "regressions only"),
              '<table class="flips"><tr><th>Case</th><th>Predicate</th><th>Old</th><th>New</th></tr>']
     for c in diff.changed:
         for f in c.flips:
@@ -382,12 +387,12 @@ def render_check(run: CheckRun, options: RenderOptions) -> str:
         f'<p class="meta">{len(run.files)} file(s) · {run.records} record(s) · profile '
         f"<code>{_e(run.profile)}</code></p></header>",
         '<section id="findings"><h2>Findings</h2>',
-        _filters((display_path(f) for f in run.files), codes, "File"),
+        _filters((display_path(f) for f in run.files), codes, "File", "errors and warnings only"),
         "<table><tr><th>Where</th><th>Code</th><th>Severity</th><th>Message</th></tr>",
     ]
     for f in run.findings:
         body.append(f'<tr data-case="{_e(_where(f))}" data-group="{_e(display_path(f.path))}" '
-                    f'data-failed="{_e(f.rule)}" data-status="{_e(f.severity.label)}">'
+                    f'data-failed="{_e(f.rule)}" data-status="{"fail" if f.severity >= Severity.WARNING else "pass"}">'
                     f'<td class="mono">{_e(_where(f))}</td><td><code>{_e(f.code)}</code> {_e(f.rule)}</td>'
                     f"<td>{_e(f.severity.label)}</td><td>{_e(f.message)}</td></tr>")
     body.append("</table></section>")
