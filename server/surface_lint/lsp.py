@@ -16,6 +16,7 @@ import asyncio
 import inspect
 import json
 import logging
+import re
 import sys
 import time
 from collections.abc import Mapping
@@ -212,7 +213,8 @@ class SurfaceLintServer(LanguageServer):
                                        register_options=options)]))
             except Exception as exc:  # a client that refuses only loses file watching
                 self.log_warning(f"could not register file watchers: {exc}")
-        await self.pull_configuration()
+        if await self.pull_configuration():
+            self.relint_all()  # documents opened before the answer came were linted without it
         self.report_settings_problems()
 
     def on_shutdown(self, params: Any) -> None:
@@ -234,7 +236,7 @@ class SurfaceLintServer(LanguageServer):
         except Exception as exc:
             self.log_warning(f"workspace/configuration failed: {exc}")
             return False
-        raw = answer[0] if isinstance(answer, list) and answer else None
+        raw = answer[0] if isinstance(answer, (list, tuple)) and answer else None
         if raw is None:
             return False
         settings, problems = parse_settings(_plain(raw))
@@ -255,6 +257,7 @@ class SurfaceLintServer(LanguageServer):
         self.report_settings_problems()
         if changed:
             self.relint_all()
+            self.publish_file_problems()
 
     def on_did_change_watched_files(self, params: types.DidChangeWatchedFilesParams) -> None:
         what = None
@@ -267,6 +270,8 @@ class SurfaceLintServer(LanguageServer):
         if what is not None:
             self.state.invalidate(what)
             self.relint_all()
+            if what == "all":
+                self.publish_file_problems()
 
     def relint_all(self) -> None:
         for uri in list(self.state.docs):
@@ -496,8 +501,9 @@ class SurfaceLintServer(LanguageServer):
                 if isinstance(table, dict):
                     config_from_table(table, Path(path), text)
             except tomllib.TOMLDecodeError as exc:
-                line = getattr(exc, "lineno", 1) or 1
-                return [error_diagnostic(f"invalid TOML: {exc}", "config", line - 1)]
+                where = re.search(r"line (\d+), column (\d+)", str(exc))
+                line, column = (int(where.group(1)), int(where.group(2))) if where else (1, 1)
+                return [self._line_diagnostic(snap, line, column, f"invalid TOML: {exc}", "config")]
             except ConfigError as exc:
                 return [self._line_diagnostic(snap, exc.line, 1, exc.message, "config")]
             return []

@@ -30,6 +30,7 @@ class RecordingClient(LanguageClient):
         self.versions: dict[str, int] = {}
         self.texts: dict[str, str] = {}
         self.registrations: list[types.Registration] = []
+        self.lens_refreshes = 0
 
 
 def _on_publish(client: RecordingClient, params: types.PublishDiagnosticsParams) -> None:
@@ -41,10 +42,15 @@ def _on_register(client: RecordingClient, params: types.RegistrationParams) -> N
     client.registrations.extend(params.registrations)
 
 
+def _on_lens_refresh(client: RecordingClient, params: None) -> None:
+    client.lens_refreshes += 1
+
+
 def make_client() -> RecordingClient:
     client = RecordingClient()
     register_lsp_features(client, {**DEFAULT_CLIENT_FEATURES, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: _on_publish,
-                                   types.CLIENT_REGISTER_CAPABILITY: _on_register})
+                                   types.CLIENT_REGISTER_CAPABILITY: _on_register,
+                                   types.WORKSPACE_CODE_LENS_REFRESH: _on_lens_refresh})
     return client
 
 

@@ -1,0 +1,175 @@
+"""Configuration picked up without a restart: the config file, client settings, `run`,
+and a rules file broken mid-edit (its error shown, the last good rules kept).
+
+The transcript's line 3 fails `no_placeholder` (SL101); its case lists `no_placeholders`
+(a typo), so the finding is not an expected one and takes the configurable severity
+(default: error)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from lsp_support import (
+    TRANSCRIPT,
+    RecordingClient,
+    change,
+    no_server_errors,
+    open_file,
+    published,
+    rng,
+    spans,
+    start,
+)
+from lsprotocol import types
+
+ROOT = Path(__file__).resolve().parents[2]
+E, W, I, H = (types.DiagnosticSeverity.Error, types.DiagnosticSeverity.Warning,
+              types.DiagnosticSeverity.Information, types.DiagnosticSeverity.Hint)
+
+
+def _severities(diags: list[types.Diagnostic]) -> list[tuple[int, str | int | None, types.DiagnosticSeverity | None]]:
+    return [(d.range.start.line, d.code, d.severity) for d in diags]
+
+
+async def _next(client: RecordingClient, uri: str, after: int) -> list[types.Diagnostic]:
+    """The first publish for `uri` after the first `after` publishes."""
+    import asyncio
+
+    for _ in range(1500):
+        newer = [p for p in client.published[after:] if p.uri == uri]
+        if newer:
+            return list(newer[0].diagnostics)
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"no new diagnostics for {uri}")
+
+
+def _saved(client: RecordingClient, uri: str) -> None:
+    client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri)))
+
+
+async def test_config_file_created_then_edited_and_saved(client: RecordingClient, workspace: Path) -> None:
+    await start(client, workspace)
+    uri = open_file(client, workspace / TRANSCRIPT)
+    assert _severities(await published(client, uri, 1)) == [(1, "SL103", E), (2, "SL101", E)]
+    config = workspace / "surface-lint.toml"
+    config.write_text('[severity]\nno_placeholder = "warning"\n')
+    n = len(client.published)
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+        [types.FileEvent(config.as_uri(), types.FileChangeType.Created)]))
+    # SL103 stays an error: the case expects complete_punctuation.
+    assert _severities(await _next(client, uri, n)) == [(1, "SL103", E), (2, "SL101", W)]
+    # Edit the config in the editor and save it.
+    cfg = open_file(client, config, language="toml")
+    change(client, cfg, [(rng(1, 17, 1, 26), '"off"')])
+    config.write_text(client.texts[cfg])
+    n = len(client.published)
+    _saved(client, cfg)
+    assert _severities(await _next(client, uri, n)) == [(1, "SL103", E)]
+    # A broken config: shown on the config file, the last good config stays in force.
+    change(client, cfg, [(rng(1, 17, 1, 22), '"loud"')])
+    problems = await published(client, cfg)
+    assert [(d.range.start.line, d.code, d.message) for d in problems] == [
+        (0, "config", "severity of `no_placeholder` must be one of error, warning, information, hint, off")]
+    no_server_errors(client)
+
+
+async def test_client_settings_initialization_and_changes(client: RecordingClient, workspace: Path) -> None:
+    await start(client, workspace, settings={"severity": {"no_placeholder": "information"}})
+    uri = open_file(client, workspace / TRANSCRIPT)
+    assert _severities(await published(client, uri, 1)) == [(1, "SL103", E), (2, "SL101", I)]
+    # didChangeConfiguration carrying the settings (VS Code's synchronize.configurationSection).
+    n = len(client.published)
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"surfaceLint": {"severity": {"SL101": "hint"}, "profile": "reference"}}))
+    assert _severities(await _next(client, uri, n)) == [(1, "SL103", E), (2, "SL101", H)]
+    hover = await client.text_document_hover_async(types.HoverParams(
+        types.TextDocumentIdentifier(uri), types.Position(2, 110)))
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert "profile `reference`" in hover.contents.value.split("\n")[0]
+    # didChangeConfiguration without settings: the server asks (workspace/configuration).
+    client.set_configuration({"severity": {"no_placeholder": "off"}}, section="surfaceLint")
+    n = len(client.published)
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    assert _severities(await _next(client, uri, n)) == [(1, "SL103", E)]
+
+
+async def test_run_on_save(client: RecordingClient, workspace: Path) -> None:
+    await start(client, workspace, settings={"run": "onSave"})
+    uri = open_file(client, workspace / TRANSCRIPT)
+    assert spans(await published(client, uri, 1)) == [(1, 143, 1, 144, "SL103"), (2, 128, 2, 137, "SL101")]
+    v2 = change(client, uri, [(rng(1, 144, 1, 144), ".")])
+    # Features still see the edit...
+    hover = await client.text_document_hover_async(types.HoverParams(
+        types.TextDocumentIdentifier(uri), types.Position(1, 120)))
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert "- ✓ `complete_punctuation` — passes  " in hover.contents.value
+    # ...but nothing is published before the save.
+    assert [p.version for p in client.published if p.uri == uri] == [1]
+    _saved(client, uri)
+    assert spans(await published(client, uri, v2)) == [(2, 128, 2, 137, "SL101")]
+
+
+async def test_rules_file_broken_mid_edit_keeps_the_last_good_rules(client: RecordingClient, workspace: Path) -> None:
+    rules = workspace / "rules" / "fluency.toml"
+    rules.parent.mkdir()
+    text = (ROOT / "rules" / "deterministic_fluency.toml").read_text()
+    # The user's copy of the lane makes no_placeholder a warning (line 38).
+    good = text.replace('code = "SL101"\nkind = "substring_absent"\ndefault_severity = "error"',
+                        'code = "SL101"\nkind = "substring_absent"\ndefault_severity = "warning"')
+    assert good != text
+    rules.write_text(good)
+    (workspace / "surface-lint.toml").write_text('lane-files = ["rules/fluency.toml"]\n')
+    await start(client, workspace)
+    uri = open_file(client, workspace / TRANSCRIPT)
+    assert _severities(await published(client, uri, 1)) == [(1, "SL103", E), (2, "SL101", W)]
+
+    # Typing in the rules file: the error shows on it at once, nothing else changes yet.
+    doc = open_file(client, rules, language="toml")
+    assert await published(client, doc, 1) == []
+    change(client, doc, [(rng(36, 8, 36, 24), "substring_absnet")])
+    (problem,) = await published(client, doc)
+    assert (problem.code, problem.range) == ("SL014", rng(36, 0, 36, 25))
+    assert problem.message.startswith("predicate 'no_placeholder': unknown kind 'substring_absnet' (known: ")
+    assert problem.severity == E
+
+    # Saved broken: the transcript keeps the last good rules (SL101 still a warning).
+    rules.write_text(client.texts[doc])
+    n = len(client.published)
+    _saved(client, doc)
+    assert _severities(await _next(client, uri, n)) == [(1, "SL103", E), (2, "SL101", W)]
+    (problem,) = await published(client, doc)
+    assert problem.message.endswith("; lane `deterministic_fluency` keeps its last good rules until this file loads")
+
+    # A broken TOML line, closed file: the error is pushed to the file all the same.
+    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(doc)))
+    rules.write_text(good.replace('name = "no_placeholder"\n', 'name = "no_placeholder"\noops\n', 1))
+    n = len(client.published)
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+        [types.FileEvent(rules.as_uri(), types.FileChangeType.Changed)]))
+    assert _severities(await _next(client, uri, n)) == [(1, "SL103", E), (2, "SL101", W)]
+
+    # Fixed: the file loads again, its own severity change applies.
+    rules.write_text(good.replace('default_severity = "warning"', 'default_severity = "hint"', 1))
+    n = len(client.published)
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+        [types.FileEvent(rules.as_uri(), types.FileChangeType.Changed)]))
+    assert _severities(await _next(client, uri, n)) == [(1, "SL103", E), (2, "SL101", H)]
+    no_server_errors(client)
+
+
+async def test_rules_file_error_pushed_when_not_open(client: RecordingClient, workspace: Path) -> None:
+    rules = workspace / "rules" / "fluency.toml"
+    rules.parent.mkdir()
+    shutil.copy(ROOT / "rules" / "deterministic_fluency.toml", rules)
+    (workspace / "surface-lint.toml").write_text('lane-files = ["rules/fluency.toml"]\n')
+    await start(client, workspace)
+    uri = open_file(client, workspace / TRANSCRIPT)
+    await published(client, uri, 1)
+    rules.write_text(rules.read_text().replace('name = "no_placeholder"\n', 'name = "no_placeholder"\noops\n', 1))
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+        [types.FileEvent(rules.as_uri(), types.FileChangeType.Changed)]))
+    (problem,) = await published(client, rules.as_uri(), None)
+    assert (problem.code, problem.range.start.line, problem.range.start.character) == ("SL014", 35, 4)
+    assert problem.message.startswith("invalid TOML: Expected '=' after a key in a key/value pair (at line 36, column 5)")
+    assert problem.message.endswith("; lane `deterministic_fluency` keeps its last good rules until this file loads")
