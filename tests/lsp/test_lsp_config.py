@@ -24,7 +24,7 @@ from lsp_support import (
 from lsprotocol import types
 
 ROOT = Path(__file__).resolve().parents[2]
-E, W, I, H = (types.DiagnosticSeverity.Error, types.DiagnosticSeverity.Warning,
+E, W, INFO, H = (types.DiagnosticSeverity.Error, types.DiagnosticSeverity.Warning,
               types.DiagnosticSeverity.Information, types.DiagnosticSeverity.Hint)
 
 
@@ -77,7 +77,7 @@ async def test_config_file_created_then_edited_and_saved(client: RecordingClient
 async def test_client_settings_initialization_and_changes(client: RecordingClient, workspace: Path) -> None:
     await start(client, workspace, settings={"severity": {"no_placeholder": "information"}})
     uri = open_file(client, workspace / TRANSCRIPT)
-    assert _severities(await published(client, uri, 1)) == [(1, "SL103", E), (2, "SL101", I)]
+    assert _severities(await published(client, uri, 1)) == [(1, "SL103", E), (2, "SL101", INFO)]
     # didChangeConfiguration carrying the settings (VS Code's synchronize.configurationSection).
     n = len(client.published)
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
