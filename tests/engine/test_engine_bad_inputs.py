@@ -195,3 +195,19 @@ def test_inputs_are_never_written(tmp_path: Path, capsys: pytest.CaptureFixture[
         engine.check_bytes(str(path), path.read_bytes())
     assert snapshot(inputs) == before
     assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == ["cases.jsonl", "report.json", "turns.jsonl"]
+
+
+def test_mistyped_fields_of_a_report_entry_are_sl003_not_silently_missing() -> None:
+    text = ('{"lane": "symbolic_logic", "cases": [\n'
+            '  {"id": "S1", "vault_hits": "3", "trace_hash": 7, "trace_hash_replay": "a", "proposal_count": 1,\n'
+            '   "expected_proposals": 1, "min_vault_hits": 1}\n'
+            "]}\n")
+    found = check(text, path="r.json").findings
+    assert fts(found, {"SL003"}) == [
+        ("r.json", 2, 30, 2, 33, "SL003", "error", "`vault_hits` must be an integer or null, not a string"),
+        ("r.json", 2, 49, 2, 50, "SL003", "error", "`trace_hash` must be a string or null, not a number"),
+    ]
+    text = '{"lane": "deterministic_fluency", "cases": [{"case_id": "c1", "surface": 5}]}'
+    assert fts(check(text, path="r.json").findings, {"SL003"}) == [
+        ("r.json", 1, 74, 1, 75, "SL003", "error", "`surface` must be a string or null, not a number"),
+    ]

@@ -61,9 +61,9 @@ def test_turn_wrong_types_are_findings_and_the_turn_is_kept(engine: Engine) -> N
     found = check([line], engine=engine).findings
     col = {k: line.index(v) + 1 for k, v in [("ti", '"0"'), ("sc", '"yes"'), ("vh", "1.5")]}
     assert fts(found, {"SL003"}) == [
-        ("t.jsonl", 1, col["ti"], 1, col["ti"] + 3, "SL003", "error", "`turn_index` must be a integer or null, not a string"),
+        ("t.jsonl", 1, col["ti"], 1, col["ti"] + 3, "SL003", "error", "`turn_index` must be an integer or null, not a string"),
         ("t.jsonl", 1, col["sc"], 1, col["sc"] + 5, "SL003", "error", "`scored` must be a boolean or null, not a string"),
-        ("t.jsonl", 1, col["vh"], 1, col["vh"] + 3, "SL003", "error", "`vault_hits` must be a integer or null, not a number"),
+        ("t.jsonl", 1, col["vh"], 1, col["vh"] + 3, "SL003", "error", "`vault_hits` must be an integer or null, not a number"),
     ]
     assert "SL101" in [f.code for f in found]
 

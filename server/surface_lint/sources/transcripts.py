@@ -39,6 +39,19 @@ TURN_FIELDS: dict[str, str] = {
     "trace_hash": "string",
     "chain": "integer",
 }
+# The per-case fields of a lane report the engine reads, and their JSON types.
+REPORT_FIELDS: dict[str, str] = {
+    "case_id": "string",
+    "id": "string",
+    "prompt": "string",
+    "surface": "string",
+    "grounding_source": "string",
+    "vault_hits": "integer",
+    "trace_hash": "string",
+    "trace_hash_replay": "string",
+    "proposal_count": "integer",
+}
+_ARTICLE = {"integer": "an integer"}
 SCORED_ROLES = ("prompt", "probe")
 
 
@@ -189,7 +202,7 @@ def turn_from_record(record: Record, findings: list[Finding], telemetry: bool = 
                     check_finding(
                         "SL003",
                         record.location(key),
-                        f"`{key}` must be a {kind} or null, not {json_type(data[key])}",
+                        f"`{key}` must be {_ARTICLE.get(kind, 'a ' + kind)} or null, not {json_type(data[key])}",
                         case_id if isinstance(case_id, str) else None,
                         record_index=record.index,
                     )
@@ -312,4 +325,13 @@ def read_report(path: str, data: bytes) -> Transcript:
             continue
         out.stats.records += 1
         out.entries.append(ReportEntry(record, entry))
+        # A mistyped field would otherwise be read as missing (an "empty" surface, 0 hits).
+        entry_id = entry.get("case_id", entry.get("id"))
+        for field_name, kind in REPORT_FIELDS.items():
+            if field_name in entry and _opt(entry, field_name, kind) is _WRONG:
+                out.findings.append(check_finding(
+                    "SL003", record.location(field_name),
+                    f"`{field_name}` must be {_ARTICLE.get(kind, 'a ' + kind)} or null, "
+                    f"not {json_type(entry[field_name])}",
+                    entry_id if isinstance(entry_id, str) else None, record_index=i))
     return out
