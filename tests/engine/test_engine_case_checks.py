@@ -297,3 +297,13 @@ def test_case_checks_from_a_user_lane_correction_pattern(tmp_path: Path) -> None
     line = ('{"id": "S1", "premises": ["Actually truth is wisdom.", "In fact wisdom is light."], "probe": "What?", '
             '"expected_proposals": 2, "min_vault_hits": 1}')
     assert case_findings(engine, [line], SYM) == []
+
+
+def test_sl002_an_empty_id_is_reported_not_silently_dropped(engine: Engine) -> None:
+    line = '{"id": "", "prompt": "What is truth?", "expected_predicates": []}'
+    result = check([line], path=P, engine=engine, kind="cases", lane_name=FLU)
+    assert fts(result.findings) == [
+        (P, 1, 8, 1, 10, "SL002", "error",
+         "`id` is empty: the case cannot be joined to a transcript and is left out"),
+    ]
+    assert result.records == []

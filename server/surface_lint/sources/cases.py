@@ -150,6 +150,16 @@ def _check_record(record: Record, lane: Lane, findings: list[Finding]) -> Case |
                         ),
                     )
                 )
+    if case_id == "":
+        # Otherwise the case is silently left out: nothing can join to it.
+        findings.append(
+            check_finding(
+                "SL002",
+                record.location(schema.id_field),
+                f"`{schema.id_field}` is empty: the case cannot be joined to a transcript and is left out",
+                record_index=record.index,
+            )
+        )
     if not isinstance(case_id, str) or not case_id:
         return None
     return Case(case_id, data, record)
