@@ -368,3 +368,30 @@ def test_same_input_twice_gives_byte_identical_output(argv: list[str], fmt: str,
     assert len(outputs[0]) > 100
     assert snapshot(inputs) == before
     capsys.readouterr()
+
+
+# --- a case scored twice; `check` exit codes ------------------------------------------------------
+
+
+def test_a_second_scored_record_for_a_case_is_a_warning(tmp_path: Path) -> None:
+    lines = Path(FLU_TURNS).read_text("utf-8").splitlines()
+    again = write(tmp_path / "again.jsonl", [lines[2], lines[0]])  # f3, then f1
+    result = Engine().score(FLU, [FLU_CASES], [FLU_TURNS, str(again)])
+    assert result.metrics["cases"] == 5
+    assert [(f.path, f.location.line, f.location.column, f.location.end_column, f.severity.label, f.message)
+            for f in result.findings if f.code == "SL005"] == [
+        (str(again), 1, 1, len(lines[2]) + 1, "warning", "a second scored record for case `f3` replaces the first"),
+        (str(again), 2, 1, len(lines[0]) + 1, "warning", "a second scored record for case `f1` replaces the first"),
+    ]
+
+
+def test_check_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    clean = write(tmp_path / "clean.jsonl", ['{"case_id": "c1", "surface": "It is fine."}'])
+    info = write(tmp_path / "info.jsonl", ['{"case_id": "c1", "surface": "It is listed as a.b; c.d; e.f today."}'])
+    assert main(["check", str(clean)]) == 0
+    assert main(["check", str(info)]) == 0  # information is below the default --fail-on warning
+    assert main(["check", str(info), "--fail-on", "information"]) == 1
+    assert main(["check", FLU_TURNS]) == 1
+    assert main(["check", str(tmp_path / "absent.jsonl")]) == 2
+    out = capsys.readouterr()
+    assert "absent.jsonl: cannot read" in out.err
