@@ -81,17 +81,18 @@ class StringSpan:
         offsets: list[int] = []
         base = quote + 1
         pos = 0
+        high_end = -1  # where the last `\uD800`-`\uDBFF` escape ended (an escaped `\\` is no escape)
         for match in _ESCAPE.finditer(raw):
             offsets.extend(range(base + pos, base + match.start()))
             esc = match.group()
             if esc.startswith("\\u"):
                 code = int(esc[2:], 16)
-                # A high surrogate followed by a low one decodes to one code point.
-                if 0xDC00 <= code <= 0xDFFF and offsets and _is_high_surrogate_escape(
-                    raw, match.start() - 6
-                ):
+                # A high surrogate escape directly followed by a low one decodes to one code point.
+                if 0xDC00 <= code <= 0xDFFF and high_end == match.start():
+                    high_end = -1
                     pos = match.end()
                     continue
+                high_end = match.end() if 0xD800 <= code <= 0xDBFF else -1
             offsets.append(base + match.start())
             pos = match.end()
         offsets.extend(range(base + pos, base + len(raw)))
@@ -123,16 +124,6 @@ class StringSpan:
         # Find the next decoded character's source start, or the closing quote.
         idx = bisect.bisect_right(self._offsets, source_start)
         return self._offsets[idx] if idx < len(self._offsets) else self.end - 1
-
-
-def _is_high_surrogate_escape(raw: str, at: int) -> bool:
-    if at < 0 or raw[at : at + 2] != "\\u":
-        return False
-    try:
-        code = int(raw[at + 2 : at + 6], 16)
-    except ValueError:
-        return False
-    return 0xD800 <= code <= 0xDBFF
 
 
 @dataclass(frozen=True, slots=True)

@@ -210,3 +210,63 @@ def test_doc_locator_key_location_and_whole() -> None:
     # A path that does not exist falls back to its nearest existing parent.
     missing = locator.location(("other", 5))
     assert (missing.column, missing.end_column) == (27, 30)
+
+
+def test_an_escaped_backslash_before_u_is_not_a_high_surrogate_escape() -> None:
+    # `\\ud83d` is a backslash then the letters `ud83d`; the `\ude00` after it stands alone.
+    raw = r'"\\ud83d\ude00 ..."'
+    span = StringSpan.scan(raw, 0)
+    assert span.value == "\\ud83d\ude00 ..."
+    dots = span.value.index("...")
+    assert span.source_range(dots, dots + 3) == (15, 18)
+    assert span.source_range(6, 7) == (8, 14)  # the lone low surrogate escape
+
+
+_SHORT = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
+
+
+def _escape(text: str, choices: list[int]) -> str:
+    """JSON string body for `text`, each character written raw, short-escaped or \\u-escaped."""
+    out = []
+    for i, ch in enumerate(text):
+        how = choices[i % len(choices)] if choices else 0
+        code = ord(ch)
+        if how == 0 and ch not in _SHORT and code >= 0x20:
+            out.append(ch)
+        elif how == 1 and ch in _SHORT:
+            out.append(_SHORT[ch])
+        elif code > 0xFFFF:
+            code -= 0x10000
+            out.append(f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04X}")
+        else:
+            out.append(f"\\u{code:04x}")
+    return "".join(out)
+
+
+def test_every_decoded_character_maps_back_to_its_source_characters() -> None:
+    from hypothesis import assume, given, settings
+    from hypothesis import strategies as st
+
+    chars = st.one_of(
+        st.characters(blacklist_categories=("Cs",)),
+        st.sampled_from(['"', "\\", "\n", ".", "u", "d", "8", "—", "😀", "\ud83d", "\ude00"]),
+    )
+
+    @settings(max_examples=200, deadline=None, database=None)
+    @given(st.lists(chars, max_size=40).map("".join), st.lists(st.integers(0, 2), max_size=7), st.text(max_size=3))
+    def check_roundtrip(text: str, choices: list[int], prefix: str) -> None:
+        body = _escape(text, choices)
+        # Two lone surrogates written as adjacent escapes decode as one pair: not this text.
+        assume(json.loads('"' + body + '"') == text)
+        lead = json.dumps(prefix) + ", "
+        source = lead + '"' + body + '"'
+        span = StringSpan.scan(source, len(lead))
+        assert span.value == text
+        assert span.end == len(source)
+        for i, ch in enumerate(text):
+            start, end = span.source_range(i, i + 1)
+            assert json.loads('"' + source[start:end] + '"') == ch, (source, i)
+        if text:
+            assert span.source_range(0, len(text)) == (len(lead) + 1, len(source) - 1)
+
+    check_roundtrip()
