@@ -1,0 +1,91 @@
+"""A minimal blocking JSON-RPC client over a server's stdio (for the property test).
+
+pytest-lsp structures every message with cattrs; this one keeps raw JSON, reads in a
+thread and lets a synchronous hypothesis test drive one server process for many examples.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+
+class RpcClient:
+    def __init__(self, command: Sequence[str], cwd: str | None = None) -> None:
+        self.proc = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, cwd=cwd)
+        self._next = 0
+        self._responses: dict[int, queue.Queue[dict[str, Any]]] = {}
+        self._lock = threading.Lock()
+        self.notifications: list[dict[str, Any]] = []
+        self.stderr: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._read_stderr, daemon=True).start()
+
+    def _read(self) -> None:
+        out = self.proc.stdout
+        assert out is not None
+        while True:
+            length = 0
+            while True:
+                line = out.readline()
+                if not line:
+                    return
+                if line in (b"\r\n", b"\n"):
+                    break
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            message = json.loads(out.read(length))
+            if "id" in message and "method" in message:  # a request from the server
+                self._send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+            elif "id" in message:
+                with self._lock:
+                    box = self._responses.get(message["id"])
+                if box is not None:
+                    box.put(message)
+            else:
+                self.notifications.append(message)
+
+    def _read_stderr(self) -> None:
+        err = self.proc.stderr
+        assert err is not None
+        for line in err:
+            self.stderr.append(line.decode("utf-8", "replace"))
+
+    def _send(self, message: dict[str, Any]) -> None:
+        body = json.dumps(message).encode("utf-8")
+        stdin = self.proc.stdin
+        assert stdin is not None
+        with self._lock:
+            stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            stdin.flush()
+
+    def request(self, method: str, params: Any, timeout: float = 30.0) -> dict[str, Any]:
+        """Send a request and wait for its response (the whole message: result or error)."""
+        with self._lock:
+            self._next += 1
+            msg_id = self._next
+            box: queue.Queue[dict[str, Any]] = queue.Queue()
+            self._responses[msg_id] = box
+        self._send({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+        try:
+            return box.get(timeout=timeout)
+        finally:
+            with self._lock:
+                del self._responses[msg_id]
+
+    def notify(self, method: str, params: Any) -> None:
+        self._send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def close(self) -> None:
+        try:
+            self.request("shutdown", None, timeout=10)
+            self.notify("exit", None)
+            self.proc.wait(timeout=10)
+        except Exception:
+            self.proc.kill()
+            self.proc.wait()
