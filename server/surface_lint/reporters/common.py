@@ -53,6 +53,14 @@ def fmt_value(value: object) -> str:
     return str(value)
 
 
+def severity_counts(findings: Iterable[Finding]) -> str:
+    """`2 error, 1 warning` (severities in name order), or `no findings`."""
+    counts: dict[str, int] = {}
+    for f in findings:
+        counts[f.severity.label] = counts.get(f.severity.label, 0) + 1
+    return ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "no findings"
+
+
 def numeric(value: object) -> float | None:
     """A metric value as a number (booleans count as 0/1), or None."""
     if isinstance(value, bool):

@@ -20,6 +20,7 @@ from .common import (
     fmt_value,
     highlight_segments,
     metric_rows,
+    severity_counts,
     verdict_word,
 )
 
@@ -193,14 +194,10 @@ def render_lane(result: LaneResult, options: RenderOptions) -> str:
 
 
 def render_check(run: CheckRun, options: RenderOptions) -> str:
-    counts: dict[str, int] = {}
-    for f in run.findings:
-        counts[f.severity.label] = counts.get(f.severity.label, 0) + 1
-    summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "no findings"
     out = [
         f"## surface-lint check · {len(run.findings)} finding(s)",
         "",
-        f"{summary} in {len(run.files)} file(s) · profile {md_code(run.profile)} · "
+        f"{severity_counts(run.findings)} in {len(run.files)} file(s) · profile {md_code(run.profile)} · "
         f"{run.records} record(s) read",
     ]
     if run.findings:

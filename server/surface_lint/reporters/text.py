@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from ..engine import LaneResult
 from ..findings import Finding, Severity
+from .common import fmt_value, severity_counts
 
 if TYPE_CHECKING:
     from . import CheckRun
@@ -33,10 +34,7 @@ def finding_line(f: Finding, colour: bool) -> str:
 
 def render_check(run: CheckRun, colour: bool = False) -> str:
     lines = [finding_line(f, colour) for f in run.findings]
-    by_sev: dict[str, int] = {}
-    for f in run.findings:
-        by_sev[f.severity.label] = by_sev.get(f.severity.label, 0) + 1
-    summary = ", ".join(f"{n} {s}" for s, n in sorted(by_sev.items())) or "no findings"
+    summary = severity_counts(run.findings)
     lines.append(
         f"Found {len(run.findings)} finding(s) ({summary}) in {len(run.files)} file(s); "
         f"profile: {run.profile}."
@@ -46,14 +44,6 @@ def render_check(run: CheckRun, colour: bool = False) -> str:
         f"{run.blank} blank, {run.skipped} skipped."
     )
     return "\n".join(lines) + "\n"
-
-
-def _fmt(value: object) -> str:
-    if isinstance(value, bool) or value is None:
-        return str(value).lower() if value is not None else "-"
-    if isinstance(value, float):
-        return f"{value:.4f}"
-    return str(value)
 
 
 def render_lane(result: LaneResult, colour: bool = False) -> str:
@@ -73,7 +63,7 @@ def render_lane(result: LaneResult, colour: bool = False) -> str:
                 verdict = f"\x1b[32m{verdict}{_RESET}" if t.passed else f"\x1b[31m{verdict}{_RESET}"
             mark = f"  {t.check.describe():<12} {verdict}"
         star = "*" if name == result.headline else " "
-        out.append(f" {star}{name:<{width}}{_fmt(value):>8}{mark}")
+        out.append(f" {star}{name:<{width}}{fmt_value(value):>8}{mark}")
     if result.passed is None:
         out.append("result: no thresholds checked")
     else:
