@@ -1,7 +1,7 @@
 // Entry point: starts the surface-lint language server and wires the commands; no lint logic here.
 import * as vscode from "vscode";
 
-import { RESTART_SETTINGS } from "./core/settings";
+import { LIVE_SETTINGS, RESTART_SETTINGS } from "./core/settings";
 import { LaneStatus } from "./laneStatus";
 import { onPythonInterpreterChange } from "./pythonExtension";
 import { ServerController } from "./serverController";
@@ -23,6 +23,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("surfaceLint.scoreLane", () => status.showScore()),
     vscode.workspace.onDidChangeConfiguration((event) => {
       // profile/severity/run reach the running server through didChangeConfiguration (synchronize).
+      const live = LIVE_SETTINGS.filter((key) => event.affectsConfiguration(key));
+      if (live.length > 0) {
+        output.info(`${live.join(", ")} changed: the server is told through workspace/didChangeConfiguration.`);
+      }
       const changed = RESTART_SETTINGS.filter((key) => event.affectsConfiguration(key));
       if (changed.length > 0) {
         void server.restart(`${changed.join(", ")} changed`);

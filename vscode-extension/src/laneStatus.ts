@@ -28,6 +28,8 @@ export class LaneStatus implements vscode.Disposable {
   /** Set when the server answers "method not found": it has no lane scores. */
   private unsupported = false;
   private panel: vscode.WebviewPanel | undefined;
+  /** The document whose score the panel shows; it follows that document's edits. */
+  private panelDocument: string | undefined;
 
   constructor(private readonly server: ServerController) {
     this.item = vscode.window.createStatusBarItem("surfaceLint.laneScore", vscode.StatusBarAlignment.Left, 50);
@@ -93,7 +95,7 @@ export class LaneStatus implements vscode.Disposable {
     if (document !== vscode.window.activeTextEditor?.document) {
       return; // the user moved on while we waited
     }
-    if (score === undefined || score === null) {
+    if (document === undefined || score === undefined || score === null) {
       this.item.hide();
       return;
     }
@@ -101,6 +103,9 @@ export class LaneStatus implements vscode.Disposable {
     this.item.text = text;
     this.item.tooltip = tooltip;
     this.item.show();
+    if (this.panel !== undefined && this.panelDocument === document.uri.toString()) {
+      await this.showMarkdown(`surface-lint: ${score.lane}`, score.markdown, false);
+    }
   }
 
   /** The `surfaceLint.scoreLane` command: the full score of the active file, as rendered markdown. */
@@ -135,12 +140,13 @@ export class LaneStatus implements vscode.Disposable {
       void vscode.window.showInformationMessage("surface-lint: this file is not part of a lane.");
       return;
     }
-    await this.showMarkdown(`surface-lint: ${score.lane}`, score.markdown);
+    this.panelDocument = document.uri.toString();
+    await this.showMarkdown(`surface-lint: ${score.lane}`, score.markdown, true);
     this.scheduleRefresh();
   }
 
   /** Renders with the built-in markdown extension into a webview; plain markdown document if that is missing. */
-  private async showMarkdown(title: string, markdown: string): Promise<void> {
+  private async showMarkdown(title: string, markdown: string, reveal: boolean): Promise<void> {
     let html: string | undefined;
     try {
       html = await vscode.commands.executeCommand<string>("markdown.api.render", markdown);
@@ -148,6 +154,9 @@ export class LaneStatus implements vscode.Disposable {
       html = undefined;
     }
     if (typeof html !== "string") {
+      if (!reveal) {
+        return; // the plain-markdown fallback is a snapshot: no live updates
+      }
       const document = await vscode.workspace.openTextDocument({ language: "markdown", content: markdown });
       await vscode.window.showTextDocument(document, { preview: true, viewColumn: vscode.ViewColumn.Beside });
       return;
@@ -159,7 +168,14 @@ export class LaneStatus implements vscode.Disposable {
         { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
         { enableScripts: false, enableFindWidget: true },
       );
-      this.panel.onDidDispose(() => (this.panel = undefined), undefined, this.disposables);
+      this.panel.onDidDispose(
+        () => {
+          this.panel = undefined;
+          this.panelDocument = undefined;
+        },
+        undefined,
+        this.disposables,
+      );
     }
     this.panel.title = title;
     this.panel.webview.html = `<!DOCTYPE html>
@@ -171,7 +187,9 @@ export class LaneStatus implements vscode.Disposable {
   code { font-family: var(--vscode-editor-font-family); }
 </style></head>
 <body class="surface-lint-score">${html}</body></html>`;
-    this.panel.reveal(vscode.ViewColumn.Beside, true);
+    if (reveal) {
+      this.panel.reveal(vscode.ViewColumn.Beside, true);
+    }
   }
 
   dispose(): void {

@@ -240,6 +240,8 @@ export class ServerController implements vscode.Disposable {
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       initializationOptions: { settings: serverSettingsFor(firstWorkspaceFolder()?.uri, output) },
       synchronize: { configurationSection: CONFIG_SECTION },
+      // Pull diagnostics again on save too: with surfaceLint.run = onSave that is when they change.
+      diagnosticPullOptions: { onChange: true, onSave: true },
       middleware: {
         workspace: {
           // The server asks for section "surfaceLint": answer with the checked, mapped settings.

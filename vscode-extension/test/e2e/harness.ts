@@ -90,6 +90,8 @@ function waitForHttp(url: string, timeoutMs: number, alive: () => boolean): Prom
 export interface VsCodeSession {
   url: string;
   workspace: string;
+  /** The user settings.json that VS Code watches: writing it changes settings live. */
+  userSettingsFile: string;
   page: Page;
   browser: Browser;
   /** Everything code-server printed, for failure messages. */
@@ -192,6 +194,7 @@ export async function startVsCode(options: SessionOptions): Promise<VsCodeSessio
     return {
       url,
       workspace,
+      userSettingsFile: path.join(userData, "User", "settings.json"),
       page,
       browser: openedBrowser,
       get log() {

@@ -106,6 +106,11 @@ describe("surface-lint in a real VS Code (code-server + headless Chromium)", { t
       }
     }
     fs.writeFileSync(path.join(ARTIFACTS, "code-server.log"), vscode?.log ?? "");
+    if (process.env.KEEP_E2E_ROOT === undefined) {
+      fs.rmSync(root, { recursive: true, force: true });
+    } else {
+      console.log(`e2e workspace, user data and logs kept in ${root}`);
+    }
     console.log(`e2e wall time: ${((Date.now() - started) / 1000).toFixed(1)} s`);
   });
 
@@ -207,8 +212,8 @@ describe("surface-lint in a real VS Code (code-server + headless Chromium)", { t
     await vscode.page
       .locator(".tabs-container .tab", { hasText: "surface-lint: deterministic_fluency" })
       .waitFor({ timeout: 15_000 });
-    const shown = await webviewText(vscode.page, "body.surface-lint-score");
-    assert.match(shown, /deterministic_fluency/);
+    const shown = await webviewText(vscode.page, "body.surface-lint-score", /deterministic_fluency/);
+    assert.match(shown, /expected_predicates_pass_rate = 0\.5\b/, "the score counts the unsaved fix of turn 2");
     await screenshot(vscode.page, SCREENSHOTS, "07-lane-score");
   });
 
@@ -238,5 +243,45 @@ describe("surface-lint in a real VS Code (code-server + headless Chromium)", { t
     const restarted = languageServers();
     assert.equal(restarted.length, 1);
     assert.notEqual(restarted[0], servers[0]);
+  });
+
+  step("sends a settings change to the running server (run: onSave lints only on save)", async () => {
+    // As a person would: edit settings.json in VS Code (a write behind its back goes unnoticed here).
+    const settings = JSON.parse(fs.readFileSync(vscode.userSettingsFile, "utf8")) as Record<string, unknown>;
+    const wanted = { ...settings, "surfaceLint.run": "onSave" };
+    await runCommand(vscode.page, "Preferences: Open User Settings (JSON)");
+    await vscode.page.locator(".tabs-container .tab.active", { hasText: "settings.json" }).waitFor({ timeout: 15_000 });
+    await vscode.page.locator(".editor-group-container.active .monaco-editor .view-lines").click();
+    await vscode.page.keyboard.press("Control+a");
+    await vscode.page.keyboard.press("Delete");
+    await vscode.page.keyboard.insertText(JSON.stringify(wanted));
+    await vscode.page.keyboard.press("Control+s");
+    await vscode.page.locator(".tabs-container .tab.active.dirty").waitFor({ state: "detached", timeout: 10_000 });
+    assert.deepEqual(JSON.parse(fs.readFileSync(vscode.userSettingsFile, "utf8")), wanted);
+    await vscode.page.waitForTimeout(1_500); // the client sends didChangeConfiguration, the server pulls the section
+    await openFromExplorer(vscode.page, TRANSCRIPT);
+    // Break turn 1's surface: drop its final period. onType would flag it at once.
+    const line = TRANSCRIPT_LINES[0] ?? "";
+    const period = columnOf(line, "(en_core_cognition_v1).", "(en_core_cognition_v1)".length);
+    await vscode.page.locator(".editor-group-container.active .monaco-editor .view-lines").click();
+    await goTo(vscode.page, 1, period + 1);
+    await vscode.page.keyboard.press("Backspace");
+    assert.match(await editorLine(vscode.page, 1), /\(en_core_cognition_v1\)", "grounding_source"/);
+    await vscode.page.waitForTimeout(2_500);
+    assert.ok(
+      !(await squiggles(vscode.page)).some((s) => s.line === 1),
+      "with run=onSave an unsaved edit is not linted",
+    );
+    await vscode.page.keyboard.press("Control+s");
+    // A warning: transcripts join the case files as saved, and dev_truth's saved case still
+    // misspells complete_punctuation, so it is not an expected predicate there.
+    await waitForSquiggles(vscode.page, (s) => s.some((q) => q.line === 1 && q.kind === "warning"));
+    const rows = await waitForProblems(vscode.page, (found) =>
+      found.some((row) => row.file === TRANSCRIPT && row.code === "SL103" && row.line === 1),
+    );
+    assert.ok(rows.some((row) => row.file === TRANSCRIPT && row.code === "SL103" && row.line === 1 && row.column === period - 1));
+    // The score view follows the document it was opened for.
+    await webviewText(vscode.page, "body.surface-lint-score", /expected_predicates_pass_rate = 0\.25/);
+    await screenshot(vscode.page, SCREENSHOTS, "09-run-on-save");
   });
 });

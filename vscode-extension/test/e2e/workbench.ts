@@ -217,20 +217,30 @@ export async function waitForSquiggles(
   return found;
 }
 
-/** Text of the first webview whose document has an element matching `selector` (webviews are nested iframes). */
-export async function webviewText(page: Page, selector: string, timeoutMs = 15_000): Promise<string> {
+/** Text of the first webview whose element `selector` has text matching `pattern` (webviews are nested iframes). */
+export async function webviewText(
+  page: Page,
+  selector: string,
+  pattern: RegExp = /\S/,
+  timeoutMs = 15_000,
+): Promise<string> {
   const deadline = Date.now() + timeoutMs;
+  let seen: string[] = [];
   for (;;) {
+    seen = [];
     for (const frame of page.frames()) {
       const text = await frame
         .evaluate((wanted) => document.querySelector(wanted)?.textContent ?? null, selector)
         .catch(() => null);
-      if (text !== null && text.trim() !== "") {
-        return text;
+      if (text !== null) {
+        seen.push(text);
+        if (pattern.test(text)) {
+          return text;
+        }
       }
     }
     if (Date.now() > deadline) {
-      throw new Error(`no webview shows ${selector}`);
+      throw new Error(`no webview shows ${selector} matching ${String(pattern)}; seen: ${JSON.stringify(seen)}`);
     }
     await page.waitForTimeout(250);
   }
