@@ -334,12 +334,14 @@ class Engine:
         findings: list[Finding] = []
         records: list[RecordInfo] = []
         turns = iter_turns(path, io.BytesIO(data), kind, reader)
+        unknown: set[str] = set()
         if lane.unit == "chain":
             for item in _chains(turns):
                 case = cases.by_id.get(item.case_id) if cases else None
                 case_fields = case.data if case else None
                 verdicts = evaluate(lane, item.subject(case_fields), None, case_fields)
                 probe = item.probe_record()
+                findings.extend(self._unjoined(probe, item.case_id, cases, unknown))
                 findings.extend(self.predicate_findings(lane, verdicts, probe, case_fields, item.case_id,
                                                         {"proposal_count": probe}))
                 records.append(RecordInfo(item.case_id, "turn", probe.whole(), _id_loc(probe, "case_id"),
@@ -352,6 +354,7 @@ class Engine:
                     primed.add(turn.case_id)
                 case = cases.by_id.get(turn.case_id) if cases and turn.case_id else None
                 case_fields = case.data if case else None
+                findings.extend(self._unjoined(turn.record, turn.case_id, cases, unknown))
                 subject = Subject(turn.surface or "", turn.grounding, case_fields,
                                   primed=_is_primed(case_fields, turn.case_id in primed))
                 verdicts = evaluate(lane, subject, None, case_fields)
@@ -365,12 +368,25 @@ class Engine:
         findings.extend(reader.findings)
         return DocResult(path, kind, lane.name, sorted_findings(findings), reader.stats, records)
 
+    @staticmethod
+    def _unjoined(record: Record, case_id: str | None, cases: CaseIndex | None, seen: set[str]) -> list[Finding]:
+        """SL015 once per unknown case id, at its first record (only when cases were given)."""
+        if cases is None or not case_id or case_id in cases.by_id or case_id in seen:
+            return []
+        seen.add(case_id)
+        where = record.location("case_id") if "case_id" in record.data else (
+            record.location("id") if "id" in record.data else record.whole())
+        return [check_finding("SL015", where, f"case id `{case_id}` matches no case in the given case files",
+                              case_id, record_index=record.index)]
+
     def _check_report(self, path: str, lane: Lane, transcript: Transcript, cases: CaseIndex | None) -> DocResult:
         findings = list(transcript.findings)
         records: list[RecordInfo] = []
         reference = self.reference_lane(lane.name) or lane
+        unknown: set[str] = set()
         for entry in transcript.entries:
             case = cases.by_id.get(entry.case_id) if cases and entry.case_id else None
+            findings.extend(self._unjoined(entry.record, entry.case_id, cases, unknown))
             fields = _report_case_fields(lane, entry, case)
             subject = _report_subject(lane, entry, fields)
             verdicts = evaluate(lane, subject, entry.data, fields)
@@ -464,6 +480,14 @@ class Engine:
         findings.extend(scorer.findings)
         for outcome in outcomes:
             findings.extend(outcome.findings)
+        missing = scorer.missing()
+        if index is not None:
+            for case_id in missing:
+                case = index.by_id[case_id]
+                findings.append(check_finding(
+                    "SL015", case.record.location(lane.schema.id_field),
+                    f"case `{case_id}` has no scored turn in the transcripts; left out of the metrics",
+                    case_id, record_index=case.record.index))
         metrics = compute_metrics(lane, outcomes)
         thresholds = threshold_results(lane, metrics, set_name) if outcomes else []
         passed = all(t.passed for t in thresholds) if thresholds else None
@@ -481,7 +505,7 @@ class Engine:
             lane=lane.name, profile=self.profile, version=lane.version, threshold_set=set_name,
             metrics=metrics, thresholds=thresholds, passed=passed, outcomes=outcomes,
             findings=sorted_findings(findings),
-            missing_transcripts=scorer.missing(), unknown_cases=sorted(scorer.unknown),
+            missing_transcripts=missing, unknown_cases=sorted(scorer.unknown),
             remainder=remainder, stats=stats, sources=[*case_paths, *transcript_paths],
             headline=lane.headline, metric_aliases=aliases,
         )
@@ -708,13 +732,15 @@ class _Scorer:
         self.chains: dict[str, _Chain] = {}
         self.events: list[Outcome] = []  # every recorded outcome in order, replaced ones too
 
-    def _case(self, case_id: str | None) -> tuple[bool, Case | None]:
+    def _case(self, case_id: str | None, record: Record | None = None) -> tuple[bool, Case | None]:
         if self.index is None:
             return True, None
         case = self.index.by_id.get(case_id) if case_id else None
         if case is None:
-            if case_id:
+            if case_id and case_id not in self.unknown:
                 self.unknown.add(case_id)
+                if record is not None:
+                    self.findings.extend(Engine._unjoined(record, case_id, self.index, set()))
             return False, None
         return True, case
 
@@ -778,7 +804,7 @@ class _Scorer:
                 self.primed.add(turn.case_id)
             if not turn.scored or turn.chain != 0:
                 continue
-            ok, case = self._case(turn.case_id)
+            ok, case = self._case(turn.case_id, turn.record)
             if not ok:
                 continue
             fields = case.data if case else None
@@ -793,7 +819,7 @@ class _Scorer:
             case_id = entry.case_id
             if case_id is None:
                 continue
-            ok, case = self._case(case_id)
+            ok, case = self._case(case_id, entry.record)
             if not ok:
                 continue
             fields = _report_case_fields(self.lane, entry, case)
@@ -805,7 +831,7 @@ class _Scorer:
 
     def finish(self) -> list[Outcome]:
         for chain in self.chains.values():
-            ok, case = self._case(chain.case_id)
+            ok, case = self._case(chain.case_id, chain.probe_record())
             if not ok:
                 continue
             fields = case.data if case else None

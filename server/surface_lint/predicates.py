@@ -494,6 +494,8 @@ def _vault_hits_min(params: Mapping[str, Any]) -> Evaluator:
 def _replay_identical(params: Mapping[str, Any]) -> Evaluator:
     def evaluate(ctx: Context) -> Verdict:
         s = ctx.subject
+        if s.trace_hash_replay is None and s.vault_hits_replay is None and s.proposal_count_replay is None:
+            return Verdict(False, (), "no replay run captured (chain 1)", target="trace_hash")
         problems = []
         if not s.trace_hash:
             problems.append("empty trace_hash")

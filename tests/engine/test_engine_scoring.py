@@ -53,6 +53,8 @@ def test_fluency_metrics_findings_and_joins_contract_profile() -> None:
     p = FLU_TURNS
     inventory = "meta.mental_state.uncertainty; meta.mental_state; cognition.epistemic"
     assert fts(result.findings) == [
+        (FLU_CASES, 6, 8, 6, 12, "SL015", "information",
+         "case `f6` has no scored turn in the transcripts; left out of the metrics"),
         (p, 2, 110, 2, 246, "SL102", "information", "no_provenance_only: the surface is a bare structured disclosure"),
         (p, 2, 151, 2, 220, "SL105", "information",
          f"no_dotted_inventory: dotted-path inventory `{inventory}` in the surface"),
@@ -63,6 +65,7 @@ def test_fluency_metrics_findings_and_joins_contract_profile() -> None:
          "surface_provenance_match: the surface says `pack-grounded` but grounding_source is `none`"),
         (p, 5, 114, 5, 134, "SL104", "error",
          "finite_predicate_shape: no finite verb or inflected verb form in the surface"),
+        (p, 6, 13, 6, 17, "SL015", "information", "case id `zz` matches no case in the given case files"),
     ]
 
 
@@ -72,7 +75,7 @@ def test_fluency_reference_profile_differs_only_in_no_provenance_only() -> None:
     diff = {k: (contract.metrics[k], reference.metrics[k]) for k in contract.metrics
             if contract.metrics[k] != reference.metrics[k]}
     assert diff == {"no_provenance_only_rate": (0.8, 1.0)}
-    assert [f.code for f in reference.findings] == ["SL105", "SL103", "SL101", "SL106", "SL104"]
+    assert [f.code for f in reference.findings] == ["SL015", "SL105", "SL103", "SL101", "SL106", "SL104", "SL015"]
 
 
 def test_fluency_details_match_the_runners_case_details() -> None:
@@ -175,8 +178,7 @@ def test_symbolic_metrics_with_a_replay_mismatch_and_a_missing_replay() -> None:
     assert fts(result.findings) == [
         (p, 9, 175, 9, 179, "SL302", "error", "replay_determinism: replay differs: trace_hash b1… != replay b2…"),
         (p, 15, 175, 15, 179, "SL302", "error",
-         "replay_determinism: replay differs: trace_hash c1… != replay None…; vault_hits 2 != replay None; "
-         "proposal_count 1 != replay None"),
+         "replay_determinism: no replay run captured (chain 1)"),
         (p, 18, 1, 18, 225, "SL303", "error",
          "proposal_storage: 0 pack-mutation proposal(s) fired; expected_proposals is 1"),
         (p, 18, 158, 18, 159, "SL301", "error", "premise_recall: probe vault_hits 0 < min_vault_hits 1"),

@@ -245,8 +245,6 @@ def test_surface_column_constant_matches_turn_layout() -> None:
     assert turn("X").index("X") + 1 == S
 
 
-@pytest.mark.xfail(strict=True, reason="SL015 (unjoined-record) is documented in checks.py but never emitted; "
-                   "unjoined records only appear in LaneResult.missing_transcripts / unknown_cases (told the lead)")
 def test_sl015_a_turn_whose_case_id_matches_no_case(engine: Engine, tmp_path: Path) -> None:
     cases = write(tmp_path / "cases.jsonl", [{"id": "c1", "prompt": "What is truth?", "expected_predicates": []}])
     index = cases_index(engine, cases, FLU)

@@ -63,6 +63,8 @@ def test_lane_annotations_start_with_the_failed_thresholds() -> None:
         f"::error file={F},line=2,col=68,endLine=2,endColumn=69,title=SL103 complete_punctuation::"
         "complete_punctuation: the surface ends with `m`, not terminal punctuation (`.` `?` `!` `;`)",
         PLACEHOLDER_6,
+        "::notice file=tests/fixtures/reporters/fluency_cases.jsonl,line=6,col=8,endLine=6,endColumn=17,"
+        "title=SL015 unjoined-record::case `flu_006` has no scored turn in the transcripts; left out of the metrics",
         DISCLOSURE,
         INVENTORY,
     ]

@@ -9,7 +9,7 @@ from reporters_support import NEW, check_run, lane_run
 
 def test_lane_json_lines() -> None:
     rows = [json.loads(line) for line in lane_run("json-lines").out.splitlines()]
-    assert [r["type"] for r in rows] == ["case"] * 6 + ["finding"] * 5 + ["threshold"] * 3 + ["summary"]
+    assert [r["type"] for r in rows] == ["case"] * 6 + ["finding"] * 6 + ["threshold"] * 3 + ["summary"]
     assert rows[0]["case_id"] == "flu_001" and rows[0]["status"] == "fail"
     assert rows[0]["failed_predicates"] == ["no_placeholder"]
     assert rows[2]["status"] == "note" and rows[3]["status"] == "pass"
