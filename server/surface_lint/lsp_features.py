@@ -31,6 +31,7 @@ SCORE_COMMAND = "surfaceLint.scoreLane"
 MAX_FEATURE_LINE = 1_000_000  # hover/completion look no further into longer lines
 
 JsonRange = dict[str, dict[str, int]]
+_COMPACT = (",", ":")
 
 
 def lsp_range(start_line: int, start_char: int, end_line: int, end_char: int) -> JsonRange:
@@ -133,7 +134,7 @@ class DiagnosticBuilder:
             out["relatedInformation"] = [
                 {"location": pos.location(r.location, result), "message": r.message} for r in f.related
             ]
-        data: dict[str, Any] = {"rule": f.rule}
+        data: dict[str, Any] = {}
         if f.fixes:
             data["fixes"] = [
                 {"title": x.title, "range": pos.range(x.location, result), "newText": x.replacement}
@@ -141,7 +142,7 @@ class DiagnosticBuilder:
             ]
         if f.record_index is not None:
             data["record"] = f.location.line - 1  # the line the record starts on (for "disable")
-        if self.data:
+        if self.data and data:
             out["data"] = data
         return out
 
@@ -156,11 +157,11 @@ class DiagnosticBuilder:
         for f in result.findings:
             hit = cache.get(id(f))
             if hit is None or hit[0] is not f:
-                hit = (f, json.dumps(self.diagnostic(f, result)))
+                hit = (f, json.dumps(self.diagnostic(f, result), separators=_COMPACT))
             fresh[id(f)] = hit
             items.append(hit[1])
         self._cache = fresh
-        items.extend(json.dumps(d) for d in extra)
+        items.extend(json.dumps(d, separators=_COMPACT) for d in extra)
         return items
 
 

@@ -811,6 +811,7 @@ def lint_lines(engine: Engine, snap: Snapshot, lane: Lane, kind: str, cases: Cas
     all_pairs = head_pairs + pairs + tail_pairs
     all_crlf = head_crlf + crlf_lines + tail_crlf
     memo.last = _LinePass(new, all_findings, all_pairs, all_crlf, head_priming + priming + tail_priming)
+    all_findings = _once_per_file(all_findings)
     if all_crlf:
         first = all_crlf[0]
         notice = check_finding("SL009", Location(path, first, 1, first, 1),
@@ -818,6 +819,26 @@ def lint_lines(engine: Engine, snap: Snapshot, lane: Lane, kind: str, cases: Cas
         all_findings = list(all_findings)
         bisect.insort(all_findings, notice, key=Finding.sort_key)
     return all_findings, all_pairs
+
+
+# Findings the engine reports once per file and case id, at the first record (SL015: a
+# case id that matches no case); each line checked alone reports its own.
+_ONCE_PER_FILE = frozenset({"SL015"})
+
+
+def _once_per_file(findings: list[Finding]) -> list[Finding]:
+    if not any(f.code in _ONCE_PER_FILE for f in findings):
+        return findings
+    seen: set[tuple[str, str | None]] = set()
+    out = []
+    for f in findings:
+        if f.code in _ONCE_PER_FILE:
+            key = (f.code, f.record_id)
+            if key in seen:
+                continue
+            seen.add(key)
+        out.append(f)
+    return out
 
 
 def _common_prefix(a: tuple[str, ...], b: tuple[str, ...]) -> int:

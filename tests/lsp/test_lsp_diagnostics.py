@@ -60,7 +60,7 @@ async def test_transcript_diagnostics_exact_ranges_per_encoding(
     assert punct.code_description is not None
     assert punct.code_description.href == RULES.as_uri() + "#L67"
     assert punct.data == {
-        "rule": "complete_punctuation", "record": 1,
+        "record": 1,
         "fixes": [{"title": "Add terminal punctuation `.`",
                    "range": {"start": {"line": 1, "character": sl103[1]}, "end": {"line": 1, "character": sl103[1]}},
                    "newText": "."}],

@@ -196,7 +196,7 @@ async def test_document_symbols(client: RecordingClient, workspace: Path) -> Non
     rows = [(s.name, s.detail, s.range.start.line, s.selection_range.start.character,
              s.selection_range.end.character) for s in symbols if isinstance(s, types.DocumentSymbol)]
     assert rows == [("fl_harbor_003", "turn", 0, 12, 27), ("fl_tide_001", "turn", 1, 12, 25),
-                    ("fl_lamp_002", "turn", 2, 12, 25), ("fl_unknown_999", "turn", 3, 12, 28)]
+                    ("fl_lamp_002", "turn", 2, 12, 25), ("fl_doubt_010", "turn", 3, 12, 26)]
     assert symbols[1].range == rng(1, 0, 1, 174)  # the whole line: 173 code points, one emoji
 
 
@@ -208,8 +208,11 @@ async def test_definition_from_a_turn_to_its_case(client: RecordingClient, works
     dev = workspace / DEV_CASES
     first = dev.read_text().split("\n")[0]
     assert found == types.Location(uri=dev.as_uri(), range=rng(0, 0, 0, len(first)))
-    # A case id that matches no case, and a position outside any id: no definition.
-    assert await client.text_document_definition_async(types.DefinitionParams(_doc(uri), types.Position(3, 15))) is None
+    # Line 4's case is in the public split; a position outside any id has no definition.
+    public = workspace / PUBLIC_CASES
+    second = public.read_text().split("\n")[1]
+    found = await client.text_document_definition_async(types.DefinitionParams(_doc(uri), types.Position(3, 12)))
+    assert found == types.Location(uri=public.as_uri(), range=rng(1, 0, 1, len(second)))
     assert await client.text_document_definition_async(types.DefinitionParams(_doc(uri), types.Position(1, 40))) is None
 
 
@@ -221,13 +224,15 @@ async def test_code_lens_and_lane_score(client: RecordingClient, workspace: Path
     assert lenses is not None and len(lenses) == 1
     assert lenses[0].range == rng(0, 0, 0, 0)
     assert lenses[0].command is not None
-    assert lenses[0].command.title == ("surface-lint · deterministic_fluency: expected_predicates_pass_rate 0.67 "
+    assert lenses[0].command.title == ("surface-lint · deterministic_fluency: expected_predicates_pass_rate 0.75 "
                                        "· fails (contract)")
     assert lenses[0].command.command == "surfaceLint.scoreLane"
     score = await client.protocol.send_request_async("surfaceLint/laneScore", {"uri": uri})
     assert score.lane == "deterministic_fluency" and score.profile == "contract"
-    assert (score.headline.name, score.headline.value, score.passed) == ("expected_predicates_pass_rate", 0.6667, False)
-    assert "| `complete_punctuation_rate` | 0.6667 | >= 1 | ✗ |" in score.markdown
+    assert (score.headline.name, score.headline.value, score.passed) == ("expected_predicates_pass_rate", 0.75, False)
+    assert "| `complete_punctuation_rate` | 0.75 | >= 1 | ✗ |" in score.markdown
+    assert "4 case(s) scored from `deterministic_fluency_transcript.jsonl`. 1 case(s) have no transcript here." \
+        in score.markdown
     # Fix the punctuation in the buffer (unsaved): the lens follows the buffer.
     line = client.texts[uri].split("\n")[1]
     col = len(line[: line.index("falls") + 5].encode("utf-16-le")) // 2

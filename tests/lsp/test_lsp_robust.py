@@ -67,8 +67,8 @@ async def test_positions_past_the_end_and_unknown_uris(client: RecordingClient, 
         doc, rng(10_000, 0, 20_000, 5), types.CodeActionContext(diagnostics=[])))
     assert actions is not None and list(actions) == []
     # An edit whose range runs past the end is clamped to the end of the document.
-    v2 = change(client, uri, [(rng(7, 3, 9, 0), '{"case_id": "c9", "surface": "no stop"}')])
-    assert client.texts[uri].endswith('"none"}\n{"case_id": "c9", "surface": "no stop"}')
+    v2 = change(client, uri, [(rng(7, 3, 9, 0), '{"case_id": "fl_harbor_003", "surface": "no stop"}')])
+    assert client.texts[uri].endswith('"none"}\n{"case_id": "fl_harbor_003", "surface": "no stop"}')
     assert [d.code for d in await published(client, uri, v2)] == ["SL103", "SL101", "SL104", "SL103"]
     unknown = types.TextDocumentIdentifier((workspace / "nowhere.jsonl").as_uri())
     assert await client.text_document_hover_async(types.HoverParams(unknown, types.Position(0, 0))) is None

@@ -85,6 +85,17 @@ def test_line_by_line_equals_the_engine_on_a_transcript(tmp_path: Path, eol: str
         assert [f.message for f in result.findings if f.code == "SL009"] == ["CRLF line endings on 9 line(s) (read as LF)"]
 
 
+def test_unknown_case_ids_once_per_file(tmp_path: Path) -> None:
+    import shutil
+
+    shutil.copytree(EXAMPLES / "evals", tmp_path / "evals")
+    rows = [{"case_id": "nope", "surface": "A river flows."}, {"case_id": "ex_fluency_river_001", "surface": "x."},
+            {"case_id": "nope", "surface": "Again."}, {"case_id": "other", "surface": "B."}]
+    _, _, result, whole = _both(tmp_path, "deterministic_fluency_transcript.jsonl", _jsonl(rows))
+    assert result.case_paths
+    _assert_same(result, whole)
+
+
 def test_bom_first_line_and_bom_later(tmp_path: Path) -> None:
     text = "\ufeff" + _jsonl(TURNS[:2]) + "\ufeff" + json.dumps(TURNS[0]) + "\n"
     _, _, result, whole = _both(tmp_path, "deterministic_fluency_transcript.jsonl", text)

@@ -1,0 +1,276 @@
+"""Benchmark: language-server latency on a 20,000-line transcript.
+
+Generates its own data in a temporary folder (never the corpus): a deterministic_fluency
+case file and a turn JSONL of N lines (about 1 in 12 surfaces breaks a predicate; emoji,
+em dashes and escapes throughout). Then, against `python -m surface_lint server` over
+stdio, with a bare JSON-RPC client (so the numbers are the server's, not a client
+library's), it times
+
+  * open: didOpen -> the first publishDiagnostics for that version (the server publishes
+    the lines checked so far while a long first lint runs), and -> the complete one;
+  * edit: a one-line didChange (add or remove a surface's final full stop, alternately)
+    -> the publishDiagnostics of the new version, over --edits edits (median, p95).
+
+It also times the lint itself in-process: a cold lint, a one-line re-lint with the
+per-line memo, and the same re-lint with the memo dropped.
+
+    python bench/lsp_latency.py [--lines 20000] [--edits 60] [--seed 1]
+
+Targets: open <= 1 s (first diagnostics), edit p95 <= 50 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+OPEN_TARGET_S = 1.0
+EDIT_P95_TARGET_S = 0.050
+
+LEMMAS = ["tide", "lamp", "harbor", "river", "stone", "bell", "cloud", "forest", "mirror", "bridge",
+          "candle", "garden", "ladder", "window", "meadow", "compass", "kettle", "lantern", "orchard", "valley"]
+CLEAN = [
+    "A {w} is what the pack says it is. pack-grounded (en_core_nature_v1).",
+    "The {w} rises \u2014 and then it falls. teaching-grounded (t_{w}).",
+    "\U0001f30a A {w} moves with the moon; caf\u00e9 owners watch it.",
+    "I haven't learned '{w}' yet (intent: definition). Can you teach me?",
+    "A {w} has a \"shape\" and a\tpurpose.",
+]
+BROKEN = [
+    "{w} flows valley",  # complete_punctuation
+    "A {w} is ... here.",  # no_placeholder
+    "{w} \u2014 pack-grounded (en_core_meta_v1): meta.x.y; meta.x; cognition.z. No session evidence yet.",
+    "A {w} is <pending> still.",
+]
+
+
+def generate(folder: Path, lines: int, seed: int) -> tuple[Path, list[str]]:
+    """A case file and a transcript joined to it, in `folder`."""
+    rng = random.Random(seed)
+    cases_dir = folder / "evals" / "deterministic_fluency" / "dev"
+    cases_dir.mkdir(parents=True)
+    n_cases = 2000
+    with (cases_dir / "cases.jsonl").open("w", encoding="utf-8") as fh:
+        for i in range(n_cases):
+            w = LEMMAS[i % len(LEMMAS)]
+            fh.write(json.dumps({"id": f"bench_{w}_{i:05d}", "prompt": f"What is a {w}?",
+                                 "category": "pack_definition",
+                                 "expected_predicates": ["no_placeholder", "complete_punctuation"]}) + "\n")
+    rows = []
+    for n in range(lines):
+        i = rng.randrange(n_cases)
+        w = LEMMAS[i % len(LEMMAS)]
+        surface = (rng.choice(BROKEN) if rng.random() < 1 / 12 else rng.choice(CLEAN)).format(w=w)
+        rows.append(json.dumps({"case_id": f"bench_{w}_{i:05d}", "turn_index": n, "role": "prompt",
+                                "prompt": f"What is a {w}?", "surface": surface,
+                                "grounding_source": rng.choice(["pack", "pack", "teaching", "oov"])},
+                               ensure_ascii=rng.random() < 0.3))
+    path = folder / "transcripts" / "deterministic_fluency_bench_transcript.jsonl"
+    path.parent.mkdir()
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return path, rows
+
+
+class Client:
+    """A bare JSON-RPC client over the server's stdio; notifications are time-stamped."""
+
+    def __init__(self, command: list[str]) -> None:
+        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.lock = threading.Condition()
+        self.published: list[tuple[float, int | None, int]] = []  # (time, version, count)
+        self.responses: dict[int, Any] = {}
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        out = self.proc.stdout
+        assert out is not None
+        while True:
+            length = 0
+            while True:
+                line = out.readline()
+                if not line:
+                    return
+                if line in (b"\r\n", b"\n"):
+                    break
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            body = out.read(length)
+            now = time.perf_counter()  # the message is in: what follows is this client's own parsing
+            msg = json.loads(body)
+            with self.lock:
+                if msg.get("method") == "textDocument/publishDiagnostics":
+                    p = msg["params"]
+                    self.published.append((now, p.get("version"), len(p["diagnostics"])))
+                elif "id" in msg and "method" in msg:
+                    self.send({"jsonrpc": "2.0", "id": msg["id"], "result": None})
+                elif "id" in msg:
+                    self.responses[msg["id"]] = msg
+                self.lock.notify_all()
+
+    def send(self, msg: dict[str, Any]) -> None:
+        body = json.dumps(msg).encode()
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.flush()
+
+    def request(self, msg_id: int, method: str, params: Any) -> Any:
+        self.send({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+        with self.lock:
+            self.lock.wait_for(lambda: msg_id in self.responses, timeout=60)
+            return self.responses.pop(msg_id)
+
+    def wait_publish(self, version: int, since: int, predicate: Any = None, timeout: float = 120) -> tuple[float, int]:
+        """(time, count) of the first publish of `version` after index `since` matching `predicate`."""
+        deadline = time.perf_counter() + timeout
+        with self.lock:
+            while True:
+                for t, v, count in self.published[since:]:
+                    if v == version and (predicate is None or predicate(count)):
+                        return t, count
+                left = deadline - time.perf_counter()
+                if left <= 0:
+                    raise TimeoutError(f"no diagnostics for version {version}")
+                self.lock.wait(left)
+
+
+def utf16_len(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    k = max(0, min(len(ordered) - 1, round(q * (len(ordered) - 1))))
+    return ordered[k]
+
+
+def in_process(path: Path, text: str, edits: list[tuple[int, str]]) -> dict[str, float]:
+    """The lint alone: cold, one-line re-lint with the memo, and without it."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
+    from surface_lint.lsp_state import DocMemo, ServerState, Snapshot, TextDoc
+
+    state = ServerState()
+    doc = TextDoc(path.as_uri(), text, 1)
+    state.docs[doc.uri] = doc
+    t0 = time.perf_counter()
+    state.lint(Snapshot.of(doc))
+    cold = time.perf_counter() - t0
+    warm: list[float] = []
+    rechecked: list[int] = []
+    for line, new in edits[:20]:
+        doc.lines[line] = new
+        doc.version = (doc.version or 0) + 1
+        t0 = time.perf_counter()
+        result = state.lint(Snapshot.of(doc))
+        warm.append(time.perf_counter() - t0)
+        rechecked.append(result.rechecked)
+    state.memos[doc.uri] = DocMemo()
+    doc.version = (doc.version or 0) + 1
+    t0 = time.perf_counter()
+    state.lint(Snapshot.of(doc))
+    no_memo = time.perf_counter() - t0
+    return {"cold": cold, "warm_median": statistics.median(warm), "no_memo": no_memo,
+            "rechecked_max": max(rechecked)}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--lines", type=int, default=20000)
+    ap.add_argument("--edits", type=int, default=60)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--skip-in-process", action="store_true")
+    args = ap.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="surface-lint-bench-") as tmp:
+        folder = Path(tmp)
+        path, _ = generate(folder, args.lines, args.seed)
+        text = path.read_text(encoding="utf-8")
+        print(f"transcript: {args.lines} lines, {len(text.encode()) / 1e6:.1f} MB (generated in {folder})")
+
+        client = Client([sys.executable, "-m", "surface_lint", "server"])
+        client.request(1, "initialize", {"processId": None, "rootUri": folder.as_uri(), "capabilities": {}})
+        client.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        uri = path.as_uri()
+
+        # --- open
+        since = len(client.published)
+        t_open = time.perf_counter()
+        client.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": uri, "languageId": "jsonl", "version": 1, "text": text}}})
+        first, first_count = client.wait_publish(1, since)
+        # The complete publish is the last one for version 1: wait until none follows for a while.
+        while True:
+            with client.lock:
+                done = [p for p in client.published[since:] if p[1] == 1]
+            time.sleep(2.0)
+            with client.lock:
+                if len([p for p in client.published[since:] if p[1] == 1]) == len(done):
+                    break
+        full, full_count = done[-1][0], done[-1][2]
+        open_first, open_full = first - t_open, full - t_open
+        print(f"open -> first diagnostics: {open_first:.3f} s ({first_count} diagnostics)")
+        print(f"open -> complete diagnostics: {open_full:.3f} s ({full_count} diagnostics, "
+              f"{len(done)} publish(es))")
+
+        # --- one-line edits: remove a clean surface's final full stop, then put it back
+        rng = random.Random(args.seed + 1)
+        lines = text.split("\n")
+        candidates = [i for i, row in enumerate(lines) if row.endswith('.", "grounding_source": "pack"}')]
+        latencies: list[float] = []
+        in_process_edits: list[tuple[int, str]] = []
+        version = 1
+        line = 0
+        for n in range(args.edits):
+            if n % 2 == 0:
+                line = rng.choice(candidates)
+            row = lines[line]
+            cut = row.rindex('", "grounding_source"')
+            if n % 2 == 0:
+                col = utf16_len(row[: cut - 1])
+                change = {"range": {"start": {"line": line, "character": col},
+                                    "end": {"line": line, "character": col + 1}}, "text": ""}
+                lines[line] = row[: cut - 1] + row[cut:]
+            else:
+                col = utf16_len(row[:cut])
+                change = {"range": {"start": {"line": line, "character": col},
+                                    "end": {"line": line, "character": col}}, "text": "."}
+                lines[line] = row[:cut] + "." + row[cut:]
+            in_process_edits.append((line, lines[line]))
+            version += 1
+            since = len(client.published)
+            t0 = time.perf_counter()
+            client.send({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+                "textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}})
+            t, count = client.wait_publish(version, since)
+            latencies.append(t - t0)
+            expected = full_count + (1 if n % 2 == 0 else 0)
+            if count != expected:
+                raise SystemExit(f"edit {n}: {count} diagnostics, expected {expected}")
+            time.sleep(0.12)  # a pause between edits (a burst would be coalesced by design)
+        median, p95 = statistics.median(latencies), percentile(latencies, 0.95)
+        print(f"one-line edit -> diagnostics over {len(latencies)} edits: median {median * 1000:.1f} ms, "
+              f"p95 {p95 * 1000:.1f} ms, max {max(latencies) * 1000:.1f} ms")
+        client.request(2, "shutdown", None)
+        client.send({"jsonrpc": "2.0", "method": "exit", "params": None})
+        client.proc.wait(timeout=30)
+        print(f"target: open <= {OPEN_TARGET_S:.1f} s to first diagnostics: "
+              f"{'met' if open_first <= OPEN_TARGET_S else 'MISSED'}; "
+              f"edit p95 <= {EDIT_P95_TARGET_S * 1000:.0f} ms: {'met' if p95 <= EDIT_P95_TARGET_S else 'MISSED'}")
+        if not args.skip_in_process:
+            r = in_process(path, text, in_process_edits)
+            print(f"in-process lint: cold {r['cold']:.2f} s; one-line re-lint with the line memo "
+                  f"{r['warm_median'] * 1000:.1f} ms (at most {int(r['rechecked_max'])} line(s) re-checked); "
+                  f"without the memo {r['no_memo']:.2f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
