@@ -13,13 +13,17 @@ Started by `surface-lint server [--tcp HOST:PORT]` through `start()`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import inspect
 import json
 import logging
+import os
 import re
 import sys
+import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,6 +77,8 @@ BURST_GAP_S = 0.1  # a change within this long of the previous one is part of a 
 BURST_DELAY_S = 0.05  # how long a burst waits before its lint starts
 FEATURE_WAIT_S = 30.0
 WATCH_GLOBS = ("**/*.toml", "**/cases*.jsonl")
+FREEZE_AFTER_LINES = 2000
+TRACE_TIMING = bool(os.environ.get("SURFACE_LINT_TRACE_TIMING"))  # log change->publish times to stderr
 
 
 class RawResult(str):
@@ -139,6 +145,7 @@ class _Run:
     waiters: list[tuple[int, asyncio.Future[LintResult]]] = field(default_factory=list)
     score: tuple[int | None, int, float, dict[str, Any] | None] | None = None
     score_task: asyncio.Future[dict[str, Any] | None] | None = None
+    changed_at: float = 0.0  # perf_counter of the latest didChange (timing trace)
 
 
 class SurfaceLintServer(LanguageServer):
@@ -308,6 +315,7 @@ class SurfaceLintServer(LanguageServer):
         now = time.monotonic()
         delay = BURST_DELAY_S if now - run.last_change < BURST_GAP_S else 0.0
         run.last_change = now
+        run.changed_at = time.perf_counter()
         if self.state.settings.run == "onType" or self._is_settings_file(doc.path):
             self.request_lint(uri, delay)
 
@@ -382,6 +390,10 @@ class SurfaceLintServer(LanguageServer):
             except RuntimeError:  # the pool is shut down
                 return
             run.result, run.items = result, items
+            if result.rechecked >= FREEZE_AFTER_LINES:
+                # A big document's results live as long as it is open: keep the cyclic GC from
+                # walking them again and again on every later keystroke (pauses of 50+ ms).
+                gc.freeze()
             if run.dirty or doc.version != snap.version:
                 continue  # a newer version arrived while linting: this one is never shown
             self._finish(uri, run)
@@ -390,7 +402,8 @@ class SurfaceLintServer(LanguageServer):
     def _lint_job(self, run: _Run, snap: Snapshot, token: CancelToken,
                   progress: Any) -> tuple[LintResult, list[str]]:
         """In a worker thread: lint, then build the diagnostics' JSON."""
-        result = self.state.lint(snap, token, progress)
+        with _gc_paused():
+            result = self.state.lint(snap, token, progress)
         extra: list[dict[str, Any]] = []
         if result.error is not None:
             self.log_error(f"{snap.path}: {result.error}")
@@ -442,6 +455,11 @@ class SurfaceLintServer(LanguageServer):
             run.shown = (result, run.items)
             if not self.pull:
                 self.publish(uri, result.version, run.items)
+            if TRACE_TIMING:
+                since = (time.perf_counter() - run.changed_at) * 1000 if run.changed_at else float("nan")
+                log.warning("timing %s v%s: change->shown %.1f ms; lint %.1f ms, %d line(s) re-checked, "
+                            "%d diagnostic(s)", Path(result.path).name, result.version, since,
+                            result.seconds * 1000, result.rechecked, len(run.items))
 
     async def current_result(self, uri: str) -> LintResult | None:
         """The lint of the document's current version (waiting for it when needed)."""
@@ -730,6 +748,28 @@ class SurfaceLintServer(LanguageServer):
                 texts[path] = doc.text.encode("utf-8", "surrogatepass")
         lane_result = engine.score(result.lane, list(result.case_paths), [result.path], None, False, 0, texts)
         return lane_score(lane_result, Path(result.path).name)
+
+
+_gc_lock = threading.Lock()
+_gc_pausers = 0
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """No cyclic GC while a lint runs: it allocates many long-lived objects, and each GC pass
+    would walk all of them again (it doubles a big file's first lint). Refcounting still frees."""
+    global _gc_pausers
+    with _gc_lock:
+        _gc_pausers += 1
+        if _gc_pausers == 1:
+            gc.disable()
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_pausers -= 1
+            if _gc_pausers == 0:
+                gc.enable()
 
 
 def _lane_of_path(result: LintResult) -> str | None:
