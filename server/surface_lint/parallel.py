@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import sys
@@ -41,13 +42,21 @@ def ordered_map(
     spawned elsewhere.
     """
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    with ProcessPoolExecutor(max_workers=min(jobs, len(calls)) or 1, mp_context=context,
-                             initializer=initializer, initargs=initargs) as pool:
-        futures = {pool.submit(fn, *args): args for args in calls}
-        if on_done is not None:
-            for future in as_completed(futures):
-                on_done(futures[future])
-        return [future.result() for future in futures]
+    # Results are unpickled here as they arrive: many small acyclic objects, over which the
+    # cyclic GC would otherwise run again and again (measured: most of the merge's time).
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(calls)) or 1, mp_context=context,
+                                 initializer=initializer, initargs=initargs) as pool:
+            futures = {pool.submit(fn, *args): args for args in calls}
+            if on_done is not None:
+                for future in as_completed(futures):
+                    on_done(futures[future])
+            return [future.result() for future in futures]
+    finally:
+        if paused:
+            gc.enable()
 
 
 # --- `surface-lint check`: one file per call ------------------------------------------------
