@@ -9,7 +9,6 @@ import { after, before, describe, it } from "node:test";
 import { ARTIFACTS, EXTENSION_ROOT, e2eConfig, makeTempRoot, startVsCode, type VsCodeSession } from "./harness";
 import {
   applyQuickFix,
-  editorLine,
   goTo,
   hoverSquiggle,
   openFromExplorer,
@@ -17,6 +16,7 @@ import {
   screenshot,
   squiggles,
   waitForSquiggles,
+  waitForEditorLine,
   waitForProblems,
   webviewText,
   type ProblemRow,
@@ -177,7 +177,7 @@ describe("surface-lint in a real VS Code (code-server + headless Chromium)", { t
     await goTo(vscode.page, 2, RIVER_END + 1);
     await vscode.page.keyboard.type(".");
     await waitForSquiggles(vscode.page, (s) => !s.some((q) => q.line === 2));
-    assert.match(await editorLine(vscode.page, 2), /"river flows valley\."/);
+    await waitForEditorLine(vscode.page, 2, /"river flows valley\."/);
     const remaining = await squiggles(vscode.page);
     assert.deepEqual([...new Set(remaining.map((s) => s.line))].sort(), [3, 4]);
     assert.equal(fs.readFileSync(path.join(vscode.workspace, TRANSCRIPT), "utf8"), onDisk, "the file was not saved");
@@ -200,7 +200,7 @@ describe("surface-lint in a real VS Code (code-server + headless Chromium)", { t
     await screenshot(vscode.page, SCREENSHOTS, "05-before-quick-fix");
     await applyQuickFix(vscode.page, TYPO_FIX);
     await waitForSquiggles(vscode.page, (s) => !s.some((q) => q.line === 1));
-    assert.match(await editorLine(vscode.page, 1), /"no_placeholder", "complete_punctuation", "finite_predicate_shape"/);
+    await waitForEditorLine(vscode.page, 1, /"no_placeholder", "complete_punctuation", "finite_predicate_shape"/);
     const after = await waitForProblems(vscode.page, (rows) => !rows.some((row) => row.code === "SL004"));
     assert.ok(!after.some((row) => row.code === "SL004"), `SL004 should be gone: ${JSON.stringify(after)}`);
     await screenshot(vscode.page, SCREENSHOTS, "06-after-quick-fix");
@@ -266,7 +266,7 @@ describe("surface-lint in a real VS Code (code-server + headless Chromium)", { t
     await vscode.page.locator(".editor-group-container.active .monaco-editor .view-lines").click();
     await goTo(vscode.page, 1, period + 1);
     await vscode.page.keyboard.press("Backspace");
-    assert.match(await editorLine(vscode.page, 1), /\(en_core_cognition_v1\)", "grounding_source"/);
+    await waitForEditorLine(vscode.page, 1, /\(en_core_cognition_v1\)", "grounding_source"/);
     await vscode.page.waitForTimeout(2_500);
     assert.ok(
       !(await squiggles(vscode.page)).some((s) => s.line === 1),

@@ -260,3 +260,17 @@ export async function waitForProblems(
   }
   return rows;
 }
+
+/** Waits until the active editor's line `line` matches `pattern` (Monaco renders on the next frame). */
+export async function waitForEditorLine(page: Page, line: number, pattern: RegExp, timeoutMs = 10_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  let text = await editorLine(page, line);
+  while (!pattern.test(text)) {
+    if (Date.now() > deadline) {
+      throw new Error(`line ${line} does not match ${String(pattern)}: ${JSON.stringify(text)}`);
+    }
+    await page.waitForTimeout(100);
+    text = await editorLine(page, line);
+  }
+  return text;
+}
