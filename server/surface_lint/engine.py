@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
+from array import array
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -16,10 +19,10 @@ from .predicates import Context, Subject, Verdict
 from .scoring import (
     Outcome,
     ThresholdResult,
-    compute_metrics,
     evaluate,
     expected_names,
     lane_signals,
+    metrics_from_tally,
     signal,
     signal_values,
     threshold_results,
@@ -110,6 +113,8 @@ class LaneResult:
     sources: list[str]
     headline: str
     metric_aliases: dict[str, str]
+    case_count: int = 0  # cases scored (also when `outcomes` is not kept: text output)
+    failing_count: int = 0  # of those, cases with a failing predicate
 
 
 class Engine:
@@ -459,12 +464,14 @@ class Engine:
         if index is not None:
             findings.extend(index.findings)
             stats.add(index.stats)
-        scorer = _Scorer(self, lane, index, want_details, finding_limit)
         parts = None
         if jobs > 1 and len(transcript_paths) > 1:
             parts = _score_in_processes(self, lane, case_paths, transcript_paths, texts, want_details,
                                         finding_limit, jobs, progress)
-        if parts is not None and _independent(parts):
+        absorb = parts is not None and _independent(parts)
+        # Outcomes absorbed from worker processes arrive as objects: no compact store then.
+        scorer = _Scorer(self, lane, index, want_details, finding_limit, compact=not absorb)
+        if parts is not None and absorb:
             for part in parts:
                 findings.extend(part.read_findings)
                 stats.add(part.stats)
@@ -477,9 +484,9 @@ class Engine:
                 if progress is not None and parts is None:
                     progress(path)
         outcomes = scorer.finish()
+        summary = scorer.summary(outcomes)
         findings.extend(scorer.findings)
-        for outcome in outcomes:
-            findings.extend(outcome.findings)
+        findings.extend(summary.findings)
         missing = scorer.missing()
         if index is not None:
             for case_id in missing:
@@ -488,26 +495,18 @@ class Engine:
                     "SL015", case.record.location(lane.schema.id_field),
                     f"case `{case_id}` has no scored turn in the transcripts; left out of the metrics",
                     case_id, record_index=case.record.index))
-        metrics = compute_metrics(lane, outcomes)
-        thresholds = threshold_results(lane, metrics, set_name) if outcomes else []
+        metrics = metrics_from_tally(lane, summary.tally)
+        thresholds = threshold_results(lane, metrics, set_name) if summary.case_count else []
         passed = all(t.passed for t in thresholds) if thresholds else None
-        remainder = []
-        if "unbucketed_sentence_rate" in (m.name for m in lane.metrics):
-            spec = lane.metric("unbucketed_sentence_rate")
-            assert spec is not None
-            names = lane_signals(lane)
-            idx = {n: i for i, n in enumerate(names)}
-            for o in outcomes:
-                if all((not o.signals[idx[s[1:]]]) if s.startswith("!") else o.signals[idx[s]] for s in spec.passing):
-                    remainder.append(o.case_id)
         aliases = {a: m.name for m in lane.metrics for a in m.aliases}
         return LaneResult(
             lane=lane.name, profile=self.profile, version=lane.version, threshold_set=set_name,
             metrics=metrics, thresholds=thresholds, passed=passed, outcomes=outcomes,
             findings=sorted_findings(findings),
             missing_transcripts=missing, unknown_cases=sorted(scorer.unknown),
-            remainder=remainder, stats=stats, sources=[*case_paths, *transcript_paths],
+            remainder=summary.remainder, stats=stats, sources=[*case_paths, *transcript_paths],
             headline=lane.headline, metric_aliases=aliases,
+            case_count=summary.case_count, failing_count=summary.failing_count,
         )
 
 
@@ -715,7 +714,8 @@ class _Scorer:
     """Joins transcripts to cases and turns each scored case into an Outcome."""
 
     def __init__(self, engine: Engine, lane: Lane, index: CaseIndex | None,
-                 want_details: bool, finding_limit: int | None) -> None:
+                 want_details: bool, finding_limit: int | None, keep_events: bool = False,
+                 compact: bool = True) -> None:
         self.engine = engine
         self.lane = lane
         self.index = index
@@ -730,7 +730,12 @@ class _Scorer:
         self.failing_shown = 0
         self.primed: set[str] = set()
         self.chains: dict[str, _Chain] = {}
-        self.events: list[Outcome] = []  # every recorded outcome in order, replaced ones too
+        # Every recorded outcome in order, replaced ones too: only a worker's scorer keeps them.
+        self.keep_events = keep_events
+        self.events: list[Outcome] = []
+        # Text output of a transcript-only run keeps no Outcome per case: a few bytes a case.
+        use_compact = compact and not want_details and index is None and not keep_events
+        self.compact = _CompactOutcomes(lane) if use_compact else None
 
     def _case(self, case_id: str | None, record: Record | None = None) -> tuple[bool, Case | None]:
         if self.index is None:
@@ -760,14 +765,16 @@ class _Scorer:
             findings = self.engine.predicate_findings(self.lane, verdicts, record, fields, case_id, targets)
             if findings:
                 self.failing_shown += 1
+        if self.compact is not None:
+            self.compact.add(case_id, signals, failed, record, tuple(findings))
+            return
         if case_id in self.outcomes:
-            self.findings.append(check_finding(
-                "SL005", record.whole(), f"a second scored record for case `{case_id}` replaces the first",
-                case_id, severity=Severity.WARNING, record_index=record.index))
+            self.findings.append(_second_record(case_id, record.whole(), record.index))
         outcome = Outcome(case_id, signals, subject.grounding, details, failed, tuple(findings),
                           dict(verdicts) if self.want_details else None)
         self.outcomes[case_id] = outcome
-        self.events.append(outcome)
+        if self.keep_events:
+            self.events.append(outcome)
 
     def absorb(self, part: _Part) -> None:
         """Take one file's outcomes scored in another process, as if it had been read here."""
@@ -780,7 +787,8 @@ class _Scorer:
                 else:
                     self.failing_shown += 1
             self.outcomes[outcome.case_id] = outcome
-            self.events.append(outcome)
+            if self.keep_events:
+                self.events.append(outcome)
 
     def touched(self) -> set[str]:
         """Case ids whose scoring state this scorer holds (primed, chained or scored)."""
@@ -844,10 +852,137 @@ class _Scorer:
         ordered = [self.outcomes[c.id] for c in self.index.ordered() if c.id in self.outcomes]
         return ordered
 
+    def summary(self, outcomes: Sequence[Outcome]) -> _Summary:
+        """What the metrics and text output need of the scored cases."""
+        if self.compact is not None:
+            return self.compact.summary()
+        names = lane_signals(self.lane)
+        unbucketed = _unbucketed(self.lane, names)
+        return _Summary(
+            tally=Counter(o.signals for o in outcomes),
+            case_count=len(outcomes),
+            failing_count=sum(1 for o in outcomes if o.failed),
+            remainder=[o.case_id for o in outcomes if unbucketed(o.signals)],
+            findings=[f for o in outcomes for f in o.findings],
+        )
+
     def missing(self) -> list[str]:
         if self.index is None:
             return []
         return [c.id for c in self.index.ordered() if c.id not in self.outcomes]
+
+
+def _second_record(case_id: str, where: Location, index: int | None) -> Finding:
+    return check_finding("SL005", where, f"a second scored record for case `{case_id}` replaces the first",
+                         case_id, severity=Severity.WARNING, record_index=index)
+
+
+def _unbucketed(lane: Lane, names: tuple[str, ...]) -> Callable[[tuple[bool, ...]], bool]:
+    """Whether a signal tuple falls outside the lane's buckets (its `unbucketed_*` metric)."""
+    spec = next((m for m in lane.metrics if m.name.startswith("unbucketed_")), None)
+    if spec is None:
+        return lambda signals: False
+    idx = {n: i for i, n in enumerate(names)}
+    checks = [(idx[s.lstrip("!")], s.startswith("!")) for s in spec.passing]
+    return lambda signals: all(signals[i] != negate for i, negate in checks)
+
+
+@dataclass
+class _Summary:
+    tally: Counter[tuple[bool, ...]]
+    case_count: int
+    failing_count: int
+    remainder: list[str]
+    findings: list[Finding]
+
+
+class _CompactOutcomes:
+    """Scored cases as a few flat arrays (about 70 bytes a case, no Python object per case).
+
+    The last scored record of a case wins, as with Outcome objects; each later record of an
+    id already seen is an SL005 warning at that record. Ids are grouped by a stable 64-bit
+    digest and compared exactly, so two ids never merge by accident."""
+
+    def __init__(self, lane: Lane) -> None:
+        self.names = lane_signals(lane)
+        self.unbucketed = _unbucketed(lane, self.names)
+        self.keys: dict[tuple[tuple[bool, ...], bool], int] = {}
+        self.key_list: list[tuple[tuple[bool, ...], bool]] = []
+        self.digest = array("q")
+        self.key = array("I")
+        self.ids = bytearray()
+        self.id_end = array("Q")
+        self.paths: list[str] = []
+        self.path_index: dict[str, int] = {}
+        self.where = array("Q")  # per case: path index, line, column, end line, end column, record index
+        self.findings: dict[int, tuple[Finding, ...]] = {}
+
+    def add(self, case_id: str, signals: tuple[bool, ...], failed: tuple[str, ...], record: Record,
+            findings: tuple[Finding, ...]) -> None:
+        k = (signals, bool(failed))
+        key = self.keys.get(k)
+        if key is None:
+            key = self.keys[k] = len(self.key_list)
+            self.key_list.append(k)
+        raw = case_id.encode("utf-8", "surrogatepass")
+        self.digest.append(int.from_bytes(hashlib.blake2b(raw, digest_size=8).digest(), "little", signed=True))
+        self.key.append(key)
+        self.ids += raw
+        self.id_end.append(len(self.ids))
+        path = record.path
+        p = self.path_index.get(path)
+        if p is None:
+            p = self.path_index[path] = len(self.paths)
+            self.paths.append(path)
+        if record.prefix:  # a report entry: small documents, ask the locator
+            w = record.whole()
+            self.where.extend((p, w.line, w.column, w.end_line, w.end_column, record.index))
+        else:  # a JSONL line: the whole record is the line without its surrounding blanks
+            text = record.text
+            lead = len(text) - len(text.lstrip())
+            self.where.extend((p, record.line, lead + 1, record.line, max(lead, len(text.rstrip())) + 1, record.index))
+        if findings:  # kept only if this record stays its case's scored one (see summary)
+            self.findings[len(self.key) - 1] = findings
+
+    def _id(self, i: int) -> str:
+        start = self.id_end[i - 1] if i else 0
+        return self.ids[start : self.id_end[i]].decode("utf-8", "surrogatepass")
+
+    def summary(self) -> _Summary:
+        n = len(self.key)
+        order = sorted(range(n), key=self.digest.__getitem__)
+        winners: list[int] = []
+        duplicates: list[Finding] = []
+        i = 0
+        while i < n:
+            j = i
+            while j + 1 < n and self.digest[order[j + 1]] == self.digest[order[i]]:
+                j += 1
+            group = sorted(order[i : j + 1])
+            i = j + 1
+            if len(group) == 1:
+                winners.append(group[0])
+                continue
+            by_id: dict[str, list[int]] = {}
+            for k in group:
+                by_id.setdefault(self._id(k), []).append(k)
+            for case_id, positions in by_id.items():
+                winners.append(positions[-1])
+                for k in positions[1:]:
+                    p, line, col, end_line, end_col, index = self.where[6 * k : 6 * k + 6]
+                    where = Location(self.paths[p], line, col, end_line, end_col)
+                    duplicates.append(_second_record(case_id, where, index))
+        tally: Counter[tuple[bool, ...]] = Counter()
+        failing = 0
+        remainder = []
+        for k in sorted(winners):
+            signals, failed = self.key_list[self.key[k]]
+            tally[signals] += 1
+            failing += failed
+            if self.unbucketed(signals):
+                remainder.append(self._id(k))
+        kept = [f for k in sorted(winners) for f in self.findings.get(k, ())]
+        return _Summary(tally, len(winners), failing, remainder, kept + duplicates)
 
 
 @dataclass
@@ -876,7 +1011,7 @@ def _start_worker(config: Config, profile: str, lane_name: str, case_paths: Sequ
 def _score_file(path: str, want_details: bool, finding_limit: int | None) -> _Part:
     engine: Engine = _WORKER["engine"]
     # The first `finding_limit` failing cases of all files are among the first of each file.
-    scorer = _Scorer(engine, _WORKER["lane"], _WORKER["index"], want_details, finding_limit)
+    scorer = _Scorer(engine, _WORKER["lane"], _WORKER["index"], want_details, finding_limit, keep_events=True)
     read_findings, stats = engine._read_transcript(scorer, path, _WORKER["texts"])
     scorer.finish()  # a chain lane scores its chains here
     return _Part(scorer.events, scorer.findings, read_findings, stats, scorer.unknown, scorer.touched())

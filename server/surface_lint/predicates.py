@@ -262,23 +262,27 @@ def _pattern_absent(params: Mapping[str, Any]) -> Evaluator:
     pattern: SafePattern = params["pattern"]
     whole_match = params.get("mode", "search") == "match"
     strip = bool(params.get("strip", False))
+    # Substrings every match contains: a surface lacking one cannot match (a cheap prefilter).
+    requires: tuple[str, ...] = tuple(params.get("requires", ()))
+    message: str = params.get("message", "the surface matches `{match}`")
 
     def evaluate(ctx: Context) -> Verdict:
         surface = ctx.subject.surface
+        for needle in requires:
+            if needle not in surface:
+                return PASS
         text = surface.strip() if strip else surface
         offset = surface.find(text) if strip and text else 0
         if whole_match:
             m = pattern.match(text)
             if m is None:
                 return PASS
-            return Verdict(False, _whole(surface), "the surface is a bare structured disclosure")
+            return Verdict(False, _whole(surface), message.replace("{match}", m.group()))
         m = pattern.search(text)
         if m is None:
             return PASS
-        spans = tuple(
-            (offset + x.start(), offset + x.end()) for x in pattern.finditer(text)
-        )
-        return Verdict(False, spans, f"dotted-path inventory `{m.group()}` in the surface")
+        spans = tuple((offset + x.start(), offset + x.end()) for x in pattern.finditer(text))
+        return Verdict(False, spans, message.replace("{match}", m.group()))
 
     return evaluate
 
@@ -547,8 +551,8 @@ KINDS: dict[str, Kind] = {
     "substring_absent": Kind(_substring_absent, {"markers": "list[string]"}),
     "pattern_absent": Kind(
         _pattern_absent,
-        {"pattern": "string", "mode": "string", "strip": "boolean"},
-        optional=("mode", "strip"),
+        {"pattern": "string", "mode": "string", "strip": "boolean", "requires": "list[string]", "message": "string"},
+        optional=("mode", "strip", "requires", "message"),
         regex_params=("pattern",),
     ),
     "ends_with": Kind(_ends_with, {"endings": "list[string]"}),

@@ -148,11 +148,15 @@ class Outcome:
 
 def compute_metrics(lane: Lane, outcomes: Sequence[Outcome]) -> dict[str, Any]:
     """The lane's metrics as its runner computes them (round(x, 4); empty lane -> {})."""
-    if not outcomes:
+    # Outcomes with the same signal values count alike: tally each distinct tuple once.
+    return metrics_from_tally(lane, Counter(o.signals for o in outcomes))
+
+
+def metrics_from_tally(lane: Lane, tally: Mapping[tuple[bool, ...], int]) -> dict[str, Any]:
+    """compute_metrics from a count of cases per distinct signal tuple."""
+    if not tally or not sum(tally.values()):
         return {}
     index = {n: i for i, n in enumerate(lane_signals(lane))}
-    # Outcomes with the same signal values count alike: tally each distinct tuple once.
-    tally = Counter(o.signals for o in outcomes)
 
     def holds(values: tuple[bool, ...], s: str) -> bool:
         value = values[index[s.lstrip("!")]]

@@ -51,7 +51,7 @@ def render_lane(result: LaneResult, colour: bool = False) -> str:
     thresholds = {t.check.metric: t for t in result.thresholds}
     out.append(
         f"lane {result.lane} {result.version} · profile {result.profile} · "
-        f"thresholds {result.threshold_set or 'none'} · {len(result.outcomes)} case(s)"
+        f"thresholds {result.threshold_set or 'none'} · {result.case_count} case(s)"
     )
     width = max((len(k) for k in result.metrics), default=10) + 2
     for name, value in result.metrics.items():
@@ -79,9 +79,8 @@ def render_lane(result: LaneResult, colour: bool = False) -> str:
     if result.remainder:
         out.append(f"multi-sentence cases outside the three buckets ({len(result.remainder)}): "
                    + ", ".join(result.remainder[:20]))
-    failing = [o for o in result.outcomes if o.failed]
-    if failing:
-        out.append(f"cases with a failing predicate: {len(failing)}")
+    if result.failing_count:
+        out.append(f"cases with a failing predicate: {result.failing_count}")
     for f in result.findings:
         out.append("  " + finding_line(f, colour))
     s = result.stats

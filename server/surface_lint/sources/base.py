@@ -148,6 +148,11 @@ class Record:
         self._text = text
 
     @property
+    def text(self) -> str:
+        """The JSON text of this record (a JSONL line; a report entry's whole document)."""
+        return self._text if self._locator is None else self._locator.text
+
+    @property
     def locator(self) -> DocLocator:
         if self._locator is None:
             self._locator = DocLocator(self.path, self._text, self.line)
