@@ -587,7 +587,7 @@ def lane_score(result: LaneResult, file_name: str) -> dict[str, Any]:
         rows.append(f"| `{name}` | {_fmt(metric)} | {t.check.describe() if t else ''} | "
                     f"{('✓' if t.passed else '✗') if t else ''} |")
     sets = f", thresholds `{result.threshold_set}`" if result.threshold_set else ""
-    scored = len(result.outcomes)
+    scored = result.case_count
     notes = [f"{scored} case(s) scored from `{file_name}`."]
     if result.missing_transcripts:
         notes.append(f"{len(result.missing_transcripts)} case(s) have no transcript here.")
