@@ -56,6 +56,7 @@ def test_lane_html_content() -> None:
     assert 'A lamp gives light in a dark roo<mark data-predicates="complete_punctuation"' in html
     # Overlapping spans of two predicates: the overlap names both.
     assert '<mark data-predicates="no_provenance_only no_dotted_inventory"' in html
+    assert "<h2>Failing surfaces (4)</h2>" in html  # three failing, one with notes only
     assert "<h2>Cases without a transcript (1)</h2>" in html
 
 

@@ -279,7 +279,8 @@ def render_lane(result: LaneResult, options: RenderOptions) -> str:
         body.append(f"<tr {_data_attrs(view)}><td class=\"mono\">{link}</td><td>{_e(view.group or '')}</td>"
                     + "".join(cells) + "</tr>")
     body += ["</tbody></table></section>",
-             f'<section id="failing"><h2>Failing surfaces ({len(failing)})</h2>']
+             f'<section id="failing"><h2>Failing {"surfaces" if any(v.surface is not None for v in failing) else "cases"}'
+             f" ({len(failing)})</h2>"]
     body += [_case_article(v, anchors[v.case_id]) for v in failing]
     if not failing:
         body.append('<p class="empty">No case has a failing predicate.</p>')
