@@ -137,3 +137,15 @@ def test_github_summary_without_the_variable_warns(monkeypatch: pytest.MonkeyPat
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     run = lane_run("text", NEW, "--github-summary")
     assert "GITHUB_STEP_SUMMARY is not set" in run.err
+
+
+def test_check_and_diff_write_their_own_summaries(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    check = check_run("github", (NEW,), "--github-summary")
+    assert check.out.startswith("::error ")  # stdout keeps the chosen format
+    diff = cli("diff", OLD, NEW, "--lane", LANE, "--cases", CASES, "--github-summary")
+    assert diff.code == 1
+    text = summary.read_text("utf-8")
+    assert text.startswith("## surface-lint check · 5 finding(s)\n")
+    assert "\n## surface-lint diff · `deterministic_fluency` · REGRESSED\n" in text
