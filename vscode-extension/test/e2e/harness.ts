@@ -8,6 +8,8 @@ import * as path from "node:path";
 
 import { chromium, type Browser, type Page } from "playwright-core";
 
+import { which } from "../../src/core/which";
+
 /** vscode-extension/, from out/test/e2e/. */
 export const EXTENSION_ROOT = path.resolve(__dirname, "..", "..", "..");
 export const ARTIFACTS = path.join(EXTENSION_ROOT, "test-artifacts");
@@ -19,18 +21,6 @@ export interface E2eConfig {
   chromium: string;
 }
 
-function firstOnPath(names: string[]): string | undefined {
-  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
-    for (const name of names) {
-      const candidate = path.join(dir, name);
-      if (dir !== "" && fs.existsSync(candidate)) {
-        return candidate;
-      }
-    }
-  }
-  return undefined;
-}
-
 /** Where everything is, overridable by environment variables. */
 export function e2eConfig(): E2eConfig {
   return {
@@ -39,7 +29,7 @@ export function e2eConfig(): E2eConfig {
       path.join(EXTENSION_ROOT, ".e2e", "code-server", "node_modules", ".bin", "code-server"),
     vsix: process.env.SURFACE_LINT_VSIX ?? path.join(EXTENSION_ROOT, "surface-lint.vsix"),
     python: process.env.SURFACE_LINT_PYTHON ?? "python3",
-    chromium: process.env.CHROMIUM_BIN ?? firstOnPath(["chromium", "chromium-browser"]) ?? "chromium",
+    chromium: process.env.CHROMIUM_BIN ?? which("chromium") ?? which("chromium-browser") ?? "chromium",
   };
 }
 

@@ -4,13 +4,14 @@ import * as path from "node:path";
 
 import type { Page } from "playwright-core";
 
-export const SQUIGGLE = '.monaco-editor [class*="squiggly-"]';
-
 export interface Squiggle {
   /** error | warning | info | hint */
   kind: string;
   /** 1-based editor line the squiggle is drawn on. */
   line: number | null;
+  /** Its centre on the page, to point the mouse at. */
+  x: number;
+  y: number;
 }
 
 export interface ProblemRow {
@@ -40,22 +41,23 @@ export async function openFromExplorer(page: Page, relativePath: string): Promis
   await page.locator(".tabs-container .tab.active", { hasText: fileName }).waitFor({ timeout: 15_000 });
 }
 
-/** Every squiggle in the visible editor, with the line it is drawn on. */
+/** Every squiggle in the active editor, with the line it is drawn on. */
 export function squiggles(page: Page): Promise<Squiggle[]> {
-  return page.evaluate((selector) => {
+  return page.evaluate(() => {
     const editor = document.querySelector(".editor-group-container.active .monaco-editor") ?? document;
     const numbers = [...editor.querySelectorAll(".margin-view-overlays .line-numbers")].map((element) => {
       const rect = element.getBoundingClientRect();
       return { line: Number(element.textContent), top: rect.top, bottom: rect.bottom };
     });
-    return [...editor.querySelectorAll(selector.replace(".monaco-editor ", ""))].map((element) => {
+    return [...editor.querySelectorAll('[class*="squiggly-"]')].map((element) => {
       const rect = element.getBoundingClientRect();
-      const middle = rect.top + rect.height / 2;
-      const hit = numbers.find((n) => middle >= n.top && middle < n.bottom);
+      const x = rect.left + rect.width / 2;
+      const y = rect.top + rect.height / 2;
+      const hit = numbers.find((n) => y >= n.top && y < n.bottom);
       const kind = /squiggly-(\w+)/.exec(element.className)?.[1] ?? "?";
-      return { kind, line: hit?.line ?? null };
+      return { kind, line: hit?.line ?? null, x, y };
     });
-  }, SQUIGGLE);
+  });
 }
 
 /** Opens the Problems panel and reads its marker rows (file rows skipped). */
@@ -106,24 +108,7 @@ export async function goTo(page: Page, line: number, column: number): Promise<vo
 
 /** Hovers the first squiggle of `kind` drawn on `line` and returns the hover's text. */
 export async function hoverSquiggle(page: Page, kind: string, line: number, expected: RegExp): Promise<string> {
-  const boxes = await page.evaluate(
-    ({ kind: wanted, line: wantedLine }) => {
-      const editor = document.querySelector(".editor-group-container.active .monaco-editor") ?? document;
-      const numbers = [...editor.querySelectorAll(".margin-view-overlays .line-numbers")].map((element) => {
-        const rect = element.getBoundingClientRect();
-        return { line: Number(element.textContent), top: rect.top, bottom: rect.bottom };
-      });
-      return [...editor.querySelectorAll(`.squiggly-${wanted}`)]
-        .map((element) => element.getBoundingClientRect())
-        .filter((rect) => {
-          const middle = rect.top + rect.height / 2;
-          return numbers.some((n) => n.line === wantedLine && middle >= n.top && middle < n.bottom);
-        })
-        .map((rect) => ({ x: rect.left + rect.width / 2, y: rect.top + rect.height / 2 }));
-    },
-    { kind, line },
-  );
-  const box = boxes[0];
+  const box = (await squiggles(page)).find((squiggle) => squiggle.kind === kind && squiggle.line === line);
   if (box === undefined) {
     throw new Error(`no ${kind} squiggle on line ${line}`);
   }
