@@ -30,6 +30,8 @@ from lsp_support import (
 )
 from lsprotocol import types
 
+from surface_lint.engine import Engine
+
 RULES = Path(__file__).resolve().parents[2] / "rules" / "deterministic_fluency.toml"
 SL103_MESSAGE = "complete_punctuation: the surface ends with `s`, not terminal punctuation (`.` `?` `!` `;`)"
 SL101_MESSAGE = "no_placeholder: placeholder marker `<pending>` in the surface"
@@ -58,7 +60,9 @@ async def test_transcript_diagnostics_exact_ranges_per_encoding(
     assert punct.message == SL103_MESSAGE
     assert punct.source == "surface-lint"
     assert punct.code_description is not None
-    assert punct.code_description.href == RULES.as_uri() + "#L67"
+    spec = Engine().lane("deterministic_fluency").predicate("complete_punctuation")
+    assert spec is not None
+    assert punct.code_description.href == f"{RULES.as_uri()}#L{spec.line}"  # its [[predicates]] table
     assert punct.data == {
         "record": 1,
         "fixes": [{"title": "Add terminal punctuation `.`",
