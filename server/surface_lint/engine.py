@@ -897,24 +897,28 @@ class _Summary:
 
 
 class _CompactOutcomes:
-    """Scored cases as a few flat arrays (about 70 bytes a case, no Python object per case).
+    """Scored cases in flat arrays: 18 bytes a case and a fixed 8 MiB filter, no object per case.
 
-    The last scored record of a case wins, as with Outcome objects; each later record of an
-    id already seen is an SL005 warning at that record. Ids are grouped by a stable 64-bit
-    digest and compared exactly, so two ids never merge by accident."""
+    The last scored record of a case wins, as with Outcome objects, and each later record of
+    an id already seen is an SL005 warning at that record. A case is known by a 128-bit
+    digest of its id; a Bloom filter sends the (rare) ids that may repeat to an exact check,
+    so only those keep their id and position."""
+
+    _FILTER_BITS = 1 << 26
 
     def __init__(self, lane: Lane) -> None:
         self.names = lane_signals(lane)
         self.unbucketed = _unbucketed(lane, self.names)
         self.keys: dict[tuple[tuple[bool, ...], bool], int] = {}
         self.key_list: list[tuple[tuple[bool, ...], bool]] = []
-        self.digest = array("q")
-        self.key = array("I")
-        self.ids = bytearray()
-        self.id_end = array("Q")
-        self.paths: list[str] = []
-        self.path_index: dict[str, int] = {}
-        self.where = array("Q")  # per case: path index, line, column, end line, end column, record index
+        self.high = array("Q")
+        self.low = array("Q")
+        self.key = array("H")
+        self.filter = bytearray(self._FILTER_BITS // 8)
+        # Positions that may repeat an earlier id: position -> (case id, where it is).
+        self.suspects: dict[int, tuple[str, Location, int]] = {}
+        self.suspect_digests: set[tuple[int, int]] = set()
+        self.named: dict[int, str] = {}  # ids kept for the unbucketed remainder
         self.findings: dict[int, tuple[Finding, ...]] = {}
 
     def add(self, case_id: str, signals: tuple[bool, ...], failed: tuple[str, ...], record: Record,
@@ -924,65 +928,65 @@ class _CompactOutcomes:
         if key is None:
             key = self.keys[k] = len(self.key_list)
             self.key_list.append(k)
-        raw = case_id.encode("utf-8", "surrogatepass")
-        self.digest.append(int.from_bytes(hashlib.blake2b(raw, digest_size=8).digest(), "little", signed=True))
+        digest = hashlib.blake2b(case_id.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        high, low = int.from_bytes(digest[:8], "little"), int.from_bytes(digest[8:], "little")
+        position = len(self.key)
+        self.high.append(high)
+        self.low.append(low)
         self.key.append(key)
-        self.ids += raw
-        self.id_end.append(len(self.ids))
-        path = record.path
-        p = self.path_index.get(path)
-        if p is None:
-            p = self.path_index[path] = len(self.paths)
-            self.paths.append(path)
-        if record.prefix:  # a report entry: small documents, ask the locator
-            w = record.whole()
-            self.where.extend((p, w.line, w.column, w.end_line, w.end_column, record.index))
-        else:  # a JSONL line: the whole record is the line without its surrounding blanks
-            text = record.text
-            lead = len(text) - len(text.lstrip())
-            self.where.extend((p, record.line, lead + 1, record.line, max(lead, len(text.rstrip())) + 1, record.index))
+        seen = True
+        for bit in (high % self._FILTER_BITS, low % self._FILTER_BITS, (high >> 32 ^ low) % self._FILTER_BITS):
+            byte, mask = bit >> 3, 1 << (bit & 7)
+            if not self.filter[byte] & mask:
+                seen = False
+                self.filter[byte] |= mask
+        if seen:
+            self.suspects[position] = (case_id, _whole_record(record), record.index)
+            self.suspect_digests.add((high, low))
+        if self.unbucketed(signals):
+            self.named[position] = case_id
         if findings:  # kept only if this record stays its case's scored one (see summary)
-            self.findings[len(self.key) - 1] = findings
-
-    def _id(self, i: int) -> str:
-        start = self.id_end[i - 1] if i else 0
-        return self.ids[start : self.id_end[i]].decode("utf-8", "surrogatepass")
+            self.findings[position] = findings
 
     def summary(self) -> _Summary:
-        n = len(self.key)
-        order = sorted(range(n), key=self.digest.__getitem__)
-        winners: list[int] = []
+        # Exact check of the suspects: every position whose digest a suspect has.
+        groups: dict[tuple[int, int], list[int]] = {}
+        if self.suspect_digests:
+            for position, pair in enumerate(zip(self.high, self.low)):
+                if pair in self.suspect_digests:
+                    groups.setdefault(pair, []).append(position)
+        replaced: set[int] = set()
         duplicates: list[Finding] = []
-        i = 0
-        while i < n:
-            j = i
-            while j + 1 < n and self.digest[order[j + 1]] == self.digest[order[i]]:
-                j += 1
-            group = sorted(order[i : j + 1])
-            i = j + 1
-            if len(group) == 1:
-                winners.append(group[0])
-                continue
-            by_id: dict[str, list[int]] = {}
-            for k in group:
-                by_id.setdefault(self._id(k), []).append(k)
-            for case_id, positions in by_id.items():
-                winners.append(positions[-1])
-                for k in positions[1:]:
-                    p, line, col, end_line, end_col, index = self.where[6 * k : 6 * k + 6]
-                    where = Location(self.paths[p], line, col, end_line, end_col)
-                    duplicates.append(_second_record(case_id, where, index))
+        for positions in groups.values():
+            replaced.update(positions[:-1])
+            for position in positions[1:]:
+                case_id, where, index = self.suspects[position]
+                duplicates.append(_second_record(case_id, where, index))
         tally: Counter[tuple[bool, ...]] = Counter()
         failing = 0
-        remainder = []
-        for k in sorted(winners):
-            signals, failed = self.key_list[self.key[k]]
-            tally[signals] += 1
-            failing += failed
-            if self.unbucketed(signals):
-                remainder.append(self._id(k))
-        kept = [f for k in sorted(winners) for f in self.findings.get(k, ())]
-        return _Summary(tally, len(winners), failing, remainder, kept + duplicates)
+        for key, count in Counter(self.key).items():
+            signals, failed = self.key_list[key]
+            tally[signals] += count
+            failing += count if failed else 0
+        for position in replaced:
+            signals, failed = self.key_list[self.key[position]]
+            tally[signals] -= 1
+            failing -= 1 if failed else 0
+        tally = +tally  # drop zero counts
+        cases = len(self.key) - len(replaced)
+        remainder = [case_id for p, case_id in sorted(self.named.items()) if p not in replaced]
+        kept = [f for p in sorted(self.findings) if p not in replaced for f in self.findings[p]]
+        return _Summary(tally, cases, failing, remainder, kept + duplicates)
+
+
+def _whole_record(record: Record) -> Location:
+    """The record's whole range; for a JSONL line, without asking its locator to parse it."""
+    if record.prefix:
+        return record.whole()
+    text = record.text
+    lead = len(text) - len(text.lstrip())
+    end = max(lead, len(text.rstrip()))
+    return Location(record.path, record.line, lead + 1, record.line, end + 1)
 
 
 @dataclass
