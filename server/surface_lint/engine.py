@@ -952,7 +952,7 @@ class _CompactOutcomes:
         # Exact check of the suspects: every position whose digest a suspect has.
         groups: dict[tuple[int, int], list[int]] = {}
         if self.suspect_digests:
-            for position, pair in enumerate(zip(self.high, self.low)):
+            for position, pair in enumerate(zip(self.high, self.low, strict=True)):
                 if pair in self.suspect_digests:
                     groups.setdefault(pair, []).append(position)
         replaced: set[int] = set()
