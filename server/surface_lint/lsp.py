@@ -190,10 +190,21 @@ class SurfaceLintServer(LanguageServer):
         caps = params.capabilities
         text = caps.text_document
         self.pull = text is not None and text.diagnostic is not None
-        diag_caps: Any = text.diagnostic if self.pull and text is not None else (text.publish_diagnostics if text else None)
-        self.related = bool(diag_caps and diag_caps.related_information)
-        self.code_description = bool(diag_caps and diag_caps.code_description_support)
-        self.diagnostic_data = bool(diag_caps and getattr(diag_caps, "data_support", True))
+        # What diagnostics may carry: the pull capabilities (LSP 3.18) when they say, else the
+        # publishDiagnostics ones (VS Code declares them there only).
+        pulled: Any = text.diagnostic if self.pull and text is not None else None
+        pushed: Any = text.publish_diagnostics if text is not None else None
+
+        def supports(name: str) -> bool:
+            for caps in (pulled, pushed):
+                value = getattr(caps, name, None) if caps is not None else None
+                if value is not None:
+                    return bool(value)
+            return False
+
+        self.related = supports("related_information")
+        self.code_description = supports("code_description_support")
+        self.diagnostic_data = supports("data_support")
         hover_caps = text.hover if text else None
         self.markdown_hover = bool(hover_caps and hover_caps.content_format
                                    and types.MarkupKind.Markdown in hover_caps.content_format)

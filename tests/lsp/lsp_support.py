@@ -64,8 +64,8 @@ def capabilities(encodings: Sequence[str] | None = None, pull: bool = False,
         general=types.GeneralClientCapabilities(position_encodings=list(encodings)) if encodings else None,
         text_document=types.TextDocumentClientCapabilities(
             publish_diagnostics=diag,
-            diagnostic=types.DiagnosticClientCapabilities(
-                related_information=True, code_description_support=True, data_support=True) if pull else None,
+            # As VS Code declares pull: what diagnostics may carry is said under publishDiagnostics.
+            diagnostic=types.DiagnosticClientCapabilities(dynamic_registration=True) if pull else None,
             hover=types.HoverClientCapabilities(content_format=markdown),
             completion=types.CompletionClientCapabilities(
                 completion_item=types.ClientCompletionItemOptions(documentation_format=markdown)),

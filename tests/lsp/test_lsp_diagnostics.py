@@ -113,6 +113,13 @@ async def test_pull_diagnostics_and_unchanged_result(client: RecordingClient, wo
         text_document=types.TextDocumentIdentifier(uri)))
     assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
     assert spans(report.items) == [(1, 143, 1, 144, "SL103"), (2, 128, 2, 137, "SL101")]
+    # Pull capabilities say nothing of codeDescription/data (as in VS Code): those of
+    # publishDiagnostics apply.
+    punct = report.items[0]
+    spec = Engine().lane("deterministic_fluency").predicate("complete_punctuation")
+    assert spec is not None and punct.code_description is not None
+    assert punct.code_description.href == f"{RULES.as_uri()}#L{spec.line}"
+    assert punct.data is not None and punct.data["fixes"][0]["newText"] == "."
     again = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
         text_document=types.TextDocumentIdentifier(uri), previous_result_id=report.result_id))
     assert isinstance(again, types.RelatedUnchangedDocumentDiagnosticReport)
