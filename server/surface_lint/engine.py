@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 from array import array
@@ -753,8 +752,8 @@ class _Scorer:
                 fields: Mapping[str, Any] | None, record: Record, turn_data: Mapping[str, Any] | None,
                 targets: Mapping[str, Record] | None = None) -> None:
         signals = signal_values(self.lane, self.signals, verdicts, fields)
-        # Many cases share their signal values: keep one tuple per distinct value.
-        signals = self._interned.setdefault(signals, signals)
+        if self.compact is None:  # many Outcomes share their signal values: keep one tuple each
+            signals = self._interned.setdefault(signals, signals)
         details = None
         if self.want_details:
             details = build_details(self.lane, verdicts, subject, fields, turn_data,
@@ -900,23 +899,25 @@ class _CompactOutcomes:
     """Scored cases in flat arrays: 18 bytes a case and a fixed 8 MiB filter, no object per case.
 
     The last scored record of a case wins, as with Outcome objects, and each later record of
-    an id already seen is an SL005 warning at that record. A case is known by a 128-bit
-    digest of its id; a Bloom filter sends the (rare) ids that may repeat to an exact check,
+    an id already seen is an SL005 warning at that record. A case is known by two 64-bit hashes
+    (of its id and of the id reversed; only compared within this run, so the hash seed cannot
+    change a result); a Bloom filter sends the (rare) ids that may repeat to an exact check,
     so only those keep their id and position."""
 
-    _FILTER_BITS = 1 << 26
+    _FILTER_MASK = (1 << 26) - 1
 
     def __init__(self, lane: Lane) -> None:
         self.names = lane_signals(lane)
         self.unbucketed = _unbucketed(lane, self.names)
         self.keys: dict[tuple[tuple[bool, ...], bool], int] = {}
         self.key_list: list[tuple[tuple[bool, ...], bool]] = []
-        self.high = array("Q")
-        self.low = array("Q")
+        self.key_unbucketed: list[bool] = []
+        self.high = array("q")
+        self.low = array("q")
         self.key = array("H")
-        self.filter = bytearray(self._FILTER_BITS // 8)
+        self.filter = bytearray((self._FILTER_MASK + 1) // 8)
         # Positions that may repeat an earlier id: position -> (case id, where it is).
-        self.suspects: dict[int, tuple[str, Location, int]] = {}
+        self.suspects: dict[int, tuple[str, Location, int | None]] = {}
         self.suspect_digests: set[tuple[int, int]] = set()
         self.named: dict[int, str] = {}  # ids kept for the unbucketed remainder
         self.findings: dict[int, tuple[Finding, ...]] = {}
@@ -928,22 +929,22 @@ class _CompactOutcomes:
         if key is None:
             key = self.keys[k] = len(self.key_list)
             self.key_list.append(k)
-        digest = hashlib.blake2b(case_id.encode("utf-8", "surrogatepass"), digest_size=16).digest()
-        high, low = int.from_bytes(digest[:8], "little"), int.from_bytes(digest[8:], "little")
+            self.key_unbucketed.append(self.unbucketed(signals))
+        high, low = hash(case_id), hash(case_id[::-1])
         position = len(self.key)
         self.high.append(high)
         self.low.append(low)
         self.key.append(key)
-        seen = True
-        for bit in (high % self._FILTER_BITS, low % self._FILTER_BITS, (high >> 32 ^ low) % self._FILTER_BITS):
-            byte, mask = bit >> 3, 1 << (bit & 7)
-            if not self.filter[byte] & mask:
-                seen = False
-                self.filter[byte] |= mask
-        if seen:
+        bit1, bit2 = high & self._FILTER_MASK, low & self._FILTER_MASK
+        i1, m1, i2, m2 = bit1 >> 3, 1 << (bit1 & 7), bit2 >> 3, 1 << (bit2 & 7)
+        f = self.filter
+        if f[i1] & m1 and f[i2] & m2:
             self.suspects[position] = (case_id, _whole_record(record), record.index)
             self.suspect_digests.add((high, low))
-        if self.unbucketed(signals):
+        else:
+            f[i1] |= m1
+            f[i2] |= m2
+        if self.key_unbucketed[key]:
             self.named[position] = case_id
         if findings:  # kept only if this record stays its case's scored one (see summary)
             self.findings[position] = findings

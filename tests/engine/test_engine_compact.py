@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from surface_lint.engine import Engine
 
 
@@ -41,3 +43,22 @@ def test_compact_and_detailed_scoring_agree(tmp_path: Path) -> None:
         ]
     multi = Engine().score("multi_sentence_response", [], [path], want_details=False)
     assert multi.remainder == ["c"]
+
+
+def test_a_saturated_filter_only_costs_exact_checks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With an 8-bit filter nearly every id is a suspect; the exact check keeps results right."""
+    import surface_lint.engine as engine_module
+
+    monkeypatch.setattr(engine_module._CompactOutcomes, "_FILTER_MASK", 7)
+    rows: list[dict[str, object]] = [
+        {"case_id": f"id{i % 40}", "surface": "Truth is what is true." if i % 3 else "no verb here",
+         "grounding_source": "pack"}
+        for i in range(100)
+    ]
+    path = _turns(tmp_path / "t.jsonl", rows)
+    detailed = Engine().score("deterministic_fluency", [], [path], want_details=True, finding_limit=None)
+    compact = Engine().score("deterministic_fluency", [], [path], want_details=False, finding_limit=None)
+    assert compact.case_count == detailed.case_count == 40
+    assert compact.metrics == detailed.metrics
+    assert [f.to_dict() for f in compact.findings] == [f.to_dict() for f in detailed.findings]
+    assert sum(1 for f in compact.findings if f.code == "SL005") == 60
