@@ -807,6 +807,10 @@ def lint_lines(engine: Engine, snap: Snapshot, lane: Lane, kind: str, cases: Cas
         if result.records:
             d = number - result.records_line
             pairs.extend((d, r) for r in result.records)
+    if len(table) > 2 * len(new) + 1024:
+        # Every version of an edited line stays in the memo; drop the lines no longer there.
+        current = {raw[:-1] if raw.endswith("\r") else raw for raw in new}
+        memo.lines = {text: entry for text, entry in table.items() if text in current}
     all_findings = head_findings + findings + tail_findings
     all_pairs = head_pairs + pairs + tail_pairs
     all_crlf = head_crlf + crlf_lines + tail_crlf

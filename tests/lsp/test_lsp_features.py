@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+import pytest_lsp
 from lsp_support import (
     DEV_CASES,
     PUBLIC_CASES,
@@ -253,4 +255,35 @@ async def test_code_lens_and_lane_score(client: RecordingClient, workspace: Path
     await published(client, cases, 1)
     assert await client.protocol.send_request_async("surfaceLint/laneScore", {"uri": cases}) is None
     assert await client.protocol.send_request_async("surfaceLint/laneScore", {"uri": "file:///nowhere.jsonl"}) is None
+    no_server_errors(client)
+
+
+@pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")
+@pytest.mark.parametrize("editor", ["visual-studio-code", "neovim@v0.11.0", "emacs"])
+async def test_real_editor_capabilities(client: RecordingClient, workspace: Path, editor: str) -> None:
+    """The capabilities real editors declare; every answer must comply with them."""
+    caps = pytest_lsp.client_capabilities(editor)
+    await client.initialize_session(types.InitializeParams(
+        capabilities=caps, root_uri=workspace.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")]))
+    pull = caps.text_document is not None and caps.text_document.diagnostic is not None
+    uri = open_file(client, workspace / TRANSCRIPT)
+    if pull:
+        report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(_doc(uri)))
+        assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
+        diags = list(report.items)
+    else:
+        diags = await published(client, uri, 1)
+    assert [d.code for d in diags] == ["SL103", "SL101"]
+    assert await client.text_document_hover_async(types.HoverParams(_doc(uri), types.Position(1, 120))) is not None
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        _doc(uri), diags[0].range, types.CodeActionContext(diagnostics=[diags[0]])))
+    assert actions and actions[0].title == "Add terminal punctuation `.`"  # type: ignore[union-attr]
+    cases = open_file(client, workspace / DEV_CASES)
+    line0 = client.texts[cases].split("\n")[0]
+    col = line0.index('"no_placeholder"') + 4
+    got = await client.text_document_completion_async(types.CompletionParams(_doc(cases), types.Position(0, col)))
+    assert got is not None
+    symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(_doc(cases)))
+    assert symbols is not None and [s.name for s in symbols] == ["fl_tide_001", "fl_lamp_002", "fl_harbor_003"]
     no_server_errors(client)

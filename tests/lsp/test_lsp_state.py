@@ -200,3 +200,15 @@ def test_engine_entry_is_cached_and_rebuilt_on_invalidate(tmp_path: Path) -> Non
     state.invalidate()
     assert state.engine_for(str(tmp_path / "t.jsonl")) is not a
     assert isinstance(a.engine, Engine)
+
+
+def test_memo_forgets_lines_that_are_gone(tmp_path: Path) -> None:
+    text = _jsonl([{"case_id": "c1", "surface": "A river flows."}] * 3)
+    state, doc, _, _ = _both(tmp_path, "deterministic_fluency_transcript.jsonl", text)
+    memo = state.memos[doc.uri]
+    for i in range(1100):
+        doc.apply_change((0, 0, 1, 0), json.dumps({"case_id": "c1", "surface": f"Typed {i}."}) + "\n", "utf-16")
+        doc.version = (doc.version or 0) + 1
+        state.lint(Snapshot.of(doc))
+    assert len(memo.lines) <= 2 * len(doc.lines) + 1024
+    assert json.dumps({"case_id": "c1", "surface": "Typed 1099."}) in memo.lines
