@@ -23,6 +23,7 @@ import re
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -378,6 +379,16 @@ class SurfaceLintServer(LanguageServer):
         run.task = asyncio.ensure_future(self._lint_loop(uri, run, delay))
 
     async def _lint_loop(self, uri: str, run: _Run, delay: float) -> None:
+        try:
+            await self._lint_until_current(uri, run, delay)
+        except Exception as exc:  # a bug: say so on the document rather than fall silent
+            self.log_error(f"{uri}: {type(exc).__name__}: {exc}\n{''.join(traceback.format_exception(exc))}")
+            if not self.pull and uri in self.state.docs:
+                doc = self.state.docs[uri]
+                message = f"surface-lint could not check this document: {type(exc).__name__}: {exc}"
+                self.publish(uri, doc.version, [json.dumps(error_diagnostic(message))])
+
+    async def _lint_until_current(self, uri: str, run: _Run, delay: float) -> None:
         if delay:
             await asyncio.sleep(delay)
         loop = asyncio.get_running_loop()
@@ -398,8 +409,10 @@ class SurfaceLintServer(LanguageServer):
                 result, items = await loop.run_in_executor(self.pool, self._lint_job, run, snap, token, progress)
             except Cancelled:
                 continue
-            except RuntimeError:  # the pool is shut down
-                return
+            except RuntimeError as exc:
+                if "shutdown" in str(exc):  # the pool is shut down: the server is stopping
+                    return
+                raise
             run.result, run.items = result, items
             if result.rechecked >= FREEZE_AFTER_LINES:
                 # A big document's results live as long as it is open: keep the cyclic GC from
@@ -801,21 +814,34 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _handler(method: Any) -> Any:
-    """A plain function around a bound method (pygls sets attributes on handlers)."""
+def _handler(server: SurfaceLintServer, method: Any) -> Any:
+    """A plain function around a bound method (pygls sets attributes on handlers). A bug in a
+    handler is logged (with its traceback) and answered with nothing, never a dead request."""
+    def failed(exc: Exception) -> None:
+        detail = "".join(traceback.format_exception(exc)).rstrip()
+        server.log_error(f"{method.__name__} failed: {type(exc).__name__}: {exc}\n{detail}")
+
     if inspect.iscoroutinefunction(method):
         async def handle_async(params: Any) -> Any:
-            return await method(params)
+            try:
+                return await method(params)
+            except Exception as exc:
+                failed(exc)
+                return None
         return handle_async
 
     def handle(params: Any) -> Any:
-        return method(params)
+        try:
+            return method(params)
+        except Exception as exc:
+            failed(exc)
+            return None
     return handle
 
 
 def _register(server: SurfaceLintServer) -> None:
     def f(name: str, options: Any = None) -> Any:
-        return lambda method: server.feature(name, options)(_handler(method))
+        return lambda method: server.feature(name, options)(_handler(server, method))
     f(types.INITIALIZE)(server.on_initialize)
     f(types.INITIALIZED)(server.on_initialized)
     f(types.SHUTDOWN)(server.on_shutdown)

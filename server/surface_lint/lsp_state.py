@@ -165,10 +165,11 @@ class Snapshot:
     path: str
     version: int | None
     lines: tuple[str, ...]
+    language_id: str = ""
 
     @classmethod
     def of(cls, doc: TextDoc) -> Snapshot:
-        return cls(doc.uri, doc.path, doc.version, tuple(doc.lines))
+        return cls(doc.uri, doc.path, doc.version, tuple(doc.lines), doc.language_id)
 
     def line(self, index: int) -> str:
         if 0 <= index < len(self.lines):
@@ -630,14 +631,21 @@ def _head(snap: Snapshot) -> bytes:
 # --- linting ------------------------------------------------------------------------------------
 
 
-def document_kind(path: str, head: bytes) -> str | None:
-    """What the engine would read this document as; None for files surface-lint does not lint."""
-    if path.endswith(".toml"):
-        return None
-    kind, _ = sniff(head)
-    if path.endswith(".json") and kind != "report":
-        return None
-    return kind or "turns"
+JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonlines")
+JSONL_LANGUAGES = ("jsonl", "jsonlines", "ndjson")
+
+
+def document_kind(path: str, head: bytes, language_id: str = "") -> str | None:
+    """What the engine would read this document as; None for files surface-lint does not lint
+    (anything but JSON Lines, and JSON files other than lane reports)."""
+    suffix = Path(path).suffix.lower() if "." in Path(path).name else ""
+    if suffix == ".json" or (not suffix and language_id == "json"):
+        kind, _ = sniff(head)
+        return "report" if kind == "report" else None
+    if suffix in JSONL_SUFFIXES or (not suffix and language_id in JSONL_LANGUAGES):
+        kind, _ = sniff(head)
+        return kind or "turns"
+    return None
 
 
 def lint_document(state: ServerState, entry: EngineEntry, snap: Snapshot, memo: DocMemo,
@@ -645,7 +653,7 @@ def lint_document(state: ServerState, entry: EngineEntry, snap: Snapshot, memo: 
                   progress: Callable[[list[Finding]], None] | None) -> LintResult:
     engine = entry.engine
     head = _head(snap)
-    kind = document_kind(snap.path, head)
+    kind = document_kind(snap.path, head, snap.language_id)
     if kind is None:
         return LintResult(snap.uri, snap.path, snap.version, snap.lines, None, None, [], [], entry)
     lane: Lane | None = None

@@ -212,3 +212,16 @@ def test_memo_forgets_lines_that_are_gone(tmp_path: Path) -> None:
         state.lint(Snapshot.of(doc))
     assert len(memo.lines) <= 2 * len(doc.lines) + 1024
     assert json.dumps({"case_id": "c1", "surface": "Typed 1099."}) in memo.lines
+
+
+def test_only_json_lines_and_lane_reports_are_linted() -> None:
+    from surface_lint.lsp_state import document_kind
+
+    assert document_kind("/a/notes.txt", b'{"case_id": "c", "surface": "x"}') is None
+    assert document_kind("/a/rules.toml", b'[lane]\nname = "x"\n') is None
+    assert document_kind("/a/package.json", b'{"name": "x"}') is None
+    assert document_kind("/a/r.json", b'{"lane": "x", "metrics": {}, "cases": []}') == "report"
+    assert document_kind("/a/t.jsonl", b'{"case_id": "c", "surface": "x"}') == "turns"
+    assert document_kind("/a/t.ndjson", b'{"turn": 1, "vault_hits": 0}') == "telemetry"
+    assert document_kind("untitled:Untitled-1", b'{"id": "c1"}', "jsonl") == "cases"
+    assert document_kind("untitled:Untitled-1", b'{"id": "c1"}', "plaintext") is None
