@@ -287,3 +287,22 @@ async def test_real_editor_capabilities(client: RecordingClient, workspace: Path
     symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(_doc(cases)))
     assert symbols is not None and [s.name for s in symbols] == ["fl_tide_001", "fl_lamp_002", "fl_harbor_003"]
     no_server_errors(client)
+
+
+async def test_report_hover_definition_and_symbols(client: RecordingClient, workspace: Path) -> None:
+    await start(client, workspace)
+    uri = open_file(client, workspace / REPORT, language="json")
+    await published(client, uri, 1)
+    lines = client.texts[uri].split("\n")
+    surface_line = next(i for i, x in enumerate(lines) if "Tides rise" in x)
+    hover = await client.text_document_hover_async(types.HoverParams(_doc(uri), types.Position(surface_line, 25)))
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert "- ✗ `complete_punctuation` — the surface ends with `l`, not terminal punctuation" in hover.contents.value
+    id_line = next(i for i, x in enumerate(lines) if '"case_id": "fl_tide_001"' in x)
+    found = await client.text_document_definition_async(types.DefinitionParams(
+        _doc(uri), types.Position(id_line, lines[id_line].index("fl_tide"))))
+    dev = workspace / DEV_CASES
+    assert found == types.Location(uri=dev.as_uri(), range=rng(0, 0, 0, len(dev.read_text().split("\n")[0])))
+    symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(_doc(uri)))
+    assert symbols is not None
+    assert [(s.name, s.detail) for s in symbols] == [("fl_harbor_003", "report-case"), ("fl_tide_001", "report-case")]
