@@ -7,7 +7,8 @@ project's example surfaces, then times the real CLI in fresh subprocesses, for
 at `--jobs 1` and each other N given. Wall-clock time is what `--jobs` buys, so wall time
 (median of REPEAT) is reported, with the speed-up over `--jobs 1`; every run's stdout must
 be byte-identical to the `--jobs 1` run's, or the benchmark fails. Not a test: numbers vary
-by machine and load (the speed-up is bounded by the cores that are really free).
+by machine and load, so it first measures the ceiling, what N processes that only burn CPU
+gain on this machine right now (N on idle cores, less when other work holds them).
 
     python bench/jobs.py [--files 40] [--turns 2000] [--jobs 2] [--repeat 3]
 """
@@ -72,6 +73,27 @@ def timed(cmd: list[str]) -> tuple[float, float, str]:
     return wall, cpu, hashlib.sha256(proc.stdout).hexdigest()
 
 
+def _burn(seconds: float) -> None:
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        pass
+
+
+def machine_parallelism(jobs: int, seconds: float = 1.0) -> float:
+    """What N processes can gain on this machine right now: wall of 1 burner / wall of N burners
+    doing the same CPU work each (N on idle cores; less when others use them)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    start = time.perf_counter()
+    _burn(seconds)
+    one = time.perf_counter() - start
+    with ProcessPoolExecutor(jobs) as pool:
+        start = time.perf_counter()
+        list(pool.map(_burn, [seconds] * jobs))
+        many = time.perf_counter() - start
+    return jobs * one / many
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--files", type=int, default=40)
@@ -92,6 +114,8 @@ def main() -> None:
         }
         print(f"python {sys.version.split()[0]} · {os.cpu_count()} cores · load {os.getloadavg()[0]:.2f} · "
               f"{args.files} files x {args.turns} turns ({size / 2**20:.1f} MiB) · median of {args.repeat} (wall s)")
+        ceiling = ", ".join(f"{j} -> {machine_parallelism(j):.2f}x" for j in args.jobs)
+        print(f"what the machine gives N CPU-bound processes now (the ceiling): {ceiling}")
         print(f"{'run':<12} {'jobs':>4} {'wall s':>8} {'cpu s':>7} {'speed-up':>9}  same output")
         for name, cmd in runs.items():
             base_hash = ""
