@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from reporters_support import CASES, LANE, NEW, OLD, cli
@@ -14,7 +15,7 @@ from surface_lint.engine import Engine
 SYMBOLIC = "symbolic_logic"
 
 
-def diff_json(*argv: str) -> tuple[int, dict[str, object]]:
+def diff_json(*argv: str) -> tuple[int, dict[str, Any]]:
     run = cli("diff", *argv, "--output-format", "json")
     return run.code, json.loads(run.out)
 

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-import jsonschema
+import jsonschema  # type: ignore[import-untyped]
 import pytest
 from reporters_support import LANE, NEW, ROOT, check_run, lane_run
 
