@@ -37,6 +37,11 @@ def display_path(path: str) -> str:
     return PurePath(path).as_posix()
 
 
+def where(f: Finding) -> str:
+    """`path:line:column` of a finding's start, the path as `display_path` gives it."""
+    return f"{display_path(f.path)}:{f.location.line}:{f.location.column}"
+
+
 def by_severity(findings: Iterable[Finding]) -> list[Finding]:
     """Most severe first; within a severity, the usual path/position order."""
     return sorted(findings, key=lambda f: (-int(f.severity), *f.sort_key()))

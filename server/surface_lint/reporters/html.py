@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..engine import LaneResult
-from ..findings import Finding, Severity
+from ..findings import Severity
 from .common import (
     CaseView,
     MetricRow,
@@ -27,6 +27,7 @@ from .common import (
     numeric,
     reported_predicates,
     verdict_word,
+    where,
 )
 
 if TYPE_CHECKING:
@@ -171,11 +172,6 @@ def _surface_html(surface: str | None, failures: Sequence[PredicateFailure]) -> 
     return f'<div class="surface">{"".join(out)}</div>'
 
 
-def _where(f: Finding) -> str:
-    loc = f.location
-    return f"{display_path(loc.path)}:{loc.line}:{loc.column}"
-
-
 def _filters(groups: Iterable[str], predicates: Sequence[tuple[str, str]], group_label: str,
              status_label: str = "with a failing predicate only") -> str:
     g_opts = "".join(f'<option value="{_e(g)}">{_e(g)}</option>' for g in sorted(set(groups)))
@@ -199,9 +195,9 @@ def _case_article(view: CaseView, anchor: str) -> str:
     items = []
     for f in view.failures:
         sev = f.severity.label if f.severity is not None else "off"
-        places = ", ".join(_where(x) for x in view.findings if x.rule == f.name)
-        where = f' <span class="where mono">{_e(places)}</span>' if places else ""
-        items.append(f"<li><b>{_e(f.name)}</b> <code>{_e(f.code)}</code> · {_e(sev)} — {_e(f.message)}{where}</li>")
+        places = ", ".join(where(x) for x in view.findings if x.rule == f.name)
+        at = f' <span class="where mono">{_e(places)}</span>' if places else ""
+        items.append(f"<li><b>{_e(f.name)}</b> <code>{_e(f.code)}</code> · {_e(sev)} — {_e(f.message)}{at}</li>")
     group = f' <span class="where">{_e(view.group)}</span>' if view.group else ""
     return (
         f'<article class="case {view.status}" id="{anchor}" {_data_attrs(view)}>'
@@ -290,7 +286,7 @@ def render_lane(result: LaneResult, options: RenderOptions) -> str:
     if others:
         body += ['<section id="findings"><h2>Other findings</h2><table>',
                  "<tr><th>Where</th><th>Code</th><th>Severity</th><th>Message</th></tr>"]
-        body += [f'<tr><td class="mono">{_e(_where(f))}</td><td><code>{_e(f.code)}</code> {_e(f.rule)}</td>'
+        body += [f'<tr><td class="mono">{_e(where(f))}</td><td><code>{_e(f.code)}</code> {_e(f.rule)}</td>'
                  f"<td>{_e(f.severity.label)}</td><td>{_e(f.message)}</td></tr>" for f in others]
         body.append("</table></section>")
     body += _id_list("Cases without a transcript", result.missing_transcripts)
@@ -392,9 +388,9 @@ def render_check(run: CheckRun, options: RenderOptions) -> str:
         "<table><tr><th>Where</th><th>Code</th><th>Severity</th><th>Message</th></tr>",
     ]
     for f in run.findings:
-        body.append(f'<tr data-case="{_e(_where(f))}" data-group="{_e(display_path(f.path))}" '
+        body.append(f'<tr data-case="{_e(where(f))}" data-group="{_e(display_path(f.path))}" '
                     f'data-failed="{_e(f.rule)}" data-status="{"fail" if f.severity >= Severity.WARNING else "pass"}">'
-                    f'<td class="mono">{_e(_where(f))}</td><td><code>{_e(f.code)}</code> {_e(f.rule)}</td>'
+                    f'<td class="mono">{_e(where(f))}</td><td><code>{_e(f.code)}</code> {_e(f.rule)}</td>'
                     f"<td>{_e(f.severity.label)}</td><td>{_e(f.message)}</td></tr>")
     body.append("</table></section>")
     return _page(f"surface-lint check · {len(run.findings)} finding(s)", body)

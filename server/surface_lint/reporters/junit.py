@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..engine import LaneResult
 from ..findings import Finding
-from .common import CaseView, case_views, display_path, fmt_value
+from .common import CaseView, case_views, display_path, fmt_value, where
 
 if TYPE_CHECKING:
     from ..diff import LaneDiff
@@ -60,11 +60,6 @@ def _count(root: ET.Element) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def _where(f: Finding) -> str:
-    loc = f.location
-    return f"{display_path(loc.path)}:{loc.line}:{loc.column}"
-
-
 def _properties(suite: ET.Element, values: Sequence[tuple[str, str]]) -> None:
     props = _el(suite, "properties")
     for name, value in values:
@@ -84,7 +79,7 @@ def _case_element(suite: ET.Element, lane: str, view: CaseView) -> ET.Element:
         body = []
         for f in view.failures:
             sev = f.severity.label if f.severity is not None else "off"
-            places = [_where(x) for x in view.findings if x.rule == f.name]
+            places = [where(x) for x in view.findings if x.rule == f.name]
             at = f" at {', '.join(places)}" if places else ""
             body.append(f"{f.name} ({f.code}, {sev}): {f.message}{at}")
         _el(case, "failure", "\n".join(body), message=f"failed: {names}", type=worst.label)
@@ -141,7 +136,7 @@ def render_check(run: CheckRun, options: RenderOptions) -> str:
         case = _el(suite, "testcase", classname=display_path(f.path),
                    name=f"{f.code} {f.rule} at {f.location.line}:{f.location.column}",
                    file=display_path(f.path), line=str(f.location.line))
-        _el(case, "failure", f"{_where(f)}: {f.code} [{f.severity.label}] {f.message}",
+        _el(case, "failure", f"{where(f)}: {f.code} [{f.severity.label}] {f.message}",
             message=f.message, type=f.severity.label)
     return _count(root)
 

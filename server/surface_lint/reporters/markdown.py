@@ -22,6 +22,7 @@ from .common import (
     metric_rows,
     severity_counts,
     verdict_word,
+    where,
 )
 
 if TYPE_CHECKING:
@@ -202,7 +203,7 @@ def render_check(run: CheckRun, options: RenderOptions) -> str:
     ]
     if run.findings:
         rows = [
-            f"| {md_code(f'{display_path(f.path)}:{f.location.line}:{f.location.column}')} | "
+            f"| {md_code(where(f))} | "
             f"{f.code} {md_code(f.rule)} | {f.severity.label} | {md_text(f.message)} |"
             for f in run.findings
         ]
