@@ -155,6 +155,11 @@ class PredicateFailure:
     spans: tuple[Span, ...]  # offsets into the decoded surface
 
     @property
+    def severity_label(self) -> str:
+        """`error`, `warning`, ...; `off` when the predicate failed but reports nothing."""
+        return self.severity.label if self.severity is not None else "off"
+
+    @property
     def blocking(self) -> bool:
         """At warning or above: what makes a case fail (check's --fail-on default)."""
         return self.severity is not None and self.severity >= Severity.WARNING

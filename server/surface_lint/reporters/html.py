@@ -194,7 +194,7 @@ def _data_attrs(view: CaseView) -> str:
 def _case_article(view: CaseView, anchor: str) -> str:
     items = []
     for f in view.failures:
-        sev = f.severity.label if f.severity is not None else "off"
+        sev = f.severity_label
         places = ", ".join(where(x) for x in view.findings if x.rule == f.name)
         at = f' <span class="where mono">{_e(places)}</span>' if places else ""
         items.append(f"<li><b>{_e(f.name)}</b> <code>{_e(f.code)}</code> · {_e(sev)} — {_e(f.message)}{at}</li>")

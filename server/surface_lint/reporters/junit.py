@@ -78,7 +78,7 @@ def _case_element(suite: ET.Element, lane: str, view: CaseView) -> ET.Element:
         assert worst is not None
         body = []
         for f in view.failures:
-            sev = f.severity.label if f.severity is not None else "off"
+            sev = f.severity_label
             places = [where(x) for x in view.findings if x.rule == f.name]
             at = f" at {', '.join(places)}" if places else ""
             body.append(f"{f.name} ({f.code}, {sev}): {f.message}{at}")

@@ -79,7 +79,7 @@ def md_surface(surface: str | None, failures: Sequence[PredicateFailure] = ()) -
 def _failures(view: CaseView) -> str:
     items = []
     for f in view.failures:
-        sev = f.severity.label if f.severity is not None else "off"
+        sev = f.severity_label
         detail = f": {md_text(f.message)}" if f.message else ""
         items.append(f"{md_code(f.name)} ({f.code}, {sev}){detail}")
     return "<br>".join(items)
