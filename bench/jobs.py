@@ -27,21 +27,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-EXAMPLES = ROOT / "examples" / "transcripts"
+from lane_throughput import example_surfaces  # bench/ is on sys.path when run as a script
+
 LANE = "deterministic_fluency"
-
-
-def example_surfaces() -> list[tuple[str, str]]:
-    out = []
-    for path in sorted(EXAMPLES.glob("*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            row = json.loads(line)
-            if isinstance(row.get("surface"), str):
-                out.append((row["surface"], row.get("grounding_source") or "none"))
-    if not out:
-        raise SystemExit(f"no example surfaces under {EXAMPLES}")
-    return out
 
 
 def build(folder: Path, files: int, turns: int) -> list[str]:
