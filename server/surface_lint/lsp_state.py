@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from .config import CONFIG_FILES, Config, ConfigError, find_config, load_config
+from .config import Config, ConfigError, find_config, load_config
 from .engine import CaseIndex, DocResult, Engine, RecordInfo, UsageError
 from .findings import Finding, Fix, Location, Related
 from .lanes import PROFILES, Lane, LaneError, builtin_rule_files
@@ -457,9 +457,6 @@ class ServerState:
         entry = self.engine_for(path)
         resolved = _resolve(path)
         return any(_resolve(p) == resolved for p in self.rules_files(entry))
-
-    def is_config_file(self, path: str) -> bool:
-        return Path(path).name in CONFIG_FILES
 
     # --- case files ---------------------------------------------------------------------
 

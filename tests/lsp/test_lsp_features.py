@@ -306,3 +306,23 @@ async def test_report_hover_definition_and_symbols(client: RecordingClient, work
     symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(_doc(uri)))
     assert symbols is not None
     assert [(s.name, s.detail) for s in symbols] == [("fl_harbor_003", "report-case"), ("fl_tide_001", "report-case")]
+
+
+async def test_disable_in_a_pretty_printed_report(client: RecordingClient, workspace: Path) -> None:
+    await start(client, workspace)
+    uri = open_file(client, workspace / REPORT, language="json")
+    (punct,) = await published(client, uri, 1)
+    actions = await _actions(client, uri, punct)
+    assert [a.title for a in actions] == ["Add terminal punctuation `.`",
+                                          "Disable SL103 (complete_punctuation) for this record"]
+    assert actions[1].edit is not None
+    v2 = apply_edit(client, actions[1].edit)
+    assert ('      "surface": "Tides rise — and fall",\n'
+            '      "grounding_source": "pack",\n'
+            '      "expected_predicates": [\n'
+            '        "complete_punctuation"\n'
+            '      ],\n'
+            '      "surface_lint": {"disable": ["SL103"]}\n'
+            '    }\n'
+            '  ]\n') in client.texts[uri]
+    assert await published(client, uri, v2) == []
