@@ -185,8 +185,8 @@ class SurfaceLintServer(LanguageServer):
         elif not roots and params.root_path:
             roots = [params.root_path]
         state.roots = [Path(r) for r in roots]
-        options = params.initialization_options
-        settings, problems = parse_settings(options.get("settings") if isinstance(options, Mapping) else None)
+        # {"settings": {...}} (the VS Code extension), {"surfaceLint": {...}} or the settings themselves.
+        settings, problems = parse_settings(_plain(params.initialization_options))
         state.set_settings(settings, problems)
         caps = params.capabilities
         text = caps.text_document
