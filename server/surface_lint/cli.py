@@ -365,7 +365,13 @@ def run_lanes(argv: Sequence[str]) -> int:
 
 def run_server(argv: Sequence[str]) -> int:
     args = _server_parser().parse_args(argv)
-    from .lsp import start
+    try:
+        from .lsp import start
+    except ModuleNotFoundError as exc:  # the `lsp` extra is not installed
+        raise UsageError(
+            f"the language server needs pygls and lsprotocol ({exc}); install them with: "
+            "pip install 'surface-lint[lsp]'"
+        ) from None
 
     start(args.tcp)
     return EXIT_OK
