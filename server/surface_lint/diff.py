@@ -54,7 +54,7 @@ class MetricDelta:
 
 def metric_direction(lane: Lane, name: str, threshold_set: str | None) -> tuple[str | None, float | None]:
     """Which way is better for a metric: from its check in the threshold set in force, else
-    higher for rates and pass flags; None for counts and metrics the lane does not define."""
+    its `better` in the lane file (higher by default); None for counts and unknown metrics."""
     spec = lane.metric(name)
     if spec is None or spec.kind == "count":
         return None, None
@@ -66,7 +66,7 @@ def metric_direction(lane: Lane, name: str, threshold_set: str | None) -> tuple[
                 if check.op == "~=":
                     return "target", check.value
                 return "higher", None
-    return "higher", None
+    return spec.better, None
 
 
 def canonical_metrics(lane: Lane, metrics: Mapping[str, Any]) -> dict[str, Any]:

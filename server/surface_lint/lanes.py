@@ -68,6 +68,7 @@ class MetricSpec:
     aliases: tuple[str, ...] = ()
     runner: bool = True
     description: str = ""
+    better: str = "higher"  # which way is an improvement: higher | lower (diff, baseline)
 
 
 @dataclass(frozen=True, slots=True)
@@ -517,8 +518,12 @@ def _load_metrics(
                     f"metric {item['name']!r}: {signal!r} is neither a predicate nor a case field",
                     loc.key_line("[[metrics]]", index, "passing"),
                 )
+        better = item.get("better", "higher")
+        if better not in ("higher", "lower"):
+            raise fail(f"metric {item['name']!r}: `better` must be \"higher\" or \"lower\"", line)
         out.append(
             MetricSpec(
+                better=better,
                 name=item["name"],
                 kind=kind,
                 passing=tuple(item.get("passing", [])),
