@@ -1,7 +1,9 @@
 """Benchmark: `surface-lint --lane deterministic_fluency` against a json.loads floor.
 
 Builds a large turn JSONL from the project's own example surfaces (examples/transcripts),
-each turn with its own case id, then, in the same run and on the same file, times
+each turn with its own case id — once as the examples repeat (as a deterministic runtime's
+surfaces do), once with every surface made distinct (no verdict can be reused) — then, in
+the same run and on the same file, times
   * floor: a plain loop that reads every line and json.loads it;
   * lane:  the real CLI (`surface-lint --lane deterministic_fluency --transcripts FILE`).
 Each runs in a fresh subprocess; CPU time (user+sys) and peak RSS are read from the
@@ -49,13 +51,16 @@ def example_surfaces() -> list[tuple[str, str]]:
     return out
 
 
-def build(path: Path, turns: int) -> int:
+def build(path: Path, turns: int, unique: bool = False) -> int:
+    """`unique`: every surface distinct (a numbered prefix), so no verdict is ever reused."""
     surfaces = example_surfaces()
     with path.open("w", encoding="utf-8") as fh:
         for i in range(turns):
             surface, grounding = surfaces[i % len(surfaces)]
             # Vary each surface a little so no two consecutive lines are identical.
             surface = surface.replace(" is ", f" is ({i % 97}) ", 1) if i % 3 == 0 else surface
+            if unique:
+                surface = f"[{i}] {surface}"
             row = {
                 "case_id": f"bench_{i:07d}",
                 "turn_index": 0,
@@ -118,16 +123,17 @@ def main() -> None:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         rows = []
-        for turns in (args.turns // 2, args.turns):
-            path = Path(tmp) / f"turns_{turns}.jsonl"
-            size = build(path, turns)
-            result = measure(path, args.repeat)
-            rows.append((turns, size, result))
+        for unique in (False, True):
+            for turns in (args.turns // 2, args.turns):
+                path = Path(tmp) / f"turns_{turns}_{unique}.jsonl"
+                size = build(path, turns, unique)
+                result = measure(path, args.repeat)
+                rows.append(("all distinct" if unique else "examples", turns, size, result))
         print(f"python {sys.version.split()[0]} · {os.cpu_count()} cores · median of {args.repeat}")
-        print(f"{'turns':>8} {'MiB':>7} {'floor cpu s':>12} {'lane cpu s':>11} {'ratio':>6} "
+        print(f"{'surfaces':>12} {'turns':>8} {'MiB':>7} {'floor cpu s':>12} {'lane cpu s':>11} {'ratio':>6} "
               f"{'floor peak MiB':>15} {'lane peak MiB':>14}")
-        for turns, size, r in rows:
-            print(f"{turns:>8} {size / 2**20:>7.1f} {r['floor_cpu_s']:>12.2f} {r['lane_cpu_s']:>11.2f} "
+        for kind, turns, size, r in rows:
+            print(f"{kind:>12} {turns:>8} {size / 2**20:>7.1f} {r['floor_cpu_s']:>12.2f} {r['lane_cpu_s']:>11.2f} "
                   f"{r['ratio']:>6.2f} {r['floor_peak_mib']:>15.1f} {r['lane_peak_mib']:>14.1f}")
 
 

@@ -54,7 +54,7 @@ class RecordInfo:
     location: Location
     id_location: Location | None = None
     surface: Location | None = None
-    verdicts: dict[str, Verdict] | None = None
+    verdicts: Mapping[str, Verdict] | None = None
     case_location: Location | None = None  # the joined case, for go-to-definition
 
 

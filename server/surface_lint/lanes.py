@@ -146,6 +146,9 @@ class Lane:
     proposal_check: ProposalCheck | None
     details: Mapping[str, str]
     _by_name: dict[str, PredicateSpec] = field(default_factory=dict, repr=False)
+    # Verdicts by (surface, grounding, primed, the case fields predicates read): a deterministic
+    # runtime repeats its surfaces, and a verdict depends on nothing else (see scoring.evaluate).
+    _memo: dict[tuple[Any, ...], Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for spec in self.predicates:

@@ -115,11 +115,10 @@ def run_regex(fn: Callable[..., Any], *args: Any) -> Any:
 class SafePattern:
     """A compiled rule pattern that can never hang: see FAST_PATH_MAX_CHARS."""
 
-    __slots__ = ("_fast", "_safe", "pattern")
+    __slots__ = ("_fast", "_safe_compiled", "pattern")
 
     def __init__(self, pattern: str, trusted: bool) -> None:
         self.pattern = pattern
-        self._safe = regex.compile(pattern)
         fast: re.Pattern[str] | None = None
         if trusted:
             try:
@@ -127,6 +126,14 @@ class SafePattern:
             except re.error:
                 fast = None
         self._fast = fast
+        # `regex` compiles slowly: a trusted pattern compiles it only when long text needs it.
+        self._safe_compiled: regex.Pattern[str] | None = None if fast is not None else regex.compile(pattern)
+
+    @property
+    def _safe(self) -> regex.Pattern[str]:
+        if self._safe_compiled is None:
+            self._safe_compiled = regex.compile(self.pattern)
+        return self._safe_compiled
 
     def _use_fast(self, text: str) -> bool:
         return self._fast is not None and len(text) <= FAST_PATH_MAX_CHARS

@@ -43,17 +43,60 @@ def _plan(lane: Lane) -> _Plan:
     return plan
 
 
+MEMO_SIZE = 16384  # verdict sets kept per lane; the memo is cleared when it fills
+
+
 def evaluate(
     lane: Lane,
     subject: Subject,
     stored: Mapping[str, Any] | None = None,
     case_fields: Mapping[str, Any] | None = None,
-) -> dict[str, Verdict]:
+) -> Mapping[str, Verdict]:
     """Every predicate of the lane on one subject. A predicate that needs a case field the
-    case lacks takes the report's stored verdict when there is one, else it is skipped."""
+    case lacks takes the report's stored verdict when there is one, else it is skipped.
+
+    Surface lanes memoise the result (read-only: callers copy before changing it) by
+    everything a surface predicate can read: the surface, grounding, priming and the case
+    fields its predicates name; chain lanes and report entries with stored verdicts do not."""
+    plan = _plan(lane)
+    if stored is None and lane.unit == "surface":
+        # Predicates read the subject's case; `case_fields` decides which of them are judged.
+        key: tuple[Any, ...] = (subject.surface, subject.grounding, subject.primed)
+        needed = [name for _, name in plan if name is not None]
+        if needed:
+            read = subject.case or {}
+            given = case_fields or {}
+            key += tuple((_hashable(read.get(name)), name in given) for name in needed)
+        memo = lane._memo
+        hit = memo.get(key)
+        if hit is not None:
+            return hit  # type: ignore[no-any-return]
+        out = _evaluate(lane, plan, subject, stored, case_fields)
+        if len(memo) >= MEMO_SIZE:
+            memo.clear()
+        memo[key] = out
+        return out
+    return _evaluate(lane, plan, subject, stored, case_fields)
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_hashable(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
+    return value
+
+
+def _evaluate(
+    lane: Lane,
+    plan: _Plan,
+    subject: Subject,
+    stored: Mapping[str, Any] | None,
+    case_fields: Mapping[str, Any] | None,
+) -> dict[str, Verdict]:
     ctx = Context(subject, lane.analysis)
     out: dict[str, Verdict] = {}
-    for spec, needed in _plan(lane):
+    for spec, needed in plan:
         if needed is not None and (case_fields is None or needed not in case_fields):
             if stored is not None and isinstance(stored.get(spec.name), bool):
                 out[spec.name] = Verdict(bool(stored[spec.name]), message="stored verdict")

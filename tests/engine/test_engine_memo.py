@@ -1,0 +1,42 @@
+"""The verdict memo never changes a verdict: its key holds everything a predicate reads."""
+
+from __future__ import annotations
+
+from surface_lint.engine import Engine
+from surface_lint.predicates import Subject
+from surface_lint.scoring import _evaluate, _plan, evaluate
+
+SURFACES = [
+    "Truth is what is true. Furthermore, it belongs to cognition.truth. In turn, it grounds knowledge.",
+    "lamp — pack-grounded (en_core_objects_v1): object.light_source; home.fixture; craft.tool. No session evidence yet.",
+    "river flows valley",
+    "A harbor shelters boats ...",
+]
+
+
+def test_memoised_verdicts_equal_fresh_ones_whatever_the_case_fields() -> None:
+    engine = Engine()
+    for lane_name in ("deterministic_fluency", "multi_sentence_response"):
+        lane = engine.lane(lane_name)
+        plan = _plan(lane)
+        for _ in range(2):  # the second pass is served from the memo
+            for surface in SURFACES:
+                for grounding in ("pack", "none", "vault"):
+                    for primed in (False, True):
+                        for fields in (None, {"subject_lemma": "truth"}, {"subject_lemma": "lamp"},
+                                       {"expected_predicates": ["no_placeholder"]}):
+                            subject = Subject(surface, grounding, fields, primed=primed)
+                            got = evaluate(lane, subject, None, fields)
+                            want = _evaluate(lane, plan, subject, None, fields)
+                            assert {k: (v.passed, v.spans, v.message) for k, v in got.items()} == {
+                                k: (v.passed, v.spans, v.message) for k, v in want.items()}
+        assert lane._memo  # it was used
+
+
+def test_subject_named_follows_the_case_not_the_memo() -> None:
+    lane = Engine().lane("multi_sentence_response")
+    surface = SURFACES[0]
+    truth, lamp = {"subject_lemma": "truth"}, {"subject_lemma": "lamp"}
+    named = evaluate(lane, Subject(surface, "teaching", truth), None, truth)
+    unnamed = evaluate(lane, Subject(surface, "teaching", lamp), None, lamp)
+    assert (named["subject_named"].passed, unnamed["subject_named"].passed) == (True, False)
