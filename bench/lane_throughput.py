@@ -81,7 +81,7 @@ def build(path: Path, turns: int, unique: bool = False) -> int:
 def run(cmd: list[str]) -> tuple[float, int]:
     """CPU seconds (user+sys) and peak RSS (KiB) of one child process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+    proc = subprocess.run(cmd, capture_output=True, check=False)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode not in (0, 1) or not proc.stdout:
         raise SystemExit(f"failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr.decode()}")
