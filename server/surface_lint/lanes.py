@@ -617,9 +617,16 @@ def load_lanes(
     """Built-in lanes, then the user's lane files (a user file replaces a built-in lane)."""
     lanes: dict[str, Lane] = {}
     errors: list[LaneError] = []
-    for path in [*builtin_rule_files(), *extra_files]:
+    builtin = builtin_rule_files()
+    for path in [*builtin, *extra_files]:
         try:
             lane = load_lane(path, profile)
+            if path not in builtin:
+                # A user's file must hold in every profile, not only the one in use now:
+                # a broken base pattern hidden by a profile override is still a broken file.
+                for other in PROFILES:
+                    if other != profile:
+                        load_lane(path, other)
         except LaneError as exc:
             errors.append(exc)
             continue

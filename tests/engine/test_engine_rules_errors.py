@@ -181,3 +181,20 @@ def test_a_reloaded_lane_never_inherits_a_freed_lanes_cached_plan(tmp_path: Path
     scoring._PLANS[id(new)] = scoring._PLANS[id(old)]
     assert evaluate(new, Subject("aac"))["no_pattern"].passed is True
     assert evaluate(new, Subject("xxy"))["no_pattern"].passed is False
+
+
+def test_a_user_lane_is_checked_in_every_profile(tmp_path: Path) -> None:
+    """A broken base pattern that the contract profile overrides is still reported."""
+
+    path = tmp_path / "mine.toml"
+    path.write_text(
+        '[lane]\nname = "mine"\n[[predicates]]\nname = "p"\ncode = "MY1"\nkind = "pattern_absent"\n'
+        '[predicates.params]\npattern = "(unclosed"\n[predicates.profiles.contract.params]\npattern = "fine"\n'
+        '[[metrics]]\nname = "p_rate"\nkind = "rate"\npassing = ["p"]\n',
+        encoding="utf-8",
+    )
+    lanes = load_lanes("contract", [path])
+    assert "mine" not in lanes.lanes
+    assert [(e.path, e.line, e.message) for e in lanes.errors] == [
+        (str(path), 8, "predicate 'p': `pattern` does not compile: missing ) at position 9")
+    ]
