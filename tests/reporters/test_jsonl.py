@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-from reporters_support import NEW, check_run, lane_run
+from reporters_support import NEW, check_run, cli, lane_run
 
 
 def test_lane_json_lines() -> None:
@@ -27,3 +28,15 @@ def test_check_json_lines_is_one_finding_per_line() -> None:
         f'marker `...` in the surface","path":"{NEW}","record_id":"flu_001","rule":"no_placeholder",'
         '"severity":"error","type":"finding"}')
     assert len(out.splitlines()) == 5
+
+
+def test_diff_json_lines(corpus: Path) -> None:
+    committed = corpus / "reports" / "symbolic_logic" / "v1_public_20260522T232200Z.json"
+    runtime = corpus / "runtime" / "reports" / "symbolic_logic_public_v1.json"
+    run = cli("diff", str(committed), str(runtime), "--output-format", "json-lines")
+    assert run.code == 1
+    rows = [json.loads(line) for line in run.out.splitlines()]
+    assert [r["type"] for r in rows] == ["metric"] * 6 + ["change"] * 6 + ["summary"]
+    assert rows[4] == {"better": "higher", "delta": -0.3333, "improved": False, "name": "proposal_storage",
+                       "new": 0.6667, "old": 1.0, "regressed": True, "type": "metric"}
+    assert rows[6]["case_id"] == "SYM-PUB-002" and rows[-1]["regressed"] is True

@@ -12,7 +12,7 @@ from typing import Any
 
 import jsonschema  # type: ignore[import-untyped]
 import pytest
-from reporters_support import LANE, NEW, ROOT, check_run, lane_run
+from reporters_support import LANE, NEW, ROOT, check_run, cli, lane_run
 
 from surface_lint.docs import rule_url
 from surface_lint.engine import Engine
@@ -121,8 +121,6 @@ def test_clean_check_is_valid_with_no_results(tmp_path: Path) -> None:
 
 def test_real_runtime_report_sarif_is_valid(corpus: Path) -> None:
     report = corpus / "runtime" / "reports" / "symbolic_logic_public_v1.json"
-    from reporters_support import cli
-
     run = cli("--lane", "symbolic_logic", "--transcripts", str(report), "--output-format", "sarif")
     log = json.loads(run.out)
     validate(log)
@@ -138,3 +136,22 @@ def test_artifact_uris_are_percent_encoded(path: str, expected: dict[str, str]) 
     from surface_lint.reporters.sarif import artifact_location
 
     assert artifact_location(path) == expected
+
+
+def test_diff_sarif_has_a_result_per_regressed_verdict(corpus: Path) -> None:
+    committed = corpus / "reports" / "symbolic_logic" / "v1_public_20260522T232200Z.json"
+    runtime = corpus / "runtime" / "reports" / "symbolic_logic_public_v1.json"
+    run = cli("diff", str(committed), str(runtime), "--output-format", "sarif")
+    assert run.code == 1
+    log = json.loads(run.out)
+    validate(log)
+    results = log["runs"][0]["results"]
+    assert [(r["ruleId"], r["properties"]["caseId"], r["level"]) for r in results] == [
+        ("SL303", case, "error")
+        for case in ("SYM-PUB-002", "SYM-PUB-004", "SYM-PUB-008", "SYM-PUB-011", "SYM-PUB-012", "SYM-PUB-013")
+    ]
+    assert results[0]["message"]["text"] == (
+        "SYM-PUB-002: proposal_storage passed before and fails now: "
+        "0 pack-mutation proposal(s) fired; expected_proposals is 1")
+    regressed = [m["name"] for m in log["runs"][0]["properties"]["metrics"] if m["regressed"]]
+    assert regressed == ["all_three_pass_rate", "overall_pass", "proposal_storage"]

@@ -81,4 +81,6 @@ DIFF_FORMATS: dict[str, RenderDiff] = {
     "github": github.render_diff,
     "markdown": markdown.render_diff,
     "html": html.render_diff,
+    "json-lines": jsonl.render_diff,
+    "sarif": sarif.render_diff,
 }

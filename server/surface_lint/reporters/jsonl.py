@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..engine import LaneResult
 from .common import case_views
+from .diff_text import diff_payload
 
 if TYPE_CHECKING:
+    from ..diff import LaneDiff
     from . import CheckRun, RenderOptions
 
 
@@ -41,4 +43,17 @@ def render_lane(result: LaneResult, options: RenderOptions) -> str:
         "threshold_set": result.threshold_set, "headline": result.headline, "passed": result.passed,
         "metrics": result.metrics, "cases": len(result.outcomes),
         "missing_transcripts": result.missing_transcripts, "unknown_cases": result.unknown_cases}))
+    return "".join(line + "\n" for line in lines)
+
+
+def render_diff(diff: LaneDiff, options: RenderOptions) -> str:
+    """A run-vs-run diff: one `metric` per metric, one `change` per flipped case, one
+    `new_case` / `vanished_case` each, then a closing `summary`."""
+    payload = diff_payload(diff)
+    lines = [_line({"type": "metric", **m}) for m in payload["metrics"]]
+    lines.extend(_line({"type": "change", **c}) for c in payload["changed"])
+    lines.extend(_line({"type": "new_case", **c}) for c in payload["new_cases"])
+    lines.extend(_line({"type": "vanished_case", **c}) for c in payload["vanished_cases"])
+    summary = {k: v for k, v in payload.items() if k not in ("metrics", "changed", "new_cases", "vanished_cases")}
+    lines.append(_line({"type": "summary", **summary}))
     return "".join(line + "\n" for line in lines)

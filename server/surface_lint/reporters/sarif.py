@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -21,6 +22,7 @@ from ..findings import Finding, Location, Severity
 from .common import RuleInfo, display_path
 
 if TYPE_CHECKING:
+    from ..diff import LaneDiff
     from . import CheckRun, RenderOptions
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -140,3 +142,35 @@ def render_lane(result: LaneResult, options: RenderOptions) -> str:
         ],
     }
     return _dump(sarif_log(result.findings, options.rules, properties))
+
+
+def diff_regressions(diff: LaneDiff) -> list[Finding]:
+    """Each predicate that passed in the old run and fails in the new one, at its new finding."""
+    out: list[Finding] = []
+    for change in diff.changed:
+        for flip in change.flips:
+            if not flip.regressed:
+                continue
+            anchor = next((f for f in change.new_findings if f.rule == flip.predicate), None)
+            if anchor is None:
+                continue
+            out.append(replace(anchor, message=f"{change.case_id}: {flip.predicate} passed before and fails now: "
+                                               f"{flip.new_message}", severity=Severity.ERROR))
+    return out
+
+
+def render_diff(diff: LaneDiff, options: RenderOptions) -> str:
+    """SARIF for a run-vs-run diff: a result per regressed verdict; metric deltas as properties."""
+    properties = {
+        "lane": diff.new.lane,
+        "profile": diff.new.profile,
+        "old": diff.old_label,
+        "new": diff.new_label,
+        "regressed": diff.regressed,
+        "metrics": [
+            {"name": d.name, "old": d.old, "new": d.new, "delta": d.delta, "better": d.better,
+             "regressed": d.regressed}
+            for d in diff.metrics
+        ],
+    }
+    return _dump(sarif_log(diff_regressions(diff), options.rules, properties))
