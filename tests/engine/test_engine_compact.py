@@ -17,7 +17,7 @@ def _turns(path: Path, rows: list[dict[str, object]]) -> str:
 
 def test_compact_and_detailed_scoring_agree(tmp_path: Path) -> None:
     rows: list[dict[str, object]] = [
-        {"case_id": "a", "surface": "Truth is what is true.", "grounding_source": "teaching"},
+        {"case_id": "a", "surface": "Truth is what is real.", "grounding_source": "teaching"},
         {"case_id": "b", "surface": "river flows valley", "grounding_source": "pack"},
         {"case_id": "a", "surface": "Truth is ... unfinished.", "grounding_source": "pack"},  # replaces a
         {"case_id": "c", "surface": "You said so. You said it twice.", "grounding_source": "vault"},
@@ -51,7 +51,7 @@ def test_a_saturated_filter_only_costs_exact_checks(tmp_path: Path, monkeypatch:
 
     monkeypatch.setattr(engine_module._CompactOutcomes, "_FILTER_MASK", 7)
     rows: list[dict[str, object]] = [
-        {"case_id": f"id{i % 40}", "surface": "Truth is what is true." if i % 3 else "no verb here",
+        {"case_id": f"id{i % 40}", "surface": "Truth is what is real." if i % 3 else "no verb here",
          "grounding_source": "pack"}
         for i in range(100)
     ]

@@ -19,7 +19,7 @@ DOUBT = (
 )
 DOUBT_TEACHING = DOUBT.replace("pack-grounded", "teaching-grounded")
 INVENTORY = "meta.mental_state.uncertainty; meta.mental_state; cognition.epistemic"
-CLEAN = "Truth is what is true. pack-grounded (en_core_cognition_v1)."
+CLEAN = "Truth is what is real. pack-grounded (en_demo_epistemic_v1)."
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +42,7 @@ def test_clean_surface_has_no_findings(contract: Engine, reference: Engine) -> N
 
 
 def test_sl101_fails_on_ellipsis_at_its_three_characters() -> None:
-    surface = "Truth is ... pack-grounded (en_core_cognition_v1)."
+    surface = "Truth is ... pack-grounded (en_demo_epistemic_v1)."
     assert fts(check([turn(surface)]).findings) == [
         (P, 1, S + 9, 1, S + 12, "SL101", "error", "no_placeholder: placeholder marker `...` in the surface"),
     ]
@@ -62,7 +62,7 @@ def test_sl101_every_marker_and_every_occurrence_gets_its_own_range() -> None:
 
 def test_sl101_passes_without_markers() -> None:
     # Two dots and a lone `<` are not markers.
-    assert check([turn("Truth is what is true.. a < b.")]).findings == []
+    assert check([turn("Truth is what is real.. a < b.")]).findings == []
 
 
 # --- SL102 no_provenance_only ----------------------------------------------------------
@@ -98,7 +98,7 @@ def test_sl102_reference_profile_misses_dotted_atoms(reference: Engine, surface:
 
 @pytest.mark.parametrize("profile", ["contract", "reference"])
 def test_sl102_both_profiles_catch_the_runners_literal_shape(profile: str) -> None:
-    surface = "truth — pack-grounded (en_core_cognition_v1): truth; wisdom; light. No session evidence yet."
+    surface = "truth — pack-grounded (en_demo_epistemic_v1): truth; wisdom; light. No session evidence yet."
     found = check([turn(surface)], engine=Engine(profile=profile)).findings
     assert fts(found) == [
         (P, 1, S, 1, S + len(surface), "SL102", "information",
@@ -108,7 +108,7 @@ def test_sl102_both_profiles_catch_the_runners_literal_shape(profile: str) -> No
 
 @pytest.mark.parametrize("profile", ["contract", "reference"])
 def test_sl102_prior_turn_tail_and_surrounding_whitespace(profile: str) -> None:
-    core = "truth — pack-grounded (en_core_cognition_v1): truth; wisdom. No prior turn in this session to correct yet."
+    core = "truth — pack-grounded (en_demo_epistemic_v1): truth; wisdom. No prior turn in this session to correct yet."
     found = check([turn("  " + core + "  ")], engine=Engine(profile=profile)).findings
     # The range skips the blanks around the disclosure.
     assert fts(found) == [
@@ -125,7 +125,7 @@ def test_sl102_passes_on_a_glossed_surface(profile: str) -> None:
 
 def test_sl102_contract_multiword_lemma_and_cross_pack(contract: Engine) -> None:
     surface = (
-        "pack resident — pack-grounded (en_core_spatial_v1 × en_core_cognition_v1): "  # noqa: RUF001
+        "pack resident — pack-grounded (en_core_spatial_v1 × en_demo_epistemic_v1): "  # noqa: RUF001
         "spatial.relation.between; cognition.truth. No session evidence yet."
     )
     found = check([turn(surface)], engine=contract).findings
@@ -198,8 +198,8 @@ def test_sl104_passes_on_verb_shapes(surface: str) -> None:
 
 
 def test_sl105_covers_the_dotted_run_only() -> None:
-    surface = "It is listed as cognition.truth; logos.core; epistemic.ground today."
-    run = "cognition.truth; logos.core; epistemic.ground"
+    surface = "It is listed as cognition.truth; logos.base; epistemic.ground today."
+    run = "cognition.truth; logos.base; epistemic.ground"
     assert fts(check([turn(surface)]).findings) == [
         (P, 1, S + 16, 1, S + 16 + len(run), "SL105", "information",
          f"no_dotted_inventory: dotted-path inventory `{run}` in the surface"),
@@ -212,7 +212,7 @@ def test_sl105_passes_on_two_dotted_atoms() -> None:
 
 def test_sl105_documented_example_fails_in_both_profiles_sl102_only_in_contract() -> None:
     surface = (
-        "truth — pack-grounded (en_core_cognition_v1): cognition.truth; logos.core; "
+        "truth — pack-grounded (en_demo_epistemic_v1): cognition.truth; logos.core; "
         "epistemic.ground. No session evidence yet."
     )
     contract = check([turn(surface)], engine=Engine(profile="contract")).findings
@@ -220,7 +220,7 @@ def test_sl105_documented_example_fails_in_both_profiles_sl102_only_in_contract(
     assert [f.code for f in contract] == ["SL102", "SL105"]
     assert [f.code for f in reference] == ["SL105"]
     sl105 = [(f.location.column, f.location.end_column) for f in reference]
-    assert sl105 == [(S + 46, S + 46 + len("cognition.truth; logos.core; epistemic.ground"))]
+    assert sl105 == [(S + 46, S + 46 + len("cognition.truth; logos.base; epistemic.ground"))]
 
 
 # --- SL106 surface_provenance_match ------------------------------------------------------

@@ -7,7 +7,7 @@ from surface_lint.predicates import Subject
 from surface_lint.scoring import _evaluate, _plan, evaluate
 
 SURFACES = [
-    "Truth is what is true. Furthermore, it belongs to cognition.truth. In turn, it grounds knowledge.",
+    "Truth is what is real. Furthermore, it belongs to cognition.truth. In turn, it grounds knowledge.",
     "lamp — pack-grounded (en_core_objects_v1): object.light_source; home.fixture; craft.tool. No session evidence yet.",
     "river flows valley",
     "A harbor shelters boats ...",

@@ -16,8 +16,8 @@ from surface_lint.scoring import evaluate
 
 P = "t.jsonl"
 LANE = "multi_sentence_response"
-ONE = "Truth is what is true. pack-grounded (en_core_cognition_v1)."
-TWO = "Truth is what is true. In turn, it grounds knowledge."
+ONE = "Truth is what is real. pack-grounded (en_demo_epistemic_v1)."
+TWO = "Truth is what is real. In turn, it grounds knowledge."
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +57,8 @@ def test_sl201_fails_on_one_sentence_plus_tail(engine: Engine) -> None:
     "surface",
     [
         TWO,
-        "Truth is what is true. Furthermore, it belongs to cognition.truth. In turn, it grounds knowledge.",
-        "Truth is what is true. 2 things follow from that one.",  # a digit opens a sentence
+        "Truth is what is real. Furthermore, it belongs to cognition.truth. In turn, it grounds knowledge.",
+        "Truth is what is real. 2 things follow from that one.",  # a digit opens a sentence
         "Truth is what is true! Is it what we all know?",
     ],
 )
@@ -70,9 +70,9 @@ def test_sl201_passes_on_two_or_more_sentences(engine: Engine, surface: str) -> 
     "surface",
     [
         "Truth belongs to cognition.truth and logos.core in the pack.",  # dotted atoms are no boundary
-        "Truth is what is true. and lower case does not open a sentence.",
-        "Truth is what is true. No session evidence yet.",  # the trust tail is stripped
-        "Truth is what is true. teaching-grounded (session_teaching).",
+        "Truth is what is real. and lower case does not open a sentence.",
+        "Truth is what is real. No session evidence yet.",  # the trust tail is stripped
+        "Truth is what is real. teaching-grounded (session_teaching).",
     ],
 )
 def test_sl201_counts_one_sentence(engine: Engine, surface: str) -> None:
@@ -85,7 +85,7 @@ def test_sl201_counts_one_sentence(engine: Engine, surface: str) -> None:
 
 
 def test_sl202_points_at_the_short_sentence(engine: Engine) -> None:
-    surface = "Truth is what is true. Light. In turn, it grounds knowledge."
+    surface = "Truth is what is real. Light. In turn, it grounds knowledge."
     assert run(surface, engine) == [
         (P, 1, S + 23, 1, S + 29, "SL202", "warning",
          "each_sentence_>=_4_tokens: 1 sentence(s) with fewer than 4 alphabetic tokens (1)"),
@@ -93,7 +93,7 @@ def test_sl202_points_at_the_short_sentence(engine: Engine) -> None:
 
 
 def test_sl202_every_short_sentence_gets_a_range(engine: Engine) -> None:
-    surface = "Light shines. Truth is what is true. Order rules all?"
+    surface = "Light shines. Truth is what is real. Order rules all?"
     assert run(surface, engine) == [
         (P, 1, S, 1, S + 13, "SL202", "warning",
          "each_sentence_>=_4_tokens: 2 sentence(s) with fewer than 4 alphabetic tokens (2, 3)"),
@@ -111,7 +111,7 @@ def test_sl202_passes_when_every_sentence_is_long_enough(engine: Engine) -> None
 
 
 def test_sl203_fails_when_the_case_expects_a_connective(engine: Engine, index: CaseIndex) -> None:
-    surface = "Truth is what is true. Knowledge is what a person knows."
+    surface = "Truth is what is real. Knowledge is what a person knows."
     assert run(surface, engine, index=index, case_id="m1") == [
         (P, 1, S, 1, S + 56, "SL203", "warning", "connective_present: no connective in the surface"),
     ]
@@ -126,8 +126,8 @@ def test_sl203_is_not_enforced_without_expects_connective(engine: Engine, index:
 @pytest.mark.parametrize(
     "surface",
     [
-        "Truth is what is true. In turn, it grounds knowledge.",  # the runner's `in turn`
-        "Truth is what is true. Therefore it is known by many.",  # case-insensitive
+        "Truth is what is real. In turn, it grounds knowledge.",  # the runner's `in turn`
+        "Truth is what is real. Therefore it is known by many.",  # case-insensitive
         "Truth is what is true, so it grounds what we know well.",  # the runner's `so`
     ],
 )
@@ -136,14 +136,14 @@ def test_sl203_passes_with_a_connective(engine: Engine, index: CaseIndex, surfac
 
 
 def test_sl203_matches_whole_words_only(engine: Engine, index: CaseIndex) -> None:
-    surface = "Truth is what is true. The sandy land is grand."
+    surface = "Truth is what is real. The sandy land is grand."
     assert [f[5] for f in run(surface, engine, index=index, case_id="m1")] == ["SL203"]
 
 
 # --- SL204 not_just_provenance_tag -------------------------------------------------------
 
 
-@pytest.mark.parametrize("surface", ["pack-grounded (en_core_cognition_v1).", "No session evidence yet."])
+@pytest.mark.parametrize("surface", ["pack-grounded (en_demo_epistemic_v1).", "No session evidence yet."])
 def test_sl204_fails_on_a_bare_tail(engine: Engine, surface: str) -> None:
     n = len(surface)
     assert run(surface, engine) == [
@@ -207,7 +207,7 @@ def test_sl208_primed_is_a_signal_not_a_finding(engine: Engine, tmp_path: Path) 
     assert evaluate(lane, Subject(TWO, "pack", primed=True))["primed"].passed is True
     assert evaluate(lane, Subject(TWO, "pack", primed=False))["primed"].passed is False
     lines = [
-        turn("Truth is what is true.", case_id="p1", role="priming", scored=False),
+        turn("Truth is what is real.", case_id="p1", role="priming", scored=False),
         turn(ONE, case_id="p1"),
     ]
     assert all(f.code != "SL208" for f in check(lines, engine=engine, lane_name=LANE).findings)

@@ -138,7 +138,7 @@ def test_multi_sentence_metrics_with_the_unbucketed_remainder() -> None:
     details = {o.case_id: o.details for o in result.outcomes}
     assert details["m3"] == {
         "case_id": "m3", "category": "vault", "prompt": "Tell me what you recall about truth.",
-        "surface": "Truth is what is true. In turn, it grounds knowledge.", "grounding_source": "vault",
+        "surface": "Truth is what is real. In turn, it grounds knowledge.", "grounding_source": "vault",
         "sentence_count": 2, "each_sentence_long_enough": True, "connective_present": True, "grounded": False,
         "subject_named": True, "expects_connective": False, "primed": False,
     }

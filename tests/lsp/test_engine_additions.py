@@ -80,11 +80,11 @@ def test_report_entry_disable(tmp_path: Path) -> None:
 
 def test_score_reads_unsaved_bytes_instead_of_the_file(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
-    path.write_text(_turn("Truth is what is true.") + "\n")
+    path.write_text(_turn("Truth is what is real.") + "\n")
     unsaved = (_turn("river flows valley") + "\n").encode()
     engine = Engine()
     on_disk = engine.score(LANE, [], [str(path)])
     in_memory = engine.score(LANE, [], [str(path)], texts={str(path): unsaved})
     assert on_disk.metrics["complete_punctuation_rate"] == 1.0
     assert in_memory.metrics["complete_punctuation_rate"] == 0.0
-    assert path.read_text() == _turn("Truth is what is true.") + "\n"
+    assert path.read_text() == _turn("Truth is what is real.") + "\n"

@@ -64,7 +64,7 @@ TURNS = [
     "",
     "[1, 2]",
     {"case_id": "c5", "surface": 7},
-    {"case_id": "c6", "surface": "Truth is what is true. pack-grounded (p).", "surface_lint": {"disable": ["SL106"]},
+    {"case_id": "c6", "surface": "Truth is what is real. pack-grounded (p).", "surface_lint": {"disable": ["SL106"]},
      "grounding_source": "none"},
     {"case_id": "c7", "surface": "doubt \u2014 pack-grounded (en_core_meta_v1): meta.mental_state.uncertainty; "
                                  "meta.mental_state; cognition.epistemic. No session evidence yet."},

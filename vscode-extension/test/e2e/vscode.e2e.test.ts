@@ -36,7 +36,7 @@ const CASE_LINES = [
 // an emoji, so its column is right only if the server counts UTF-16 code units as VS Code does.
 // Each failing predicate is in its case's expected_predicates, so each finding is an error.
 const TRANSCRIPT_LINES = [
-  '{"case_id": "dev_truth", "turn_index": 0, "prompt": "What is truth?", "surface": "Truth is what is true. pack-grounded (en_core_cognition_v1).", "grounding_source": "pack"}',
+  '{"case_id": "dev_truth", "turn_index": 0, "prompt": "What is truth?", "surface": "Truth is what is real. pack-grounded (en_demo_epistemic_v1).", "grounding_source": "pack"}',
   '{"case_id": "dev_river", "turn_index": 0, "prompt": "Where does the river go?", "surface": "river flows valley", "grounding_source": "none"}',
   '{"case_id": "dev_light", "turn_index": 0, "prompt": "What is light?", "surface": "Light is ... bright.", "grounding_source": "none"}',
   '{"case_id": "dev_smile", "turn_index": 0, "prompt": "What is a smile?", "surface": "A smile \u{1F642} is ... warm.", "grounding_source": "none"}',
@@ -262,11 +262,11 @@ describe("surface-lint in a real VS Code (code-server + headless Chromium)", { t
     await openFromExplorer(vscode.page, TRANSCRIPT);
     // Break turn 1's surface: drop its final period. onType would flag it at once.
     const line = TRANSCRIPT_LINES[0] ?? "";
-    const period = columnOf(line, "(en_core_cognition_v1).", "(en_core_cognition_v1)".length);
+    const period = columnOf(line, "(en_demo_epistemic_v1).", "(en_demo_epistemic_v1)".length);
     await vscode.page.locator(".editor-group-container.active .monaco-editor .view-lines").click();
     await goTo(vscode.page, 1, period + 1);
     await vscode.page.keyboard.press("Backspace");
-    await waitForEditorLine(vscode.page, 1, /\(en_core_cognition_v1\)", "grounding_source"/);
+    await waitForEditorLine(vscode.page, 1, /\(en_demo_epistemic_v1\)", "grounding_source"/);
     await vscode.page.waitForTimeout(2_500);
     assert.ok(
       !(await squiggles(vscode.page)).some((s) => s.line === 1),
