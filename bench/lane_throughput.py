@@ -103,14 +103,18 @@ def measure(path: Path, repeat: int) -> dict[str, float]:
     floor_cmd = [sys.executable, "-c", FLOOR, str(path)]
     lane_cmd = [sys.executable, "-m", "surface_lint", "--lane", "deterministic_fluency",
                 "--transcripts", str(path)]
-    floor = [run(floor_cmd) for _ in range(repeat)]
-    lane = [run(lane_cmd) for _ in range(repeat)]
+    # Alternate the two so that drift in the machine's speed hits both alike; the ratio is the
+    # median of the per-pair ratios.
+    floor, lane = [], []
+    for _ in range(repeat):
+        floor.append(run(floor_cmd))
+        lane.append(run(lane_cmd))
     f_cpu = statistics.median(c for c, _ in floor)
     l_cpu = statistics.median(c for c, _ in lane)
     return {
         "floor_cpu_s": f_cpu,
         "lane_cpu_s": l_cpu,
-        "ratio": l_cpu / f_cpu,
+        "ratio": statistics.median(lc / fc for (fc, _), (lc, _) in zip(floor, lane, strict=True)),
         "floor_peak_mib": max(m for _, m in floor) / 1024,
         "lane_peak_mib": max(m for _, m in lane) / 1024,
     }
@@ -129,7 +133,7 @@ def main() -> None:
                 size = build(path, turns, unique)
                 result = measure(path, args.repeat)
                 rows.append(("all distinct" if unique else "examples", turns, size, result))
-        print(f"python {sys.version.split()[0]} · {os.cpu_count()} cores · median of {args.repeat}")
+        print(f"python {sys.version.split()[0]} · {os.cpu_count()} cores · median of {args.repeat} alternated pairs")
         print(f"{'surfaces':>12} {'turns':>8} {'MiB':>7} {'floor cpu s':>12} {'lane cpu s':>11} {'ratio':>6} "
               f"{'floor peak MiB':>15} {'lane peak MiB':>14}")
         for kind, turns, size, r in rows:

@@ -14,7 +14,7 @@ from typing import Any
 from .config import Config
 from .findings import Finding, Fix, Location, Severity, sorted_findings
 from .lanes import EXPECTED, Lane, LaneError, LaneSet, PredicateSpec, load_lanes
-from .predicates import Context, Subject, Verdict
+from .predicates import PASS, Context, Subject, Verdict
 from .scoring import (
     Outcome,
     ThresholdResult,
@@ -758,7 +758,7 @@ class _Scorer:
         if self.want_details:
             details = build_details(self.lane, verdicts, subject, fields, turn_data,
                                     Context(subject, self.lane.analysis))
-        failed = tuple(n for n, v in verdicts.items() if not v.passed and n in self.reported)
+        failed = tuple(n for n, v in verdicts.items() if v is not PASS and not v.passed and n in self.reported)
         findings: list[Finding] = []
         if failed and (self.finding_limit is None or self.failing_shown < self.finding_limit):
             findings = self.engine.predicate_findings(self.lane, verdicts, record, fields, case_id, targets)

@@ -126,6 +126,23 @@ class ProposalCheck:
     count_field: str
 
 
+class VerdictMemo:
+    """A lane's verdicts by key (see scoring.evaluate), bounded, and paused while it misses:
+    on all-distinct surfaces a memo only costs, so after a window with almost no hits it
+    stands aside for a while, then tries again."""
+
+    __slots__ = ("entries", "hits", "lookups", "paused")
+
+    WINDOW = 4096  # lookups per check of the hit rate
+    PAUSE = 65536  # evaluations without the memo after a window with under 1% hits
+
+    def __init__(self) -> None:
+        self.entries: dict[tuple[Any, ...], Any] = {}
+        self.hits = 0
+        self.lookups = 0
+        self.paused = 0
+
+
 @dataclass(frozen=True)
 class Lane:
     name: str
@@ -148,7 +165,7 @@ class Lane:
     _by_name: dict[str, PredicateSpec] = field(default_factory=dict, repr=False)
     # Verdicts by (surface, grounding, primed, the case fields predicates read): a deterministic
     # runtime repeats its surfaces, and a verdict depends on nothing else (see scoring.evaluate).
-    _memo: dict[tuple[Any, ...], Any] = field(default_factory=dict, repr=False, compare=False)
+    _memo: VerdictMemo = field(default_factory=lambda: VerdictMemo(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for spec in self.predicates:

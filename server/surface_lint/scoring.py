@@ -59,24 +59,35 @@ def evaluate(
     everything a surface predicate can read: the surface, grounding, priming and the case
     fields its predicates name; chain lanes and report entries with stored verdicts do not."""
     plan = _plan(lane)
-    if stored is None and lane.unit == "surface":
-        # Predicates read the subject's case; `case_fields` decides which of them are judged.
-        key: tuple[Any, ...] = (subject.surface, subject.grounding, subject.primed)
-        needed = [name for _, name in plan if name is not None]
-        if needed:
-            read = subject.case or {}
-            given = case_fields or {}
-            key += tuple((_hashable(read.get(name)), name in given) for name in needed)
-        memo = lane._memo
-        hit = memo.get(key)
-        if hit is not None:
-            return hit  # type: ignore[no-any-return]
-        out = _evaluate(lane, plan, subject, stored, case_fields)
-        if len(memo) >= MEMO_SIZE:
-            memo.clear()
-        memo[key] = out
-        return out
-    return _evaluate(lane, plan, subject, stored, case_fields)
+    memo = lane._memo
+    if stored is not None or lane.unit != "surface":
+        return _evaluate(lane, plan, subject, stored, case_fields)
+    if memo.paused:
+        memo.paused -= 1
+        return _evaluate(lane, plan, subject, stored, case_fields)
+    # Predicates read the subject's case; `case_fields` decides which of them are judged.
+    key: tuple[Any, ...] = (subject.surface, subject.grounding, subject.primed)
+    needed = [name for _, name in plan if name is not None]
+    if needed:
+        read = subject.case or {}
+        given = case_fields or {}
+        key += tuple((_hashable(read.get(name)), name in given) for name in needed)
+    entries = memo.entries
+    memo.lookups += 1
+    hit = entries.get(key)
+    if hit is not None:
+        memo.hits += 1
+        return hit  # type: ignore[no-any-return]
+    out = _evaluate(lane, plan, subject, stored, case_fields)
+    if len(entries) >= MEMO_SIZE:
+        entries.clear()
+    entries[key] = out
+    if memo.lookups >= memo.WINDOW:
+        if memo.hits * 100 < memo.lookups:
+            memo.paused = memo.PAUSE
+            entries.clear()
+        memo.hits = memo.lookups = 0
+    return out
 
 
 def _hashable(value: Any) -> Any:

@@ -30,7 +30,7 @@ def test_memoised_verdicts_equal_fresh_ones_whatever_the_case_fields() -> None:
                             want = _evaluate(lane, plan, subject, None, fields)
                             assert {k: (v.passed, v.spans, v.message) for k, v in got.items()} == {
                                 k: (v.passed, v.spans, v.message) for k, v in want.items()}
-        assert lane._memo  # it was used
+        assert lane._memo.entries  # it was used
 
 
 def test_subject_named_follows_the_case_not_the_memo() -> None:
@@ -40,3 +40,17 @@ def test_subject_named_follows_the_case_not_the_memo() -> None:
     named = evaluate(lane, Subject(surface, "teaching", truth), None, truth)
     unnamed = evaluate(lane, Subject(surface, "teaching", lamp), None, lamp)
     assert (named["subject_named"].passed, unnamed["subject_named"].passed) == (True, False)
+
+
+def test_the_memo_stands_aside_on_distinct_surfaces_and_verdicts_stay_right() -> None:
+    lane = Engine().lane("deterministic_fluency")
+    plan = _plan(lane)
+    memo = lane._memo
+    for i in range(memo.WINDOW + 10):
+        surface = f"[{i}] lamp — pack-grounded (en_demo_v1): a.b; c.d; e.f. No session evidence yet."
+        subject = Subject(surface, "pack")
+        got = evaluate(lane, subject)
+        want = _evaluate(lane, plan, subject, None, None)
+        assert {k: (v.passed, v.spans) for k, v in got.items()} == {k: (v.passed, v.spans) for k, v in want.items()}
+    assert memo.paused == memo.PAUSE - 10
+    assert memo.entries == {}
