@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
@@ -43,13 +44,14 @@ class DocLocator:
     document (a lane report), `text` is the file and `first_line` is 1.
     """
 
-    __slots__ = ("_index", "_spans", "first_line", "path", "text")
+    __slots__ = ("_index", "_spans", "_top", "first_line", "path", "text")
 
     def __init__(self, path: str, text: str, first_line: int = 1) -> None:
         self.path = path
         self.text = text
         self.first_line = first_line
         self._spans: dict[JsonPath, ValueSpan] | None = None
+        self._top: dict[str, tuple[int, int]] | None = None
         self._index: LineIndex | None = None
 
     @property
@@ -74,21 +76,34 @@ class DocLocator:
         off = self.first_line - 1
         return Location(self.path, line + off, col, end_line + off, end_col)
 
-    def value(self, path: JsonPath) -> ValueSpan | None:
+    def _get(self, path: JsonPath) -> ValueSpan | None:
+        """The span at `path`: a top-level member without walking the whole document."""
+        if self._spans is None and len(path) == 1 and type(path[0]) is str:
+            if self._top is None:
+                self._top = top_level_members(self.text)
+            found = self._top.get(path[0])
+            if found is None:
+                return None
+            start, end = found
+            string = StringSpan.scan(self.text, start) if self.text[start] == '"' else None
+            return ValueSpan(start, end, string)
         return self.spans.get(path)
 
+    def value(self, path: JsonPath) -> ValueSpan | None:
+        return self._get(path)
+
     def string(self, path: JsonPath) -> StringSpan | None:
-        span = self.spans.get(path)
+        span = self._get(path)
         return span.string if span is not None else None
 
     def location(self, path: JsonPath, inner: tuple[int, int] | None = None) -> Location:
         """The value at `path`; with `inner`, the decoded-string range inside it."""
-        span = self.spans.get(path)
+        span = self._get(path)
         if span is None:
             # Fall back to the enclosing value, then the whole record.
             while path and span is None:
                 path = path[:-1]
-                span = self.spans.get(path)
+                span = self._get(path)
             if span is None:
                 return self.whole()
         if inner is not None and span.string is not None:
@@ -98,7 +113,7 @@ class DocLocator:
 
     def key_location(self, path: JsonPath) -> Location:
         """The property name of the member at `path` (quotes included)."""
-        span = self.spans.get(path)
+        span = self._get(path)
         if span is None or not path:
             return self.location(path)
         # Walk back from the value over ':' to the key's closing quote, then its opening one.
@@ -119,6 +134,58 @@ class DocLocator:
         stripped = self.text.rstrip()
         lead = len(self.text) - len(self.text.lstrip())
         return self.location_of_offsets(lead, max(lead, len(stripped)))
+
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]', re.S)
+
+
+def top_level_members(text: str) -> dict[str, tuple[int, int]]:
+    """[start, end) of each member value of the top-level object in `text`, which json.loads
+    accepted. One C-speed scan over strings and punctuation; nested values are skipped over."""
+    out: dict[str, tuple[int, int]] = {}
+    depth = 0
+    key: str | None = None
+    expect_key = False
+    value_start = -1
+    for m in _TOKEN.finditer(text):
+        tok = m.group()
+        c = tok[0]
+        if c == '"':
+            if depth == 1 and expect_key:
+                key = tok[1:-1] if "\\" not in tok else json.loads(tok)
+                expect_key = False
+        elif c in "{[":
+            depth += 1
+            if depth == 1:
+                expect_key = True
+        elif c in "}]":
+            depth -= 1
+            if depth == 0:
+                if key is not None and value_start >= 0:
+                    out[key] = (value_start, _value_end(text, value_start, m.start()))
+                break
+        elif c == ":" and depth == 1:
+            value_start = _skip_ws(text, m.end())
+        elif c == "," and depth == 1:
+            if key is not None and value_start >= 0:
+                out[key] = (value_start, _value_end(text, value_start, m.start()))
+            key, value_start, expect_key = None, -1, True
+    return out
+
+
+_BLANK = re.compile(r"[ \t\r\n]*")
+
+
+def _skip_ws(text: str, pos: int) -> int:
+    return _BLANK.match(text, pos).end()  # type: ignore[union-attr]
+
+
+def _value_end(text: str, start: int, stop: int) -> int:
+    """End of the value that starts at `start` and runs up to the delimiter at `stop`."""
+    end = stop
+    while end > start and text[end - 1] in " \t\r\n":
+        end -= 1
+    return end
 
 
 class Record:
