@@ -35,6 +35,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "lsp"))
+from rpc import read_frame  # the tests' JSON-RPC framing: one copy
+
 OPEN_TARGET_S = 1.0
 EDIT_P95_TARGET_S = 0.050
 
@@ -100,16 +103,9 @@ class Client:
         out = self.proc.stdout
         assert out is not None
         while True:
-            length = 0
-            while True:
-                line = out.readline()
-                if not line:
-                    return
-                if line in (b"\r\n", b"\n"):
-                    break
-                if line.lower().startswith(b"content-length:"):
-                    length = int(line.split(b":")[1])
-            body = out.read(length)
+            body = read_frame(out)
+            if body is None:
+                return
             now = time.perf_counter()  # the message is in: what follows is this client's own parsing
             msg = json.loads(body)
             with self.lock:

@@ -11,7 +11,22 @@ import queue
 import subprocess
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import IO, Any
+
+
+def read_frame(out: IO[bytes]) -> bytes | None:
+    """One LSP message body from a stream (Content-Length framing); None at end of stream.
+    Shared with bench/lsp_latency.py, which times the moment a body is in."""
+    length = 0
+    while True:
+        line = out.readline()
+        if not line:
+            return None
+        if line in (b"\r\n", b"\n"):
+            break
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":")[1])
+    return out.read(length)
 
 
 class RpcClient:
@@ -30,16 +45,10 @@ class RpcClient:
         out = self.proc.stdout
         assert out is not None
         while True:
-            length = 0
-            while True:
-                line = out.readline()
-                if not line:
-                    return
-                if line in (b"\r\n", b"\n"):
-                    break
-                if line.lower().startswith(b"content-length:"):
-                    length = int(line.split(b":")[1])
-            message = json.loads(out.read(length))
+            body = read_frame(out)
+            if body is None:
+                return
+            message = json.loads(body)
             if "id" in message and "method" in message:  # a request from the server
                 self._send({"jsonrpc": "2.0", "id": message["id"], "result": None})
             elif "id" in message:
