@@ -255,7 +255,7 @@ class Engine:
             data = (texts or {}).get(path)
             if data is None:
                 data = self.read_bytes(path)
-            file_lane = lane or self.detect_lane(path, "cases", first=_first_object(data))
+            file_lane = lane or self.detect_lane(path, "cases", first=first_object(data))
             if file_lane is None:
                 raise UsageError(f"{path}: cannot tell which lane this case file belongs to (use --lane)")
             lane = lane or file_lane
@@ -302,12 +302,12 @@ class Engine:
                                                  transcript.entries[0].data if transcript.entries else None)
             assert lane is not None
             return self._check_report(path, lane, transcript, cases)
-        lane = hint_lane or self.detect_lane(path, kind, first=_first_object(data))
+        lane = hint_lane or self.detect_lane(path, kind, first=first_object(data))
         assert lane is not None
         return self._check_turns(path, data, kind, lane, cases)
 
     def _check_cases(self, path: str, data: bytes, lane: Lane | None, siblings: bool) -> DocResult:
-        lane = lane or self.detect_lane(path, "cases", first=_first_object(data))
+        lane = lane or self.detect_lane(path, "cases", first=first_object(data))
         assert lane is not None
         case_file = read_case_file(path, data, lane, self.config.max_line_bytes)
         findings = list(case_file.findings)
@@ -452,7 +452,7 @@ class Engine:
             kind, whole = sniff(first)
             hint = whole.get("lane") if isinstance(whole, dict) else None
             lane = self.detect_lane(transcript_paths[0], kind, hint if isinstance(hint, str) else None,
-                                    _first_object(first))
+                                    first_object(first))
             assert lane is not None
         set_name = threshold_set or self.config.thresholds.get(lane.name) or lane.default_thresholds
         if set_name is not None and set_name not in lane.thresholds:
@@ -556,7 +556,8 @@ def _looks_jsonl(head: bytes) -> bool:
     return True
 
 
-def _first_object(data: bytes) -> dict[str, Any] | None:
+def first_object(data: bytes) -> dict[str, Any] | None:
+    """The first JSON object of a JSONL text (its first 64 KiB), for guessing shape and lane."""
     for line in data[:65536].lstrip(b"\xef\xbb\xbf").split(b"\n"):
         if line.strip():
             try:

@@ -28,7 +28,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from .config import Config, ConfigError, find_config, load_config
-from .engine import CaseIndex, DocResult, Engine, RecordInfo, UsageError
+from .engine import CaseIndex, DocResult, Engine, RecordInfo, UsageError, first_object
 from .findings import Finding, Fix, Location, Related
 from .lanes import PROFILES, Lane, LaneError, builtin_rule_files
 from .sources.base import check_finding
@@ -505,7 +505,7 @@ class ServerState:
             head = self._bytes_of(str(path))[:_HEAD_BYTES]
         except OSError:
             return None
-        lane = entry.engine.detect_lane(str(path), "cases", first=_first_object(head))
+        lane = entry.engine.detect_lane(str(path), "cases", first=first_object(head))
         return lane.name if lane else None
 
     def _bytes_of(self, path: str) -> bytes:
@@ -603,17 +603,6 @@ def _resolve(path: str) -> str:
         return path
 
 
-def _first_object(head: bytes) -> dict[str, Any] | None:
-    for raw in head.lstrip(b"\xef\xbb\xbf").split(b"\n"):
-        if raw.strip():
-            try:
-                obj = json.loads(raw)
-            except (ValueError, RecursionError):
-                return None
-            return obj if isinstance(obj, dict) else None
-    return None
-
-
 def _head(snap: Snapshot) -> bytes:
     parts: list[str] = []
     size = 0
@@ -655,7 +644,7 @@ def lint_document(state: ServerState, entry: EngineEntry, snap: Snapshot, memo: 
         return LintResult(snap.uri, snap.path, snap.version, snap.lines, None, None, [], [], entry)
     lane: Lane | None = None
     if kind in ("turns", "telemetry"):
-        lane = engine.detect_lane(snap.path, kind, first=_first_object(head))
+        lane = engine.detect_lane(snap.path, kind, first=first_object(head))
     elif kind == "report":
         lane = _report_lane(engine, snap)
     cases: CaseIndex | None = None
