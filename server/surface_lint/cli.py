@@ -45,13 +45,16 @@ def _lane_parser(formats: Sequence[str]) -> argparse.ArgumentParser:
         description="Score a lane: join captured transcripts to cases, compute the lane's metrics, "
         "check its thresholds. Subcommands: check, rule, lanes, server.",
     )
-    p.add_argument("--version", action="version", version=f"surface-lint {__version__}")
+    # Alone, `--version` prints the tool's version; with a value (`--split public --version v1`)
+    # it names the split's version folder, as the command line spells it.
+    p.add_argument("--version", nargs="?", const=True, default=None, metavar="vN",
+                   help="with --split: the version folder (default: the newest); alone: print surface-lint's version")
     p.add_argument("--lane", help="lane name (deterministic_fluency, multi_sentence_response, symbolic_logic, ...)")
     p.add_argument("--cases", nargs="+", default=[], metavar="PATH", help="case files (JSONL)")
     p.add_argument("--transcripts", nargs="+", default=[], metavar="PATH",
                    help="turn JSONL, lane report JSON or telemetry JSONL")
     p.add_argument("--split", choices=("dev", "public", "holdouts"), help="find evals/<lane>/<split>/... itself")
-    p.add_argument("--version-dir", "--split-version", dest="split_version", metavar="vN",
+    p.add_argument("--version-dir", "--split-version", dest="split_version", metavar="vN", default=None,
                    help="with --split: the version folder (default: the newest)")
     p.add_argument("--thresholds", help="threshold set (e.g. v1, pre_gloss, post_gloss)")
     p.add_argument("--show", type=int, default=20, help="failing cases listed with positions in text output")
@@ -179,6 +182,15 @@ def run_lane(argv: Sequence[str]) -> int:
     from .reporters import LANE_FORMATS
 
     args = _lane_parser(list(LANE_FORMATS)).parse_args(argv)
+    if args.version is True:
+        print(f"surface-lint {__version__}")
+        return EXIT_OK
+    if isinstance(args.version, str):
+        if args.split_version is not None and args.split_version != args.version:
+            raise UsageError("--version and --version-dir name different version folders")
+        args.split_version = args.version
+        if not args.split:
+            raise UsageError("--version vN names a split's version folder: use it with --split")
     if not args.lane and not args.cases and not args.transcripts:
         raise UsageError("nothing to do: give --lane NAME with --cases/--transcripts (or a subcommand: check, rule, lanes, server)")
     engine = _engine(args, Path.cwd())

@@ -333,6 +333,20 @@ def test_split_discovery_inside_an_evals_tree(tmp_path: Path, monkeypatch: pytes
     assert "v9/cases.jsonl: no such case file" in capsys.readouterr().err
     assert main([*argv, "--split", "holdouts"]) == 2
     capsys.readouterr()
+    # The spelling: `--version v1` names the version folder when it has a value.
+    code, out = json_run([*argv, "--split", "public", "--version", "v1"], capsys)
+    assert out["sources"] == [str(v1), FLU_TURNS]
+    assert main([*argv, "--version", "v1"]) == 2
+    assert "use it with --split" in capsys.readouterr().err
+    assert main([*argv, "--split", "public", "--version", "v1", "--version-dir", "v2"]) == 2
+    assert "name different version folders" in capsys.readouterr().err
+
+
+def test_version_alone_prints_the_tools_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from surface_lint import __version__
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"surface-lint {__version__}\n"
 
 
 def test_split_discovery_without_an_evals_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
