@@ -203,6 +203,8 @@ def parse_settings(raw: Any) -> tuple[ClientSettings, list[str]]:
     if not isinstance(raw, Mapping):
         return ClientSettings(), problems if raw is None else [f"settings must be an object, not {raw!r}"]
     profile = raw.get("profile")
+    if profile in ("", "auto"):  # the editor leaves the profile to the project's config
+        profile = None
     if profile is not None and profile not in PROFILES:
         problems.append(f"{SETTINGS_SECTION}.profile: {profile!r} is not one of {', '.join(PROFILES)}")
         profile = None

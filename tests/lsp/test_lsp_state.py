@@ -193,6 +193,16 @@ def test_parse_settings() -> None:
     assert parse_settings(None) == (ClientSettings(), [])
 
 
+def test_auto_profile_leaves_it_to_the_project_config(tmp_path: Path) -> None:
+    """VS Code's default profile is `auto`: a project's `profile = "reference"` then holds."""
+    settings, problems = parse_settings({"surfaceLint": {"profile": "auto"}})
+    assert (settings.profile, problems) == (None, [])
+    (tmp_path / "surface-lint.toml").write_text('profile = "reference"\n', encoding="utf-8")
+    state = ServerState()
+    state.settings = settings
+    assert state.engine_for(str(tmp_path / "t.jsonl")).engine.profile == "reference"
+
+
 def test_engine_entry_is_cached_and_rebuilt_on_invalidate(tmp_path: Path) -> None:
     state = ServerState()
     a = state.engine_for(str(tmp_path / "t.jsonl"))

@@ -2,7 +2,8 @@
 
 export const CONFIG_SECTION = "surfaceLint";
 
-export const PROFILES = ["contract", "reference"] as const;
+/** `auto` leaves the profile to the project's surface-lint config (whose default is `contract`). */
+export const PROFILES = ["auto", "contract", "reference"] as const;
 export type Profile = (typeof PROFILES)[number];
 
 export const SEVERITIES = ["error", "warning", "information", "hint", "off"] as const;
@@ -26,7 +27,7 @@ export interface ServerSettings {
 }
 
 export const DEFAULT_SERVER_SETTINGS: Readonly<ServerSettings> = {
-  profile: "contract",
+  profile: "auto",
   severity: {},
   run: "onType",
 };

@@ -11,7 +11,7 @@ import {
 describe("toServerSettings", () => {
   it("gives the defaults for unset settings", () => {
     assert.deepEqual(toServerSettings({}), {
-      settings: { profile: "contract", severity: {}, run: "onType" },
+      settings: { profile: "auto", severity: {}, run: "onType" },
       problems: [],
     });
   });
@@ -41,7 +41,7 @@ describe("toServerSettings", () => {
       run: "always",
       severity: { a: "fatal", b: 3, c: "error" },
     });
-    assert.deepEqual(settings, { profile: "contract", run: "onType", severity: { c: "error" } });
+    assert.deepEqual(settings, { profile: "auto", run: "onType", severity: { c: "error" } });
     assert.equal(problems.length, 4);
     assert.match(problems[0] ?? "", /surfaceLint\.profile: "strict"/);
     assert.match(problems[2] ?? "", /surfaceLint\.severity\.a: "fatal"/);
