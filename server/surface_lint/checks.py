@@ -101,8 +101,3 @@ _CHECKS = [
 ]
 
 CHECKS: dict[str, Check] = {c.code: c for c in _CHECKS}
-BY_NAME: dict[str, Check] = {c.name: c for c in _CHECKS}
-
-
-def check(name: str) -> Check:
-    return BY_NAME[name]

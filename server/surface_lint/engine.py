@@ -1043,8 +1043,4 @@ def _independent(parts: Sequence[_Part]) -> bool:
     return True
 
 
-def expected_for(lane: Lane, case_fields: Mapping[str, Any] | None) -> list[str]:
-    return expected_names(lane, case_fields)
-
-
 __all__ = ["EXPECTED", "CaseIndex", "DocResult", "Engine", "LaneResult", "RecordInfo", "UsageError"]
