@@ -127,11 +127,11 @@ class ProposalCheck:
 
 
 class VerdictMemo:
-    """A lane's verdicts by key (see scoring.evaluate), bounded, and paused while it misses:
-    on all-distinct surfaces a memo only costs, so after a window with almost no hits it
-    stands aside for a while, then tries again."""
+    """A lane's evaluation state (see scoring.evaluate): its predicate plan, built once, and
+    its verdicts by key, bounded, and paused while it misses: on all-distinct surfaces a memo
+    only costs, so after a window with almost no hits it stands aside for a while."""
 
-    __slots__ = ("entries", "hits", "lookups", "paused")
+    __slots__ = ("entries", "hits", "lookups", "needed", "paused", "plan")
 
     WINDOW = 4096  # lookups per check of the hit rate
     PAUSE = 65536  # evaluations without the memo after a window with under 1% hits
@@ -141,6 +141,8 @@ class VerdictMemo:
         self.hits = 0
         self.lookups = 0
         self.paused = 0
+        self.plan: tuple[tuple[Any, str | None], ...] | None = None  # (predicate, case field it needs)
+        self.needed: tuple[str, ...] = ()  # those case fields, in plan order
 
 
 @dataclass(frozen=True)

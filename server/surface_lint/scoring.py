@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import weakref
-from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,28 +17,18 @@ JUDGED_WITHOUT_FIELD = {"case_field_in_surface"}
 
 
 _Plan = tuple[tuple[PredicateSpec, str | None], ...]
-# By id(lane), with a weak reference to check the id still names that lane: a reloaded
-# rules file may get a freed lane's id, and must not inherit its predicates.
-_PLANS: dict[int, tuple[weakref.ref[Lane], _Plan]] = {}
 
 
 def _plan(lane: Lane) -> _Plan:
-    """Per lane, once: each predicate with the case field it needs (if any)."""
-    cached = _PLANS.get(id(lane))
-    if cached is not None and cached[0]() is lane:
-        return cached[1]
-    plan = tuple(
-        (spec, str(spec.params[CASE_FIELD_KINDS[spec.kind]]) if spec.kind in CASE_FIELD_KINDS else None)
-        for spec in lane.predicates
-    )
-    key = id(lane)
-
-    def forget(ref: weakref.ref[Lane]) -> None:
-        if _PLANS.get(key, (None,))[0] is ref:
-            del _PLANS[key]
-
-    _PLANS[key] = (weakref.ref(lane, forget), plan)
-    return plan
+    """Per lane, once (kept on the lane object): each predicate with the case field it needs."""
+    memo = lane._memo
+    if memo.plan is None:
+        memo.plan = tuple(
+            (spec, str(spec.params[CASE_FIELD_KINDS[spec.kind]]) if spec.kind in CASE_FIELD_KINDS else None)
+            for spec in lane.predicates
+        )
+        memo.needed = tuple(name for _, name in memo.plan if name is not None)
+    return memo.plan
 
 
 MEMO_SIZE = 16384  # verdict sets kept per lane; the memo is cleared when it fills
@@ -67,7 +55,7 @@ def evaluate(
         return _evaluate(lane, plan, subject, stored, case_fields)
     # Predicates read the subject's case; `case_fields` decides which of them are judged.
     key: tuple[Any, ...] = (subject.surface, subject.grounding, subject.primed)
-    needed = [name for _, name in plan if name is not None]
+    needed = memo.needed
     if needed:
         read = subject.case or {}
         given = case_fields or {}
@@ -200,14 +188,9 @@ class Outcome:
     verdicts: dict[str, Verdict] | None = None  # every verdict with its spans, when details are wanted
 
 
-def compute_metrics(lane: Lane, outcomes: Sequence[Outcome]) -> dict[str, Any]:
-    """The lane's metrics as its runner computes them (round(x, 4); empty lane -> {})."""
-    # Outcomes with the same signal values count alike: tally each distinct tuple once.
-    return metrics_from_tally(lane, Counter(o.signals for o in outcomes))
-
-
 def metrics_from_tally(lane: Lane, tally: Mapping[tuple[bool, ...], int]) -> dict[str, Any]:
-    """compute_metrics from a count of cases per distinct signal tuple."""
+    """The lane's metrics as its runner computes them (round(x, 4); empty lane -> {}), from a
+    count of cases per distinct signal tuple: cases with the same signals count alike."""
     if not tally or not sum(tally.values()):
         return {}
     index = {n: i for i, n in enumerate(lane_signals(lane))}

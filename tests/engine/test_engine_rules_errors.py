@@ -167,20 +167,23 @@ def test_a_timed_out_predicate_counts_as_failed_in_the_lane_score(tmp_path: Path
 
 
 def test_a_reloaded_lane_never_inherits_a_freed_lanes_cached_plan(tmp_path: Path) -> None:
-    """scoring caches each lane's plan by id(lane); a reloaded rules file may get the id of a
-    freed lane (seen in practice: a user edits a pattern, the old one kept being applied)."""
-    from surface_lint import scoring
+    """Each lane keeps its own plan and memo (on the lane object, never keyed by id(lane),
+    which a reloaded rules file may reuse: a user edits a pattern, the old one kept applying)."""
+    import gc
+
     from surface_lint.predicates import Subject
     from surface_lint.scoring import evaluate
 
     text = USER_LANE.read_text("utf-8")
     old = load_lane(write(tmp_path / "old.toml", text), "contract")  # no_pattern: a+c
-    new = load_lane(write(tmp_path / "new.toml", text.replace("'a+c'", "'x+y'")), "contract")
     assert evaluate(old, Subject("aac"))["no_pattern"].passed is False
-    # Simulate the id reuse: the new lane's id now maps to the old lane's cached plan.
-    scoring._PLANS[id(new)] = scoring._PLANS[id(old)]
+    old_plan = old._memo.plan
+    del old
+    gc.collect()  # the old lane is freed: its id may be reused by the next one
+    new = load_lane(write(tmp_path / "new.toml", text.replace("'a+c'", "'x+y'")), "contract")
     assert evaluate(new, Subject("aac"))["no_pattern"].passed is True
     assert evaluate(new, Subject("xxy"))["no_pattern"].passed is False
+    assert new._memo.plan is not old_plan
 
 
 def test_a_user_lane_is_checked_in_every_profile(tmp_path: Path) -> None:
