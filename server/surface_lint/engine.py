@@ -34,8 +34,11 @@ from .sources.cases import (
     leak_findings,
     read_case_file,
     sibling_case_files,
+    typed_case_fields,
 )
-from .sources.transcripts import ReportEntry, Transcript, Turn, iter_turns, read_report, sniff
+from .sources.detect import first_record
+from .sources.paths import unique_paths
+from .sources.transcripts import ReportEntry, Transcript, Turn, iter_turns, read_report, sniff, sniff_stream
 from .suppress import apply_suppressions
 
 SURFACE_PATH = ("surface",)
@@ -251,7 +254,7 @@ class Engine:
     def load_cases(self, paths: Sequence[str], lane: Lane | None = None,
                    texts: Mapping[str, bytes] | None = None) -> tuple[Lane | None, CaseIndex]:
         index = CaseIndex()
-        for path in paths:
+        for path in unique_paths(paths):
             data = (texts or {}).get(path)
             if data is None:
                 data = self.read_bytes(path)
@@ -441,6 +444,7 @@ class Engine:
         that many processes and merged in input order: the result is the one of a single process.
         `progress` is called with each transcript path once it is done."""
         texts = texts or {}
+        case_paths, transcript_paths = unique_paths(case_paths), unique_paths(transcript_paths)
         lane = self.lane(lane_name) if lane_name else None
         index: CaseIndex | None = None
         if case_paths:
@@ -516,15 +520,14 @@ class Engine:
         given = texts.get(path)
         try:
             if given is not None:
-                head = given[:65536]
+                kind = sniff_stream(io.BytesIO(given))
             else:
                 with data_path.open("rb") as fh:
-                    head = fh.read(65536)
+                    kind = sniff_stream(fh)
         except OSError as exc:
             raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
-        kind, _ = sniff(head)
-        # A report may be one compact line: its shape decides, not its line count.
-        if kind == "report" or (kind is None and not _looks_jsonl(head)):
+        # The records that parse decide (a compact one-line report is a report).
+        if kind == "report":
             transcript = read_report(path, given if given is not None else self.read_bytes(path))
             scorer.add_report(transcript)
             return list(transcript.findings), transcript.stats
@@ -545,27 +548,9 @@ def _ending_fix(spec: PredicateSpec, verdict: Verdict, where: Location) -> tuple
     return (Fix(f"Add terminal punctuation `{endings[0]}`", at, str(endings[0])),)
 
 
-def _looks_jsonl(head: bytes) -> bool:
-    first = head.lstrip(b"\xef\xbb\xbf").split(b"\n", 1)[0].strip()
-    if not first.startswith(b"{"):
-        return False
-    try:
-        json.loads(first)
-    except (ValueError, RecursionError):
-        return False
-    return True
-
-
 def first_object(data: bytes) -> dict[str, Any] | None:
-    """The first JSON object of a JSONL text (its first 64 KiB), for guessing shape and lane."""
-    for line in data[:65536].lstrip(b"\xef\xbb\xbf").split(b"\n"):
-        if line.strip():
-            try:
-                obj = json.loads(line)
-            except (ValueError, RecursionError):
-                return None
-            return obj if isinstance(obj, dict) else None
-    return None
+    """The first line of a JSONL text that parses as an object, for guessing shape and lane."""
+    return first_record(data)
 
 
 def _split_rank(case_file: CaseFile) -> int:
@@ -592,7 +577,7 @@ def _report_case_fields(lane: Lane, entry: ReportEntry, case: Case | None) -> di
     """The case as far as it is known: the case file's fields, else those the report embeds."""
     if case is not None:
         return dict(case.data)
-    fields = {k: v for k, v in entry.data.items() if k in lane.schema.fields}
+    fields = typed_case_fields(lane, {k: v for k, v in entry.data.items() if k in lane.schema.fields})
     if entry.case_id is not None:
         fields[lane.schema.id_field] = entry.case_id
     return fields
