@@ -20,6 +20,7 @@ from .engine import Engine, UsageError
 from .findings import Severity, sorted_findings
 from .lanes import DEFAULT_PROFILE, PROFILES
 from .sources.base import ReadStats
+from .sources.paths import unique_paths
 
 if TYPE_CHECKING:
     from .engine import LaneResult
@@ -244,7 +245,7 @@ def run_check(argv: Sequence[str]) -> int:
 
     findings = []
     stats = ReadStats()
-    files = [str(path) for path in _expand(args.paths)]
+    files = unique_paths([str(path) for path in _expand(args.paths)])  # a file named twice is read once
     with _progress(len(files)) as progress:
         per_file = check_files(engine, index, args.cases, files, args.kind, args.lane, _jobs(args),
                                progress.advance)

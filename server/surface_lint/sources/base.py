@@ -329,7 +329,8 @@ class JsonlReader:
                     check_finding(
                         "SL008",
                         Location(self.path, number, col, number, col + 1),
-                        f"invalid UTF-8 byte 0x{raw[exc.start]:02x}; line skipped",
+                        f"invalid {encoding.label} data (an unpaired surrogate or a cut-off character); line skipped"
+                        if encoding.transcoded else f"invalid UTF-8 byte 0x{raw[exc.start]:02x}; line skipped",
                     )
                 )
                 continue

@@ -79,8 +79,8 @@ def _decide(lines: Iterator[tuple[int, bytes | None]], whole: Callable[[], Any])
             first = stripped
             if isinstance(obj, dict):
                 kind = detect_kind(None, obj)
-                if kind is not None:
-                    return kind, None
+                if kind is not None:  # a report on one line is the whole document
+                    return kind, obj if kind == "report" else None
                 continue
             if stopped_at_end:
                 unfinished = True
@@ -108,7 +108,9 @@ def _whole_of(data: bytes) -> Any:
 
 def sniff(data: bytes) -> tuple[str | None, Any]:
     """(kind, the parsed whole document when it was parsed whole) of a file's bytes."""
-    _, lines = open_lines(io.BytesIO(data), _PROBE_LINE_BYTES)
+    encoding, lines = open_lines(io.BytesIO(data), _PROBE_LINE_BYTES)
+    if encoding.refused:  # nothing in it is read: the line reader says so, counting its lines
+        return None, None
     return _decide(lines, lambda: _whole_of(data))
 
 
@@ -117,7 +119,9 @@ def sniff_stream(stream: IO[bytes]) -> str | None:
     Only a multi-line document is read whole."""
     start = stream.tell()
     try:
-        _, lines = open_lines(stream, _PROBE_LINE_BYTES)
+        encoding, lines = open_lines(stream, _PROBE_LINE_BYTES)
+        if encoding.refused:
+            return None
 
         def whole() -> Any:
             stream.seek(start)
@@ -130,7 +134,9 @@ def sniff_stream(stream: IO[bytes]) -> str | None:
 
 def first_record(data: bytes) -> dict[str, Any] | None:
     """The first line of a JSONL text that parses as an object (for guessing the lane)."""
-    _, lines = open_lines(io.BytesIO(data), _PROBE_LINE_BYTES)
+    encoding, lines = open_lines(io.BytesIO(data), _PROBE_LINE_BYTES)
+    if encoding.refused:
+        return None
     probed = 0
     for number, raw in lines:
         if raw is None:

@@ -96,7 +96,9 @@ def open_lines(stream: IO[bytes], limit: int) -> tuple[Encoding, Iterator[tuple[
     over `limit` bytes (drained, never held). A refused encoding yields its raw lines."""
     head = stream.read(4)
     encoding = detect_encoding(head)
-    if encoding.transcoded and not encoding.refused:
+    if encoding.refused:  # its lines as the guessed encoding counts them, to be counted as errors
+        return encoding, _decoded_lines(_Prefixed(head, stream), encoding.codec, limit, "replace")
+    if encoding.transcoded:
         return encoding, _decoded_lines(_Prefixed(head[encoding.bom :], stream), encoding.codec, limit)
     return encoding, _utf8_lines(_Prefixed(head, stream), limit)
 
@@ -119,10 +121,19 @@ def _utf8_lines(stream: _Prefixed, limit: int) -> Iterator[tuple[int, bytes | No
         yield number, raw
 
 
-def _decoded_lines(stream: _Prefixed, codec: str, limit: int) -> Iterator[tuple[int, bytes | None]]:
-    # Unpaired surrogates survive decoding (surrogatepass) and make the line invalid UTF-8
-    # below: the reader reports that line (SL008) and reads the others.
-    decoder = codecs.getincrementaldecoder(codec)("surrogatepass")
+def _mark_undecodable(exc: UnicodeError) -> tuple[str, int]:
+    return "\udcff", exc.end  # type: ignore[attr-defined]
+
+
+# Undecodable data (an unpaired surrogate, a cut-off code unit) becomes a lone surrogate, which
+# makes its line invalid UTF-8 below: the reader reports that line (SL008) and reads the others.
+_MARK = "surface_lint.mark"
+codecs.register_error(_MARK, _mark_undecodable)
+
+
+def _decoded_lines(stream: _Prefixed, codec: str, limit: int,
+                   errors: str = _MARK) -> Iterator[tuple[int, bytes | None]]:
+    decoder = codecs.getincrementaldecoder(codec)(errors)
     parts: list[str] = []
     size = 0  # code points held for the current line; over `limit` its bytes surely are too
     number = 0
