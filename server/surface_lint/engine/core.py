@@ -26,10 +26,11 @@ from ..sources.cases import (
     read_case_file,
     sibling_case_files,
 )
-from ..sources.transcripts import ReportEntry, Transcript, iter_turns, read_report, sniff
+from ..sources.paths import unique_paths
+from ..sources.transcripts import ReportEntry, Transcript, iter_turns, read_report, sniff, sniff_stream
 from ..suppress import apply_suppressions
 from .details import build_details, is_primed, report_case_fields, report_subject
-from .detect import first_object, looks_jsonl
+from .detect import first_object
 from .results import SURFACE_PATH, CaseIndex, DocResult, LaneResult, RecordInfo, UsageError, unjoined
 from .score import Scorer, chains, independent, score_in_processes
 
@@ -169,7 +170,7 @@ class Engine:
     def load_cases(self, paths: Sequence[str], lane: Lane | None = None,
                    texts: Mapping[str, bytes] | None = None) -> tuple[Lane | None, CaseIndex]:
         index = CaseIndex()
-        for path in paths:
+        for path in unique_paths(paths):
             data = (texts or {}).get(path)
             if data is None:
                 data = self.read_bytes(path)
@@ -348,6 +349,7 @@ class Engine:
         that many processes and merged in input order: the result is the one of a single process.
         `progress` is called with each transcript path once it is done."""
         texts = texts or {}
+        case_paths, transcript_paths = unique_paths(case_paths), unique_paths(transcript_paths)
         lane = self.lane(lane_name) if lane_name else None
         index: CaseIndex | None = None
         if case_paths:
@@ -423,15 +425,14 @@ class Engine:
         given = texts.get(path)
         try:
             if given is not None:
-                head = given[:65536]
+                kind = sniff_stream(io.BytesIO(given))
             else:
                 with data_path.open("rb") as fh:
-                    head = fh.read(65536)
+                    kind = sniff_stream(fh)
         except OSError as exc:
             raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
-        kind, _ = sniff(head)
-        # A report may be one compact line: its shape decides, not its line count.
-        if kind == "report" or (kind is None and not looks_jsonl(head)):
+        # The records that parse decide (a compact one-line report is a report).
+        if kind == "report":
             transcript = read_report(path, given if given is not None else self.read_bytes(path))
             scorer.add_report(transcript)
             return list(transcript.findings), transcript.stats
