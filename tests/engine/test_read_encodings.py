@@ -65,7 +65,7 @@ def test_a_utf16_file_without_a_byte_order_mark_is_refused_with_one_finding(code
     data = TEXT.encode(codec)
     result = check(data, path=P)
     assert fts(result.findings) == [
-        (P, 1, 1, 1, 2, "SL008", "error", f"file looks {label} encoded without a byte-order mark (NUL bytes "
+        (P, 1, 1, 1, 1, "SL008", "error", f"file looks {label} encoded without a byte-order mark (NUL bytes "
          "among its first characters); nothing read: save it as UTF-8"),
     ]
     assert (result.stats.lines, result.stats.records, result.stats.errors) == (2, 0, 2)

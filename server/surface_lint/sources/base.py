@@ -294,6 +294,10 @@ class JsonlReader:
                 f"file is {encoding.label} (byte-order mark); read as {encoding.label}, "
                 "but JSON Lines files should be UTF-8"))
         for number, raw in lines:
+            if number == 1 and raw == UTF8_BOM:  # a file that is only a byte-order mark has no line
+                self.findings.append(check_finding("SL009", Location(self.path, 1, 1, 1, 1),
+                                                   "file starts with a UTF-8 byte-order mark (ignored)"))
+                break
             self.stats.lines += 1
             if raw is None:
                 self.stats.errors += 1
@@ -361,26 +365,28 @@ class JsonlReader:
             self.stats.lines += 1
             self.stats.errors += 1
         self.findings.append(check_finding(
-            "SL008", Location(self.path, 1, 1, 1, 2), refused_message(encoding)))
+            "SL008", Location(self.path, 1, 1, 1, 1), refused_message(encoding)))
 
     def _parse(self, text: str, number: int) -> dict[str, Any] | None:
         try:
             data = _loads(text)
         except json.JSONDecodeError as exc:
-            self._error(number, exc.colno, f"invalid JSON: {exc.msg}")
+            self._error(number, exc.colno, f"invalid JSON: {exc.msg}", 1, len(text))
             return None
         except RecursionError:
-            self._error(number, 1, "invalid JSON: nesting too deep to read")
+            self._error(number, 1, "invalid JSON: nesting too deep to read", 1, len(text))
             return None
         if not isinstance(data, dict):
-            self._error(number, 1, f"expected a JSON object, found {_json_type(data)}", len(text))
+            self._error(number, 1, f"expected a JSON object, found {_json_type(data)}", len(text), len(text))
             return None
         return data
 
-    def _error(self, number: int, col: int, message: str, width: int = 1) -> None:
+    def _error(self, number: int, col: int, message: str, width: int, line_length: int) -> None:
         self.stats.errors += 1
+        # An error at the end of the line (`Expecting value` after `{`) is an empty range there.
+        end = min(col + width, line_length + 1)
         self.findings.append(
-            check_finding("SL001", Location(self.path, number, col, number, col + width), message)
+            check_finding("SL001", Location(self.path, number, min(col, end), number, end), message)
         )
 
 
@@ -414,7 +420,7 @@ def decode_document(raw: bytes, path: str) -> tuple[str | None, list[Finding]]:
     findings: list[Finding] = []
     encoding = detect_encoding(raw[:4])
     if encoding.refused:
-        return None, [check_finding("SL008", Location(path, 1, 1, 1, 2), refused_message(encoding))]
+        return None, [check_finding("SL008", Location(path, 1, 1, 1, 1), refused_message(encoding))]
     if encoding.transcoded:
         findings.append(check_finding(
             "SL009", Location(path, 1, 1, 1, 1),

@@ -124,8 +124,12 @@ def sniff_stream(stream: IO[bytes]) -> str | None:
             return None
 
         def whole() -> Any:
+            here = stream.tell()  # the line reader goes on from here afterwards
             stream.seek(start)
-            return _whole_of(stream.read())
+            try:
+                return _whole_of(stream.read())
+            finally:
+                stream.seek(here)
 
         return _decide(lines, whole)[0]
     finally:

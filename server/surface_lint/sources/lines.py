@@ -103,19 +103,27 @@ def open_lines(stream: IO[bytes], limit: int) -> tuple[Encoding, Iterator[tuple[
     return encoding, _utf8_lines(_Prefixed(head, stream), limit)
 
 
+def _content_length(raw: bytes) -> int:
+    """Bytes of a line without its ending (`\\n` or `\\r\\n`): what `limit` bounds."""
+    if raw.endswith(b"\r\n"):
+        return len(raw) - 2
+    return len(raw) - 1 if raw.endswith(b"\n") else len(raw)
+
+
 def _utf8_lines(stream: _Prefixed, limit: int) -> Iterator[tuple[int, bytes | None]]:
     number = 0
     readline = stream.readline
     while True:
-        raw = readline(limit + 1)
+        raw = readline(limit + 2)
         if not raw:
             return
         number += 1
-        if len(raw) > limit and not raw.endswith(b"\n"):
-            while True:
-                chunk = readline(_CHUNK)
-                if not chunk or chunk.endswith(b"\n"):
-                    break
+        if _content_length(raw) > limit:
+            if not raw.endswith(b"\n"):  # drain the rest of the line without holding it
+                while True:
+                    chunk = readline(_CHUNK)
+                    if not chunk or chunk.endswith(b"\n"):
+                        break
             yield number, None
             continue
         yield number, raw
@@ -144,7 +152,7 @@ def _decoded_lines(stream: _Prefixed, codec: str, limit: int,
         while True:
             newline = text.find("\n", start)
             stop = len(text) if newline < 0 else newline + 1
-            if size <= limit + 1:
+            if size <= limit + 2:
                 parts.append(text[start:stop])
                 size += stop - start
             if newline < 0:
@@ -160,10 +168,10 @@ def _decoded_lines(stream: _Prefixed, codec: str, limit: int,
 
 
 def _line_bytes(parts: list[str], size: int, limit: int) -> bytes | None:
-    if size > limit + 1:
+    if size > limit + 2:
         return None
     raw = "".join(parts).encode("utf-8", "surrogatepass")
-    return raw if len(raw) - raw.endswith(b"\n") <= limit else None
+    return raw if _content_length(raw) <= limit else None
 
 
 def decode_text(raw: bytes, encoding: Encoding) -> str:

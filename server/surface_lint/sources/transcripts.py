@@ -250,7 +250,7 @@ def read_report(path: str, data: bytes) -> Transcript:
     except json.JSONDecodeError as exc:
         out.stats.errors += 1
         out.findings.append(
-            check_finding("SL001", Location(path, exc.lineno, exc.colno, exc.lineno, exc.colno + 1), f"invalid JSON: {exc.msg}")
+            check_finding("SL001", _error_location(path, text, exc), f"invalid JSON: {exc.msg}")
         )
         return out
     except RecursionError:
@@ -308,3 +308,13 @@ def read_report(path: str, data: bytes) -> Transcript:
                     f"not {json_type(entry[field_name])}",
                     entry_id if isinstance(entry_id, str) else None, record_index=i))
     return out
+
+
+def _error_location(path: str, text: str, exc: json.JSONDecodeError) -> Location:
+    """Where json stopped, one character wide, kept inside its line (an end-of-line error is
+    an empty range at the end; a CR before the LF is not part of the line)."""
+    start = text.rfind("\n", 0, exc.pos) + 1
+    stop = text.find("\n", exc.pos)
+    line = text[start : len(text) if stop < 0 else stop].removesuffix("\r")
+    end = min(exc.colno + 1, len(line) + 1)
+    return Location(path, exc.lineno, min(exc.colno, end), exc.lineno, end)
