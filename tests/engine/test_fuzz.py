@@ -20,9 +20,11 @@ examples in all, about a minute on a 2-core machine.
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -38,7 +40,6 @@ from surface_lint.sources.base import ReadStats
 from surface_lint.sources.transcripts import sniff
 
 P = "/fuzz/doc.jsonl"
-_LONE = re.compile("[\ud800-\udfff]")
 LIMIT = 600  # max-line-bytes of the fuzz engine: some generated lines are longer
 ENGINE = Engine(Config(max_line_bytes=LIMIT))
 LANES = ("deterministic_fluency", "multi_sentence_response", "symbolic_logic")
@@ -64,41 +65,66 @@ KEYS = ["case_id", "surface", "role", "scored", "grounding_source", "prompt", "v
         "expected_proposals", "premises", "probe", "lane", "metrics", "cases", "case_details", "turn", "type",
         "surface_lint", "subject_lemma", "expects_connective", "run", "replay_run"]
 
-texts = st.one_of(
-    st.sampled_from(SURFACES),
-    st.text(max_size=12),
-    st.lists(st.sampled_from([*SURFACES, *SEPARATORS, "\ud83d", "\ude00", "\\", '"', "...", "é"]), max_size=6)
-    .map("".join),
-)
-scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.integers(), st.floats(), texts)
-values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=3),
-                                                       st.dictionaries(texts, inner, max_size=3)), max_leaves=8)
-keys = st.one_of(st.sampled_from(KEYS), texts)
-ids = st.sampled_from(["c1", "c2", "c3", "", "c\ud83d"])
+PIECES = [*SURFACES, *SEPARATORS, "\ud83d", "\ude00", "\\", '"', "...", "é", "\x00", "\U0001f600"]
+ROLES = ["prompt", "priming", "probe", "premise", 3, None]
+GROUNDINGS = ["pack", "teaching", "oov", None, "vault", 7]
+IDS = ["c1", "c2", "c3", "", "c\ud83d", 5]
+GARBAGE = ["garbage", "{", "}", "[1, 2]", '"s"', "nul", '{"a": }', "[" * 1200, "NaN", "{}"]
+INSERTS = [*SEPARATORS, "\\ud83d", "\\udc00", '"', "\\", ",", "NaN", "\x00", "}", "{", "\\u20"]
+
+# Hypothesis draws edge-case values (NaN, huge integers, odd Unicode); a seeded generator,
+# drawn from hypothesis too (so derandomised), builds the documents around them quickly.
+hypothesis_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=8)),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=4), inner, max_size=3)),
+    max_leaves=5)
 
 
-@st.composite
-def records(draw: st.DrawFn) -> dict[str, Any]:
-    shape = draw(st.sampled_from(["turn", "case", "report", "random", "telemetry"]))
+def _text(rng: random.Random) -> str:
+    if rng.random() < 0.5:
+        return rng.choice(SURFACES)
+    return "".join(rng.choice(PIECES) for _ in range(rng.randrange(6)))
+
+
+def _value(rng: random.Random, depth: int = 0) -> Any:
+    pick = rng.randrange(10 if depth < 3 else 7)
+    if pick == 0:
+        return None
+    if pick == 1:
+        return rng.random() < 0.5
+    if pick == 2:
+        return rng.choice([0, 1, -1, 3, 2**64, -(2**70), 10**400])
+    if pick == 3:
+        return rng.choice([0.5, 1e308, float("inf"), float("-inf"), float("nan"), -0.0])
+    if pick < 7:
+        return _text(rng)
+    if pick < 9:
+        return [_value(rng, depth + 1) for _ in range(rng.randrange(3))]
+    return {_text(rng): _value(rng, depth + 1) for _ in range(rng.randrange(3))}
+
+
+def _record(rng: random.Random, drawn: Any) -> dict[str, Any]:
+    shape = rng.choice(["turn", "turn", "case", "report", "random", "telemetry"])
     obj: dict[str, Any] = {}
     if shape == "turn":
-        obj = {"case_id": draw(ids), "surface": draw(texts)}
-        if draw(st.booleans()):
-            obj["role"] = draw(st.sampled_from(["prompt", "priming", "probe", "premise", 3]))
-        if draw(st.booleans()):
-            obj["grounding_source"] = draw(st.sampled_from(["pack", "teaching", "oov", None, "vault"]))
+        obj = {"case_id": rng.choice(IDS), "surface": _text(rng)}
+        if rng.random() < 0.5:
+            obj["role"] = rng.choice(ROLES)
+        if rng.random() < 0.5:
+            obj["grounding_source"] = rng.choice(GROUNDINGS)
     elif shape == "case":
-        obj = {"id": draw(ids), "prompt": draw(texts), "expected_predicates": draw(
-            st.lists(st.sampled_from(["no_placeholder", "complete_punctuation", "nope"]), max_size=2))}
+        obj = {"id": rng.choice(IDS), "prompt": _text(rng),
+               "expected_predicates": rng.sample(["no_placeholder", "complete_punctuation", "nope"], rng.randrange(3))}
     elif shape == "report":
-        obj = {"lane": draw(st.sampled_from(LANES)), "metrics": {"m": draw(scalars)},
-               "cases": [{"case_id": draw(ids), "surface": draw(texts)}]}
+        obj = {"lane": rng.choice(LANES), "metrics": {"m": _value(rng)},
+               "cases": [{"case_id": rng.choice(IDS), "surface": _text(rng)}]}
     elif shape == "telemetry":
-        obj = {"turn": draw(st.integers(0, 5)), "walk_surface": draw(texts)}
-        if draw(st.booleans()):
-            obj["surface"] = draw(texts)
-    for key, value in draw(st.dictionaries(keys, values, max_size=3)).items():
-        obj[key] = value
+        obj = {"turn": rng.randrange(5), "walk_surface": _text(rng)}
+        if rng.random() < 0.5:
+            obj["surface"] = _text(rng)
+    for _ in range(rng.randrange(3)):
+        key = rng.choice(KEYS) if rng.random() < 0.7 else _text(rng)
+        obj[key] = drawn if rng.random() < 0.3 else _value(rng)
     return obj
 
 
@@ -120,74 +146,82 @@ def _escape_some(text: str, rng: random.Random) -> str:
     return "".join(out)
 
 
-@st.composite
-def lines(draw: st.DrawFn) -> str:
-    kind = draw(st.sampled_from(["record"] * 6 + ["blank", "garbage", "value", "long"]))
-    if kind == "blank":
-        return draw(st.sampled_from(["", " ", "\t", "  \r"]))
-    if kind == "garbage":
-        return draw(st.sampled_from(["garbage", "{", "}", "[1, 2]", '"s"', "nul", "{\"a\": }", "[" * 1200]))
-    if kind == "value":
-        return json.dumps(draw(values), ensure_ascii=draw(st.booleans()))
-    obj = draw(records())
-    if kind == "long":
-        obj["surface"] = "It is. " * 120
-    separators = draw(st.sampled_from([(", ", ": "), (",", ":"), (",\r", ":\u2028"[0] + " "), (" ,\t", " : ")]))
-    text = json.dumps(obj, ensure_ascii=draw(st.booleans()), separators=separators)
-    rng = draw(st.randoms(use_true_random=False))
+def _damage(text: str, rng: random.Random) -> str:
+    if not text or rng.random() < 0.6:
+        return text
+    at = rng.randrange(len(text))
+    how = rng.randrange(3)
+    if how == 0:
+        return text[:at]  # truncated
+    if how == 1:
+        return text[:at] + rng.choice(INSERTS) + text[at:]
+    return text[:at] + text[at + 1 :]
+
+
+SEPARATOR_STYLES = [(", ", ": "), (",", ":"), (",\r", ": "), (" ,\t", " :\r"), (",\r\t", ":")]
+
+
+def _line(rng: random.Random, drawn: Any) -> str:
+    kind = rng.randrange(10)
+    if kind == 0:
+        return rng.choice(["", " ", "\t", "  \r"])
+    if kind == 1:
+        return rng.choice(GARBAGE)
+    if kind == 2:
+        return json.dumps(drawn if rng.random() < 0.5 else _value(rng), ensure_ascii=rng.random() < 0.5)
+    obj = _record(rng, drawn)
+    if kind == 3:
+        obj["surface"] = "It is. " * rng.choice([80, 86, 120])  # around and over max-line-bytes
+    text = json.dumps(obj, ensure_ascii=rng.random() < 0.5, separators=rng.choice(SEPARATOR_STYLES))
     if rng.random() < 0.25:
         text = _escape_some(text, rng)
-    damage = draw(st.sampled_from(["none"] * 6 + ["truncate", "insert", "drop"]))
-    if damage != "none" and text:
-        at = rng.randrange(len(text))
-        if damage == "truncate":
-            text = text[:at]
-        elif damage == "insert":
-            text = text[:at] + draw(st.sampled_from([*SEPARATORS, "\\ud83d", '"', "\\", ",", "NaN", "\x00"])) + text[at:]
-        else:
-            text = text[:at] + text[at + 1:]
-    return text
+    return _damage(text, rng)
+
+
+_LONE = re.compile("[\ud800-\udfff]")
 
 
 @st.composite
 def documents(draw: st.DrawFn) -> tuple[bytes, str | None, str]:
     """(the file's bytes, its text as an editor shows it (None: it has none), the text its
     positions count in)."""
-    body = draw(st.lists(lines(), min_size=0, max_size=8))
-    ending = draw(st.sampled_from(["\n", "\n", "\r\n"]))
-    text = ending.join(body) + (ending if draw(st.booleans()) else "")
-    encoding = draw(st.sampled_from(["utf-8"] * 8 + ["utf-8-bom", "utf-16-bom", "utf-16-nobom", "bad-byte"]))
+    rng = random.Random(draw(st.integers(0, 2**64)))
+    drawn = draw(hypothesis_values)
+    body = [_line(rng, drawn) for _ in range(rng.randrange(9))]
+    ending = rng.choice(["\n", "\n", "\r\n"])
+    text = ending.join(body) + (ending if rng.random() < 0.5 else "")
+    encoding = rng.choice(["utf-8"] * 8 + ["utf-8-bom", "utf-16-bom", "utf-16-nobom", "bad-byte"])
+    if encoding == "utf-16-nobom" and not (len(text) >= 4 and all(0 < ord(c) < 128 for c in text[:4])):
+        encoding = "utf-8"  # UTF-16 is recognised without a mark by four ASCII characters first (README)
     if _LONE.search(text):  # raw (not escaped) half characters: bytes no editor shows as they are
         data = text.encode("utf-16-le" if encoding == "utf-16-bom" else "utf-8", "surrogatepass")
         return (b"\xff\xfe" + data if encoding == "utf-16-bom" else data), None, text
     if encoding == "utf-8":
-        return text.encode("utf-8", "surrogatepass"), text, text
+        return text.encode("utf-8"), text, text
     if encoding == "utf-8-bom":
-        return b"\xef\xbb\xbf" + text.encode("utf-8", "surrogatepass"), text, text
+        return b"\xef\xbb\xbf" + text.encode("utf-8"), text, text
     if encoding == "utf-16-bom":
-        return b"\xff\xfe" + text.encode("utf-16-le", "surrogatepass"), text, text
+        return b"\xff\xfe" + text.encode("utf-16-le"), text, text
     if encoding == "utf-16-nobom":
-        return text.encode("utf-16-le", "surrogatepass"), None, text
-    data = bytearray(text.encode("utf-8", "surrogatepass"))
-    data.insert(draw(st.integers(0, len(data))), draw(st.sampled_from([0xFF, 0xC3, 0x80, 0xED])))
+        return text.encode("utf-16-le"), None, text
+    data = bytearray(text.encode("utf-8"))
+    data.insert(rng.randrange(len(data) + 1), rng.choice([0xFF, 0xC3, 0x80, 0xED]))
     return bytes(data), None, bytes(data).decode("utf-8", "replace")
 
 
 @st.composite
 def reports(draw: st.DrawFn) -> bytes:
     """Whole lane-report documents, compact or pretty-printed, some damaged."""
-    cases = draw(st.lists(records(), max_size=4))
-    obj: dict[str, Any] = {"lane": draw(st.sampled_from(LANES)), "version": "v1",
-                           "metrics": draw(st.dictionaries(texts, scalars, max_size=3)),
-                           draw(st.sampled_from(["cases", "case_details"])): cases}
-    text = json.dumps(obj, ensure_ascii=draw(st.booleans()), indent=draw(st.sampled_from([None, 2, 0])))
-    rng = draw(st.randoms(use_true_random=False))
+    rng = random.Random(draw(st.integers(0, 2**64)))
+    drawn = draw(hypothesis_values)
+    cases = [_record(rng, drawn) for _ in range(rng.randrange(5))]
+    obj: dict[str, Any] = {"lane": rng.choice(LANES), "version": "v1",
+                           "metrics": {_text(rng): _value(rng) for _ in range(rng.randrange(3))},
+                           rng.choice(["cases", "case_details"]): cases}
+    text = json.dumps(obj, ensure_ascii=rng.random() < 0.5, indent=rng.choice([None, 2, 0]))
     if rng.random() < 0.25:
         text = _escape_some(text, rng)
-    if rng.random() < 0.2 and text:
-        at = rng.randrange(len(text))
-        text = text[:at] + draw(st.sampled_from(["", "}", "\u2028", "\\ud800", "NaN", ","])) + text[at + 1:]
-    return text.encode("utf-8", "surrogatepass")
+    return _damage(text, rng).encode("utf-8", "surrogatepass")
 
 
 # --- invariants -----------------------------------------------------------------------------
@@ -256,9 +290,13 @@ def _assert_editor_agrees(data: bytes, text: str, lane_name: str, known_divergen
     # The editor is handed decoded text without its byte-order mark (VS Code strips it): the
     # file's encoding and BOM notices are the one difference.
     expected = [f for f in whole.findings if not (f.code == "SL009" and "byte-order mark" in f.message)]
-    if known_divergence and any(_at_crlf_boundary(line) for line in snap.lines):  # the known lsp divergence (see below)
+    if known_divergence and any(line.endswith("\r\r") for line in snap.lines):
+        return  # the editor reads a CR before a CRLF as a second CRLF: a known lsp divergence (see below)
+    if known_divergence and any(_at_crlf_boundary(line) for line in snap.lines):  # known (see below)
         editor = [f for f in editor if not f.message.startswith("CRLF line endings")]
         expected = [f for f in expected if not f.message.startswith("CRLF line endings")]
+    if os.environ.get("FUZZ_DUMP") and sorted(map(_key, editor), key=repr) != sorted(map(_key, expected), key=repr):
+        Path(os.environ["FUZZ_DUMP"]).write_bytes(data)
     assert sorted(map(_key, editor), key=repr) == sorted(map(_key, expected), key=repr)
 
 
@@ -266,6 +304,13 @@ def _at_crlf_boundary(line: str) -> bool:
     """A CRLF line of exactly max-line-bytes: the reader reads it and counts its CRLF; the
     editor (lsp/lint.py) counts CRLF only on lines of at most max-line-bytes - 1."""
     return line.endswith("\r") and len(line[:-1].encode("utf-8", "surrogatepass")) == LIMIT
+
+
+@pytest.mark.xfail(strict=True, reason="lsp/lint.py strips the line's CR and hands the engine `text + \\n`: a "
+                   "CR just before a CRLF (JSON whitespace) is then read as a second CRLF (notes/read.md)")
+def test_a_cr_before_a_crlf_reads_the_same_in_the_editor() -> None:
+    text = '{"case_id": "c1", "surface": "It is."}\r\r\n{"case_id": "c2", "surface": "Truth \r'
+    _assert_editor_agrees(text.encode(), text, "deterministic_fluency", known_divergence=False)
 
 
 @pytest.mark.xfail(strict=True, reason="lsp/lint.py counts CRLF only on lines of at most max-line-bytes - 1 "
@@ -277,7 +322,7 @@ def test_a_crlf_line_of_exactly_the_limit_counts_the_same_in_the_editor() -> Non
     _assert_editor_agrees(text.encode(), text, "deterministic_fluency", known_divergence=False)
 
 
-@_settings(300)
+@_settings(4000)
 @given(documents(), st.sampled_from(LANES))
 def test_fuzz_jsonl_documents_read_every_line_and_position_inside_it(doc: tuple[bytes, str | None, str],
                                                                      lane: str) -> None:
@@ -293,7 +338,7 @@ def test_fuzz_jsonl_documents_read_every_line_and_position_inside_it(doc: tuple[
         assert result.stats.lines == _line_count(source), result.stats
 
 
-@_settings(300)
+@_settings(4400)
 @given(documents(), st.sampled_from(LINE_LANES))
 def test_fuzz_check_equals_the_editors_line_by_line_path(doc: tuple[bytes, str | None, str], lane: str) -> None:
     data, text, _ = doc
@@ -302,7 +347,7 @@ def test_fuzz_check_equals_the_editors_line_by_line_path(doc: tuple[bytes, str |
     _assert_editor_agrees(data, text, lane)
 
 
-@_settings(200)
+@_settings(2000)
 @given(reports(), st.sampled_from(LANES))
 def test_fuzz_report_documents(data: bytes, any_lane: str) -> None:
     text_lines = _source_lines(data.decode("utf-8", "surrogatepass"))

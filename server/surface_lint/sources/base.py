@@ -418,7 +418,7 @@ def refused_message(encoding: Encoding) -> str:
 def decode_document(raw: bytes, path: str) -> tuple[str | None, list[Finding]]:
     """Decode a whole JSON document's bytes (BOM tolerated) or say where it is broken."""
     findings: list[Finding] = []
-    encoding = detect_encoding(raw[:4])
+    encoding = detect_encoding(raw[:8])
     if encoding.refused:
         return None, [check_finding("SL008", Location(path, 1, 1, 1, 1), refused_message(encoding))]
     if encoding.transcoded:

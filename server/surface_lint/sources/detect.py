@@ -101,7 +101,7 @@ def _decide(lines: Iterator[tuple[int, bytes | None]], whole: Callable[[], Any])
 
 def _whole_of(data: bytes) -> Any:
     try:
-        return json.loads(decode_text(data, detect_encoding(data[:4])).lstrip("\ufeff"))
+        return json.loads(decode_text(data, detect_encoding(data[:8])).lstrip("\ufeff"))
     except (ValueError, RecursionError):
         return None
 

@@ -43,19 +43,21 @@ UTF8 = Encoding("utf-8", "UTF-8")
 
 
 def detect_encoding(head: bytes) -> Encoding:
-    """The encoding of a file from its first (up to 4) bytes."""
+    """The encoding of a file from its first (up to 8) bytes."""
     for mark, codec, label in _BOMS:
         if head.startswith(mark):
             return Encoding(codec, label, len(mark))
-    # RFC 4627 section 3: JSON text starts with an ASCII character, so NULs among the first
-    # bytes give away a UTF-16/32 text without a byte-order mark (never valid UTF-8 JSON).
-    if len(head) >= 4 and head[0] and not head[1] and not head[2] and not head[3]:
+    # RFC 4627 section 3: JSON text starts with ASCII characters, so a NUL in every other
+    # byte of the first four code units gives away UTF-16 without a byte-order mark (every
+    # fourth: UTF-32). One stray NUL on line 1 of a UTF-8 file is not enough: that line is
+    # then one bad line and the others are read.
+    if len(head) >= 8 and all(head[i] for i in (0, 4)) and not any(head[i] for i in (1, 2, 3, 5, 6, 7)):
         return Encoding("utf-32-le", "UTF-32-LE", refused=True)
-    if len(head) >= 4 and not head[0] and not head[1] and not head[2] and head[3]:
+    if len(head) >= 8 and all(head[i] for i in (3, 7)) and not any(head[i] for i in (0, 1, 2, 4, 5, 6)):
         return Encoding("utf-32-be", "UTF-32-BE", refused=True)
-    if len(head) >= 2 and head[0] and not head[1]:
+    if len(head) >= 8 and all(head[i] for i in (0, 2, 4, 6)) and not any(head[i] for i in (1, 3, 5, 7)):
         return Encoding("utf-16-le", "UTF-16-LE", refused=True)
-    if len(head) >= 2 and not head[0] and head[1]:
+    if len(head) >= 8 and all(head[i] for i in (1, 3, 5, 7)) and not any(head[i] for i in (0, 2, 4, 6)):
         return Encoding("utf-16-be", "UTF-16-BE", refused=True)
     return UTF8
 
@@ -94,7 +96,7 @@ class _Prefixed:
 def open_lines(stream: IO[bytes], limit: int) -> tuple[Encoding, Iterator[tuple[int, bytes | None]]]:
     """(encoding, (line number, UTF-8 bytes with their `\\n`) for each line); None for a line
     over `limit` bytes (drained, never held). A refused encoding yields its raw lines."""
-    head = stream.read(4)
+    head = stream.read(8)
     encoding = detect_encoding(head)
     if encoding.refused:  # its lines as the guessed encoding counts them, to be counted as errors
         return encoding, _decoded_lines(_Prefixed(head, stream), encoding.codec, limit, "replace")
