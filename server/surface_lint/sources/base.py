@@ -347,7 +347,7 @@ class JsonlReader:
             self.stats.records += 1
             self.yielded += 1
             record = Record(data, number, self.yielded - 1, None, (), self.path, text)
-            if "\\u" in text:
+            if ("\\ud" in text or "\\uD" in text) and _SURROGATE_ESCAPE.search(text):
                 self.findings.extend(surrogate_findings(record, repair_surrogates(data)))
             yield record
         if crlf_lines:
@@ -453,7 +453,14 @@ def decode_document(raw: bytes, path: str) -> tuple[str | None, list[Finding]]:
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# The only way a surrogate gets into a string json.loads returns (strict UTF-8 has none).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 REPLACEMENT = "\ufffd"
+
+
+def has_surrogate_escape(text: str) -> bool:
+    """Whether a JSON text may hold an unpaired surrogate (a `\\uD800`-`\\uDFFF` escape)."""
+    return _SURROGATE_ESCAPE.search(text) is not None
 
 
 def repair_surrogates(value: Any) -> list[tuple[JsonPath, int, bool]]:

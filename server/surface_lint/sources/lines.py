@@ -10,7 +10,7 @@ with one finding, its lines counted as errors.
 from __future__ import annotations
 
 import codecs
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO
 
@@ -114,13 +114,16 @@ def _content_length(raw: bytes) -> int:
 
 def _utf8_lines(stream: _Prefixed, limit: int) -> Iterator[tuple[int, bytes | None]]:
     number = 0
-    readline = stream.readline
+    readline: Callable[[int], bytes] = stream.readline
+    most = limit + 2
     while True:
-        raw = readline(limit + 2)
+        raw = readline(most)
         if not raw:
             return
         number += 1
-        if _content_length(raw) > limit:
+        if not stream.head:
+            readline = stream.stream.readline  # the peeked bytes are used up: read directly
+        if len(raw) > limit and _content_length(raw) > limit:
             if not raw.endswith(b"\n"):  # drain the rest of the line without holding it
                 while True:
                     chunk = readline(_CHUNK)

@@ -21,6 +21,7 @@ from .base import (
     Record,
     check_finding,
     decode_document,
+    has_surrogate_escape,
     json_type,
     repair_surrogates,
     surrogate_findings,
@@ -267,7 +268,7 @@ def read_report(path: str, data: bytes) -> Transcript:
     except JsonSyntaxError:
         locator._spans = {}
     # Unpaired surrogates anywhere in the report: U+FFFD in place, SL016 at each escape.
-    repaired = repair_surrogates(obj) if "\\u" in text else []
+    repaired = repair_surrogates(obj) if "\\u" in text and has_surrogate_escape(text) else []
     out.report = obj
     lane = obj.get("lane")
     out.lane_hint = lane if isinstance(lane, str) else None
