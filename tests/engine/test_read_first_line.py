@@ -132,3 +132,29 @@ def test_a_broken_pretty_printed_report_is_one_positioned_error() -> None:
     result = check(text.encode(), path="r.json")
     assert result.kind == "report"
     assert fts(result.findings) == [("r.json", 4, 3, 4, 4, "SL001", "error", "invalid JSON: Expecting ',' delimiter")]
+
+
+@pytest.mark.parametrize("name", [*sorted(FIRST_LINES), "garbage"])
+def test_the_editor_reads_every_line_whatever_line_1_holds(name: str, tmp_path: Path) -> None:
+    from surface_lint.lsp.documents import Snapshot
+    from surface_lint.lsp.workspace import ServerState
+
+    first = FIRST_LINES.get(name, "garbage")
+    path = str(tmp_path / P)
+    text = first + "\n" + SECOND + "\n"
+    result = ServerState().lint(Snapshot("file://" + path, path, 1, tuple(text.split("\n"))))
+    broken = [(path, 1, 1, 1, 2, "SL001", "error", "invalid JSON: Expecting value")] if name == "garbage" else []
+    assert (result.kind, result.error) == ("turns", None)
+    assert fts(result.findings) == [*broken, (path, *PLACEHOLDER_ON_2[1:])]
+
+
+def test_the_editor_shows_a_case_files_findings_after_a_garbage_first_line(tmp_path: Path) -> None:
+    from surface_lint.lsp.documents import Snapshot
+    from surface_lint.lsp.workspace import ServerState
+
+    path = str(tmp_path / CASES)
+    text = "garbage\n" + CASE_2 + "\n"
+    result = ServerState().lint(Snapshot("file://" + path, path, 1, tuple(text.split("\n"))))
+    assert result.kind == "cases"
+    assert fts(result.findings) == [(path, 1, 1, 1, 2, "SL001", "error", "invalid JSON: Expecting value"),
+                                    (path, *UNKNOWN_ON_2[1:])]
