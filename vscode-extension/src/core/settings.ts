@@ -32,14 +32,18 @@ export const DEFAULT_SERVER_SETTINGS: Readonly<ServerSettings> = {
   run: "onType",
 };
 
+/** Sent (no params) when the workspace becomes trusted: the server may then load its lane files and config. */
+export const DID_GRANT_TRUST_METHOD = "surfaceLint/didGrantTrust";
+
 /** Settings whose change needs a new server process (the others are sent live). */
 export const RESTART_SETTINGS: readonly string[] = [
   `${CONFIG_SECTION}.interpreter`,
   `${CONFIG_SECTION}.serverPath`,
+  `${CONFIG_SECTION}.importStrategy`,
   `${CONFIG_SECTION}.include`,
 ];
 
-/** Settings the running server is told about through workspace/didChangeConfiguration. */
+/** Settings the running server asks for again (workspace/configuration) after a bare workspace/didChangeConfiguration. */
 export const LIVE_SETTINGS: readonly string[] = [
   `${CONFIG_SECTION}.profile`,
   `${CONFIG_SECTION}.severity`,
