@@ -369,7 +369,8 @@ export class ServerController implements vscode.Disposable {
       return;
     }
     this.launch = launch;
-    this.output.info(`Starting the server (${launch.strategy}, from ${launch.source}): ${describeLaunch(launch)}`);
+    const trust = vscode.workspace.isTrusted ? "trusted" : "untrusted";
+    this.output.info(`Starting the server (${launch.strategy}, from ${launch.source}, workspace ${trust}): ${describeLaunch(launch)}`);
     let child: cp.ChildProcess;
     try {
       // Spawned here, not by the client, so that "not found" is reported once and clearly.
