@@ -345,7 +345,8 @@ export class ServerController implements vscode.Disposable {
           if (!this.stopping) {
             void this.onServerClosed(generation);
           }
-          return { action: CloseAction.DoNotRestart, handled: true };
+          // The message replaces the client's "Server will not be restarted", untrue here.
+          return { action: CloseAction.DoNotRestart, handled: true, message: "The connection to the server closed." };
         },
       },
       initializationFailedHandler: () => false,

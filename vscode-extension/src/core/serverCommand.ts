@@ -296,7 +296,7 @@ export function resolveServerLaunch(inputs: LaunchInputs): LaunchResolution {
 /**
  * A quick check run before starting the server, turning the commonest failure (too old a Python,
  * or surface-lint missing from it) into one clear message instead of a failed LSP handshake:
- * the bundled launcher's `--check`, or `-c "import surface_lint.lsp"`. None for `serverPath`.
+ * the bundled launcher's `--check`, or ENVIRONMENT_CHECK. None for `serverPath`.
  */
 export function preflightFor(launch: ServerLaunch): ServerLaunch | undefined {
   if (launch.strategy === "serverPath") {
@@ -305,8 +305,20 @@ export function preflightFor(launch: ServerLaunch): ServerLaunch | undefined {
   if (launch.strategy === "useBundled") {
     return { ...launch, args: [...launch.args, "--check"] };
   }
-  return { ...launch, args: ["-c", "import surface_lint.lsp"] };
+  return { ...launch, args: ["-c", ENVIRONMENT_CHECK] };
 }
+
+/**
+ * `fromEnvironment`'s check: Python >= 3.10 with surface-lint, pygls and lsprotocol found (not
+ * imported: importing the server takes seconds, and it is imported once, to run). Exits 1 with
+ * one line on stderr saying what is missing.
+ */
+export const ENVIRONMENT_CHECK = [
+  "import sys, importlib.util as u",
+  "sys.version_info >= (3, 10) or sys.exit('surface-lint needs Python >= 3.10; %s is Python %d.%d' % ((sys.executable,) + sys.version_info[:2]))",
+  "missing = [m for m in ('surface_lint', 'pygls', 'lsprotocol') if u.find_spec(m) is None]",
+  "missing and sys.exit('%s does not have %s installed' % (sys.executable, ', '.join(missing)))",
+].join("; ");
 
 /** What the bundled launcher's `--check` printed: its problem, or undefined when it can run. */
 export function bundledCheckProblem(stdout: string): string | undefined {
