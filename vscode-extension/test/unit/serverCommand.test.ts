@@ -376,4 +376,12 @@ describe("serverProcessOptions", () => {
     assert.equal(serverProcessOptions(false, "/ws", "/ext", {}).cwd, "/ext");
     assert.equal(serverProcessOptions(true, undefined, "/ext", {}).cwd, "/ext");
   });
+
+  it("caches the bundled server's bytecode in the extension's storage, even under PYTHONDONTWRITEBYTECODE", () => {
+    assert.deepEqual(serverProcessOptions(false, "/ws", "/ext", { PATH: "/bin", PYTHONDONTWRITEBYTECODE: "1" }, "/store/pycache"), {
+      cwd: "/ext",
+      env: { PATH: "/bin", PYTHONSAFEPATH: "1", PYTHONUNBUFFERED: "1", PYTHONPYCACHEPREFIX: "/store/pycache" },
+    });
+    assert.equal(serverProcessOptions(true, "/ws", "/ext", { PYTHONDONTWRITEBYTECODE: "1" }).env.PYTHONDONTWRITEBYTECODE, "1");
+  });
 });
