@@ -32,13 +32,13 @@ from .engine import CaseIndex, DocResult, Engine, RecordInfo, UsageError, first_
 from .findings import Finding, Fix, Location, Related
 from .lanes import PROFILES, Lane, LaneError, builtin_rule_files
 from .sources.base import check_finding
-from .sources.transcripts import sniff
+from .sources.lintable import HEAD_BYTES as _HEAD_BYTES
+from .sources.lintable import document_kind
 
 ENCODINGS = ("utf-16", "utf-8", "utf-32")
 RUN_MODES = ("onType", "onSave")
 SEVERITY_LEVELS = ("error", "warning", "information", "hint", "off")
 SETTINGS_SECTION = "surfaceLint"
-_HEAD_BYTES = 65536
 _CHECK_EVERY = 128  # lines between cancellation checks in the line-by-line path
 
 
@@ -426,17 +426,14 @@ class ServerState:
             # Keep the last good config of that file (or defaults) while it is broken.
             kept = self._configs.get(config_path) if config_path is not None else None
             config = dataclasses.replace(kept) if kept is not None else Config(path=config_path)
-        config = dataclasses.replace(config, severity=dict(config.severity))
         settings = self.settings
+        # Client severities override the file's; the engine resolves codes, names and aliases of both.
+        client = dict(settings.severity)
+        config = dataclasses.replace(config, severity={
+            **{k: v for k, v in config.severity.items() if k not in client}, **client})
         profile = settings.profile or config.profile
         engine = Engine(config, profile)
         lanes = engine.lane_set.lanes
-        # Client severities may name a predicate by name, alias or code; the engine wants names.
-        for name, level in settings.severity:
-            for lane in lanes.values():
-                spec = lane.predicate(name) or next((p for p in lane.predicates if p.code == name), None)
-                if spec is not None:
-                    config.severity[spec.name] = level
         kept_lanes: dict[str, str] = {}
         errors = list(engine.lane_errors)
         for err in errors:
@@ -617,23 +614,6 @@ def _head(snap: Snapshot) -> bytes:
 
 
 # --- linting ------------------------------------------------------------------------------------
-
-
-JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonlines")
-JSONL_LANGUAGES = ("jsonl", "jsonlines", "ndjson")
-
-
-def document_kind(path: str, head: bytes, language_id: str = "") -> str | None:
-    """What the engine would read this document as; None for files surface-lint does not lint
-    (anything but JSON Lines, and JSON files other than lane reports)."""
-    suffix = Path(path).suffix.lower() if "." in Path(path).name else ""
-    if suffix == ".json" or (not suffix and language_id == "json"):
-        kind, _ = sniff(head)
-        return "report" if kind == "report" else None
-    if suffix in JSONL_SUFFIXES or (not suffix and language_id in JSONL_LANGUAGES):
-        kind, _ = sniff(head)
-        return kind or "turns"
-    return None
 
 
 def lint_document(state: ServerState, entry: EngineEntry, snap: Snapshot, memo: DocMemo,
