@@ -49,8 +49,8 @@ class BaselineReport:
 
 
 class BaselineUnreadable(UsageError):
-    """A baseline that is missing, unreadable, not JSON or not a lane run (`--update-baseline`
-    replaces it; a comparison stops with this message, at file:line:column)."""
+    """A baseline that is missing, not UTF-8, not JSON or not a lane run: `--update-baseline`
+    replaces it; a comparison stops with this message, at file:line:column."""
 
     def __init__(self, message: str, exists: bool = True) -> None:
         super().__init__(message)
@@ -63,9 +63,9 @@ def read_baseline(path: Path) -> dict[str, Any]:
     except FileNotFoundError:
         raise BaselineUnreadable(f"{path}: cannot read the baseline: No such file or directory", exists=False) from None
     except IsADirectoryError:
-        raise BaselineUnreadable(f"{path}: cannot read the baseline: is a folder") from None
-    except OSError as exc:
-        raise BaselineUnreadable(f"{path}: cannot read the baseline: {exc.strerror}") from None
+        raise UsageError(f"{path}: cannot read the baseline: is a folder") from None
+    except OSError as exc:  # a file we cannot read is not ours to replace either
+        raise UsageError(f"{path}: cannot read the baseline: {exc.strerror}") from None
     body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data  # a BOM is not content
     try:
         text = body.decode("utf-8")

@@ -313,13 +313,13 @@ def run_diff(argv: Sequence[str]) -> int:
     inputs = [old_path, new_path, *cases]
     refuse_input(args.output, inputs)
     engine = _engine(args, Path.cwd())
-    old = engine.score(args.lane, cases, [old_path], args.thresholds, True, None)
-    # Without --lane or --cases each run's lane is detected on its own, so two lanes are seen.
-    new = engine.score(args.lane, cases, [new_path], args.thresholds, True, None)
+    declared = {path: _report_lane(engine, path) for path in (old_path, new_path)}
+    # Without --lane each run's lane is its own (a report's `lane`, else detected), so two lanes are seen.
+    old = engine.score(args.lane or declared[old_path], cases, [old_path], args.thresholds, True, None)
+    new = engine.score(args.lane or declared[new_path], cases, [new_path], args.thresholds, True, None)
     for path, result in ((old_path, old), (new_path, new)):
-        declared = _report_lane(engine, path)
-        if declared is not None and declared != result.lane:
-            raise UsageError(f"{path} is a lane report of {declared}; it cannot be compared as a run of "
+        if declared[path] is not None and declared[path] != result.lane:
+            raise UsageError(f"{path} is a lane report of {declared[path]}; it cannot be compared as a run of "
                              f"{result.lane}")
     if new.lane != old.lane:
         raise UsageError(f"{old_path} is a run of {old.lane} but {new_path} one of {new.lane}: "
@@ -458,14 +458,15 @@ def check_paths(paths: Sequence[Path], kind: str | None) -> list[str]:
             # Not descended: hidden folders (.git, .venv), dependencies; sorted for a stable order.
             subfolders[:] = sorted(d for d in subfolders if not d.startswith(".") and d not in SKIPPED_FOLDERS)
             for name in sorted(names):
-                member = os.path.join(folder, name)
+                member = str(Path(folder, name))  # as Path spells it: `evals/t.jsonl`, not `./evals/t.jsonl`
                 if not may_be_lintable(member):
                     continue
                 try:
                     with open(member, "rb") as fh:
                         head = fh.read(HEAD_BYTES)
                 except OSError as exc:
-                    print(f"surface-lint: warning: {member}: skipped: {exc.strerror}", file=sys.stderr)
+                    dangling = f" (a symbolic link to {os.readlink(member)})" if os.path.islink(member) else ""
+                    print(f"surface-lint: warning: {member}: skipped: {exc.strerror}{dangling}", file=sys.stderr)
                     continue
                 if document_kind(member, head) is not None:
                     found.append(member)
