@@ -50,7 +50,7 @@ def test_severity_off_by_code_or_name_is_honoured_by_check(tmp_path: Path, key: 
 def test_severity_by_alias_and_level_alias_in_pyproject(tmp_path: Path) -> None:
     config = ('[project]\nname = "x"\n[tool.surface-lint.severity]\nno_dotted_domain_inventory = "ERR"\n'
               'SL103 = " Info "\n')
-    code, out, err = check_with(tmp_path, "pyproject.toml", config)
+    code, out, _ = check_with(tmp_path, "pyproject.toml", config)
     assert code == 1
     assert out == (SL103.replace("[warning]", "[information]") + SL105_ERROR
                    + "Found 2 finding(s) (1 error, 1 information) in 1 file(s); profile: contract.\n" + COUNTS)
@@ -117,7 +117,7 @@ def test_pyproject_errors_are_exit_2_at_file_line_column(tmp_path: Path, config:
 
 
 def test_a_pyproject_whose_tool_is_not_a_table_is_not_ours_unless_named(tmp_path: Path) -> None:
-    code, out, err = check_with(tmp_path, "pyproject.toml", "tool = 3\n")
+    code, _, err = check_with(tmp_path, "pyproject.toml", "tool = 3\n")
     assert (code, err) == (1, "")  # found on the way up, it has no [tool.surface-lint]: the defaults apply
     run = cli("check", "t.jsonl", "--config", "pyproject.toml", cwd=tmp_path)
     assert (run.code, run.err) == (2, "surface-lint: config error: pyproject.toml:1:1: `tool` must be a table, "

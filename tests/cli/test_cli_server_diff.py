@@ -23,7 +23,9 @@ from surface_lint.cli import parse_tcp
     ("127.0.0.1:-1", "--tcp 127.0.0.1:-1: the port must be a number from 1 to 65535, not '-1'"),
     ("127.0.0.1:0", "--tcp 127.0.0.1:0: the port must be a number from 1 to 65535, not 0"),
     ("127.0.0.1:65536", "--tcp 127.0.0.1:65536: the port must be a number from 1 to 65535, not 65536"),
-    ("127.0.0.1:２０８７", "--tcp 127.0.0.1:２０８７: the port must be a number from 1 to 65535, not '２０８７'"),
+    # Full-width digits pass str.isdigit() and int(): still not a port.
+    ("127.0.0.1:\uff12\uff10", "--tcp 127.0.0.1:\uff12\uff10: the port must be a number from 1 to 65535, not "
+     "'\uff12\uff10'"),
 ])
 def test_bad_tcp_addresses_are_exit_2(value: str, message: str) -> None:
     run = cli("server", "--tcp", value)
