@@ -410,22 +410,9 @@ def _first_failing(result: LaneResult, show: int) -> LaneResult:
 
 def _unique_paths(paths: Sequence[str | Path]) -> list[str]:
     """Paths in order, each file once however it is spelt (`a`, `./a`, a link to it)."""
-    seen: set[object] = set()
-    out: list[str] = []
-    for path in paths:
-        key = _file_key(str(path))
-        if key not in seen:
-            seen.add(key)
-            out.append(str(path))
-    return out
+    from .sources.paths import unique_paths
 
-
-def _file_key(path: str) -> object:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return os.path.realpath(path)
-    return (st.st_dev, st.st_ino)
+    return unique_paths([str(p) for p in paths])
 
 
 def _stat_given(path: Path) -> os.stat_result:
