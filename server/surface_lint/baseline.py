@@ -8,6 +8,7 @@ that same JSON, which is deterministic (sorted keys, no timestamps).
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,9 +93,14 @@ def _byte_position(data: bytes, offset: int) -> tuple[int, int]:
     return line, len(data[start:offset].decode("utf-8", "replace")) + 1
 
 
+def check_tolerance(tolerance: float) -> None:
+    """NaN would make every comparison false (a ratchet that never fails); inf allows anything."""
+    if not math.isfinite(tolerance) or tolerance < 0:
+        raise UsageError(f"--baseline-tolerance must be a finite number, 0 or more, not {tolerance:g}")
+
+
 def check_baseline(path: Path, result: LaneResult, lane: Lane, tolerance: float) -> BaselineReport:
-    if tolerance < 0:
-        raise UsageError("--baseline-tolerance must be 0 or more")
+    check_tolerance(tolerance)
     data = read_baseline(path)
     if isinstance(data.get("lane"), str) and data["lane"] != result.lane:
         raise UsageError(f"{path}: the baseline is of lane {data['lane']}, this run of {result.lane}")

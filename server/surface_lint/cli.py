@@ -225,6 +225,12 @@ def run_lane(argv: Sequence[str]) -> int:
     transcripts = _unique_paths(args.transcripts)
     if args.update_baseline and not args.baseline:
         raise UsageError("--update-baseline needs --baseline FILE")
+    if args.show < 0:
+        raise UsageError(f"--show must be 0 or more, not {args.show}")
+    if args.baseline:
+        from .baseline import check_tolerance
+
+        check_tolerance(args.baseline_tolerance)
     inputs = [*cases, *transcripts]
     # Refused before any work: an output naming an input, the baseline rewritten over an input.
     refuse_input(args.output, [*inputs, *([str(args.baseline)] if args.baseline else [])])

@@ -58,3 +58,20 @@ def test_a_folder_is_not_a_baseline_to_replace(tmp_path: Path) -> None:
     (tmp_path / "d").mkdir()
     run = cli("--lane", LANE, "--transcripts", "t.jsonl", "--baseline", "d", "--update-baseline", cwd=tmp_path)
     assert (run.code, run.err) == (2, "surface-lint: error: d: cannot read the baseline: is a folder\n")
+
+
+@pytest.mark.parametrize(("value", "shown"), [("nan", "nan"), ("inf", "inf"), ("-1", "-1"), ("-inf", "-inf")])
+def test_a_tolerance_that_is_not_a_finite_non_negative_number_is_refused(tmp_path: Path, value: str,
+                                                                        shown: str) -> None:
+    write_turns(tmp_path / "t.jsonl")
+    (tmp_path / "base.json").write_text('{"metrics": {}}', "utf-8")
+    run = cli("--lane", LANE, "--transcripts", "t.jsonl", "--baseline", "base.json", f"--baseline-tolerance={value}",
+              cwd=tmp_path)
+    assert (run.code, run.out, run.err) == (
+        2, "", f"surface-lint: error: --baseline-tolerance must be a finite number, 0 or more, not {shown}\n")
+
+
+def test_a_negative_show_is_refused(tmp_path: Path) -> None:
+    write_turns(tmp_path / "t.jsonl")
+    run = cli("--lane", LANE, "--transcripts", "t.jsonl", "--show", "-1", cwd=tmp_path)
+    assert (run.code, run.out, run.err) == (2, "", "surface-lint: error: --show must be 0 or more, not -1\n")

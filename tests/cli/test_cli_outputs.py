@@ -170,3 +170,10 @@ def test_the_step_summary_is_appended_atomically_and_never_an_input(tmp_path: Pa
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path / "t.jsonl"))
     run = cli("check", "t.jsonl", "--github-summary", cwd=tmp_path)
     assert (run.code, run.err) == (2, refused("GITHUB_STEP_SUMMARY", str(tmp_path / "t.jsonl")))
+
+
+def test_text_that_cannot_be_encoded_is_escaped_not_a_crash(tmp_path: Path) -> None:
+    target = tmp_path / "out.txt"
+    with open_output(str(target), []) as out:
+        out.write("half an emoji: \ud83d.\n")
+    assert target.read_bytes() == b"half an emoji: \\ud83d.\n"
