@@ -156,6 +156,12 @@ def _engine(args: argparse.Namespace, anchor: Path) -> Engine:
     return engine
 
 
+def _rules_inputs(engine: Engine) -> list[str]:
+    """The config file and lane files a run read: inputs too, never to be written over."""
+    config = engine.config
+    return [*([str(config.path)] if config.path else []), *(str(p) for p in config.lane_files)]
+
+
 def _colour(args: argparse.Namespace) -> bool:
     if args.colour == "always":
         return True
@@ -231,7 +237,7 @@ def run_lane(argv: Sequence[str]) -> int:
         from .baseline import check_tolerance
 
         check_tolerance(args.baseline_tolerance)
-    inputs = [*cases, *transcripts]
+    inputs = [*cases, *transcripts, *_rules_inputs(engine)]
     # Refused before any work: an output naming an input, the baseline rewritten over an input.
     refuse_input(args.output, [*inputs, *([str(args.baseline)] if args.baseline else [])])
     if args.update_baseline:
@@ -280,8 +286,9 @@ def run_check(argv: Sequence[str]) -> int:
     args = _check_parser(list(CHECK_FORMATS)).parse_args(argv)
     files = check_paths(args.paths, args.kind)
     cases = _unique_paths(args.cases)
-    refuse_input(args.output, [*files, *cases])
     engine = _engine(args, args.paths[0] if args.paths else Path.cwd())
+    inputs = [*files, *cases, *_rules_inputs(engine)]
+    refuse_input(args.output, inputs)
     index = None
     if cases:
         _, index = engine.load_cases(cases, engine.lane(args.lane) if args.lane else None)
@@ -299,7 +306,6 @@ def run_check(argv: Sequence[str]) -> int:
     run = CheckRun(findings, engine.profile, files, stats.lines, stats.records, stats.errors,
                    stats.blank, stats.skipped)
     options = _options(args, engine, None)
-    inputs = [*files, *cases]
     _emit(args, CHECK_FORMATS[args.output_format](run, options), inputs)
     if args.github_summary:
         from .reporters import markdown
@@ -316,9 +322,9 @@ def run_diff(argv: Sequence[str]) -> int:
     args = _diff_parser(list(DIFF_FORMATS)).parse_args(argv)
     old_path, new_path = str(args.old), str(args.new)
     cases = _unique_paths(args.cases)
-    inputs = [old_path, new_path, *cases]
-    refuse_input(args.output, inputs)
     engine = _engine(args, Path.cwd())
+    inputs = [old_path, new_path, *cases, *_rules_inputs(engine)]
+    refuse_input(args.output, inputs)
     declared = {path: _report_lane(engine, path) for path in (old_path, new_path)}
     # Without --lane each run's lane is its own (a report's `lane`, else detected), so two lanes are seen.
     old = engine.score(args.lane or declared[old_path], cases, [old_path], args.thresholds, True, None)

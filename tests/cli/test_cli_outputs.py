@@ -177,3 +177,17 @@ def test_text_that_cannot_be_encoded_is_escaped_not_a_crash(tmp_path: Path) -> N
     with open_output(str(target), []) as out:
         out.write("half an emoji: \ud83d.\n")
     assert target.read_bytes() == b"half an emoji: \\ud83d.\n"
+
+
+def test_the_config_and_lane_files_are_inputs_too(tmp_path: Path) -> None:
+    write_turns(tmp_path / "t.jsonl")
+    (tmp_path / "surface-lint.toml").write_text('profile = "contract"\n', "utf-8")
+    lane = (ROOT / "rules" / "deterministic_fluency.toml").read_text("utf-8")
+    (tmp_path / "my_lane.toml").write_text(lane, "utf-8")
+    run = cli("check", "t.jsonl", "-o", "surface-lint.toml", cwd=tmp_path)
+    assert (run.code, run.err) == (2, refused("-o", "surface-lint.toml"))
+    run = cli("--lane", LANE, "--transcripts", "t.jsonl", "--lane-file", "my_lane.toml", "-o", "my_lane.toml",
+              cwd=tmp_path)
+    assert (run.code, run.err) == (2, refused("-o", "my_lane.toml"))
+    assert (tmp_path / "surface-lint.toml").read_text("utf-8") == 'profile = "contract"\n'
+    assert (tmp_path / "my_lane.toml").read_text("utf-8") == lane
