@@ -21,11 +21,13 @@ def project(root: Path) -> Path:
     write_turns(root / "node_modules" / "x" / "t.jsonl", ONE_TURN)
     write_turns(root / ".git" / "t.jsonl", ONE_TURN)
     (root / "package.json").write_text('{"name": "x", "version": "1.0.0"}\n', "utf-8")
-    (root / "tsconfig.json").write_text('{"compilerOptions": {}}\n', "utf-8")
+    # Pretty-printed, as editors and npm write them (a multi-line document is parsed whole).
+    (root / "tsconfig.json").write_text('{\n  "compilerOptions": {\n    "strict": true\n  }\n}\n', "utf-8")
+    (root / "sub" / "settings.json").parent.mkdir(parents=True, exist_ok=True)
+    (root / "sub" / "settings.json").write_text(json.dumps({"levels": ["error"], "id": 3}, indent=2), "utf-8")
     # Longer than the 64 KiB head: it cannot be parsed whole from the head, and it is not a report.
     lock = {"name": "big", "lockfileVersion": 3, "packages": {f"p{i}": {"version": "1.0.0"} for i in range(5000)}}
     (root / "package-lock.json").write_text(json.dumps(lock, indent=2), "utf-8")
-    (root / "sub").mkdir()
     (root / "sub" / "report.json").write_text(json.dumps({"lane": LANE, "metrics": {}, "cases": []}) + "\n", "utf-8")
     (root / "notes.txt").write_text("hello\n", "utf-8")
     (root / "loop.jsonl").symlink_to("loop.jsonl")
@@ -105,6 +107,8 @@ def test_document_kind_is_the_editors_decision_for_long_and_broken_json() -> Non
     assert document_kind("/a/r.json", b'{"cases": [{"case_id": "c1", "surface": "cut') == "report"
     assert document_kind("/a/r.json", b'{"kind": "structural_zero", "lane": "symbolic_logic", "metr') == "report"
     assert document_kind("/a/r.json", b"{ oops") is None
+    assert document_kind("/a/package.json", b'{\n  "name": "x",\n  "version": "1.0.0"\n}\n') is None
+    assert document_kind("/a/r.json", b'{\n  "lane": "x",\n  "metrics": {}\n}\n') == "report"
     assert top_level_keys(b'{"a": [1, {"x": "]\\""}], "b": "}", "c": tru') == ["a", "b", "c"]
     assert top_level_keys(b'\xef\xbb\xbf {"a": {"b": 1}} ') == ["a"]
     assert top_level_keys(b"[1, 2]") == []
