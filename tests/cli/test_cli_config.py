@@ -155,3 +155,17 @@ def test_the_severity_levels_table_is_the_one_python_uses() -> None:
     assert [m.label for m in sorted(Severity, reverse=True)] == ["error", "warning", "information", "hint"]
     assert [Severity.parse(a).label for a in ("err", "warn", "info")] == ["error", "warning", "information"]
     assert [normalize_level(v) for v in (" WARN ", "off", "loud", 3, None)] == ["warning", "off", None, None, None]
+
+
+def test_severity_problems_point_at_the_key_in_the_file_or_at_settings(tmp_path: Path) -> None:
+    from surface_lint.config import Config, load_config
+
+    path = tmp_path / "surface-lint.toml"
+    path.write_text('profile = "contract"\n\n[severity]\n   SL1O3 = "off"\n', "utf-8")
+    config = load_config(path)
+    # An editor merges its own keys in; they are not in the file.
+    merged = Engine(Config(**{**config.__dict__, "severity": {**config.severity, "nope": "off"}}))
+    assert [str(e) for e in merged.severity_errors] == [
+        f"{path}:4:4: severity key `SL1O3` names no predicate of the loaded lanes (did you mean `SL103`?)",
+        "<settings>:1:1: severity key `nope` names no predicate of the loaded lanes",
+    ]
