@@ -509,7 +509,13 @@ def run_rule(argv: Sequence[str]) -> int:
         return EXIT_OK
     text = render_rule(engine, args.name)
     if not text:
-        raise UsageError(f"no predicate or check named {args.name!r}")
+        from .checks import CHECKS
+        from .config import did_you_mean
+
+        known = [n for c in CHECKS.values() for n in (c.code, c.name)]
+        known += [n for lane in engine.lane_set.lanes.values() for p in lane.predicates
+                  for n in (p.code, p.name, *p.aliases)]
+        raise UsageError(f"no predicate or check named {args.name!r}{did_you_mean(args.name, known)}")
     sys.stdout.write(text)
     return EXIT_OK
 

@@ -169,3 +169,12 @@ def test_severity_problems_point_at_the_key_in_the_file_or_at_settings(tmp_path:
         f"{path}:4:4: severity key `SL1O3` names no predicate of the loaded lanes (did you mean `SL103`?)",
         "<settings>:1:1: severity key `nope` names no predicate of the loaded lanes",
     ]
+
+
+@pytest.mark.parametrize(("name", "hint"), [("SL1O3", " (did you mean `SL103`?)"),
+                                            ("complete_punctuatio", " (did you mean `complete_punctuation`?)"),
+                                            ("invalid_json", " (did you mean `invalid-json`?)"),
+                                            ("zzzz", "")])
+def test_rule_with_an_unknown_name_suggests_the_closest(name: str, hint: str) -> None:
+    run = cli("rule", name)
+    assert (run.code, run.out, run.err) == (2, "", f"surface-lint: error: no predicate or check named {name!r}{hint}\n")

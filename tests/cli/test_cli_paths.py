@@ -112,3 +112,4 @@ def test_document_kind_is_the_editors_decision_for_long_and_broken_json() -> Non
     assert top_level_keys(b'{"a": [1, {"x": "]\\""}], "b": "}", "c": tru') == ["a", "b", "c"]
     assert top_level_keys(b'\xef\xbb\xbf {"a": {"b": 1}} ') == ["a"]
     assert top_level_keys(b"[1, 2]") == []
+
