@@ -153,6 +153,7 @@ def load_config(path: Path | None) -> Config:
 def parse_config(text: str, path: Path) -> Config:
     """A config file's text (from disk or an editor's buffer) -> Config; ConfigError at file:line:column."""
     shown = str(path)
+    text = text.removeprefix("\ufeff")  # a BOM (Windows editors write one) is not TOML content
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

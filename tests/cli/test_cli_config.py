@@ -178,3 +178,9 @@ def test_severity_problems_point_at_the_key_in_the_file_or_at_settings(tmp_path:
 def test_rule_with_an_unknown_name_suggests_the_closest(name: str, hint: str) -> None:
     run = cli("rule", name)
     assert (run.code, run.out, run.err) == (2, "", f"surface-lint: error: no predicate or check named {name!r}{hint}\n")
+
+
+def test_a_config_file_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    code, out, err = check_with(tmp_path, "surface-lint.toml", '\ufeff[severity]\nSL103 = "off"\n')
+    assert (code, err) == (0, "")
+    assert out == SL105_INFO + "Found 1 finding(s) (1 information) in 1 file(s); profile: contract.\n" + COUNTS
