@@ -126,7 +126,7 @@ def find_config(start: Path) -> Path | None:
                 continue
             if name == "pyproject.toml":
                 try:
-                    data = tomllib.loads(candidate.read_text("utf-8"))
+                    data = tomllib.loads(candidate.read_text("utf-8").removeprefix("\ufeff"))
                 except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
                     continue
                 if _our_table(data, name) is None:
