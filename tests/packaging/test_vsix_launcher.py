@@ -40,6 +40,7 @@ def make_bundle(root: Path, *, native: bool = True, libs: bool = True) -> Path:
             link_package(name, bundled / "libs")
     if native:
         link_package("regex", bundled / "native" / TAG)
+        link_package("re2", bundled / "native" / TAG)  # google-re2 (surface_lint.patterns)
     manifest = {"target": "linux-x64" if native else "universal", "native_pythons": [TAG] if native else []}
     (bundled / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     return bundled / "tool" / LAUNCHER.name

@@ -25,7 +25,7 @@ EXTENSION = Path(__file__).resolve().parents[1]
 PROJECT = EXTENSION.parent
 BUNDLED = EXTENSION / "bundled"
 PYTHONS = ("3.10", "3.11", "3.12", "3.13", "3.14")
-NATIVE = ("regex",)
+NATIVE = ("regex", "google_re2")  # google_re2: the linear-time engine of user patterns (surface_lint.patterns)
 # VS Code's platform targets -> pip platform tags of the wheels that run there (pip expands the
 # manylinux and macOS tags to the older compatible ones).
 TARGETS: dict[str, tuple[str, ...]] = {
