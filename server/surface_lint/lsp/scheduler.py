@@ -150,7 +150,7 @@ class Scheduler:
         """Publish the findings of the lines checked so far while a long first lint runs."""
         def progress(findings: list[Finding]) -> None:
             partial = LintResult(snap.uri, snap.path, snap.version, snap.lines, None, None, findings, [],
-                                 self.server.state.engine_for(snap.path))
+                                 self.server.state.engine_for(snap.path), bare=snap.bare)
             if run.result is not None and run.result.lane is not None:
                 partial.lane = run.result.lane
             items = run.builder.json_items(partial, (), keep=True)

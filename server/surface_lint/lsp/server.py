@@ -27,13 +27,13 @@ from pygls.lsp.server import LanguageServer
 from .. import __version__
 from ..config import CONFIG_FILES, ConfigError, config_from_table
 from ..lanes import LaneError, parse_lane
-from .documents import Snapshot, TextDoc, path_to_uri, to_client_units, uri_to_path
+from .documents import LineMap, Snapshot, TextDoc, path_to_uri, uri_to_path
 from .features import register_features
 from .features.common import Positions, lsp_range
 from .features.diagnostics import DiagnosticBuilder, error_diagnostic, items_json
 from .lint import LintResult
 from .scheduler import Scheduler
-from .wire import Protocol
+from .wire import Protocol, strict_converter
 from .workspace import ServerState, parse_settings
 
 if sys.version_info >= (3, 11):
@@ -50,7 +50,7 @@ WATCH_GLOBS = ("**/*.toml", "**/cases*.jsonl")
 
 class SurfaceLintServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("surface-lint", __version__, protocol_cls=Protocol,
+        super().__init__("surface-lint", __version__, protocol_cls=Protocol, converter_factory=strict_converter,
                          text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
         self.state = ServerState()
         self.score_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="surface-lint-score")
@@ -136,8 +136,21 @@ class SurfaceLintServer(LanguageServer):
         self.report_settings_problems()
 
     def on_shutdown(self, params: Any) -> None:
+        self.close_session()
+
+    def close_session(self) -> None:
+        """Stop this session's lint work (shutdown, exit, or its connection closed)."""
         self.scheduler.stop()
         self.score_pool.shutdown(wait=False, cancel_futures=True)
+
+    def shutdown(self) -> None:
+        """pygls's shutdown without waiting on its pool: its stdin reader may block forever."""
+        if self._stop_event is not None:
+            self._stop_event.set()
+        if self._thread_pool is not None:
+            self._thread_pool.shutdown(wait=False, cancel_futures=True)
+        if self._server is not None:
+            self._server.close()
 
     # --- settings and config ----------------------------------------------------------------
 
@@ -320,12 +333,13 @@ class SurfaceLintServer(LanguageServer):
         return f"{exc.message}{tail}"
 
     def _line_diagnostic(self, snap: Snapshot | None, line: int, column: int, message: str,
-                         code: str, lines: list[str] | None = None) -> dict[str, Any]:
+                         code: str, lines: LineMap | None = None) -> dict[str, Any]:
+        """From (1-based line, column) to the end of that line."""
+        linemap = snap.linemap if snap is not None else lines if lines is not None else LineMap([], {})
         index = max(line - 1, 0)
-        text = snap.line(index) if snap is not None else (lines[index] if lines and index < len(lines) else "")
-        start = to_client_units(text, max(column - 1, 0), self.state.encoding)
-        end = to_client_units(text, len(text), self.state.encoding)
-        return error_diagnostic(message, code, rng=lsp_range(index, min(start, end), index, end))
+        start = linemap.to_client(index, max(column - 1, 0), self.state.encoding)
+        end = linemap.to_client(index, sys.maxsize, self.state.encoding)
+        return error_diagnostic(message, code, rng=lsp_range(*min(start, end), *end))
 
     def publish_file_problems(self) -> None:
         """Push the load errors of rules and config files that are not open (both modes)."""

@@ -20,7 +20,7 @@ from ..config import Config, ConfigError, find_config, load_config
 from ..engine import CaseIndex, Engine, UsageError, first_object
 from ..findings import Finding
 from ..lanes import PROFILES, Lane, LaneError, builtin_rule_files
-from .documents import Snapshot, TextDoc
+from .documents import LineMap, Snapshot, TextDoc
 from .lint import HEAD_BYTES, Cancelled, CancelToken, DocMemo, LintResult, lint_document
 
 ENCODINGS = ("utf-16", "utf-8", "utf-32")
@@ -110,7 +110,7 @@ class ServerState:
         self._last_good: dict[tuple[str, str], Lane] = {}  # (profile, rules path) -> lane
         self._case_paths: dict[tuple[Any, ...], tuple[float, tuple[str, ...]]] = {}
         self._case_index: dict[tuple[Any, ...], tuple[Lane, CaseIndex]] = {}
-        self._file_lines: dict[str, tuple[tuple[int, int], list[str]]] = {}
+        self._file_lines: dict[str, tuple[tuple[int, int], LineMap]] = {}
 
     # --- invalidation ---------------------------------------------------------------------
 
@@ -302,13 +302,13 @@ class ServerState:
             self._case_index[key] = (lane, index)
         return index, key
 
-    def file_lines(self, path: str) -> list[str]:
+    def file_lines(self, path: str) -> LineMap:
         """Lines of another file as saved (what related locations were computed from)."""
         try:
             st = Path(path).stat()
             stamp = (st.st_mtime_ns, st.st_size)
         except OSError:
-            return []
+            return LineMap([], {})
         with self.lock:
             cached = self._file_lines.get(path)
             if cached is not None and cached[0] == stamp:
@@ -316,10 +316,10 @@ class ServerState:
         try:
             text = Path(path).read_bytes().decode("utf-8", "replace")
         except OSError:
-            return []
-        lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
-        if lines and lines[0].startswith("\ufeff"):
-            lines[0] = lines[0][1:]
+            return LineMap([], {})
+        if text.startswith("\ufeff"):
+            text = text[1:]  # the engine's columns on line 1 do not count it
+        lines = LineMap.scan(text.split("\n"))
         with self.lock:
             self._file_lines[path] = (stamp, lines)
         return lines
@@ -338,7 +338,7 @@ class ServerState:
         except Cancelled:
             raise
         except Exception as exc:  # an engine bug must not silence the document
-            result = LintResult(snap.uri, snap.path, snap.version, snap.lines, None, None, [], [], entry,
+            result = LintResult(snap.uri, snap.path, snap.version, snap.lines, None, None, [], [], entry, bare=snap.bare,
                                 error=f"surface-lint could not check this document: {type(exc).__name__}: {exc}")
         result.seconds = time.perf_counter() - start
         result.generation = generation

@@ -11,8 +11,7 @@ from lsprotocol import types
 
 from ...findings import Finding
 from ...positions import JsonSyntaxError, value_spans
-from ...suppress import DISABLE_KEY, SUPPRESSION_KEY, disabled_rules
-from ..documents import to_client_units
+from ...suppress import DISABLE_KEY, SUPPRESSION_KEY
 from ..lint import LintResult
 from ..wire import RawResult
 from .common import MAX_FEATURE_LINE, JsonRange, lsp_range
@@ -34,10 +33,11 @@ def register(server: SurfaceLintServer) -> None:
             return None
         r = params.range
         encoding = server.state.encoding
-        sl, sc = doc.point(r.start.line, r.start.character, encoding)
-        el, ec = doc.point(r.end.line, r.end.character, encoding)
-        requested = lsp_range(sl, to_client_units(doc.line(sl), sc, encoding),
-                              el, to_client_units(doc.line(el), ec, encoding))
+        # The range as the document's own positions (clamped into it, as the findings are).
+        lines = doc.linemap
+        start = lines.to_client(*lines.to_engine(r.start.line, r.start.character, encoding), encoding)
+        end = lines.to_client(*lines.to_engine(r.end.line, r.end.character, encoding), encoding)
+        requested = lsp_range(*start, *end)
         only = [str(getattr(k, "value", k)) for k in (params.context.only or [])]
         return RawResult(json.dumps(code_actions(result, requested, run.builder, only or None)))
 
@@ -111,9 +111,8 @@ def disable_edit(result: LintResult, f: Finding, encoding: str) -> dict[str, Any
         replacement = f"{sep}{key}{_dumps(new_value, compact)}"
         if not record and not compact:
             replacement = replacement.lstrip()
-    text_line = result.line(index)
-    rng = lsp_range(index, to_client_units(text_line, start + lead, encoding),
-                    index, to_client_units(text_line, end + lead, encoding))
+    lines = result.linemap
+    rng = lsp_range(*lines.to_client(index, start + lead, encoding), *lines.to_client(index, end + lead, encoding))
     return {"range": rng, "newText": replacement}
 
 
@@ -121,15 +120,23 @@ def _merged_suppression(record: Mapping[str, Any], code: str) -> tuple[Any, tupl
     """The new value and which span to replace: the disable list, the table, or nothing (insert)."""
     table = record.get(SUPPRESSION_KEY)
     if isinstance(table, dict):
-        listed = table.get(DISABLE_KEY)
-        if isinstance(listed, list):
-            if code in disabled_rules(record):
-                return listed, (SUPPRESSION_KEY, DISABLE_KEY)
-            return [*listed, code], (SUPPRESSION_KEY, DISABLE_KEY)
+        if DISABLE_KEY in table:
+            return merged_disable(table[DISABLE_KEY], code), (SUPPRESSION_KEY, DISABLE_KEY)
         return {**table, DISABLE_KEY: [code]}, (SUPPRESSION_KEY,)
     if SUPPRESSION_KEY in record:
         return {DISABLE_KEY: [code]}, (SUPPRESSION_KEY,)
     return {DISABLE_KEY: [code]}, None
+
+
+def merged_disable(listed: Any, code: str) -> list[Any]:
+    """What the record disabled already (a code, or a list of them), in order, without
+    duplicates, then `code`. A value that disables nothing (not a string or list) is replaced."""
+    current: list[Any] = [listed] if isinstance(listed, str) else list(listed) if isinstance(listed, list) else []
+    merged: list[Any] = []
+    for item in [*current, code]:
+        if item not in merged:
+            merged.append(item)
+    return merged
 
 
 def _dumps(value: Any, compact: bool) -> str:
@@ -173,8 +180,9 @@ def _disable_in_report(result: LintResult, f: Finding, encoding: str) -> dict[st
         sep = "," if record else ""
         replacement = f'{sep}\n{indent}"{SUPPRESSION_KEY}": {json.dumps(new_value)}'
     sl, el = _line_of(starts, start), _line_of(starts, end)
-    return {"range": lsp_range(sl, to_client_units(result.line(sl), start - starts[sl], encoding),
-                               el, to_client_units(result.line(el), end - starts[el], encoding)),
+    lines = result.linemap
+    return {"range": lsp_range(*lines.to_client(sl, start - starts[sl], encoding),
+                               *lines.to_client(el, end - starts[el], encoding)),
             "newText": replacement}
 
 

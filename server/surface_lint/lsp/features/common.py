@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import sys
+from collections.abc import Callable
 from typing import Any
 
 from ...findings import Location, Severity
-from ..documents import path_to_uri, to_client_units
+from ..documents import LineMap, path_to_uri
 from ..lint import LintResult
 
 SOURCE = "surface-lint"
@@ -25,45 +26,31 @@ def lsp_range(start_line: int, start_char: int, end_line: int, end_char: int) ->
 class Positions:
     """Engine Locations (1-based, code points) -> LSP ranges in the negotiated encoding."""
 
-    def __init__(self, encoding: str, lines_of: Callable[[str], Sequence[str]]) -> None:
+    def __init__(self, encoding: str, lines_of: Callable[[str], LineMap]) -> None:
         self.encoding = encoding
-        self.lines_of = lines_of  # other files' lines (open buffer or disk)
+        self.lines_of = lines_of  # other files' lines (as saved on disk)
 
     def range(self, loc: Location, result: LintResult | None) -> JsonRange:
-        line_text: Callable[[int], str]
         if result is not None and loc.path == result.path:
-            line_text = result.line
-            count = len(result.lines)
+            lines = result.linemap
             bom = bool(result.lines) and result.lines[0].startswith("\ufeff")
         else:
-            other = self.lines_of(loc.path)
-            count = len(other)
-
-            def other_line(i: int) -> str:
-                return other[i] if 0 <= i < len(other) else ""
-
-            line_text = other_line
+            lines = self.lines_of(loc.path)
             bom = False
-        return lsp_range(*self._point(loc.line, loc.column, line_text, count, bom),
-                         *self._point(loc.end_line, loc.end_column, line_text, count, bom))
+        return lsp_range(*self.point(lines, loc.line, loc.column, bom),
+                         *self.point(lines, loc.end_line, loc.end_column, bom))
 
-    def _point(self, line: int, column: int, line_text: Callable[[int], str], count: int,
-               bom: bool) -> tuple[int, int]:
+    def point(self, lines: LineMap, line: int, column: int, bom: bool = False) -> tuple[int, int]:
+        """1-based engine (line, column) -> 0-based client (line, units); past the end: the end."""
         index = line - 1
-        if index >= count:  # past the end: the end of the last line
-            index = max(count - 1, 0)
-            text = line_text(index)
-            return index, to_client_units(text, len(text), self.encoding)
-        index = max(index, 0)
-        text = line_text(index)
+        if index >= len(lines.lines):
+            return lines.to_client(len(lines.lines) - 1, sys.maxsize, self.encoding)
         col = column - 1 + (1 if bom and index == 0 else 0)  # the engine read line 1 without its BOM
-        return index, to_client_units(text, min(max(col, 0), len(text)), self.encoding)
+        return lines.to_client(index, col, self.encoding)
 
     def location(self, loc: Location, result: LintResult | None) -> dict[str, Any]:
         return {"uri": path_to_uri(loc.path) if result is None or loc.path != result.path else result.uri,
                 "range": self.range(loc, result)}
-
-
 
 
 

@@ -17,7 +17,7 @@ from lsprotocol import types
 from ...checks import CHECKS
 from ...docs import check_url, rule_url
 from ...findings import Finding
-from ..documents import Snapshot, TextDoc, path_to_uri
+from ..documents import Bare, Snapshot, TextDoc, path_to_uri
 from ..lint import LintResult
 from ..wire import RawResult
 from ..workspace import EngineEntry
@@ -119,6 +119,7 @@ class DiagnosticBuilder:
         self.code_description = code_description
         self.data = data
         self._cache: dict[int, tuple[Finding, str]] = {}
+        self._bare: Bare = {}  # the bare CRs the cached ranges were computed with
 
     def diagnostic(self, f: Finding, result: LintResult) -> dict[str, Any]:
         pos = self.positions
@@ -153,6 +154,9 @@ class DiagnosticBuilder:
 
         The cache is replaced by this result's findings, or only added to with `keep`
         (a partial result while a long lint runs)."""
+        if result.bare != self._bare:  # client line numbers moved: no cached range holds
+            self._cache = {}
+            self._bare = dict(result.bare)
         cache = self._cache
         fresh: dict[int, tuple[Finding, str]] = cache if keep else {}
         items: list[str] = []
