@@ -34,7 +34,7 @@ from .features.diagnostics import DiagnosticBuilder, error_diagnostic, items_jso
 from .lint import LintResult
 from .scheduler import Scheduler
 from .wire import Protocol, strict_converter
-from .workspace import ServerState, parse_settings
+from .workspace import ServerState, parse_settings, parse_trusted
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -45,6 +45,7 @@ log = logging.getLogger("surface_lint.lsp")
 
 BURST_GAP_S = 0.1  # a change within this long of the previous one is part of a burst
 BURST_DELAY_S = 0.05  # how long a burst waits before its lint starts
+DID_GRANT_TRUST = "surfaceLint/didGrantTrust"  # notification, no params (HELPERS.md trust contract)
 WATCH_GLOBS = ("**/*.toml", "**/cases*.jsonl")
 
 
@@ -85,8 +86,11 @@ class SurfaceLintServer(LanguageServer):
             roots = [params.root_path]
         state.roots = [Path(r) for r in roots]
         # {"settings": {...}} (the VS Code extension), {"surfaceLint": {...}} or the settings themselves.
-        settings, problems = parse_settings(_plain(params.initialization_options))
-        state.set_settings(settings, problems)
+        options = _plain(params.initialization_options)
+        trusted, trust_problems = parse_trusted(options)
+        state.set_trusted(trusted)
+        settings, problems = parse_settings(options)
+        state.set_settings(settings, trust_problems + problems)
         caps = params.capabilities
         text = caps.text_document
         self.pull = text is not None and text.diagnostic is not None
@@ -169,6 +173,12 @@ class SurfaceLintServer(LanguageServer):
             return False
         settings, problems = parse_settings(_plain(raw))
         return self.state.set_settings(settings, problems)
+
+    def on_did_grant_trust(self, params: Any) -> None:
+        """The client's workspace became trusted: load its config and lane files now."""
+        if self.state.set_trusted(True):
+            self.relint_all()
+            self.publish_file_problems()
 
     def report_settings_problems(self) -> None:
         for problem in self.state.settings_problems:
@@ -406,6 +416,7 @@ class SurfaceLintServer(LanguageServer):
         self.handle(types.TEXT_DOCUMENT_DID_CLOSE)(self.on_did_close)
         self.handle(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(self.on_did_change_configuration)
         self.handle(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(self.on_did_change_watched_files)
+        self.handle(DID_GRANT_TRUST)(self.on_did_grant_trust)
 
 
 def _plain(value: Any) -> Any:

@@ -27,6 +27,18 @@ ENCODINGS = ("utf-16", "utf-8", "utf-32")
 RUN_MODES = ("onType", "onSave")
 SEVERITY_LEVELS = ("error", "warning", "information", "hint", "off")
 SETTINGS_SECTION = "surfaceLint"
+TRUSTED_OPTION = "trusted"  # initializationOptions.trusted: bool, absent = trusted
+
+
+def parse_trusted(options: Any) -> tuple[bool, list[str]]:
+    """The trust state from initializationOptions; anything but a boolean is untrusted."""
+    if not isinstance(options, Mapping) or TRUSTED_OPTION not in options:
+        return True, []
+    value = options[TRUSTED_OPTION]
+    if isinstance(value, bool):
+        return value, []
+    return False, [f"initializationOptions.{TRUSTED_OPTION}: {value!r} is not a boolean; the workspace is "
+                   "treated as untrusted"]
 
 # --- settings -----------------------------------------------------------------------------------
 
@@ -99,6 +111,7 @@ class ServerState:
         self.roots: list[Path] = []
         self.settings = ClientSettings()
         self.settings_problems: list[str] = []
+        self.trusted = True  # False: no config files, so no user lane files (HELPERS.md trust contract)
         self.encoding = "utf-16"
         self.docs: dict[str, TextDoc] = {}
         self.memos: dict[str, DocMemo] = {}
@@ -126,6 +139,14 @@ class ServerState:
                 self._config_paths.clear()
                 self._engines.clear()
 
+    def set_trusted(self, trusted: bool) -> bool:
+        with self.lock:
+            changed = trusted != self.trusted
+            self.trusted = trusted
+        if changed:
+            self.invalidate()
+        return changed
+
     def set_settings(self, settings: ClientSettings, problems: list[str]) -> bool:
         with self.lock:
             changed = settings != self.settings
@@ -138,6 +159,8 @@ class ServerState:
     # --- config and engines ---------------------------------------------------------------
 
     def config_path_for(self, path: str) -> Path | None:
+        if not self.trusted:
+            return None  # an untrusted workspace: built-in lanes and the client's settings only
         folder = self._folder_of(path)
         with self.lock:
             if folder in self._config_paths:

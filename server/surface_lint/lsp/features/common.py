@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -52,6 +53,76 @@ class Positions:
         return {"uri": path_to_uri(loc.path) if result is None or loc.path != result.path else result.uri,
                 "range": self.range(loc, result)}
 
+
+
+_INLINE_MARKUP = re.compile(r"([\\`*_\[\]<>&!~|])")  # what starts inline Markdown or HTML mid-line
+_BACKTICKS = re.compile(r"`+")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def md_text(text: str) -> str:
+    """Data as literal Markdown text in the middle of a line: every character that could start
+    inline markup (HTML, entity, link, emphasis, code) backslash-escaped; line ends become spaces."""
+    return _INLINE_MARKUP.sub(r"\\\1", " ".join(text.splitlines()))
+
+
+def md_message(text: str) -> str:
+    """A message quoting data in code spans: the spans that CommonMark would parse are kept
+    (their content is literal), everything around them is `md_text`."""
+    flat = " ".join(text.splitlines())
+    return "".join(part if is_code else md_text(part) for is_code, part in _code_spans(flat))
+
+
+def md_code(text: str) -> str:
+    """Data as one Markdown code span (its content is literal): the fence is longer than any
+    run of backticks inside, and spaces pad content that starts or ends with one."""
+    flat = " ".join(text.splitlines())
+    longest = max((len(m.group()) for m in _BACKTICKS.finditer(flat)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if flat.startswith(("`", " ")) or flat.endswith(("`", " ")) or not flat else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
+
+
+def no_html(markdown: str) -> str:
+    """Authored Markdown (rule docs) with any raw HTML shown as text: "<" outside code spans and
+    fenced blocks becomes "&lt;" (CommonMark: an entity is text, never a tag)."""
+    out: list[str] = []
+    fence: str | None = None
+    for line in markdown.split("\n"):
+        opened = _FENCE.match(line)
+        if fence is not None:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = None
+            out.append(line)
+            continue
+        if opened:
+            fence = opened.group(1)
+            out.append(line)
+            continue
+        out.append(_escape_outside_code(line))
+    return "\n".join(out)
+
+
+def _escape_outside_code(line: str) -> str:
+    return "".join(part if is_code else part.replace("<", "&lt;") for is_code, part in _code_spans(line))
+
+
+def _code_spans(line: str) -> list[tuple[bool, str]]:
+    """A line cut into (is a code span, text), as CommonMark finds spans: a backtick run opens one
+    that the next run of the same length closes; a run with no such closer is literal."""
+    parts: list[tuple[bool, str]] = []
+    at = 0
+    for run in _BACKTICKS.finditer(line):
+        if run.start() < at:
+            continue
+        close = re.compile(r"(?<!`)" + run.group() + r"(?!`)").search(line, run.end())
+        if close is None:
+            continue
+        parts.append((False, line[at:run.start()]))
+        parts.append((True, line[run.start():close.end()]))
+        at = close.end()
+    parts.append((False, line[at:]))
+    return [p for p in parts if p[1]]
 
 
 def markup(text: str, markdown: bool) -> dict[str, str]:

@@ -14,7 +14,7 @@ from ...findings import Location
 from ...lanes import Lane
 from ..lint import LintResult
 from ..wire import RawResult
-from .common import MAX_FEATURE_LINE, JsonRange, Positions, markup
+from .common import MAX_FEATURE_LINE, JsonRange, Positions, markup, md_code, md_text, no_html
 
 if TYPE_CHECKING:
     from ..server import SurfaceLintServer
@@ -133,15 +133,15 @@ def completion(result: LintResult, lane: Lane | None, line: int, column: int,
             for name in (spec.name, *spec.aliases):
                 alias = f" (alias of `{spec.name}`)" if name != spec.name else ""
                 items.append(_item(name, 20, f"{spec.code}{alias} · {spec.summary}",
-                                   predicate_markdown(spec, lane), ctx, rng, markdown))
+                                   no_html(predicate_markdown(spec, lane)), ctx, rng, markdown))
     else:
         for name, fspec in lane.schema.fields.items():
             if name in ctx.seen:
                 continue
             need = "required" if fspec.required else "optional"
             detail = f"{fspec.type}, {need}" + (", predicate names" if fspec.predicate_list else "")
-            items.append(_item(name, 5, detail, f"Case field `{name}` of lane `{lane.name}`: {detail}.", ctx, rng,
-                               markdown))
+            doc = f"Case field {md_code(name)} of lane {md_code(lane.name)}: {md_text(detail)}."
+            items.append(_item(name, 5, detail, doc, ctx, rng, markdown))
     return items
 
 

@@ -17,7 +17,7 @@ from ...lanes import Lane
 from ...predicates import Verdict
 from ..lint import LintResult
 from ..wire import RawResult
-from .common import MAX_FEATURE_LINE, Positions, contains, markup
+from .common import MAX_FEATURE_LINE, Positions, contains, markup, md_code, md_message, no_html
 
 if TYPE_CHECKING:
     from ..server import SurfaceLintServer
@@ -54,8 +54,9 @@ def string_at(text: str, column: int) -> tuple[str, int, int] | None:
 
 def verdict_markdown(lane: Lane, record: RecordInfo, verdicts: Mapping[str, Verdict], profile: str) -> str:
     """✓/✗ per predicate with the verdict's message and the predicate's one-line definition."""
-    who = f"case `{record.id}`" if record.id else "a record without a case id"
-    lines = [f"**surface-lint** · lane `{lane.name}` · {who} · profile `{profile}`", ""]
+    # Everything from data is a code span or escaped text: no HTML or Markdown from a transcript.
+    who = f"case {md_code(record.id)}" if record.id else "a record without a case id"
+    lines = [f"**surface-lint** · lane {md_code(lane.name)} · {who} · profile {md_code(profile)}", ""]
     for spec in lane.predicates:
         verdict = verdicts.get(spec.name)
         if verdict is None:
@@ -63,8 +64,8 @@ def verdict_markdown(lane: Lane, record: RecordInfo, verdicts: Mapping[str, Verd
         mark = "✓" if verdict.passed else "✗"
         kind = " (signal)" if not spec.report else ""
         message = verdict.message or ("passes" if verdict.passed else "fails")
-        lines.append(f"- {mark} `{spec.name}`{kind} — {message}  ")
-        lines.append(f"  {spec.summary}")
+        lines.append(f"- {mark} {md_code(spec.name)}{kind} — {md_message(message)}  ")
+        lines.append(f"  {no_html(spec.summary)}")
     return "\n".join(lines)
 
 
@@ -89,9 +90,9 @@ def hover(result: LintResult, line: int, column: int, positions: Positions,
     if lane is not None:
         spec = lane.predicate(value) or next((p for p in lane.predicates if p.code == value), None)
         if spec is not None:
-            text = predicate_markdown(spec, lane)
+            text = no_html(predicate_markdown(spec, lane))
     if not text and value in CHECKS:
-        text = check_markdown(CHECKS[value])
+        text = no_html(check_markdown(CHECKS[value]))
     if not text:
         return None
     loc = Location(result.path, line + 1, start + 1, line + 1, end + 1)

@@ -14,7 +14,7 @@ from lsprotocol import types
 from ...engine import LaneResult
 from ..lint import LintResult
 from ..wire import RawResult
-from .common import lsp_range
+from .common import lsp_range, md_code
 
 if TYPE_CHECKING:
     from ..server import SurfaceLintServer
@@ -107,7 +107,7 @@ def lane_score(result: LaneResult, file_name: str) -> dict[str, Any]:
                     f"{('✓' if t.passed else '✗') if t else ''} |")
     sets = f", thresholds `{result.threshold_set}`" if result.threshold_set else ""
     scored = result.case_count
-    notes = [f"{scored} case(s) scored from `{file_name}`."]
+    notes = [f"{scored} case(s) scored from {md_code(file_name)}."]  # a file name is data
     if result.missing_transcripts:
         notes.append(f"{len(result.missing_transcripts)} case(s) have no transcript here.")
     if result.unknown_cases:
