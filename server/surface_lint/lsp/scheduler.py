@@ -45,7 +45,6 @@ class Run:
     task: asyncio.Task[None] | None = None
     token: CancelToken | None = None
     dirty: bool = False
-    last_change: float = 0.0
     result: LintResult | None = None  # the newest finished lint
     items: list[str] = field(default_factory=list)  # its diagnostics as JSON
     shown: tuple[LintResult, list[str]] | None = None  # what the client was last given

@@ -43,8 +43,6 @@ else:  # pragma: no cover
 
 log = logging.getLogger("surface_lint.lsp")
 
-BURST_GAP_S = 0.1  # a change within this long of the previous one is part of a burst
-BURST_DELAY_S = 0.05  # how long a burst waits before its lint starts
 DID_GRANT_TRUST = "surfaceLint/didGrantTrust"  # notification, no params (HELPERS.md trust contract)
 WATCH_GLOBS = ("**/*.toml", "**/cases*.jsonl")
 
@@ -241,13 +239,11 @@ class SurfaceLintServer(LanguageServer):
             else:
                 doc.apply_change(None, change.text, encoding)
         doc.version = params.text_document.version
-        run = self.scheduler.runs[uri]
-        now = time.monotonic()
-        delay = BURST_DELAY_S if now - run.last_change < BURST_GAP_S else 0.0
-        run.last_change = now
-        run.changed_at = time.perf_counter()
+        self.scheduler.runs[uri].changed_at = time.perf_counter()
         if self.state.settings.run == "onType" or self.is_settings_file(doc.path):
-            self.scheduler.request_lint(uri, delay)
+            # At once: a change during a lint cancels it, and the newest version is linted next
+            # (a burst coalesces into the lints it overtakes, never waits on a timer).
+            self.scheduler.request_lint(uri, 0.0)
 
     def on_did_save(self, params: types.DidSaveTextDocumentParams) -> None:
         uri = params.text_document.uri
