@@ -3,7 +3,7 @@ one's diagnostics or documents, and its `exit` ends only its own connection."""
 
 from __future__ import annotations
 
-import re
+import socket
 import subprocess
 import sys
 import time
@@ -15,16 +15,22 @@ from lsp_support import FIXTURES, TRANSCRIPT
 from rpc import SocketRpcClient
 
 
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
 @pytest.fixture
 def tcp_server() -> Iterator[int]:
-    proc = subprocess.Popen([sys.executable, "-m", "surface_lint", "server", "--tcp", "127.0.0.1:0"],
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "surface_lint", "server", "--tcp", f"127.0.0.1:{port}"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stderr is not None
         line = proc.stderr.readline()
-        found = re.search(r"listening on 127\.0\.0\.1:(\d+) \(one session per connection\)", line)
-        assert found, line
-        yield int(found.group(1))
+        assert line.endswith(f"surface-lint server listening on 127.0.0.1:{port} (one session per connection)\n"), line
+        yield port
         assert proc.poll() is None, "a client's exit stopped the server"
     finally:
         proc.kill()
