@@ -7,6 +7,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from lsprotocol import types
+
 from ...findings import Location, Severity
 from ..documents import LineMap, path_to_uri
 from ..lint import LintResult
@@ -48,6 +50,12 @@ class Positions:
             return lines.to_client(len(lines.lines) - 1, sys.maxsize, self.encoding)
         col = column - 1 + (1 if bom and index == 0 else 0)  # the engine read line 1 without its BOM
         return lines.to_client(index, col, self.encoding)
+
+    def typed_range(self, loc: Location, result: LintResult | None) -> types.Range:
+        return to_range(self.range(loc, result))
+
+    def typed_location(self, loc: Location, result: LintResult | None) -> types.Location:
+        return types.Location(uri=self.location(loc, result)["uri"], range=self.typed_range(loc, result))
 
     def location(self, loc: Location, result: LintResult | None) -> dict[str, Any]:
         return {"uri": path_to_uri(loc.path) if result is None or loc.path != result.path else result.uri,
@@ -125,9 +133,13 @@ def _code_spans(line: str) -> list[tuple[bool, str]]:
     return [p for p in parts if p[1]]
 
 
-def markup(text: str, markdown: bool) -> dict[str, str]:
-    return {"kind": "markdown" if markdown else "plaintext", "value": text}
+def to_range(r: JsonRange) -> types.Range:
+    return types.Range(start=types.Position(line=r["start"]["line"], character=r["start"]["character"]),
+                       end=types.Position(line=r["end"]["line"], character=r["end"]["character"]))
 
+
+def markup_content(text: str, markdown: bool) -> types.MarkupContent:
+    return types.MarkupContent(kind=types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText, value=text)
 
 def contains(loc: Location, line: int, column: int) -> bool:
     """Is 1-based (line, column) inside `loc` (its end column included: the cursor after the text)?"""

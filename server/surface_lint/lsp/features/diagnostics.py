@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
+from lsprotocol.converters import get_converter
 
 from ...checks import CHECKS
 from ...docs import check_url, rule_url
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from ..server import SurfaceLintServer
 
 _COMPACT = (",", ":")
+_CONVERTER = get_converter()
 
 
 def register(server: SurfaceLintServer) -> None:
@@ -169,6 +171,12 @@ class DiagnosticBuilder:
         self._cache = fresh
         items.extend(json.dumps(d, separators=_COMPACT) for d in extra)
         return items
+
+
+def typed_diagnostic(diagnostic: Mapping[str, Any]) -> types.Diagnostic:
+    """A Diagnostic built as JSON (the hot path) as the lsprotocol type (for typed results)."""
+    found: types.Diagnostic = _CONVERTER.structure(diagnostic, types.Diagnostic)
+    return found
 
 
 def error_diagnostic(message: str, code: str | None = None, line: int = 0,

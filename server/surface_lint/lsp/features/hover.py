@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
@@ -16,8 +16,7 @@ from ...findings import Location
 from ...lanes import Lane
 from ...predicates import Verdict
 from ..lint import LintResult
-from ..wire import RawResult
-from .common import MAX_FEATURE_LINE, Positions, contains, markup, md_code, md_message, no_html
+from .common import MAX_FEATURE_LINE, Positions, contains, markup_content, md_code, md_message, no_html
 
 if TYPE_CHECKING:
     from ..server import SurfaceLintServer
@@ -25,12 +24,11 @@ if TYPE_CHECKING:
 
 def register(server: SurfaceLintServer) -> None:
     @server.handle(types.TEXT_DOCUMENT_HOVER)
-    async def on_hover(params: types.HoverParams) -> RawResult | None:
+    async def on_hover(params: types.HoverParams) -> types.Hover | None:
         at = await server.at(params.text_document.uri, params.position)
         if at is None:
             return None
-        found = hover(at[0], at[1], at[2], server.positions(), server.markdown_hover)
-        return RawResult(json.dumps(found)) if found is not None else None
+        return hover(at[0], at[1], at[2], server.positions(), server.markdown_hover)
 
 
 _STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
@@ -70,7 +68,7 @@ def verdict_markdown(lane: Lane, record: RecordInfo, verdicts: Mapping[str, Verd
 
 
 def hover(result: LintResult, line: int, column: int, positions: Positions,
-          markdown: bool = True) -> dict[str, Any] | None:
+          markdown: bool = True) -> types.Hover | None:
     """Hover at 0-based (line, code-point column): verdicts on a surface, docs on a predicate name."""
     entry = result.entry
     if entry is None:
@@ -81,7 +79,7 @@ def hover(result: LintResult, line: int, column: int, positions: Positions,
         if record.surface is not None and record.verdicts is not None and lane is not None \
                 and contains(record.surface, line + 1, column + 1):
             text = verdict_markdown(lane, record, record.verdicts, engine.profile)
-            return {"contents": markup(text, markdown), "range": positions.range(record.surface, result)}
+            return types.Hover(contents=markup_content(text, markdown), range=positions.typed_range(record.surface, result))
     token = string_at(result.line(line), column)
     if token is None:
         return None
@@ -96,4 +94,4 @@ def hover(result: LintResult, line: int, column: int, positions: Positions,
     if not text:
         return None
     loc = Location(result.path, line + 1, start + 1, line + 1, end + 1)
-    return {"contents": markup(text, markdown), "range": positions.range(loc, result)}
+    return types.Hover(contents=markup_content(text, markdown), range=positions.typed_range(loc, result))
