@@ -82,7 +82,8 @@ def parse_settings(raw: Any) -> tuple[ClientSettings, list[str]]:
         if isinstance(name, str) and level is not None:
             severity.append((name, level))
         else:
-            problems.append(f"{SETTINGS_SECTION}.severity.{name}: {given!r} is not one of {', '.join(LEVELS)}")
+            shown = given.strip().lower() if isinstance(given, str) else given
+            problems.append(f"{SETTINGS_SECTION}.severity.{name}: {shown!r} is not one of {', '.join(LEVELS)}")
     return ClientSettings(profile, tuple(sorted(severity)), run), problems
 
 
