@@ -34,7 +34,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
-from . import __version__
+from . import __version__, lsp_review
 from .config import CONFIG_FILES, ConfigError, config_from_table
 from .findings import Finding
 from .lanes import LaneError, parse_lane
@@ -864,6 +864,7 @@ def _register(server: SurfaceLintServer) -> None:
     f(types.TEXT_DOCUMENT_DEFINITION)(server.on_definition)
     f(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))(server.on_code_lens)
     f(LANE_SCORE_METHOD)(server.on_lane_score)
+    lsp_review.register(server)  # review: case lenses, references, surfaceLint/review, runDiff
 
 
 def create_server() -> SurfaceLintServer:
