@@ -3,10 +3,12 @@
 * code lenses on a case file: how each case fared in the newest run found in the workspace
   (per predicate ✓/✗, the surface), a click opens the turn;
 * textDocument/references from a case (or a transcript's turn): its turns in every run;
-* `surfaceLint/review` {uri, predicate?, category?, failingOnly?}: a transcript's turns as a
-  reviewer reads them (payload + HTML);
+* `surfaceLint/review` {uri, text?, predicate?, category?, failingOnly?}: a transcript's turns
+  as a reviewer reads them (payload + HTML); `text` is the client's buffer of a file it does
+  not sync to the server (outside its document selector), else the server's copy is used;
 * `surfaceLint/runs` {uri?}: the run files found, newest first (of the document's lane);
-* `surfaceLint/runDiff` {old, new}: what `surface-lint diff` reports (payload + HTML);
+* `surfaceLint/runDiff` {old, new, oldText?, newText?}: what `surface-lint diff` reports
+  (payload + HTML);
 * notification `surfaceLint/reviewSettings` {transcripts: [globs]}: where runs are looked for.
 
 `register(server)` adds them; the server calls it from the one place feature modules are
@@ -85,22 +87,30 @@ def lsp_range(loc: Location, lines: Sequence[str], encoding: str) -> dict[str, A
     return {"start": point(loc.line, loc.column), "end": point(loc.end_line, loc.end_column)}
 
 
-def lens_titles(case_run: CaseRun | None, searched: int, lane: str) -> list[str]:
-    """The code lens titles of one case: its verdicts in its newest run, then its surface."""
+def lens_titles(case_run: CaseRun | None, searched: int, lane: str) -> list[tuple[str, str | None]]:
+    """The code lenses of one case, (title, tooltip): its verdicts in its newest run (failing
+    predicates named, passing ones counted; the tooltip lists every one), then its surface."""
     if case_run is None:
-        return [f"surface-lint: no run of this case found ({searched} run file(s) of {lane} searched)"]
+        return [(f"surface-lint: no run of this case found ({searched} run file(s) of {lane} searched)", None)]
     view = case_run.view
     mark = {"pass": "✓ pass", "fail": "✗ fail", "note": "• notes"}[view.status]
-    failed = set(view.failed_names())
-    verdicts = " ".join(f"{'✗' if n in failed else '✓'} {n}" for n in view.judged)
+    failures = {f.name: f for f in view.failures}
+    passed = [n for n in view.judged if n not in failures]
+    parts = [f"✗ {f.name}" for f in view.failures]
+    if passed:
+        parts.append(f"✓ {len(passed)} passed" if failures else f"✓ all {len(passed)} passed")
     more = f" (newest of {case_run.runs_with_case} runs)" if case_run.runs_with_case > 1 else ""
-    first = f"{mark} in {case_run.run.name}:{case_run.turn.location.line}{more} · {verdicts}"
+    title = f"{mark} in {case_run.run.name}:{case_run.turn.location.line}{more} · {' · '.join(parts)}"
+    tooltip = "\n".join(
+        f"✗ {n} ({failures[n].code}, {failures[n].severity_label}): {failures[n].message}" if n in failures
+        else f"✓ {n}" for n in view.judged)
+    out: list[tuple[str, str | None]] = [(title, tooltip)]
     surface = case_run.turn.surface
-    if surface is None:
-        return [first]
-    flat = " ".join(surface.split())
-    shown = flat if len(flat) <= SURFACE_CHARS else flat[:SURFACE_CHARS - 1] + "…"
-    return [first, f"surface: “{shown}”"]
+    if surface is not None:
+        flat = " ".join(surface.split())
+        shown = flat if len(flat) <= SURFACE_CHARS else flat[:SURFACE_CHARS - 1] + "…"
+        out.append((f"surface: “{shown}”", surface))
+    return out
 
 
 def _digest(data: bytes) -> str:
@@ -169,7 +179,7 @@ class ReviewFeatures:
     # --- case files: code lenses and their outcomes -------------------------------------------
 
     def outcomes(self, engine: Engine, path: str,
-                 data: bytes) -> list[tuple[Location, list[str], CaseRun | None]]:
+                 data: bytes) -> list[tuple[Location, list[tuple[str, str | None]], CaseRun | None]]:
         """Per case of a case file (in file order): where its lenses go, their titles, its outcome."""
         lane = engine.detect_lane(path, "cases", first=first_object(data))
         if lane is None:
@@ -215,12 +225,14 @@ class ReviewFeatures:
         for where, titles, case_run in self.outcomes(self.engine_for(doc.path), doc.path, data):
             at = Location(where.path, where.line, where.column, where.line, where.column)
             rng = lsp_range(at, lines, self.encoding)
-            for title in titles:
+            for title, tooltip in titles:
                 if case_run is None:
                     command: dict[str, Any] = {"title": title, "command": ""}
                 else:
                     command = {"title": title, "command": OPEN_TURN_COMMAND,
                                "arguments": [path_to_uri(case_run.turn.path), case_run.turn.location.line - 1]}
+                if tooltip is not None:
+                    command["tooltip"] = tooltip
                 lenses.append({"range": rng, "command": command})
         return lenses
 
@@ -308,7 +320,9 @@ class ReviewFeatures:
         failing_only = params.get("failingOnly") is True
         path = uri_to_path(uri)
         buffers = self.buffers()
-        data = self.bytes_of(path, buffers)
+        text = params.get("text")
+        # The client's copy when it sends one (a file outside the documents it syncs), else ours.
+        data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else self.bytes_of(path, buffers)
         if data is None:
             return None
         engine = self.engine_for(path)
@@ -350,6 +364,9 @@ class ReviewFeatures:
             raise UsageError("surfaceLint/runDiff needs {\"old\": uri, \"new\": uri}")
         old_path, new_path = uri_to_path(old), uri_to_path(new)
         buffers = self.buffers()
+        for key, p in (("oldText", old_path), ("newText", new_path)):
+            if isinstance(params.get(key), str):
+                buffers[p] = params[key].encode("utf-8", "surrogatepass")
         engine = self.engine_for(new_path)
         texts = self.texts([old_path, new_path], buffers)
         for p in (old_path, new_path):

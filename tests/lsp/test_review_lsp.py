@@ -18,8 +18,6 @@ RUN_A = "transcripts/run_a.jsonl"
 RUN_B = "transcripts/run_b.jsonl"
 RUN_C = "runs/run_c.jsonl"
 PACKAGE_JSON = Path(__file__).resolve().parents[2] / "vscode-extension" / "package.json"
-ALL_OK = ("✓ no_placeholder ✓ no_provenance_only ✓ complete_punctuation ✓ finite_predicate_shape "
-          "✓ no_dotted_inventory ✓ surface_provenance_match")
 
 
 @pytest.fixture
@@ -54,19 +52,26 @@ async def test_case_file_lenses_show_each_case_in_its_newest_run(client: Recordi
     got = _lenses(await client.text_document_code_lens_async(types.CodeLensParams(_doc(uri))))
     b = (review_ws / RUN_B).as_uri()
     assert got == [
-        (0, 7, f"✓ pass in run_b.jsonl:1 (newest of 2 runs) · {ALL_OK}", "surfaceLint.openTurn", [b, 0]),
+        (0, 7, "✓ pass in run_b.jsonl:1 (newest of 2 runs) · ✓ all 6 passed", "surfaceLint.openTurn", [b, 0]),
         (0, 7, "surface: “A river is water that moves toward the sea.”", "surfaceLint.openTurn", [b, 0]),
-        (1, 7, "✗ fail in run_b.jsonl:2 (newest of 3 runs) · ✗ no_placeholder ✓ no_provenance_only "
-               "✓ complete_punctuation ✓ finite_predicate_shape ✓ no_dotted_inventory ✓ surface_provenance_match",
-         "surfaceLint.openTurn", [b, 1]),
+        (1, 7, "✗ fail in run_b.jsonl:2 (newest of 3 runs) · ✗ no_placeholder · ✓ 5 passed", "surfaceLint.openTurn",
+         [b, 1]),
         (1, 7, "surface: “💡 A lamp is <pending> light...”", "surfaceLint.openTurn", [b, 1]),
-        (2, 7, "✗ fail in run_b.jsonl:3 (newest of 2 runs) · ✓ no_placeholder ✓ no_provenance_only "
-               "✗ complete_punctuation ✗ finite_predicate_shape ✓ no_dotted_inventory ✓ surface_provenance_match",
-         "surfaceLint.openTurn", [b, 2]),
+        (2, 7, "✗ fail in run_b.jsonl:3 (newest of 2 runs) · ✗ complete_punctuation · ✗ finite_predicate_shape "
+               "· ✓ 4 passed", "surfaceLint.openTurn", [b, 2]),
         (2, 7, "surface: “zephyr <b>wind</b> & \"breeze\"”", "surfaceLint.openTurn", [b, 2]),
         (3, 7, "surface-lint: no run of this case found (3 run file(s) of deterministic_fluency searched)", "",
          None),
     ]
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(_doc(uri)))
+    assert lenses is not None and lenses[4].command is not None and lenses[5].command is not None
+    # Every predicate's verdict is in the tooltip; the surface lens's tooltip is the whole surface.
+    assert lenses[4].command.tooltip == (
+        "✓ no_placeholder\n✓ no_provenance_only\n"
+        "✗ complete_punctuation (SL103, error): the surface ends with `\"`, not terminal punctuation (`.` `?` `!` `;`)\n"
+        "✗ finite_predicate_shape (SL104, warning): no finite verb or inflected verb form in the surface\n"
+        "✓ no_dotted_inventory\n✓ surface_provenance_match")
+    assert lenses[5].command.tooltip == 'zephyr <b>wind</b> & "breeze"'
     no_server_errors(client)
 
 
@@ -77,9 +82,8 @@ async def test_lenses_follow_the_transcript_globs_and_unsaved_runs(client: Recor
     client.protocol.notify("surfaceLint/reviewSettings", {"transcripts": ["transcripts/run_a.jsonl"]})
     got = _lenses(await client.text_document_code_lens_async(types.CodeLensParams(_doc(uri))))
     a = (review_ws / RUN_A).as_uri()
-    assert got[0] == (0, 7, "✗ fail in run_a.jsonl:1 · ✓ no_placeholder ✓ no_provenance_only ✗ complete_punctuation "
-                            "✓ finite_predicate_shape ✓ no_dotted_inventory ✓ surface_provenance_match",
-                      "surfaceLint.openTurn", [a, 0])
+    assert got[0] == (0, 7, "✗ fail in run_a.jsonl:1 · ✗ complete_punctuation · ✓ 5 passed", "surfaceLint.openTurn",
+                      [a, 0])
     assert got[1] == (0, 7, "surface: “A river is water that moves toward the sea”", "surfaceLint.openTurn", [a, 0])
     # An edit to the run, not saved: the lens shows the buffer.
     run = open_file(client, review_ws / RUN_A)
@@ -89,7 +93,7 @@ async def test_lenses_follow_the_transcript_globs_and_unsaved_runs(client: Recor
     change(client, run, [(rng(0, col, 0, col), "!")])
     await published(client, run, 2)
     got = _lenses(await client.text_document_code_lens_async(types.CodeLensParams(_doc(uri))))
-    assert got[0][2] == f"✓ pass in run_a.jsonl:1 · {ALL_OK}"
+    assert got[0][2] == "✓ pass in run_a.jsonl:1 · ✓ all 6 passed"
     assert got[1][2] == "surface: “A river is water that moves toward the sea!”"
     # Globs that match nothing: every case says so.
     client.protocol.notify("surfaceLint/reviewSettings", {"transcripts": ["nowhere/*.jsonl"]})
@@ -193,6 +197,13 @@ async def test_review_of_a_transcript_with_filters_live_as_it_changes(client: Re
     review = await client.protocol.send_request_async("surfaceLint/review", {"uri": run})
     assert _turns(review)[1] == ("rv_lamp_002", 1, "prompt", "pack_definition", "pass", [])
     assert review.turns[1].surface == "💡 A lamp is bright light."
+    # A file the client does not sync: it sends its buffer along.
+    unsynced = (review_ws / RUN_A).as_uri()
+    text = (review_ws / RUN_A).read_text(encoding="utf-8").replace("toward the sea", "toward the sea.", 1)
+    review = await client.protocol.send_request_async("surfaceLint/review", {"uri": unsynced, "text": text})
+    assert _turns(review)[0] == ("rv_river_001", 0, "prompt", "pack_definition", "pass", [])
+    review = await client.protocol.send_request_async("surfaceLint/review", {"uri": unsynced})
+    assert _turns(review)[0] == ("rv_river_001", 0, "prompt", "pack_definition", "fail", ["complete_punctuation"])
     nothing = await client.protocol.send_request_async("surfaceLint/review", {"uri": run, "predicate": "no_such"})
     assert nothing.turns == [] and '<p class="empty">No turn matches these filters.</p>' in nothing.html
     no_server_errors(client)
@@ -232,7 +243,11 @@ async def test_run_list_and_diff_of_two_runs(client: RecordingClient, review_ws:
     # The HTML is the report's diff page: both surfaces side by side, the data escaped.
     assert '<div><h4>old</h4><div class="surface">A lamp is a light you carry.</div></div>' in diff.html
     assert "zephyr &lt;b&gt;wind&lt;/b&gt; &amp; &quot;breeze" in diff.html and "<b>wind" not in diff.html
-    # Two lanes cannot be compared: a warning, no answer.
+    # The client's buffers of files it does not sync.
+    diff = await client.protocol.send_request_async("surfaceLint/runDiff", {
+        "old": old, "new": run, "oldText": (review_ws / RUN_B).read_text(encoding="utf-8")})
+    assert (diff.regressed, diff.report.changed, diff.report.unchanged) == (False, [], 3)
+    # Without both runs: a warning, no answer.
     assert await client.protocol.send_request_async("surfaceLint/runDiff", {"old": old}) is None
     no_server_errors(client)
 

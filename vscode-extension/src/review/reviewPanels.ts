@@ -41,6 +41,11 @@ interface DiffAnswer {
   title: string;
 }
 
+/** The editor's text of a document when it is open (the server may not be sent it: surfaceLint.include). */
+function openText(uri: string): string | undefined {
+  return vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri)?.getText();
+}
+
 function webviewOptions(): vscode.WebviewOptions & vscode.WebviewPanelOptions {
   return { enableScripts: false, enableForms: false, enableCommandUris: [...WEBVIEW_COMMANDS], localResourceRoots: [] };
 }
@@ -55,10 +60,11 @@ class TranscriptReview implements vscode.Disposable {
     public filter: ReviewFilter,
     private readonly request: (filter: ReviewFilter) => Promise<ReviewAnswer | null>,
     private readonly onClosed: () => void,
+    private readonly log: vscode.LogOutputChannel,
   ) {
     this.disposables.push(
       vscode.workspace.onDidChangeTextDocument((event) => {
-        if (event.document.uri.toString() === this.filter.uri) {
+        if (event.document.uri.toString() === this.filter.uri && event.contentChanges.length > 0) {
           this.schedule();
         }
       }),
@@ -77,6 +83,7 @@ class TranscriptReview implements vscode.Disposable {
     this.timer = undefined;
     const filter = this.filter;
     const answer = await this.request(filter);
+    this.log.debug(`review of ${filter.uri}: ${answer === null ? "no answer" : `${answer.html.length} characters`}`);
     if (filter !== this.filter) {
       return; // a newer filter was chosen meanwhile; its own refresh shows it
     }
@@ -134,7 +141,7 @@ export function registerReview(context: vscode.ExtensionContext, server: ServerC
     let review = reviews.get(filter.uri);
     if (review === undefined) {
       const panel = vscode.window.createWebviewPanel("surfaceLint.review", reviewTitle(filter), vscode.ViewColumn.Beside, webviewOptions());
-      review = new TranscriptReview(panel, filter, (f) => send<ReviewAnswer>(REVIEW_METHOD, f), () => reviews.delete(filter.uri));
+      review = new TranscriptReview(panel, filter, (f) => send<ReviewAnswer>(REVIEW_METHOD, { ...f, text: openText(f.uri) }), () => reviews.delete(filter.uri), output);
       reviews.set(filter.uri, review);
     } else {
       review.filter = filter;
@@ -164,7 +171,12 @@ export function registerReview(context: vscode.ExtensionContext, server: ServerC
     if (older === undefined) {
       return;
     }
-    const diff = await send<DiffAnswer>(RUN_DIFF_METHOD, { old: older.run.uri, new: newer.run.uri });
+    const diff = await send<DiffAnswer>(RUN_DIFF_METHOD, {
+      old: older.run.uri,
+      new: newer.run.uri,
+      oldText: openText(older.run.uri),
+      newText: openText(newer.run.uri),
+    });
     if (diff === null) {
       void vscode.window.showWarningMessage("surface-lint: these two runs could not be compared (see the output).");
       return;
