@@ -13,6 +13,8 @@ no verdict depends on it, only which run a case file shows.
 from __future__ import annotations
 
 import io
+import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,22 +51,62 @@ class RunFile:
         return Path(self.path).name
 
 
+def _glob_regex(glob: str) -> str:
+    out = []
+    i = 0
+    while i < len(glob):
+        if glob.startswith("**/", i):
+            out.append("(?:[^/]+/)*")
+            i += 3
+        elif glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif glob[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif glob[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif glob[i] == "[" and (close := glob.find("]", i + 2)) > 0:
+            body = glob[i + 1:close].replace("\\", "\\\\")
+            out.append("[^" + body[1:] + "]" if body[:1] in "!^" else "[" + body + "]")
+            i = close + 1
+        elif glob[i] == "{" and (close := glob.find("}", i)) > 0:
+            out.append("(?:" + "|".join(_glob_regex(alt) for alt in glob[i + 1:close].split(",")) + ")")
+            i = close + 1
+        else:
+            out.append(re.escape(glob[i]))
+            i += 1
+    return "".join(out)
+
+
+def glob_pattern(glob: str) -> re.Pattern[str]:
+    """A workspace glob (`**` any folders, `*` `?` within a name, `[...]` a class, `{a,b}` either)
+    as a regex over '/'-separated relative paths, as VS Code's globs match them."""
+    return re.compile(_glob_regex(glob.removeprefix("./")) + r"\Z")
+
+
 def find_runs(roots: Iterable[Path], globs: Sequence[str]) -> list[RunFile]:
-    """Files under the roots matching any glob (folders like .git and node_modules skipped),
-    newest first, then by path."""
+    """Files under the roots matching any glob, newest first, then by path. Folders such as
+    .git and node_modules are not entered (a workspace may hold a big one)."""
+    patterns = [glob_pattern(g) for g in globs]
     found: dict[str, RunFile] = {}
     for root in roots:
-        for pattern in globs:
-            for p in root.glob(pattern):
-                if any(part in SKIPPED_DIRS for part in p.relative_to(root).parts[:-1]):
+        for folder, dirs, files in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS)
+            rel_folder = Path(folder).relative_to(root).as_posix()
+            prefix = "" if rel_folder == "." else rel_folder + "/"
+            for name in files:
+                rel = prefix + name
+                if not any(p.match(rel) for p in patterns):
                     continue
+                p = Path(folder, name)
                 try:
                     st = p.stat()
                 except OSError:
                     continue
-                if p.is_file():
-                    resolved = str(p.resolve())
-                    found.setdefault(resolved, RunFile(resolved, (st.st_mtime_ns, st.st_size)))
+                resolved = str(p.resolve())
+                found.setdefault(resolved, RunFile(resolved, (st.st_mtime_ns, st.st_size)))
     return sorted(found.values(), key=lambda r: (-r.stamp[0], r.path))
 
 
