@@ -425,11 +425,26 @@ def register(server: SurfaceLintServer) -> None:
     """Add the review features to a server (called once, where feature modules are registered)."""
     features = ReviewFeatures(server)
 
-    def worker(fn: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
+    latest: dict[tuple[str, str], int] = {}  # (feature, uri) -> newest request's number
+
+    def worker(fn: Callable[..., Any], superseded: Any = None) -> Callable[..., Awaitable[Any]]:
+        """Run `fn` in the review thread; a request overtaken by a newer one of the same kind
+        for the same document before it starts answers `superseded` (a burst costs one run)."""
+        def job(key: tuple[str, str], number: int, params: Any) -> Any:
+            if latest.get(key) != number:
+                return superseded
+            return fn(params)
+
         async def run(params: Any) -> Any:
             loop = asyncio.get_running_loop()
+            plain = _plain(params)
+            uri = plain.get("uri") if isinstance(plain, Mapping) else None
+            if isinstance(plain, Mapping) and isinstance(plain.get("text_document"), Mapping):
+                uri = plain["text_document"].get("uri")
+            key = (fn.__name__, uri if isinstance(uri, str) else "")
+            number = latest[key] = latest.get(key, 0) + 1
             try:
-                return await loop.run_in_executor(features.pool, fn, _plain(params))
+                return await loop.run_in_executor(features.pool, job, key, number, plain)
             except UsageError as exc:
                 server.log_warning(str(exc))
                 return None
@@ -450,7 +465,7 @@ def register(server: SurfaceLintServer) -> None:
     review_handler = worker(features.review)
     runs_handler = worker(features.run_list)
     diff_handler = worker(features.run_diff)
-    case_lenses = worker(lens_job)
+    case_lenses = worker(lens_job, superseded=[])
     references_handler = worker(references_job)
 
     async def on_review(params: Any) -> Any:

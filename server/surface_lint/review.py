@@ -16,7 +16,7 @@ import io
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .diff import LaneDiff, diff_results
@@ -135,13 +135,17 @@ class RunRead:
     kind: str
     lane: Lane
     turns: tuple[TurnRef, ...]
+    _scored: dict[str, TurnRef] | None = field(default=None, compare=False, repr=False)
 
     def scored_turn(self, case_id: str) -> TurnRef | None:
         """The turn the lane scored for a case: the last scored one (a repeat replaces the first)."""
-        found = None
-        for turn in self.turns:
-            if turn.case_id == case_id and turn.scored:
-                found = turn
+        return self.scored_turns().get(case_id)
+
+    def scored_turns(self) -> dict[str, TurnRef]:
+        found = self._scored
+        if found is None:
+            found = {t.case_id: t for t in self.turns if t.scored}
+            object.__setattr__(self, "_scored", found)  # computed once; the run itself is immutable
         return found
 
 

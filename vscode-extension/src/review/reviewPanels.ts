@@ -54,6 +54,8 @@ function webviewOptions(): vscode.WebviewOptions & vscode.WebviewPanelOptions {
 class TranscriptReview implements vscode.Disposable {
   private timer: NodeJS.Timeout | undefined;
   private readonly disposables: vscode.Disposable[] = [];
+  /** Numbers the requests: only the newest one's answer is shown (the server drops overtaken ones). */
+  private requests = 0;
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -82,11 +84,12 @@ class TranscriptReview implements vscode.Disposable {
   async refresh(): Promise<void> {
     this.timer = undefined;
     const filter = this.filter;
+    const ticket = ++this.requests;
     const answer = await this.request(filter);
-    this.log.debug(`review of ${filter.uri}: ${answer === null ? "no answer" : `${answer.html.length} characters`}`);
-    if (filter !== this.filter) {
-      return; // a newer filter was chosen meanwhile; its own refresh shows it
+    if (ticket !== this.requests) {
+      return;
     }
+    this.log.debug(`review of ${filter.uri}: ${answer === null ? "no answer" : `${answer.html.length} characters`}`);
     this.panel.title = reviewTitle(filter);
     this.panel.webview.html =
       answer === null
