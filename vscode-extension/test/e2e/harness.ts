@@ -79,6 +79,8 @@ function waitForHttp(url: string, timeoutMs: number, alive: () => boolean): Prom
 
 export interface VsCodeSession {
   url: string;
+  /** The PATH code-server (and so the extension) runs with. */
+  path: string;
   workspace: string;
   /** The user settings.json that VS Code watches: writing it changes settings live. */
   userSettingsFile: string;
@@ -97,6 +99,8 @@ export interface SessionOptions {
   root: string;
   workspaceFiles: Record<string, string>;
   userSettings: Record<string, unknown>;
+  /** Folders put first on code-server's PATH (where the extension looks for a Python). */
+  pathPrepend?: string[];
 }
 
 /** Installs the .vsix, starts code-server in its own process group and opens the workspace in Chromium. */
@@ -113,7 +117,16 @@ export async function startVsCode(options: SessionOptions): Promise<VsCodeSessio
   writeFiles(userData, { "User/settings.json": JSON.stringify(options.userSettings, null, 2) });
   const configFile = path.join(root, "code-server.yaml");
   fs.writeFileSync(configFile, "auth: none\ncert: false\n");
-  const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), XDG_DATA_HOME: path.join(home, ".local", "share") };
+  const env = {
+    ...process.env,
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, ".config"),
+    XDG_DATA_HOME: path.join(home, ".local", "share"),
+    PATH: [...(options.pathPrepend ?? []), process.env.PATH ?? ""].join(path.delimiter),
+    // Else the VS Code server replaces the extension host's environment (PATH included) with a login
+    // shell's ("resolveShellEnv"), and the test could not choose which Pythons the extension sees.
+    VSCODE_CLI: "1",
+  };
 
   const install = cp.spawnSync(
     config.codeServer,
@@ -183,6 +196,7 @@ export async function startVsCode(options: SessionOptions): Promise<VsCodeSessio
     const openedBrowser = browser;
     return {
       url,
+      path: env.PATH,
       workspace,
       userSettingsFile: path.join(userData, "User", "settings.json"),
       page,
@@ -236,6 +250,29 @@ export function processesInGroupWithCwd(group: number, cwd: string): ProcessInfo
     }
   }
   return found;
+}
+
+/**
+ * A Python with nothing installed: a venv without pip or system site-packages, so that the
+ * server can only come from the .vsix (no surface-lint, pygls or regex of its own).
+ */
+export function makeBareVenv(python: string, where: string): string {
+  const made = cp.spawnSync(python, ["-m", "venv", "--without-pip", where], { encoding: "utf8", timeout: 120_000 });
+  if (made.status !== 0) {
+    throw new Error(`${python} -m venv --without-pip ${where} failed:\n${made.stdout}\n${made.stderr}`);
+  }
+  return path.join(where, process.platform === "win32" ? "Scripts" : "bin");
+}
+
+/** Whether `python` can import `module` (with the environment the extension would give it). */
+export function canImport(python: string, module: string): boolean {
+  const done = cp.spawnSync(python, ["-c", `import ${module}`], {
+    encoding: "utf8",
+    timeout: 60_000,
+    env: { ...process.env, PYTHONSAFEPATH: "1" },
+    cwd: os.tmpdir(),
+  });
+  return done.status === 0;
 }
 
 export function makeTempRoot(): string {

@@ -11,7 +11,7 @@ import { after, before, describe, it } from "node:test";
 import type { Frame, Page } from "playwright-core";
 
 import { REVIEW_CSP } from "../../src/review/page";
-import { ARTIFACTS, EXTENSION_ROOT, e2eConfig, makeTempRoot, startVsCode, type VsCodeSession } from "./harness";
+import { ARTIFACTS, EXTENSION_ROOT, e2eConfig, makeBareVenv, makeTempRoot, startVsCode, type VsCodeSession } from "./harness";
 import { goTo, openFromExplorer, runCommand, screenshot, waitForEditorLine } from "./workbench";
 
 // Our own fixtures, shared with the Python tests (tests/fixtures/review/workspace).
@@ -117,12 +117,14 @@ describe("surface-lint review in a real VS Code (code-server + headless Chromium
   before(async () => {
     root = makeTempRoot();
     const config = e2eConfig();
+    // As a new user: no surfaceLint setting, a Python with nothing installed; the .vsix's server.
+    const bareBin = makeBareVenv(config.python, path.join(root, "bare-python"));
     vscode = await startVsCode({
       config,
       root,
+      pathPrepend: [bareBin],
       workspaceFiles: fixtureFiles(),
       userSettings: {
-        "surfaceLint.interpreter": config.python,
         "workbench.startupEditor": "none",
         "workbench.tips.enabled": false,
         "explorer.compactFolders": false,

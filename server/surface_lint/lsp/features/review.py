@@ -11,8 +11,8 @@
   (payload + HTML);
 * notification `surfaceLint/reviewSettings` {transcripts: [globs]}: where runs are looked for.
 
-`register(server)` adds them; the server calls it from the one place feature modules are
-registered. Work runs in a worker thread; results are cached by file stamps and versions.
+`register(server)` adds them; `features.register_features` calls it (the one place feature
+modules are listed). Work runs in a worker thread; results are cached by file stamps and versions.
 """
 
 from __future__ import annotations
@@ -29,13 +29,12 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from .engine import Engine, UsageError, first_object
-from .findings import Location
-from .lsp_state import path_to_uri, to_client_units, uri_to_path
-from .reporters import RenderOptions
-from .reporters.common import rule_index
-from .reporters.diff_text import render_json as diff_json
-from .review import (
+from ...engine import Engine, UsageError, first_object
+from ...findings import Location
+from ...reporters import RenderOptions
+from ...reporters.common import rule_index
+from ...reporters.diff_text import render_json as diff_json
+from ...review import (
     DEFAULT_TRANSCRIPT_GLOBS,
     CaseRun,
     Review,
@@ -46,13 +45,14 @@ from .review import (
     review_transcript,
     turn_references,
 )
-from .review import diff_runs as review_diff_runs
-from .review_html import OPEN_TURN_COMMAND, diff_page, page_css, review_html
-from .sources.cases import read_case_file
-from .sources.transcripts import sniff
+from ...review import diff_runs as review_diff_runs
+from ...review_html import OPEN_TURN_COMMAND, diff_page, page_css, review_html
+from ...sources.cases import read_case_file
+from ...sources.transcripts import sniff
+from ..documents import path_to_uri, to_client_units, uri_to_path
 
 if TYPE_CHECKING:
-    from .lsp import SurfaceLintServer
+    from ..server import SurfaceLintServer
 
 REVIEW_METHOD = "surfaceLint/review"
 RUNS_METHOD = "surfaceLint/runs"
@@ -483,11 +483,11 @@ def register(server: SurfaceLintServer) -> None:
     def on_settings(params: Any) -> None:
         features.set_settings(params)
 
-    server.feature(REVIEW_METHOD)(on_review)
-    server.feature(RUNS_METHOD)(on_runs)
-    server.feature(RUN_DIFF_METHOD)(on_run_diff)
-    server.feature(SETTINGS_METHOD)(on_settings)
-    server.feature(types.TEXT_DOCUMENT_REFERENCES)(on_references)
+    server.handle(REVIEW_METHOD)(on_review)
+    server.handle(RUNS_METHOD)(on_runs)
+    server.handle(RUN_DIFF_METHOD)(on_run_diff)
+    server.handle(SETTINGS_METHOD)(on_settings)
+    server.handle(types.TEXT_DOCUMENT_REFERENCES)(on_references)
     _add_code_lenses(server, lambda params: case_lenses(_typed(params)))
 
 
@@ -524,6 +524,6 @@ def _add_code_lenses(server: SurfaceLintServer,
         return lenses
 
     if previous is None:
-        server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))(combined)
+        server.handle(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))(combined)
     else:
         features[types.TEXT_DOCUMENT_CODE_LENS] = combined
