@@ -252,6 +252,70 @@ async def test_run_list_and_diff_of_two_runs(client: RecordingClient, review_ws:
     no_server_errors(client)
 
 
+async def test_hostile_and_broken_inputs(client: RecordingClient, review_ws: Path) -> None:
+    # A case with markup in its id and category, a broken line, a run in CRLF with a U+2028 in a surface.
+    cases = review_ws / CASES
+    hostile = '{"id": "rv_<img src=x onerror=alert(1)>", "prompt": "Hi?", "category": "<script>alert(1)</script>", ' \
+              '"expected_predicates": ["no_placeholder"]}'
+    cases.write_text(cases.read_text(encoding="utf-8") + "{not json\n" + hostile + "\n", encoding="utf-8")
+    run = review_ws / "runs" / "crlf.jsonl"
+    turn = '{"case_id": "rv_<img src=x onerror=alert(1)>", "turn_index": 0, "role": "prompt", "prompt": "Hi?", ' \
+           '"surface": "Hello\u2028<pending> there.", "grounding_source": "none"}'
+    run.write_bytes(b"\r\n" + turn.encode("utf-8") + b"\r\n")
+    os.utime(run, ns=(1_600_000_000_000_000_000, 1_600_000_000_000_000_000))  # the oldest run
+    await start(client, review_ws)
+    uri = open_file(client, cases)
+    await published(client, uri, 1)
+    got = _lenses(await client.text_document_code_lens_async(types.CodeLensParams(_doc(uri))))
+    r = run.as_uri()
+    assert got[-2:] == [
+        (5, 7, "✗ fail in crlf.jsonl:2 · ✗ no_placeholder · ✓ 5 passed", "surfaceLint.openTurn", [r, 1]),
+        (5, 7, "surface: “Hello <pending> there.”", "surfaceLint.openTurn", [r, 1]),
+    ]
+    assert [g[0] for g in got] == [0, 0, 1, 1, 2, 2, 3, 5, 5], "the broken line 5 has no lens, the rest do"
+    found = await client.text_document_references_async(types.ReferenceParams(
+        text_document=_doc(uri), position=types.Position(5, 0), context=types.ReferenceContext(include_declaration=False)))
+    assert [(loc.uri, loc.range) for loc in found or []] == [(r, rng(1, 12, 1, 45))]
+    # On the broken line and past the end: no case, no references.
+    for line in (4, 40):
+        assert await client.text_document_references_async(types.ReferenceParams(
+            text_document=_doc(uri), position=types.Position(line, 0),
+            context=types.ReferenceContext(include_declaration=True))) is None
+    review = await client.protocol.send_request_async("surfaceLint/review", {"uri": r})
+    assert [(t.caseId, t.category, t.status) for t in review.turns] == [
+        ("rv_<img src=x onerror=alert(1)>", "<script>alert(1)</script>", "fail")]
+    html = review.html
+    assert "<script" not in html and "<img" not in html
+    assert "<code>rv_&lt;img src=x onerror=alert(1)&gt;</code>" in html
+    assert ">&lt;script&gt;alert(1)&lt;/script&gt; (1)</a>" in html
+    assert ('<div class="surface">Hello\u2028<mark data-predicates="no_placeholder" title="no_placeholder">'
+            "&lt;pending&gt;</mark> there.</div>") in html
+    # Not a run, or not there: no review.
+    assert await client.protocol.send_request_async("surfaceLint/review", {"uri": uri}) is None
+    assert await client.protocol.send_request_async("surfaceLint/review",
+                                                    {"uri": (review_ws / "nowhere.jsonl").as_uri()}) is None
+    # Runs of two lanes: refused with a message.
+    symbolic = review_ws / "runs" / "symbolic_logic_run.jsonl"
+    shutil.copy(REVIEW_FIXTURES.parent / "symbolic" / "runs" / "symbolic_logic_run.jsonl", symbolic)
+    assert await client.protocol.send_request_async("surfaceLint/runDiff", {"old": symbolic.as_uri(), "new": r}) is None
+    warnings = [m.message for m in client.log_messages if m.type == types.MessageType.Warning]
+    assert warnings == [f"surface-lint: {symbolic} is a run of symbolic_logic but {run} one of deterministic_fluency"]
+    no_server_errors(client)
+
+
+async def test_a_long_run_draws_its_first_turns_and_says_how_many_more(client: RecordingClient, review_ws: Path) -> None:
+    line = (review_ws / RUN_B).read_text(encoding="utf-8").split("\n")[1]
+    run = review_ws / "runs" / "long.jsonl"
+    run.write_text("\n".join([line] * 503) + "\n", encoding="utf-8")
+    await start(client, review_ws)
+    review = await client.protocol.send_request_async("surfaceLint/review", {"uri": run.as_uri()})
+    assert (review.counts.turns, review.counts.scored, review.counts.shown, len(review.turns)) == (503, 1, 503, 500)
+    assert review.html.count("<article ") == 500
+    assert '<p class="empty">3 more turn(s) not shown: narrow them with the filters.</p>' in review.html
+    # The case's scored turn is its last (a repeat replaces the first): the others are context.
+    assert [t.status for t in review.turns[:2]] == ["context", "context"]
+
+
 def test_default_transcript_globs_are_the_extension_default() -> None:
     from surface_lint.review import DEFAULT_TRANSCRIPT_GLOBS
 

@@ -46,7 +46,7 @@ from ...review import (
     turn_references,
 )
 from ...review import diff_runs as review_diff_runs
-from ...review_html import OPEN_TURN_COMMAND, diff_page, page_css, review_html
+from ...review_html import OPEN_TURN_COMMAND, REVIEW_TURN_LIMIT, diff_page, page_css, review_html
 from ...sources.cases import read_case_file
 from ...sources.transcripts import sniff
 from ..documents import path_to_uri, to_client_units, uri_to_path
@@ -393,10 +393,11 @@ class ReviewFeatures:
 
 def review_payload(review: Review, uri: str, shown: Sequence[Any], predicate: str | None,
                    category: str | None, failing_only: bool) -> dict[str, Any]:
-    """What `surfaceLint/review` answers: the filters, counts, shown turns and their HTML."""
+    """What `surfaceLint/review` answers: the filters, counts, the shown turns (the first
+    REVIEW_TURN_LIMIT of them, as drawn) and their HTML."""
     counts = review.failing_counts()
     turns = []
-    for item in shown:
+    for item in shown[:REVIEW_TURN_LIMIT]:
         view = item.view
         turns.append({
             "caseId": item.turn.case_id, "line": item.turn.location.line - 1, "role": item.turn.role,
