@@ -157,18 +157,31 @@ def _id_location(record: Record, key: str) -> Location | None:
     return record.location(key) if key in record.data else None
 
 
-def read_run(engine: Engine, path: str, data: bytes) -> RunRead | None:
-    """The turns of a transcript or lane report; None for a case file or a lane the engine lacks."""
-    kind, _whole = sniff(data)
+def run_lane(engine: Engine, path: str, data: bytes) -> tuple[str, Lane] | None:
+    """(kind, lane) of a run from its first records, without reading it all; None for a case file."""
+    kind, whole = sniff(data)
     if kind == "cases":
         return None
     if kind == "report":
+        doc = whole if isinstance(whole, dict) else first_object(data)
+        hint = doc.get("lane") if doc is not None else None
+        entries = (doc.get("cases") or doc.get("case_details")) if doc is not None else None
+        first = entries[0] if isinstance(entries, list) and entries and isinstance(entries[0], dict) else None
+        lane = engine.detect_lane(path, "report", hint if isinstance(hint, str) else None, first)
+    else:
+        kind = kind or "turns"
+        lane = engine.detect_lane(path, kind, first=first_object(data))
+    return (kind, lane) if lane is not None else None
+
+
+def read_run(engine: Engine, path: str, data: bytes) -> RunRead | None:
+    """The turns of a transcript or lane report; None for a case file or a lane the engine lacks."""
+    found = run_lane(engine, path, data)
+    if found is None:
+        return None
+    kind, lane = found
+    if kind == "report":
         transcript = read_report(path, data)
-        hint = transcript.lane_hint
-        first = transcript.entries[0].data if transcript.entries else None
-        lane = engine.detect_lane(path, "report", hint, first)
-        if lane is None:
-            return None
         refs = []
         for entry in transcript.entries:
             if entry.case_id is None:
@@ -178,10 +191,6 @@ def read_run(engine: Engine, path: str, data: bytes) -> RunRead | None:
                                 "report-case", True, _text(entry.data.get("prompt")),
                                 _text(entry.data.get("surface"))))
         return RunRead(path, "report", lane, tuple(refs))
-    kind = kind or "turns"
-    lane = engine.detect_lane(path, kind, first=first_object(data))
-    if lane is None:
-        return None
     reader = JsonlReader(path, engine.config.max_line_bytes)
     refs = []
     chain_unit = lane.unit == "chain"
@@ -225,10 +234,10 @@ def latest_outcomes(engine: Engine, lane: Lane, case_paths: Sequence[str], runs:
     counts: dict[str, int] = {}
     for run_file in runs:
         data = texts.get(run_file.path)
-        if data is None:
+        if data is None or (found := run_lane(engine, run_file.path, data)) is None or found[1].name != lane.name:
             continue
         run = read_run(engine, run_file.path, data)
-        if run is None or run.lane.name != lane.name:
+        if run is None:
             continue
         try:
             result = score_run(engine, run, case_paths, texts)
@@ -250,10 +259,12 @@ def turn_references(engine: Engine, runs: Sequence[RunFile], texts: Mapping[str,
     out: dict[str, list[TurnRef]] = {}
     for run_file in sorted(runs, key=lambda r: r.path):
         data = texts.get(run_file.path)
-        if data is None:
+        if data is None or (found := run_lane(engine, run_file.path, data)) is None:
+            continue
+        if lane is not None and found[1].name != lane.name:
             continue
         run = read_run(engine, run_file.path, data)
-        if run is None or (lane is not None and run.lane.name != lane.name):
+        if run is None:
             continue
         for turn in run.turns:
             out.setdefault(turn.case_id, []).append(turn)

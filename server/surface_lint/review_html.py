@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 from .reporters import RenderOptions
 from .reporters import html as report_html
-from .reporters.common import CaseView, highlight_segments
+from .reporters.common import CaseView
 from .review import Review, ReviewTurn
 
 OPEN_TURN_COMMAND = "surfaceLint.openTurn"  # arguments: [uri, 0-based line]
@@ -44,20 +44,9 @@ def command_uri(command: str, arguments: Sequence[Any]) -> str:
 
 
 def surface_html(surface: str | None, view: CaseView | None) -> str:
-    """The surface with its failing characters marked, as the HTML report marks them."""
-    if surface is None:
-        return ""
-    if surface == "":
-        return '<div class="surface"><span class="empty">(empty surface)</span></div>'
-    failures = view.failures if view is not None else ()
-    out = []
-    for text, names in highlight_segments(surface, failures):
-        if names:
-            out.append(f'<mark data-predicates="{_e(" ".join(names))}" title="{_e(", ".join(names))}">'
-                       f"{_e(text)}</mark>")
-        else:
-            out.append(_e(text))
-    return f'<div class="surface">{"".join(out)}</div>'
+    """The surface with its failing characters marked: the HTML report's own marking (its
+    `_surface_html`, called rather than copied; it has no public name yet)."""
+    return report_html._surface_html(surface, view.failures if view is not None else ())
 
 
 def _verdicts(view: CaseView) -> str:

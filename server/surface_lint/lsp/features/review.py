@@ -43,6 +43,7 @@ from ...review import (
     latest_outcomes,
     read_run,
     review_transcript,
+    run_lane,
     turn_references,
 )
 from ...review import diff_runs as review_diff_runs
@@ -210,8 +211,8 @@ class ReviewFeatures:
         data = texts.get(path)
         if data is None:
             return None
-        run = read_run(engine, path, data)
-        return run.lane.name if run is not None else None
+        found = run_lane(engine, path, data)
+        return found[1].name if found is not None else None
 
     def code_lenses(self, uri: str) -> list[dict[str, Any]]:
         doc = self.server.state.docs.get(uri)
@@ -344,15 +345,19 @@ class ReviewFeatures:
         if isinstance(uri, str):
             path = uri_to_path(uri)
             data = self.bytes_of(path, buffers)
-            run = read_run(self.engine_for(path), path, data) if data is not None else None
-            want = run.lane.name if run is not None else None
+            found = run_lane(self.engine_for(path), path, data) if data is not None else None
+            want = found[1].name if found is not None else None
         out = []
         for r in self.runs():
             data = self.bytes_of(r.path, buffers)
             if data is None:
                 continue
-            run = read_run(self.engine_for(r.path), r.path, data)
-            if run is None or (want is not None and run.lane.name != want):
+            engine = self.engine_for(r.path)
+            found = run_lane(engine, r.path, data)
+            if found is None or (want is not None and found[1].name != want):
+                continue
+            run = read_run(engine, r.path, data)
+            if run is None:
                 continue
             out.append({"uri": path_to_uri(r.path), "name": r.name, "lane": run.lane.name, "kind": run.kind,
                         "turns": len(run.turns)})
