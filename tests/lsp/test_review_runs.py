@@ -84,6 +84,11 @@ def test_a_symbolic_run_scores_the_first_chains_probe_and_keeps_the_rest_as_cont
     assert review.select(predicate="replay_determinism") == [review.turns[2]]
     assert review.select(category="negation") == []
     assert review.failing_counts() == {"premise_recall": 0, "replay_determinism": 1, "proposal_storage": 0}
+    # A case file's lens for the chain links to the first run's probe.
+    runs = find_runs([root], ["runs/*.jsonl"])
+    found = latest_outcomes(engine, run.lane, [cases], runs, {run_path: data, cases: Path(cases).read_bytes()})
+    assert {k: (v.turn.location.line, v.turn.role, v.view.status, v.view.failed_names()) for k, v in found.items()} == {
+        "rv_sym_001": (3, "probe", "fail", ["replay_determinism"])}
 
 
 def test_each_case_takes_its_newest_run_and_other_lanes_and_case_files_are_skipped(tmp_path: Path) -> None:
@@ -122,6 +127,16 @@ def test_a_lane_report_is_a_run_of_report_entries() -> None:
     assert [(t.case_id, t.role, t.scored, t.location.line, t.surface) for t in run.turns] == [
         ("fl_harbor_003", "report-case", True, 10, "A harbor is a sheltered port. pack-grounded (en_core_spatial_v1)."),
         ("fl_tide_001", "report-case", True, 18, "Tides rise — and fall")]
+
+
+def test_a_one_line_report_is_told_from_its_lane_field(tmp_path: Path) -> None:
+    report = tmp_path / "reports" / "r.json"
+    report.parent.mkdir()
+    report.write_text('{"lane": "multi_sentence_response", "metrics": {}, "cases": [{"case_id": "m1", '
+                      '"surface": "One. Two."}]}\n', encoding="utf-8")
+    run = read_run(Engine(), str(report), report.read_bytes())
+    assert run is not None and (run.kind, run.lane.name) == ("report", "multi_sentence_response")
+    assert [(t.case_id, t.location.line, t.location.column) for t in run.turns] == [("m1", 1, 62)]  # the entry starts at column 62
 
 
 def test_broken_lines_are_skipped_and_the_rest_still_read(tmp_path: Path) -> None:
