@@ -8,6 +8,7 @@ that same JSON, which is deterministic (sorted keys, no timestamps).
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,8 +50,8 @@ class BaselineReport:
 
 
 class BaselineUnreadable(UsageError):
-    """A baseline that is missing, unreadable, not JSON or not a lane run (`--update-baseline`
-    replaces it; a comparison stops with this message, at file:line:column)."""
+    """A baseline that is missing, not UTF-8, not JSON or not a lane run: `--update-baseline`
+    replaces it; a comparison stops with this message, at file:line:column."""
 
     def __init__(self, message: str, exists: bool = True) -> None:
         super().__init__(message)
@@ -63,9 +64,9 @@ def read_baseline(path: Path) -> dict[str, Any]:
     except FileNotFoundError:
         raise BaselineUnreadable(f"{path}: cannot read the baseline: No such file or directory", exists=False) from None
     except IsADirectoryError:
-        raise BaselineUnreadable(f"{path}: cannot read the baseline: is a folder") from None
-    except OSError as exc:
-        raise BaselineUnreadable(f"{path}: cannot read the baseline: {exc.strerror}") from None
+        raise UsageError(f"{path}: cannot read the baseline: is a folder") from None
+    except OSError as exc:  # a file we cannot read is not ours to replace either
+        raise UsageError(f"{path}: cannot read the baseline: {exc.strerror}") from None
     body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data  # a BOM is not content
     try:
         text = body.decode("utf-8")
@@ -92,9 +93,14 @@ def _byte_position(data: bytes, offset: int) -> tuple[int, int]:
     return line, len(data[start:offset].decode("utf-8", "replace")) + 1
 
 
+def check_tolerance(tolerance: float) -> None:
+    """NaN would make every comparison false (a ratchet that never fails); inf allows anything."""
+    if not math.isfinite(tolerance) or tolerance < 0:
+        raise UsageError(f"--baseline-tolerance must be a finite number, 0 or more, not {tolerance:g}")
+
+
 def check_baseline(path: Path, result: LaneResult, lane: Lane, tolerance: float) -> BaselineReport:
-    if tolerance < 0:
-        raise UsageError("--baseline-tolerance must be 0 or more")
+    check_tolerance(tolerance)
     data = read_baseline(path)
     if isinstance(data.get("lane"), str) and data["lane"] != result.lane:
         raise UsageError(f"{path}: the baseline is of lane {data['lane']}, this run of {result.lane}")

@@ -156,6 +156,12 @@ def _engine(args: argparse.Namespace, anchor: Path) -> Engine:
     return engine
 
 
+def _rules_inputs(engine: Engine) -> list[str]:
+    """The config file and lane files a run read: inputs too, never to be written over."""
+    config = engine.config
+    return [*([str(config.path)] if config.path else []), *(str(p) for p in config.lane_files)]
+
+
 def _colour(args: argparse.Namespace) -> bool:
     if args.colour == "always":
         return True
@@ -225,7 +231,13 @@ def run_lane(argv: Sequence[str]) -> int:
     transcripts = _unique_paths(args.transcripts)
     if args.update_baseline and not args.baseline:
         raise UsageError("--update-baseline needs --baseline FILE")
-    inputs = [*cases, *transcripts]
+    if args.show < 0:
+        raise UsageError(f"--show must be 0 or more, not {args.show}")
+    if args.baseline:
+        from .baseline import check_tolerance
+
+        check_tolerance(args.baseline_tolerance)
+    inputs = [*cases, *transcripts, *_rules_inputs(engine)]
     # Refused before any work: an output naming an input, the baseline rewritten over an input.
     refuse_input(args.output, [*inputs, *([str(args.baseline)] if args.baseline else [])])
     if args.update_baseline:
@@ -274,8 +286,9 @@ def run_check(argv: Sequence[str]) -> int:
     args = _check_parser(list(CHECK_FORMATS)).parse_args(argv)
     files = check_paths(args.paths, args.kind)
     cases = _unique_paths(args.cases)
-    refuse_input(args.output, [*files, *cases])
     engine = _engine(args, args.paths[0] if args.paths else Path.cwd())
+    inputs = [*files, *cases, *_rules_inputs(engine)]
+    refuse_input(args.output, inputs)
     index = None
     if cases:
         _, index = engine.load_cases(cases, engine.lane(args.lane) if args.lane else None)
@@ -293,7 +306,6 @@ def run_check(argv: Sequence[str]) -> int:
     run = CheckRun(findings, engine.profile, files, stats.lines, stats.records, stats.errors,
                    stats.blank, stats.skipped)
     options = _options(args, engine, None)
-    inputs = [*files, *cases]
     _emit(args, CHECK_FORMATS[args.output_format](run, options), inputs)
     if args.github_summary:
         from .reporters import markdown
@@ -310,16 +322,16 @@ def run_diff(argv: Sequence[str]) -> int:
     args = _diff_parser(list(DIFF_FORMATS)).parse_args(argv)
     old_path, new_path = str(args.old), str(args.new)
     cases = _unique_paths(args.cases)
-    inputs = [old_path, new_path, *cases]
-    refuse_input(args.output, inputs)
     engine = _engine(args, Path.cwd())
-    old = engine.score(args.lane, cases, [old_path], args.thresholds, True, None)
-    # Without --lane or --cases each run's lane is detected on its own, so two lanes are seen.
-    new = engine.score(args.lane, cases, [new_path], args.thresholds, True, None)
+    inputs = [old_path, new_path, *cases, *_rules_inputs(engine)]
+    refuse_input(args.output, inputs)
+    declared = {path: _report_lane(engine, path) for path in (old_path, new_path)}
+    # Without --lane each run's lane is its own (a report's `lane`, else detected), so two lanes are seen.
+    old = engine.score(args.lane or declared[old_path], cases, [old_path], args.thresholds, True, None)
+    new = engine.score(args.lane or declared[new_path], cases, [new_path], args.thresholds, True, None)
     for path, result in ((old_path, old), (new_path, new)):
-        declared = _report_lane(engine, path)
-        if declared is not None and declared != result.lane:
-            raise UsageError(f"{path} is a lane report of {declared}; it cannot be compared as a run of "
+        if declared[path] is not None and declared[path] != result.lane:
+            raise UsageError(f"{path} is a lane report of {declared[path]}; it cannot be compared as a run of "
                              f"{result.lane}")
     if new.lane != old.lane:
         raise UsageError(f"{old_path} is a run of {old.lane} but {new_path} one of {new.lane}: "
@@ -410,22 +422,9 @@ def _first_failing(result: LaneResult, show: int) -> LaneResult:
 
 def _unique_paths(paths: Sequence[str | Path]) -> list[str]:
     """Paths in order, each file once however it is spelt (`a`, `./a`, a link to it)."""
-    seen: set[object] = set()
-    out: list[str] = []
-    for path in paths:
-        key = _file_key(str(path))
-        if key not in seen:
-            seen.add(key)
-            out.append(str(path))
-    return out
+    from .sources.paths import unique_paths
 
-
-def _file_key(path: str) -> object:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return os.path.realpath(path)
-    return (st.st_dev, st.st_ino)
+    return unique_paths([str(p) for p in paths])
 
 
 def _stat_given(path: Path) -> os.stat_result:
@@ -458,14 +457,15 @@ def check_paths(paths: Sequence[Path], kind: str | None) -> list[str]:
             # Not descended: hidden folders (.git, .venv), dependencies; sorted for a stable order.
             subfolders[:] = sorted(d for d in subfolders if not d.startswith(".") and d not in SKIPPED_FOLDERS)
             for name in sorted(names):
-                member = os.path.join(folder, name)
+                member = str(Path(folder, name))  # as Path spells it: `evals/t.jsonl`, not `./evals/t.jsonl`
                 if not may_be_lintable(member):
                     continue
                 try:
                     with open(member, "rb") as fh:
                         head = fh.read(HEAD_BYTES)
                 except OSError as exc:
-                    print(f"surface-lint: warning: {member}: skipped: {exc.strerror}", file=sys.stderr)
+                    dangling = f" (a symbolic link to {os.readlink(member)})" if os.path.islink(member) else ""
+                    print(f"surface-lint: warning: {member}: skipped: {exc.strerror}{dangling}", file=sys.stderr)
                     continue
                 if document_kind(member, head) is not None:
                     found.append(member)
@@ -509,7 +509,13 @@ def run_rule(argv: Sequence[str]) -> int:
         return EXIT_OK
     text = render_rule(engine, args.name)
     if not text:
-        raise UsageError(f"no predicate or check named {args.name!r}")
+        from .checks import CHECKS
+        from .config import did_you_mean
+
+        known = [n for c in CHECKS.values() for n in (c.code, c.name)]
+        known += [n for lane in engine.lane_set.lanes.values() for p in lane.predicates
+                  for n in (p.code, p.name, *p.aliases)]
+        raise UsageError(f"no predicate or check named {args.name!r}{did_you_mean(args.name, known)}")
     sys.stdout.write(text)
     return EXIT_OK
 

@@ -37,6 +37,7 @@ SETTINGS: dict[str, str] = {
     "thresholds": "table", "cases": "array", "max-line-bytes": "integer",
 }
 MIN_MAX_LINE_BYTES = 1024
+SETTINGS_SOURCE = "<settings>"  # where problems of settings that come from no file are reported
 
 
 class ConfigError(Exception):
@@ -67,9 +68,12 @@ class Config:
         return self.path.parent if self.path else Path.cwd()
 
     def severity_error(self, problem: SeverityProblem) -> ConfigError:
-        """A severity key's problem at the key's place in the config file."""
-        line, column = self.severity_at.get(problem.key, (1, 1))
-        return ConfigError(str(self.path) if self.path else "<settings>", line, problem.message, column)
+        """A severity key's problem at the key's place in the config file; a key the file does not
+        hold (an editor's `surfaceLint.severity` setting merged in) is reported at `<settings>`."""
+        where = self.severity_at.get(problem.key)
+        if where is None or self.path is None:
+            return ConfigError(SETTINGS_SOURCE, 1, problem.message, 1)
+        return ConfigError(str(self.path), where[0], problem.message, where[1])
 
 
 def type_name(value: object) -> str:
@@ -122,7 +126,7 @@ def find_config(start: Path) -> Path | None:
                 continue
             if name == "pyproject.toml":
                 try:
-                    data = tomllib.loads(candidate.read_text("utf-8"))
+                    data = tomllib.loads(candidate.read_text("utf-8").removeprefix("\ufeff"))
                 except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
                     continue
                 if _our_table(data, name) is None:
@@ -149,6 +153,7 @@ def load_config(path: Path | None) -> Config:
 def parse_config(text: str, path: Path) -> Config:
     """A config file's text (from disk or an editor's buffer) -> Config; ConfigError at file:line:column."""
     shown = str(path)
+    text = text.removeprefix("\ufeff")  # a BOM (Windows editors write one) is not TOML content
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -170,7 +175,7 @@ def parse_config(text: str, path: Path) -> Config:
 
 def config_from_table(table: dict[str, Any], path: Path | None, text: str = "",
                       prefix: tuple[str, ...] | None = None) -> Config:
-    shown = str(path) if path else "<settings>"
+    shown = str(path) if path else SETTINGS_SOURCE
     cfg = Config(path=path)
     base = path.parent if path else Path.cwd()
     positions = key_positions(text)

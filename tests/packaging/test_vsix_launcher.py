@@ -59,9 +59,17 @@ def test_check_passes_on_a_complete_bundle(tmp_path: Path) -> None:
         "ok": True,
         "python": sys.executable,
         "version": FULL_VERSION,
-        "surface_lint": report["surface_lint"],
         "server": str(tmp_path / "bundled" / "libs" / "surface_lint"),
     }
+
+
+def test_check_names_a_bundled_package_that_is_missing(tmp_path: Path) -> None:
+    launcher = make_bundle(tmp_path)
+    (tmp_path / "bundled" / "libs" / "pygls").unlink()
+    done = run_launcher(launcher, "--check")
+    assert done.returncode == 1
+    libs = tmp_path / "bundled" / "libs"
+    assert json.loads(done.stdout)["problem"] == f"the bundled pygls is missing from {libs}: reinstall the extension"
 
 
 def test_check_names_the_missing_regex_build_and_the_fix(tmp_path: Path) -> None:

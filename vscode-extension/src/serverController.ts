@@ -194,12 +194,13 @@ export class ServerController implements vscode.Disposable {
     return resolution.candidates;
   }
 
-  private processOptions(): { cwd: string; env: NodeJS.ProcessEnv } {
+  private processOptions(launch: ServerLaunch): { cwd: string; env: NodeJS.ProcessEnv } {
     return serverProcessOptions(
       vscode.workspace.isTrusted,
       firstWorkspaceFolder()?.uri.fsPath,
       this.context.extensionPath,
       process.env,
+      launch.strategy === "useBundled" ? path.join(this.context.globalStorageUri.fsPath, "pycache") : undefined,
     );
   }
 
@@ -209,7 +210,7 @@ export class ServerController implements vscode.Disposable {
     if (check === undefined) {
       return Promise.resolve(undefined);
     }
-    const { cwd, env } = this.processOptions();
+    const { cwd, env } = this.processOptions(launch);
     return new Promise((resolve) => {
       cp.execFile(check.command, check.args, { cwd, env, timeout: PREFLIGHT_TIMEOUT_MS }, (error, stdout, stderr) => {
         if (error !== null && (error as NodeJS.ErrnoException).code === "ENOENT") {
@@ -262,7 +263,7 @@ export class ServerController implements vscode.Disposable {
 
   /** Spawns the server and resolves once the process exists (rejects when it cannot start). */
   private spawnServer(launch: ServerLaunch): Promise<cp.ChildProcess> {
-    const { cwd, env } = this.processOptions();
+    const { cwd, env } = this.processOptions(launch);
     return new Promise((resolve, reject) => {
       const child = cp.spawn(launch.command, launch.args, { cwd, env, stdio: "pipe" });
       child.once("error", (error: NodeJS.ErrnoException) => {
@@ -345,7 +346,8 @@ export class ServerController implements vscode.Disposable {
           if (!this.stopping) {
             void this.onServerClosed(generation);
           }
-          return { action: CloseAction.DoNotRestart, handled: true };
+          // The message replaces the client's "Server will not be restarted", untrue here.
+          return { action: CloseAction.DoNotRestart, handled: true, message: "The connection to the server closed." };
         },
       },
       initializationFailedHandler: () => false,
@@ -369,7 +371,8 @@ export class ServerController implements vscode.Disposable {
       return;
     }
     this.launch = launch;
-    this.output.info(`Starting the server (${launch.strategy}, from ${launch.source}): ${describeLaunch(launch)}`);
+    const trust = vscode.workspace.isTrusted ? "trusted" : "untrusted";
+    this.output.info(`Starting the server (${launch.strategy}, from ${launch.source}, workspace ${trust}): ${describeLaunch(launch)}`);
     let child: cp.ChildProcess;
     try {
       // Spawned here, not by the client, so that "not found" is reported once and clearly.

@@ -10,6 +10,7 @@ import json
 import re
 from pathlib import Path
 
+from .detect import detect_kind
 from .transcripts import sniff
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonlines")
@@ -41,10 +42,10 @@ def document_kind(path: str, head: bytes, language_id: str = "") -> str | None:
     suffix = _suffix(path)
     if suffix == ".json" or (not suffix and language_id == "json"):
         kind, whole = sniff(head)
+        if whole is not None:  # parsed whole: its keys decide (sniff calls any document a report)
+            return "report" if detect_kind(None, whole) == "report" else None
         if kind != "report":
             return None
-        if whole is not None:
-            return kind
         # Not parsed whole (longer than the head, or broken): a report names its keys early.
         return "report" if REPORT_KEYS.intersection(top_level_keys(head)) else None
     if suffix in JSONL_SUFFIXES or (not suffix and language_id in JSONL_LANGUAGES):

@@ -58,10 +58,13 @@ def _problem():
             "or install the .vsix built for your platform"
             % (sys.implementation.name, version, manifest.get("target", "?"), built, sys.executable, sys.executable)
         )
-    try:
-        import surface_lint.lsp  # noqa: F401
-    except ImportError as error:
-        return "the bundled server does not import with %s (Python %s): %s" % (sys.executable, version, error)
+    # Found, not imported: importing the server takes seconds, and it is imported once, to run.
+    import importlib.util
+
+    for name in ("surface_lint", "pygls", "lsprotocol"):
+        spec = importlib.util.find_spec(name)
+        if spec is None or not (spec.origin or "").startswith(libs + os.sep):
+            return "the bundled %s is missing from %s: reinstall the extension" % (name, libs)
     return None
 
 
@@ -70,10 +73,10 @@ def main(argv):
     if "--check" in argv:
         report = {"ok": problem is None, "python": sys.executable, "version": "%d.%d.%d" % sys.version_info[:3]}
         if problem is None:
-            import surface_lint
+            import importlib.util
 
-            report["surface_lint"] = surface_lint.__version__
-            report["server"] = os.path.dirname(surface_lint.__file__)
+            spec = importlib.util.find_spec("surface_lint")
+            report["server"] = os.path.dirname(spec.origin)
         else:
             report["problem"] = problem
         print(json.dumps(report))

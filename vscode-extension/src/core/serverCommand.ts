@@ -296,7 +296,7 @@ export function resolveServerLaunch(inputs: LaunchInputs): LaunchResolution {
 /**
  * A quick check run before starting the server, turning the commonest failure (too old a Python,
  * or surface-lint missing from it) into one clear message instead of a failed LSP handshake:
- * the bundled launcher's `--check`, or `-c "import surface_lint.lsp"`. None for `serverPath`.
+ * the bundled launcher's `--check`, or ENVIRONMENT_CHECK. None for `serverPath`.
  */
 export function preflightFor(launch: ServerLaunch): ServerLaunch | undefined {
   if (launch.strategy === "serverPath") {
@@ -305,8 +305,20 @@ export function preflightFor(launch: ServerLaunch): ServerLaunch | undefined {
   if (launch.strategy === "useBundled") {
     return { ...launch, args: [...launch.args, "--check"] };
   }
-  return { ...launch, args: ["-c", "import surface_lint.lsp"] };
+  return { ...launch, args: ["-c", ENVIRONMENT_CHECK] };
 }
+
+/**
+ * `fromEnvironment`'s check: Python >= 3.10 with surface-lint, pygls and lsprotocol found (not
+ * imported: importing the server takes seconds, and it is imported once, to run). Exits 1 with
+ * one line on stderr saying what is missing.
+ */
+export const ENVIRONMENT_CHECK = [
+  "import sys, importlib.util as u",
+  "sys.version_info >= (3, 10) or sys.exit('surface-lint needs Python >= 3.10; %s is Python %d.%d' % ((sys.executable,) + sys.version_info[:2]))",
+  "missing = [m for m in ('surface_lint', 'pygls', 'lsprotocol') if u.find_spec(m) is None]",
+  "missing and sys.exit('%s does not have %s installed' % (sys.executable, ', '.join(missing)))",
+].join("; ");
 
 /** What the bundled launcher's `--check` printed: its problem, or undefined when it can run. */
 export function bundledCheckProblem(stdout: string): string | undefined {
@@ -344,18 +356,24 @@ export function describeLaunch(launch: Pick<ServerLaunch, "command" | "args">): 
 /**
  * Working directory and environment of the server process. The workspace folder is
  * the natural cwd, but only when trusted; PYTHONSAFEPATH keeps `python -m` from
- * importing a `surface_lint` that happens to sit in the cwd.
+ * importing a `surface_lint` that happens to sit in the cwd. With `bytecodeCache` (the bundled
+ * server) compiled modules are cached there, in the extension's own storage, even when
+ * PYTHONDONTWRITEBYTECODE is set: the user's folders get no __pycache__ either way, and each
+ * start no longer compiles the server from source (2.5 s -> 1.6 s measured on a loaded machine).
  */
 export function serverProcessOptions(
   trusted: boolean,
   workspaceFolder: string | undefined,
   fallbackCwd: string,
   baseEnv: NodeJS.ProcessEnv,
+  bytecodeCache?: string,
 ): { cwd: string; env: NodeJS.ProcessEnv } {
-  return {
-    cwd: trusted && workspaceFolder !== undefined ? workspaceFolder : fallbackCwd,
-    env: { ...baseEnv, PYTHONSAFEPATH: "1", PYTHONUNBUFFERED: "1" },
-  };
+  const env: NodeJS.ProcessEnv = { ...baseEnv, PYTHONSAFEPATH: "1", PYTHONUNBUFFERED: "1" };
+  if (bytecodeCache !== undefined) {
+    env.PYTHONPYCACHEPREFIX = bytecodeCache;
+    delete env.PYTHONDONTWRITEBYTECODE;
+  }
+  return { cwd: trusted && workspaceFolder !== undefined ? workspaceFolder : fallbackCwd, env };
 }
 
 /** Whether two resolutions would start the same server (so trust can be granted without a restart). */

@@ -90,6 +90,8 @@ export interface VsCodeSession {
   log: string;
   /** Processes in code-server's process group that run in the workspace folder (the language server among them). */
   processesInWorkspace(): ProcessInfo[];
+  /** Every process in code-server's process group. */
+  processesInGroup(): ProcessInfo[];
   close(): Promise<void>;
 }
 
@@ -101,6 +103,10 @@ export interface SessionOptions {
   userSettings: Record<string, unknown>;
   /** Folders put first on code-server's PATH (where the extension looks for a Python). */
   pathPrepend?: string[];
+  /** Workspace files made executable (relative paths). */
+  executableFiles?: string[];
+  /** Keep VS Code's workspace trust on (default: off, so the workspace is trusted). */
+  workspaceTrust?: boolean;
 }
 
 /** Installs the .vsix, starts code-server in its own process group and opens the workspace in Chromium. */
@@ -114,6 +120,9 @@ export async function startVsCode(options: SessionOptions): Promise<VsCodeSessio
     fs.mkdirSync(dir, { recursive: true });
   }
   writeFiles(workspace, options.workspaceFiles);
+  for (const relative of options.executableFiles ?? []) {
+    fs.chmodSync(path.join(workspace, relative), 0o755);
+  }
   writeFiles(userData, { "User/settings.json": JSON.stringify(options.userSettings, null, 2) });
   const configFile = path.join(root, "code-server.yaml");
   fs.writeFileSync(configFile, "auth: none\ncert: false\n");
@@ -150,7 +159,7 @@ export async function startVsCode(options: SessionOptions): Promise<VsCodeSessio
       "--extensions-dir", extensions,
       "--disable-telemetry",
       "--disable-update-check",
-      "--disable-workspace-trust",
+      ...(options.workspaceTrust === true ? [] : ["--disable-workspace-trust"]),
       workspace,
     ],
     { env, detached: true, stdio: ["ignore", logFd, logFd] },
@@ -207,6 +216,9 @@ export async function startVsCode(options: SessionOptions): Promise<VsCodeSessio
       processesInWorkspace() {
         return server.pid === undefined ? [] : processesInGroupWithCwd(server.pid, workspace);
       },
+      processesInGroup() {
+        return server.pid === undefined ? [] : processesInGroupWithCwd(server.pid, undefined);
+      },
       async close() {
         await openedBrowser.close().catch(() => undefined);
         killGroup("SIGTERM");
@@ -229,9 +241,9 @@ export interface ProcessInfo {
   commandLine: string;
 }
 
-/** Linux /proc lookup: processes of process group `group` whose working directory is `cwd`. */
-export function processesInGroupWithCwd(group: number, cwd: string): ProcessInfo[] {
-  const wanted = fs.realpathSync(cwd);
+/** Linux /proc lookup: processes of process group `group` whose working directory is `cwd` (any, when undefined). */
+export function processesInGroupWithCwd(group: number, cwd: string | undefined): ProcessInfo[] {
+  const wanted = cwd === undefined ? undefined : fs.realpathSync(cwd);
   const found: ProcessInfo[] = [];
   for (const entry of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) {
@@ -241,7 +253,7 @@ export function processesInGroupWithCwd(group: number, cwd: string): ProcessInfo
       // Fields after the ")" that ends the command name: state, ppid, pgrp, ...
       const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[2]) === group && fs.readlinkSync(`/proc/${entry}/cwd`) === wanted) {
+      if (Number(fields[2]) === group && (wanted === undefined || fs.readlinkSync(`/proc/${entry}/cwd`) === wanted)) {
         const commandLine = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").join(" ").trim();
         found.push({ pid: Number(entry), commandLine });
       }
@@ -250,6 +262,18 @@ export function processesInGroupWithCwd(group: number, cwd: string): ProcessInfo
     }
   }
   return found;
+}
+
+/** The extension's output channel as VS Code logged it under `userData` (empty until it exists). */
+export function extensionLog(userData: string): string {
+  const logs = path.join(userData, "logs");
+  if (!fs.existsSync(logs)) {
+    return "";
+  }
+  const file = fs
+    .readdirSync(logs, { recursive: true, encoding: "utf8" })
+    .find((name) => name.endsWith("surface-lint.log"));
+  return file === undefined ? "" : fs.readFileSync(path.join(logs, file), "utf8");
 }
 
 /**

@@ -1,11 +1,15 @@
 import assert from "node:assert/strict";
+import * as cp from "node:child_process";
 import { describe, it } from "node:test";
+
+import { which } from "../../src/core/which";
 
 import {
   bundledCheckProblem,
   checkExecutableSetting,
   describeLaunch,
   effectiveRestrictedSetting,
+  ENVIRONMENT_CHECK,
   expandExecutablePath,
   importStrategyOf,
   isInside,
@@ -304,11 +308,22 @@ describe("preflightFor", () => {
     assert.deepEqual(preflightFor(bundled("/py", "PATH")), { ...bundled("/py", "PATH"), args: [BUNDLED, "--check"] });
   });
 
-  it("imports surface_lint.lsp for fromEnvironment", () => {
+  it("looks for surface-lint, pygls and lsprotocol with fromEnvironment", () => {
     assert.deepEqual(preflightFor(fromEnvironment("/py", "Python extension")), {
       ...fromEnvironment("/py", "Python extension"),
-      args: ["-c", "import surface_lint.lsp"],
+      args: ["-c", ENVIRONMENT_CHECK],
     });
+  });
+
+  it("runs the environment check in a real Python, with one line saying what is missing", () => {
+    const python = which("python3") ?? which("python");
+    assert.ok(python !== undefined, "a Python on PATH");
+    // -S and no PYTHONPATH: nothing but the standard library is importable.
+    const env = { PATH: process.env.PATH ?? "" };
+    const executable = cp.spawnSync(python, ["-S", "-c", "import sys; print(sys.executable)"], { encoding: "utf8", env }).stdout.trim();
+    const bare = cp.spawnSync(python, ["-S", "-c", ENVIRONMENT_CHECK], { encoding: "utf8", env });
+    assert.equal(bare.status, 1);
+    assert.equal(bare.stderr, `${executable} does not have surface_lint, pygls, lsprotocol installed\n`);
   });
 
   it("has nothing to check for a serverPath executable", () => {
@@ -360,5 +375,13 @@ describe("serverProcessOptions", () => {
     assert.deepEqual(trusted, { cwd: "/ws", env: { PATH: "/bin", PYTHONSAFEPATH: "1", PYTHONUNBUFFERED: "1" } });
     assert.equal(serverProcessOptions(false, "/ws", "/ext", {}).cwd, "/ext");
     assert.equal(serverProcessOptions(true, undefined, "/ext", {}).cwd, "/ext");
+  });
+
+  it("caches the bundled server's bytecode in the extension's storage, even under PYTHONDONTWRITEBYTECODE", () => {
+    assert.deepEqual(serverProcessOptions(false, "/ws", "/ext", { PATH: "/bin", PYTHONDONTWRITEBYTECODE: "1" }, "/store/pycache"), {
+      cwd: "/ext",
+      env: { PATH: "/bin", PYTHONSAFEPATH: "1", PYTHONUNBUFFERED: "1", PYTHONPYCACHEPREFIX: "/store/pycache" },
+    });
+    assert.equal(serverProcessOptions(true, "/ws", "/ext", { PYTHONDONTWRITEBYTECODE: "1" }).env.PYTHONDONTWRITEBYTECODE, "1");
   });
 });
