@@ -127,6 +127,11 @@ def test_a_lane_report_is_a_run_of_report_entries() -> None:
     assert [(t.case_id, t.role, t.scored, t.location.line, t.surface) for t in run.turns] == [
         ("fl_harbor_003", "report-case", True, 10, "A harbor is a sheltered port. pack-grounded (en_core_spatial_v1)."),
         ("fl_tide_001", "report-case", True, 18, "Tides rise — and fall")]
+    # Reviewed without case files, each entry judged with what it carries (its expected_predicates).
+    review = review_transcript(Engine(), str(report), report.read_bytes(), [], {})
+    assert review is not None
+    assert [(t.turn.case_id, t.status, t.view.failed_names() if t.view else None) for t in review.turns] == [
+        ("fl_harbor_003", "pass", []), ("fl_tide_001", "fail", ["complete_punctuation"])]
 
 
 def test_a_one_line_report_is_told_from_its_lane_field(tmp_path: Path) -> None:
