@@ -15,7 +15,7 @@ from __future__ import annotations
 import io
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -322,14 +322,33 @@ class Review:
         return out
 
 
+class _Overlay(Mapping[str, bytes]):
+    """`texts` with one more file, without reading (or copying) the others."""
+
+    def __init__(self, texts: Mapping[str, bytes], path: str, data: bytes) -> None:
+        self.texts, self.path, self.data = texts, path, data
+
+    def __getitem__(self, key: str) -> bytes:
+        return self.data if key == self.path else self.texts[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key == self.path or key in self.texts
+
+    def __iter__(self) -> Iterator[str]:
+        yield self.path
+        yield from (k for k in self.texts if k != self.path)
+
+    def __len__(self) -> int:
+        return len(self.texts) + (0 if self.path in self.texts else 1)
+
+
 def review_transcript(engine: Engine, path: str, data: bytes, case_paths: Sequence[str],
                       texts: Mapping[str, bytes]) -> Review | None:
     """A transcript's turns in file order, each scored turn with its case's verdicts."""
     run = read_run(engine, path, data)
     if run is None:
         return None
-    all_texts = {**texts, path: data}
-    result = score_run(engine, run, case_paths, all_texts)
+    result = score_run(engine, run, case_paths, _Overlay(texts, path, data))
     views = {v.case_id: v for v in case_views(result, run.lane)}
     scored = {cid: run.scored_turn(cid) for cid in views}
     turns = []

@@ -22,7 +22,7 @@ import hashlib
 import inspect
 import json
 import traceback
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -125,7 +125,6 @@ class ReviewFeatures:
         self.server = server
         self.globs: tuple[str, ...] = DEFAULT_TRANSCRIPT_GLOBS
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="surface-lint-review")
-        self._disk: dict[str, tuple[tuple[int, int], bytes]] = {}  # path -> (stamp, bytes)
         self._outcomes: dict[tuple[Any, ...], tuple[dict[str, CaseRun], int]] = {}
 
     # --- what the server knows (the only place this module reads its state) ------------------
@@ -158,24 +157,12 @@ class ReviewFeatures:
         if given is not None:
             return given
         try:
-            st = Path(path).stat()
-            stamp = (st.st_mtime_ns, st.st_size)
-            cached = self._disk.get(path)
-            if cached is not None and cached[0] == stamp:
-                return cached[1]
-            data = Path(path).read_bytes()
+            return Path(path).read_bytes()
         except OSError:
             return None
-        self._disk[path] = (stamp, data)
-        return data
 
-    def texts(self, paths: Sequence[str], buffers: Mapping[str, bytes]) -> dict[str, bytes]:
-        out = {}
-        for p in paths:
-            data = self.bytes_of(p, buffers)
-            if data is not None:
-                out[p] = data
-        return out
+    def texts(self, paths: Sequence[str], buffers: Mapping[str, bytes]) -> Files:
+        return Files(paths, buffers)
 
     # --- case files: code lenses and their outcomes -------------------------------------------
 
@@ -188,8 +175,7 @@ class ReviewFeatures:
         case_file = read_case_file(path, data, lane, engine.config.max_line_bytes)
         buffers = self.buffers()
         runs = [r for r in self.runs() if r.path != path]
-        texts = self.texts([r.path for r in runs], buffers)
-        texts[path] = data
+        texts = Files([r.path for r in runs], {**buffers, path: data})
         key = (id(engine), lane.name, path, _digest(data), self.globs,
                tuple((r.path, r.stamp, _digest(buffers[r.path]) if r.path in buffers else "") for r in runs))
         cached = self._outcomes.get(key)
@@ -278,8 +264,7 @@ class ReviewFeatures:
         runs = [r for r in self.runs()]
         if kind != "cases" and all(r.path != doc.path for r in runs):
             runs.append(RunFile(doc.path, (0, 0)))  # the transcript asked from, even outside the globs
-        texts = self.texts([r.path for r in runs], buffers)
-        texts[doc.path] = data
+        texts = Files([r.path for r in runs], {**buffers, doc.path: data})
         lane = engine.lane_set.get(lane_name)
         refs = turn_references(engine, runs, texts, lane).get(case_id, [])
         out = []
@@ -373,13 +358,13 @@ class ReviewFeatures:
             if isinstance(params.get(key), str):
                 buffers[p] = params[key].encode("utf-8", "surrogatepass")
         engine = self.engine_for(new_path)
-        texts = self.texts([old_path, new_path], buffers)
+        new_data = self.bytes_of(new_path, buffers)
         for p in (old_path, new_path):
-            if p not in texts:
+            if p not in buffers and not Path(p).is_file():
                 raise UsageError(f"{p}: cannot read")
-        new_run = read_run(engine, new_path, texts[new_path])
+        new_run = read_run(engine, new_path, new_data) if new_data is not None else None
         case_paths = self.case_paths(new_path, new_run.lane.name) if new_run is not None else []
-        texts.update(self.texts(case_paths, buffers))
+        texts = Files([old_path, new_path, *case_paths], buffers)
         diff = review_diff_runs(engine, old_path, new_path, [p for p in case_paths if p in texts], texts)
         options = RenderOptions(rules=rule_index(engine), lane=engine.lane_set.get(diff.new.lane))
         return {"lane": diff.new.lane, "old": old, "new": new, "regressed": diff.regressed,
@@ -394,6 +379,35 @@ class ReviewFeatures:
         else:
             self.server.log_warning(f"{SETTINGS_METHOD}: `transcripts` must be a list of glob strings, "
                                     f"not {json.dumps(globs)}; keeping {list(self.globs)}")
+
+
+class Files(Mapping[str, bytes]):
+    """The bytes of some files, read when asked (an editor buffer first, else the disk) and not
+    kept: memory holds one run at a time, however many runs the workspace has."""
+
+    def __init__(self, paths: Sequence[str], buffers: Mapping[str, bytes]) -> None:
+        self.paths = list(dict.fromkeys([*paths, *buffers]))
+        self.buffers = buffers
+
+    def __getitem__(self, path: str) -> bytes:
+        given = self.buffers.get(path)
+        if given is not None:
+            return given
+        if path not in self.paths:
+            raise KeyError(path)
+        try:
+            return Path(path).read_bytes()
+        except OSError:
+            raise KeyError(path) from None
+
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, str) and (path in self.buffers or (path in self.paths and Path(path).is_file()))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.paths)
+
+    def __len__(self) -> int:
+        return len(self.paths)
 
 
 def review_payload(review: Review, uri: str, shown: Sequence[Any], predicate: str | None,
