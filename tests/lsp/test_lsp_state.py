@@ -184,6 +184,10 @@ def test_parse_settings() -> None:
     assert settings == ClientSettings("reference", (("complete_punctuation", "off"),), "onSave")
     assert problems == ["surfaceLint.severity.x: 'loud' is not one of error, warning, information, hint, off"]
     assert parse_settings(None) == (ClientSettings(), [])
+    # The aliases come from the one table (severity_levels.json), case and spaces ignored.
+    aliased, none = parse_settings({"severity": {"a": " Warn ", "b": "ERR", "c": "info", "d": "Hint"}})
+    assert aliased.severity == (("a", "warning"), ("b", "error"), ("c", "information"), ("d", "hint"))
+    assert none == []
 
 
 def test_auto_profile_leaves_it_to_the_project_config(tmp_path: Path) -> None:
@@ -218,7 +222,7 @@ def test_memo_forgets_lines_that_are_gone(tmp_path: Path) -> None:
 
 
 def test_only_json_lines_and_lane_reports_are_linted() -> None:
-    from surface_lint.lsp.lint import document_kind
+    from surface_lint.sources.lintable import document_kind
 
     assert document_kind("/a/notes.txt", b'{"case_id": "c", "surface": "x"}') is None
     assert document_kind("/a/rules.toml", b'[lane]\nname = "x"\n') is None

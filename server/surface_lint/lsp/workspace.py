@@ -20,13 +20,26 @@ from ..config import Config, ConfigError, find_config, load_config
 from ..engine import CaseIndex, Engine, UsageError, first_object
 from ..findings import Finding
 from ..lanes import PROFILES, Lane, LaneError, builtin_rule_files
-from .documents import Snapshot, TextDoc
-from .lint import HEAD_BYTES, Cancelled, CancelToken, DocMemo, LintResult, lint_document
+from ..severity_levels import LEVELS, normalize_level
+from ..sources.lintable import HEAD_BYTES
+from .documents import LineMap, Snapshot, TextDoc
+from .lint import Cancelled, CancelToken, DocMemo, LintResult, lint_document
 
 ENCODINGS = ("utf-16", "utf-8", "utf-32")
 RUN_MODES = ("onType", "onSave")
-SEVERITY_LEVELS = ("error", "warning", "information", "hint", "off")
 SETTINGS_SECTION = "surfaceLint"
+TRUSTED_OPTION = "trusted"  # initializationOptions.trusted: bool, absent = trusted
+
+
+def parse_trusted(options: Any) -> tuple[bool, list[str]]:
+    """The trust state from initializationOptions; anything but a boolean is untrusted."""
+    if not isinstance(options, Mapping) or TRUSTED_OPTION not in options:
+        return True, []
+    value = options[TRUSTED_OPTION]
+    if isinstance(value, bool):
+        return value, []
+    return False, [f"initializationOptions.{TRUSTED_OPTION}: {value!r} is not a boolean; the workspace is "
+                   "treated as untrusted"]
 
 # --- settings -----------------------------------------------------------------------------------
 
@@ -64,13 +77,13 @@ def parse_settings(raw: Any) -> tuple[ClientSettings, list[str]]:
     if not isinstance(table, Mapping):
         problems.append(f"{SETTINGS_SECTION}.severity must be an object of predicate -> level")
         table = {}
-    for name, level in table.items():
-        level = level.strip().lower() if isinstance(level, str) else level
-        level = {"info": "information", "warn": "warning"}.get(level, level)
-        if isinstance(name, str) and level in SEVERITY_LEVELS:
+    for name, given in table.items():
+        level = normalize_level(given)  # the one table of levels and aliases (severity_levels.json)
+        if isinstance(name, str) and level is not None:
             severity.append((name, level))
         else:
-            problems.append(f"{SETTINGS_SECTION}.severity.{name}: {level!r} is not one of {', '.join(SEVERITY_LEVELS)}")
+            shown = given.strip().lower() if isinstance(given, str) else given
+            problems.append(f"{SETTINGS_SECTION}.severity.{name}: {shown!r} is not one of {', '.join(LEVELS)}")
     return ClientSettings(profile, tuple(sorted(severity)), run), problems
 
 
@@ -99,6 +112,7 @@ class ServerState:
         self.roots: list[Path] = []
         self.settings = ClientSettings()
         self.settings_problems: list[str] = []
+        self.trusted = True  # False: no config files, so no user lane files (HELPERS.md trust contract)
         self.encoding = "utf-16"
         self.docs: dict[str, TextDoc] = {}
         self.memos: dict[str, DocMemo] = {}
@@ -110,7 +124,7 @@ class ServerState:
         self._last_good: dict[tuple[str, str], Lane] = {}  # (profile, rules path) -> lane
         self._case_paths: dict[tuple[Any, ...], tuple[float, tuple[str, ...]]] = {}
         self._case_index: dict[tuple[Any, ...], tuple[Lane, CaseIndex]] = {}
-        self._file_lines: dict[str, tuple[tuple[int, int], list[str]]] = {}
+        self._file_lines: dict[str, tuple[tuple[int, int], LineMap]] = {}
 
     # --- invalidation ---------------------------------------------------------------------
 
@@ -126,6 +140,14 @@ class ServerState:
                 self._config_paths.clear()
                 self._engines.clear()
 
+    def set_trusted(self, trusted: bool) -> bool:
+        with self.lock:
+            changed = trusted != self.trusted
+            self.trusted = trusted
+        if changed:
+            self.invalidate()
+        return changed
+
     def set_settings(self, settings: ClientSettings, problems: list[str]) -> bool:
         with self.lock:
             changed = settings != self.settings
@@ -138,6 +160,8 @@ class ServerState:
     # --- config and engines ---------------------------------------------------------------
 
     def config_path_for(self, path: str) -> Path | None:
+        if not self.trusted:
+            return None  # an untrusted workspace: built-in lanes and the client's settings only
         folder = self._folder_of(path)
         with self.lock:
             if folder in self._config_paths:
@@ -178,17 +202,14 @@ class ServerState:
             # Keep the last good config of that file (or defaults) while it is broken.
             kept = self._configs.get(config_path) if config_path is not None else None
             config = dataclasses.replace(kept) if kept is not None else Config(path=config_path)
-        config = dataclasses.replace(config, severity=dict(config.severity))
         settings = self.settings
+        # Client severities override the file's; the engine resolves codes, names and aliases of both.
+        client = dict(settings.severity)
+        config = dataclasses.replace(config, severity={
+            **{k: v for k, v in config.severity.items() if k not in client}, **client})
         profile = settings.profile or config.profile
         engine = Engine(config, profile)
         lanes = engine.lane_set.lanes
-        # Client severities may name a predicate by name, alias or code; the engine wants names.
-        for name, level in settings.severity:
-            for lane in lanes.values():
-                spec = lane.predicate(name) or next((p for p in lane.predicates if p.code == name), None)
-                if spec is not None:
-                    config.severity[spec.name] = level
         kept_lanes: dict[str, str] = {}
         errors = list(engine.lane_errors)
         for err in errors:
@@ -302,13 +323,13 @@ class ServerState:
             self._case_index[key] = (lane, index)
         return index, key
 
-    def file_lines(self, path: str) -> list[str]:
+    def file_lines(self, path: str) -> LineMap:
         """Lines of another file as saved (what related locations were computed from)."""
         try:
             st = Path(path).stat()
             stamp = (st.st_mtime_ns, st.st_size)
         except OSError:
-            return []
+            return LineMap([], {})
         with self.lock:
             cached = self._file_lines.get(path)
             if cached is not None and cached[0] == stamp:
@@ -316,10 +337,10 @@ class ServerState:
         try:
             text = Path(path).read_bytes().decode("utf-8", "replace")
         except OSError:
-            return []
-        lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
-        if lines and lines[0].startswith("\ufeff"):
-            lines[0] = lines[0][1:]
+            return LineMap([], {})
+        if text.startswith("\ufeff"):
+            text = text[1:]  # the engine's columns on line 1 do not count it
+        lines = LineMap.scan(text.split("\n"))
         with self.lock:
             self._file_lines[path] = (stamp, lines)
         return lines
@@ -338,7 +359,7 @@ class ServerState:
         except Cancelled:
             raise
         except Exception as exc:  # an engine bug must not silence the document
-            result = LintResult(snap.uri, snap.path, snap.version, snap.lines, None, None, [], [], entry,
+            result = LintResult(snap.uri, snap.path, snap.version, snap.lines, None, None, [], [], entry, bare=snap.bare,
                                 error=f"surface-lint could not check this document: {type(exc).__name__}: {exc}")
         result.seconds = time.perf_counter() - start
         result.generation = generation
