@@ -75,14 +75,16 @@ def test_a_utf16_file_without_a_byte_order_mark_is_refused_with_one_finding(code
 
 
 def test_a_utf16_report_is_decoded_with_exact_positions() -> None:
-    report = {"lane": LANE, "cases": [{"case_id": "c1", "surface": "It is ... fine."}]}
-    data = b"\xff\xfe" + json.dumps(report, indent=2).encode("utf-16-le")
+    report = {"lane": LANE, "note": "\u010a", "cases": [{"case_id": "c1", "surface": "It is ... fine."}]}
+    data = b"\xff\xfe" + json.dumps(report, indent=2, ensure_ascii=False).encode("utf-16-le")
+    assert data.count(b"\n") == 10  # U+010A is the bytes 0A 01: not a line end
     result = check(data, path="r.json")
     assert result.kind == "report"
+    assert (result.stats.lines, result.stats.records) == (10, 1)  # bytes would say 11
     assert fts(result.findings) == [
         ("r.json", 1, 1, 1, 1, "SL009", "information",
          "file is UTF-16-LE (byte-order mark); read as UTF-16-LE, but JSON files should be UTF-8"),
-        ("r.json", 6, 25, 6, 28, "SL101", "error", "no_placeholder: placeholder marker `...` in the surface"),
+        ("r.json", 7, 25, 7, 28, "SL101", "error", "no_placeholder: placeholder marker `...` in the surface"),
     ]
 
 

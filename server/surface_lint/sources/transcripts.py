@@ -246,6 +246,8 @@ def read_report(path: str, data: bytes) -> Transcript:
     if text is None:
         out.stats.errors += 1
         return out
+    # Counted in the decoded text: a UTF-16 document's bytes hold 0x0A in other characters too.
+    out.stats.lines = text.count("\n") + (0 if text.endswith("\n") else 1)
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
