@@ -91,6 +91,8 @@ class MetricSpec:
     runner: bool = True
     description: str = ""
     better: str = "higher"  # which way is an improvement: higher | lower (diff, baseline)
+    value: str | None = None  # v2 mean/min/max/sum: `case.PATH`, a number per case
+    by: str | None = None  # v2: also per category of `case.PATH`, as metrics `name.category`
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,7 +273,7 @@ def _regex_values(value: Any, spec: Any) -> list[str]:
 CASE_FIELD_TYPES = ("string", "integer", "number", "boolean", "list[string]", "list[integer]", "list[number]",
                     "object", "list[object]")
 SEVERITIES = ("error", "warning", "information", "hint")
-METRIC_KINDS = ("rate", "count", "thresholds_pass")
+METRIC_KINDS = ("rate", "count", "thresholds_pass", "mean", "min", "max", "sum")
 THRESHOLD_OPS = (">=", "<=", "==", "~=")
 DETAIL_KINDS = ("case", "turn", "chain", "signal", "analysis", "verdicts")
 DETAIL_TURN_FIELDS = ("prompt", "surface", "grounding")
@@ -381,6 +383,11 @@ METRIC_TABLE = Table({
     "better": Value("string", "higher", "Which way is an improvement.", choices=("higher", "lower")),
     "when": Value("conditions", None, "Count only the cases whose fields satisfy these conditions (added to "
                   "`over`).", check=condition_problem),
+    "value": Value("string", None, "For mean, min, max, sum: `case.PATH`, a number of each case (cases without "
+                   "one, or failing `passing`, are left out).", check=lambda v: None if v.startswith("case.") and len(v) > 5
+                   else "must be `case.` and a field path"),
+    "by": Value("string", None, "Also report the metric per category of `case.PATH`, as `NAME.CATEGORY`.",
+                check=lambda v: None if v.startswith("case.") and len(v) > 5 else "must be `case.` and a field path"),
 })
 CHECK_TABLE = Table({
     "metric": Value("string", REQUIRED, "A metric of this lane.", non_empty=True),
@@ -758,8 +765,15 @@ def _load_metrics(rules: _Rules, names: set[str], schema: CaseSchema,
                 what="", why="", example_fail="", example_pass="", params={"when": when},
                 line=rules.positions.line((*here, "when")), reads=condition_fields(when), hidden=True))
             over = (*over, signal_name)
+        kind = str(item.get("kind", "rate"))
+        if kind in ("mean", "min", "max", "sum") and not item.get("value"):
+            raise rules.fail((*here, "kind"), f"metric {name!r}: kind {kind!r} needs a `value` (`case.PATH`)")
+        if item.get("value") and kind not in ("mean", "min", "max", "sum"):
+            raise rules.fail((*here, "value"), f"metric {name!r}: `value` is for kinds mean, min, max and sum")
         out.append(
             MetricSpec(
+                value=item.get("value"),
+                by=item.get("by"),
                 better=str(item.get("better", "higher")),
                 name=name,
                 kind=str(item.get("kind", "rate")),
@@ -781,7 +795,8 @@ def _load_thresholds(rules: _Rules, metrics: Sequence[MetricSpec]) -> dict[str, 
         checks = []
         for index, check in enumerate(spec.get("checks", [])):
             metric = check["metric"]
-            if metric not in known:
+            by_prefix = metric.rpartition(".")[0]
+            if metric not in known and not any(m.by and m.name == by_prefix for m in metrics):
                 close = difflib.get_close_matches(metric, known, n=1, cutoff=0.6)
                 hint = f" (did you mean {close[0]!r}?)" if close else ""
                 raise rules.fail(("thresholds", set_name, "checks", index, "metric"),

@@ -219,3 +219,78 @@ def test_each_finding_of_a_pattern_names_its_own_match() -> None:
         (31, "no_dotted_inventory: dotted-path inventory `a.b; c.d; e.f` in the surface"),
         (31 + 18, "no_dotted_inventory: dotted-path inventory `g.h; i.j; k.l` in the surface"),
     ]
+
+
+METRICS_LANE = """\
+[lane]
+name = "v2m"
+default_thresholds = "v1"
+[case_schema.fields.id]
+type = "string"
+[case_schema.fields.category]
+type = "string"
+[case_schema.fields.score]
+type = "number"
+
+[[predicates]]
+name = "ends"
+code = "VM1"
+kind = "ends_with"
+[predicates.params]
+endings = ["."]
+
+[[metrics]]
+name = "ends_rate"
+passing = ["ends"]
+by = "case.category"
+
+[[metrics]]
+name = "mean_score"
+kind = "mean"
+value = "case.score"
+by = "case.category"
+
+[[metrics]]
+name = "max_score_when_ended"
+kind = "max"
+value = "case.score"
+passing = ["ends"]
+empty = 0.0
+
+[[metrics]]
+name = "scored"
+kind = "count"
+when = { field = "score", op = "exists" }
+
+[thresholds.v1]
+checks = [{ metric = "ends_rate.b", op = ">=", value = 1.0 }, { metric = "mean_score", op = "<=", value = 0.5 }]
+"""
+
+
+def test_mean_max_count_and_per_category_metrics_with_thresholds_on_them(tmp_path: Path) -> None:
+    lane_file = write(tmp_path / "v2m.toml", METRICS_LANE)
+    cases = write(tmp_path / "cases.jsonl", [
+        json.dumps({"id": "1", "category": "a", "score": 0.25}),
+        json.dumps({"id": "2", "category": "a", "score": 0.75}),
+        json.dumps({"id": "3", "category": "b", "score": 1}),
+        json.dumps({"id": "4", "category": "b"}),
+    ])
+    turns = write(tmp_path / "turns.jsonl", [
+        json.dumps({"case_id": "1", "surface": "Yes."}), json.dumps({"case_id": "2", "surface": "No"}),
+        json.dumps({"case_id": "3", "surface": "Maybe"}), json.dumps({"case_id": "4", "surface": "Done."}),
+    ])
+    result = Engine(Config(lane_files=[lane_file])).score("v2m", [str(cases)], [str(turns)])
+    assert result.metrics == {
+        "ends_rate": 0.5, "ends_rate.a": 0.5, "ends_rate.b": 0.5,
+        "max_score_when_ended": 0.25,
+        "mean_score": 0.6667, "mean_score.a": 0.5, "mean_score.b": 1,
+        "scored": 3,
+    }
+    assert result.passed is False  # ends_rate.b 0.5 < 1.0 and mean_score 0.6667 > 0.5
+
+
+def test_a_value_metric_needs_its_value() -> None:
+    with pytest.raises(LaneError) as info:
+        parse_lane(METRICS_LANE.replace('value = "case.score"\nby', 'by', 1), "v2m.toml")
+    assert (info.value.line, info.value.message) == (
+        25, "metric 'mean_score': kind 'mean' needs a `value` (`case.PATH`)")

@@ -97,7 +97,8 @@ def test_the_base_lane_loads() -> None:
         ("value = 1.0", 'value = "1.0"', (19, 51, "threshold set 'v1', check 1: `value` must be number, not string")),
         ('op = ">=", value = 1.0 }', 'op = ">=" }', (19, 11, "threshold set 'v1', check 1: missing key `value`")),
         ('kind = "rate"', 'kind = "ratio"',
-         (15, 1, 'metric \'no_marker_rate\': `kind` must be "rate", "count" or "thresholds_pass", not "ratio"')),
+         (15, 1, 'metric \'no_marker_rate\': `kind` must be "rate", "count", "thresholds_pass", "mean", "min", "max" '
+                 'or "sum", not "ratio"')),
         ('kind = "rate"', 'kind = "rate"\nrunner = "yes"', (16, 1, "metric 'no_marker_rate': `runner` must be boolean, not string")),
         ('default_severity = "warning"', 'default_severity = "warning"\nreport = 0',
          (10, 1, "predicate 'no_marker': `report` must be boolean, not integer")),
