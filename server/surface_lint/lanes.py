@@ -528,6 +528,11 @@ def parse_lane(text: str, shown: str, profile: str = DEFAULT_PROFILE, trusted: b
     headline = lane_t.get("headline") or (metrics[0].name if metrics else "")
     if metrics and not any(m.name == headline for m in metrics):
         raise rules.fail(("lane", "headline"), f"headline {headline!r} is not a metric")
+    for spec in predicates:
+        if spec.applies_if is not None and spec.applies_if not in schema.fields:
+            index = next(i for i, item in enumerate(rules.doc.get("predicates", [])) if item.get("name") == spec.name)
+            raise rules.fail(("predicates", index, "applies_if"),
+                             f"predicate {spec.name!r}: `applies_if` {spec.applies_if!r} is not a [case_schema] field")
     for key in ("expected_field", "informational_field"):
         if key in lane_t and lane_t[key] not in schema.fields:
             raise rules.fail(("lane", key), f"[lane] `{key}` {lane_t[key]!r} is not a [case_schema] field")

@@ -294,3 +294,22 @@ def test_a_value_metric_needs_its_value() -> None:
         parse_lane(METRICS_LANE.replace('value = "case.score"\nby', 'by', 1), "v2m.toml")
     assert (info.value.line, info.value.message) == (
         25, "metric 'mean_score': kind 'mean' needs a `value` (`case.PATH`)")
+
+
+def test_case_field_in_surface_on_a_list_field_needs_every_item() -> None:
+    """It passed silently on a list field."""
+    text = LANE.replace('[[predicates]]\nname = "has_terms"', '[[predicates]]\nname = "names_all"\ncode = "VV9"\n'
+                        'kind = "case_field_in_surface"\n[predicates.params]\nfield = "word_order"\n\n'
+                        '[[predicates]]\nname = "has_terms"', 1)
+    lane = parse_lane(text, "v2.toml")
+    case = {"id": "c1", "word_order": ["dog", "Cat", "bird"]}
+    verdict = evaluate(lane, Subject("The cat and the dog.", "none", case), None, case)["names_all"]
+    assert (verdict.passed, verdict.message) == (False, "the surface never names `bird` (word_order)")
+
+
+def test_applies_if_must_name_a_case_field() -> None:
+    text = LANE.replace('kind = "ordered_words"', 'kind = "ordered_words"\napplies_if = "expects_order"', 1)
+    with pytest.raises(LaneError) as info:
+        parse_lane(text, "v2.toml")
+    assert (info.value.line, info.value.message) == (
+        61, "predicate 'in_order': `applies_if` 'expects_order' is not a [case_schema] field")
