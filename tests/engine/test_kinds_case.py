@@ -67,7 +67,7 @@ max_field = "constraints.max_words"
 [[predicates]]
 name = "accepted"
 code = "VV4"
-kind = "surface_in_list"
+kind = "surface_equals"
 when = { field = "kind", op = "==", value = "exact" }
 [predicates.params]
 field = "accept_surfaces"
@@ -132,7 +132,7 @@ def test_count_between_takes_its_bound_from_the_case_and_is_not_judged_without_i
     assert "short" not in _verdicts({"id": "c1", "constraints": {"max_words": "3"}}, "one two three four")
 
 
-def test_surface_in_list_normalises_and_applies_only_when_its_condition_holds() -> None:
+def test_surface_equals_normalises_and_applies_only_when_its_condition_holds() -> None:
     case = {"id": "c1", "kind": "exact", "accept_surfaces": ["Hello,   World."]}
     assert _verdicts(case, "  hello, world. ")["accepted"] == (True, "")
     assert _verdicts(case, "Hello world.")["accepted"] == (False, "the surface is none of the 1 accepted (accept_surfaces)")
