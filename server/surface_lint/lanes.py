@@ -603,7 +603,9 @@ def _load_predicates(rules: _Rules, profile: str) -> list[PredicateSpec]:
         applies_if = item.get("applies_if")
         params = _kind_params(rules, here, name, kind_name, kind, profile)
         message = item.get("message")
-        if message is not None:
+        if message is not None and "message" in kind.params and not kind.facts:
+            params.setdefault("message", message)  # a kind that takes its template as a declared param
+        elif message is not None:
             _check_template(rules, (*here, "message"), name, kind_name, kind, message)
         params["_message"] = message if message is not None else kind.message
         params["_rule_message"] = message

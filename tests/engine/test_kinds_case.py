@@ -313,3 +313,23 @@ def test_applies_if_must_name_a_case_field() -> None:
         parse_lane(text, "v2.toml")
     assert (info.value.line, info.value.message) == (
         61, "predicate 'in_order': `applies_if` 'expects_order' is not a [case_schema] field")
+
+
+def test_a_kind_that_takes_its_template_as_a_param_gets_the_rules_message() -> None:
+    """Kinds registered elsewhere may declare `message` among their params: the rule's key reaches them."""
+    from surface_lint.predicates import KINDS, Kind, failed, register_kind
+    from surface_lint.rule_schema import Value
+
+    def build(params: Any) -> Any:
+        return lambda ctx: failed((), str(params.get("message") or "default"), {})
+
+    if "test_param_message" not in KINDS:
+        register_kind("test_param_message", Kind(build, {"message": Value("string", None, "Its template.")},
+                                                 summary="A test kind."))
+    try:
+        text = ('[lane]\nname = "t"\n[[predicates]]\nname = "p"\ncode = "TP1"\nkind = "test_param_message"\n'
+                'message = "from the rule {x}"\n')
+        lane = parse_lane(text, "t.toml")
+        assert evaluate(lane, Subject("s"), None, {})["p"].message == "from the rule {x}"
+    finally:
+        del KINDS["test_param_message"]
