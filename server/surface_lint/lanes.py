@@ -136,6 +136,47 @@ class FieldSpec:
     description: str = ""
 
 
+NestedProblem = tuple[tuple[str | int, ...], "FieldSpec", bool, Any]
+
+
+def nested_problems(value: Any, spec: FieldSpec, path: tuple[str | int, ...] = ()) -> list[NestedProblem]:
+    """Inside a well-typed object / list[object] value: (path, the field's spec, missing, the value)
+    for every declared field missing while required (missing=True) or of the wrong JSON type."""
+    out: list[NestedProblem] = []
+    if not spec.fields:
+        return out
+    objects = [(path, value)] if isinstance(value, dict) else [
+        ((*path, i), item) for i, item in enumerate(value) if isinstance(item, dict)] if isinstance(value, list) else []
+    for where, obj in objects:
+        for name, child in spec.fields.items():
+            if name not in obj:
+                if child.required:
+                    out.append(((*where, name), child, True, None))
+                continue
+            if not json_type_ok(obj[name], child.type):
+                out.append(((*where, name), child, False, obj[name]))
+                continue
+            out.extend(nested_problems(obj[name], child, (*where, name)))
+    return out
+
+
+def json_type_ok(value: Any, type_name: str) -> bool:
+    """Whether a JSON value has a [case_schema] type (numbers finite; a bool is not a number)."""
+    if type_name == "string":
+        return isinstance(value, str)
+    if type_name == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if type_name == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if type_name == "boolean":
+        return isinstance(value, bool)
+    if type_name == "object":
+        return isinstance(value, dict)
+    if type_name.startswith("list["):
+        return isinstance(value, list) and all(json_type_ok(v, type_name[5:-1]) for v in value)
+    return True
+
+
 @dataclass(frozen=True, slots=True)
 class CaseSchema:
     id_field: str

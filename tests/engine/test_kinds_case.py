@@ -333,3 +333,21 @@ def test_a_kind_that_takes_its_template_as_a_param_gets_the_rules_message() -> N
         assert evaluate(lane, Subject("s"), None, {})["p"].message == "from the rule {x}"
     finally:
         del KINDS["test_param_message"]
+
+
+NESTED = LANE.replace('[case_schema.fields.constraints.fields.max_words]\ntype = "integer"',
+                      '[case_schema.fields.constraints.fields.max_words]\ntype = "integer"\nrequired = true\n'
+                      '[case_schema.fields.steps]\ntype = "list[object]"\n[case_schema.fields.steps.fields.say]\n'
+                      'type = "string"', 1)
+
+
+def test_nested_fields_are_typed_in_case_files_at_their_own_position(tmp_path: Path) -> None:
+    lane_file = write(tmp_path / "v2.toml", NESTED)
+    line = '{"id": "c1", "constraints": {"must_contain": "x", "max_words": 3}, "steps": [{"say": "a"}, {"say": 7}]}'
+    result = check([line, '{"id": "c2", "constraints": {}}'], path="cases.jsonl",
+                   engine=Engine(Config(lane_files=[lane_file])), lane_name="v2", kind="cases")
+    assert [(f.location.line, f.location.column, f.location.end_column, f.code, f.message) for f in result.findings] == [
+        (1, 46, 49, "SL003", "`constraints.must_contain` must be an array of strings, not a string"),
+        (1, 100, 101, "SL003", "`steps.1.say` must be a string, not a number"),
+        (2, 29, 31, "SL002", "missing required field `constraints.max_words` (an integer) for lane v2"),
+    ]
