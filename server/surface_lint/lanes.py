@@ -344,7 +344,7 @@ def detail_source_problem(source: str) -> str | None:
     if bar:
         try:
             value = json.loads(default_text)
-        except ValueError:
+        except (ValueError, RecursionError):
             return f"has a default `{default_text}` that is not JSON (quote a string: \"|\\\"text\\\"\")"
         if isinstance(value, float) and not math.isfinite(value):
             return "has a default that is not a finite number"
@@ -544,6 +544,8 @@ def parse_lane(text: str, shown: str, profile: str = DEFAULT_PROFILE, trusted: b
     except tomllib.TOMLDecodeError as exc:
         line, column = _toml_error_position(str(exc))
         raise LaneError(shown, line, f"invalid TOML: {exc}", column) from None
+    except RecursionError:  # tomllib recurses per nesting level of arrays and inline tables
+        raise LaneError(shown, 1, "invalid TOML: arrays or inline tables nested too deeply") from None
     rules = _Rules(data, text, shown, trusted)
     if "lane" not in data:
         raise LaneError(shown, 1, "missing [lane] table")
