@@ -208,7 +208,8 @@ def run_lane(argv: Sequence[str]) -> int:
     jobs = _jobs(args)
     with _progress(len(args.transcripts)) as progress:
         result = engine.score(args.lane, cases, args.transcripts, args.thresholds, want_details,
-                              None if want_details else args.show, jobs=jobs, progress=progress.advance)
+                              None if want_details else args.show, mapper=process_mapper(jobs),
+                              progress=progress.advance)
     options = _options(args, engine, result.lane)
     baseline_ok = True
     if args.baseline and (args.baseline.exists() or not args.update_baseline):
@@ -283,6 +284,15 @@ def run_diff(argv: Sequence[str]) -> int:
 
         _github_summary(lambda o: markdown.render_diff(diff, o), options)
     return EXIT_FAIL if diff.regressed else EXIT_OK
+
+
+def process_mapper(jobs: int) -> Callable[..., list[object]] | None:
+    """Worker processes for `--jobs N` (N > 1): the engine is given them, it starts none itself."""
+    if jobs <= 1:
+        return None
+    from .parallel import ordered_map
+
+    return lambda fn, calls, init, initargs, on_done: ordered_map(fn, calls, jobs, init, initargs, on_done)
 
 
 def _jobs(args: argparse.Namespace) -> int:

@@ -58,6 +58,7 @@ def build_details(
     case_fields: Mapping[str, Any] | None,
     turn: Mapping[str, Any] | None,
     ctx: Context,
+    case_id: str | None = None,
 ) -> dict[str, Any]:
     """One case's details, field for field as the runner writes them (from the lane's [details])."""
     out: dict[str, Any] = {}
@@ -70,7 +71,9 @@ def build_details(
         if kind == "case":
             value = fields.get(name, default)
             if name == lane.schema.id_field and value is None:
-                value = default if default is not None else ""
+                # Without a case file the record's own case id names the case (a report read back
+                # must score the same cases).
+                value = case_id if case_id else (default if default is not None else "")
             if isinstance(default, bool):
                 value = bool(value)
             elif isinstance(default, int) and not isinstance(default, bool):

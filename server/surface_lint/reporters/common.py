@@ -202,7 +202,7 @@ class CaseView:
         return predicate not in self.failed_names()
 
 
-def reported_predicates(lane: Lane | None, outcomes: Sequence[Outcome] = ()) -> list[tuple[str, str]]:
+def reported_predicates(lane: Lane | None, outcomes: Iterable[Outcome] = ()) -> list[tuple[str, str]]:
     """(name, code) of the lane's reported predicates in lane order; without a lane, those seen failing."""
     if lane is not None:
         return [(p.name, p.code) for p in lane.predicates if p.report]
@@ -225,9 +225,10 @@ def case_view(outcome: Outcome, predicates: Sequence[tuple[str, str]]) -> CaseVi
     judged: list[str] = []
     failures: list[PredicateFailure] = []
     failed = set(outcome.failed)
+    had_verdict = set(outcome.judged)
     for name, code in predicates:
         verdict = verdicts.get(name)
-        if verdict is None and name not in failed:
+        if name not in had_verdict and name not in failed:
             continue
         judged.append(name)
         if name in failed:
