@@ -12,17 +12,15 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from . import __version__
 from .config import Config, ConfigError, find_config, load_config
 from .engine import Engine, UsageError
-from .findings import Severity, sorted_findings
+from .findings import Finding, Severity
 from .lanes import DEFAULT_PROFILE, PROFILES
-from .sources.base import ReadStats
 
 if TYPE_CHECKING:
-    from .engine import LaneResult
     from .progress import Progress
     from .reporters import RenderOptions
 
@@ -146,11 +144,13 @@ def _colour(args: argparse.Namespace) -> bool:
     return sys.stdout.isatty()
 
 
-def _emit(args: argparse.Namespace, text: str) -> None:
+def _emit(args: argparse.Namespace, write: Callable[[TextIO], None]) -> None:
+    """Stream the output to -o FILE or stdout (reporters write as rows come; nothing is held)."""
     if args.output:
-        args.output.write_text(text, encoding="utf-8")
+        with args.output.open("w", encoding="utf-8") as fh:
+            write(fh)
     else:
-        sys.stdout.write(text)
+        write(sys.stdout)
 
 
 def find_split(lane: str, split: str, version: str | None, start: Path) -> Path:
@@ -179,9 +179,9 @@ def find_split(lane: str, split: str, version: str | None, start: Path) -> Path:
 
 
 def run_lane(argv: Sequence[str]) -> int:
-    from .reporters import LANE_FORMATS
+    from .reporters import LANE_WRITERS
 
-    args = _lane_parser(list(LANE_FORMATS)).parse_args(argv)
+    args = _lane_parser(list(LANE_WRITERS)).parse_args(argv)
     if args.version is True:
         print(f"surface-lint {__version__}")
         return EXIT_OK
@@ -206,10 +206,11 @@ def run_lane(argv: Sequence[str]) -> int:
     # The summary and the baseline file need every case's details, whatever is printed.
     want_details = args.output_format != "text" or args.github_summary or args.update_baseline
     jobs = _jobs(args)
+    # Text lists the positions of the first `--show` failing cases only.
+    limit = args.show if args.output_format == "text" else None
     with _progress(len(args.transcripts)) as progress:
         result = engine.score(args.lane, cases, args.transcripts, args.thresholds, want_details,
-                              None if want_details else args.show, mapper=process_mapper(jobs),
-                              progress=progress.advance)
+                              limit, mapper=process_mapper(jobs), progress=progress.advance)
     options = _options(args, engine, result.lane)
     baseline_ok = True
     if args.baseline and (args.baseline.exists() or not args.update_baseline):
@@ -219,12 +220,11 @@ def run_lane(argv: Sequence[str]) -> int:
         sys.stderr.write(report.render_text())
         options = replace(options, baseline=report)
         baseline_ok = report.passed or args.update_baseline
-    shown = _first_failing(result, args.show) if args.output_format == "text" and want_details else result
-    _emit(args, LANE_FORMATS[args.output_format](shown, options))
+    _emit(args, lambda out: LANE_WRITERS[args.output_format](result, options, out))
     if args.github_summary:
         from .reporters import markdown
 
-        _github_summary(lambda o: markdown.render_lane(result, o), options)
+        _github_summary(lambda o, out: markdown.write_lane(result, o, out), options)
     if args.update_baseline:
         from .baseline import write_baseline
 
@@ -234,42 +234,46 @@ def run_lane(argv: Sequence[str]) -> int:
 
 
 def run_check(argv: Sequence[str]) -> int:
-    from .reporters import CHECK_FORMATS, CheckRun
+    from .engine.spool import Spool
+    from .reporters import CHECK_WRITERS, CheckRun
 
-    args = _check_parser(list(CHECK_FORMATS)).parse_args(argv)
+    args = _check_parser(list(CHECK_WRITERS)).parse_args(argv)
     engine = _engine(args, args.paths[0] if args.paths else Path.cwd())
     index = None
     if args.cases:
         _, index = engine.load_cases(args.cases, engine.lane(args.lane) if args.lane else None)
     from .parallel import check_files
 
-    findings = []
-    stats = ReadStats()
+    threshold = Severity.parse(args.fail_on)
+    # Findings are sorted on disk as they come (memory stays flat); the exit code is tracked here.
+    findings: Spool[Finding] = Spool(key=Finding.sort_key)
+    failing = False
+
+    def sink(f: Finding) -> None:
+        nonlocal failing
+        findings.append(f)
+        failing = failing or f.severity >= threshold
+
     files = [str(path) for path in _expand(args.paths)]
     with _progress(len(files)) as progress:
-        per_file = check_files(engine, index, args.cases, files, args.kind, args.lane, _jobs(args),
-                               progress.advance)
-    for file_findings, file_stats in per_file:
-        findings.extend(file_findings)
-        stats.add(file_stats)
-    findings = sorted_findings(findings)
+        stats = check_files(engine, index, args.cases, files, args.kind, args.lane, _jobs(args),
+                            progress.advance, sink)
     run = CheckRun(findings, engine.profile, files, stats.lines, stats.records, stats.errors,
                    stats.blank, stats.skipped)
     options = _options(args, engine, None)
-    _emit(args, CHECK_FORMATS[args.output_format](run, options))
+    _emit(args, lambda out: CHECK_WRITERS[args.output_format](run, options, out))
     if args.github_summary:
         from .reporters import markdown
 
-        _github_summary(lambda o: markdown.render_check(run, o), options)
-    threshold = Severity.parse(args.fail_on)
-    return EXIT_FAIL if any(f.severity >= threshold for f in findings) else EXIT_OK
+        _github_summary(lambda o, out: markdown.write_check(run, o, out), options)
+    return EXIT_FAIL if failing else EXIT_OK
 
 
 def run_diff(argv: Sequence[str]) -> int:
     from .diff import diff_results
-    from .reporters import DIFF_FORMATS
+    from .reporters import DIFF_WRITERS
 
-    args = _diff_parser(list(DIFF_FORMATS)).parse_args(argv)
+    args = _diff_parser(list(DIFF_WRITERS)).parse_args(argv)
     engine = _engine(args, Path.cwd())
     old = engine.score(args.lane, args.cases, [str(args.old)], args.thresholds, True, None)
     new = engine.score(args.lane or old.lane, args.cases, [str(args.new)], args.thresholds, True, None)
@@ -278,11 +282,9 @@ def run_diff(argv: Sequence[str]) -> int:
     lane = engine.lane(new.lane)
     diff = diff_results(old, new, lane, str(args.old), str(args.new))
     options = _options(args, engine, new.lane)
-    _emit(args, DIFF_FORMATS[args.output_format](diff, options))
+    _emit(args, lambda out: DIFF_WRITERS[args.output_format](diff, options, out))
     if args.github_summary:
-        from .reporters import markdown
-
-        _github_summary(lambda o: markdown.render_diff(diff, o), options)
+        _github_summary(lambda o, out: DIFF_WRITERS["markdown"](diff, o, out), options)
     return EXIT_FAIL if diff.regressed else EXIT_OK
 
 
@@ -320,7 +322,7 @@ def _options(args: argparse.Namespace, engine: Engine, lane: str | None) -> Rend
                          rules=rule_index(engine), lane=engine.lane(lane) if lane else None)
 
 
-def _github_summary(render: Callable[[RenderOptions], str], options: RenderOptions) -> None:
+def _github_summary(write: Callable[[RenderOptions, TextIO], None], options: RenderOptions) -> None:
     """Append Markdown to $GITHUB_STEP_SUMMARY, within what is left of GitHub's 1 MiB per step."""
     from .reporters import STEP_SUMMARY_LIMIT
 
@@ -331,15 +333,8 @@ def _github_summary(render: Callable[[RenderOptions], str], options: RenderOptio
         return
     path = Path(target)
     used = path.stat().st_size if path.exists() else 0
-    text = render(replace(options, colour=False, byte_limit=max(0, STEP_SUMMARY_LIMIT - used)))
     with path.open("a", encoding="utf-8") as fh:
-        fh.write(text)
-
-
-def _first_failing(result: LaneResult, show: int) -> LaneResult:
-    """Text output lists the positions of the first `show` failing cases only (as `--show` says)."""
-    dropped = {id(f) for o in [o for o in result.outcomes if o.findings][show:] for f in o.findings}
-    return replace(result, findings=[f for f in result.findings if id(f) not in dropped])
+        write(replace(options, colour=False, byte_limit=max(0, STEP_SUMMARY_LIMIT - used)), fh)
 
 
 def _expand(paths: Sequence[Path]) -> list[Path]:

@@ -187,6 +187,7 @@ class Outcome:
     findings: tuple[Any, ...] = ()
     verdicts: dict[str, Verdict] | None = None  # the failed predicates' verdicts (messages, spans)
     judged: tuple[str, ...] = ()  # reported predicates that had a verdict, in lane order
+    levels: dict[str, Any] | None = None  # failed predicate -> its finding's Severity (None: reports none)
 
 
 def metrics_from_tally(lane: Lane, tally: Mapping[tuple[bool, ...], int]) -> dict[str, Any]:

@@ -51,6 +51,68 @@ def report_subject(lane: Lane, entry: ReportEntry, fields: Mapping[str, Any]) ->
     )
 
 
+class DetailsPlan:
+    """A lane's `[details]` parsed once: (key, source kind, name, default) per detail field."""
+
+    __slots__ = ("fields", "id_field", "lane", "reported", "signals")
+
+    def __init__(self, lane: Lane) -> None:
+        self.lane = lane
+        self.id_field = lane.schema.id_field
+        self.reported = tuple(spec.name for spec in lane.predicates if spec.report)
+        fields = []
+        for key, source in lane.details.items():
+            expr, _, default_text = source.partition("|")
+            default = json.loads(default_text) if default_text else None
+            kind, _, name = expr.partition(".")
+            fields.append((key, kind, name, default))
+        self.fields: tuple[tuple[str, str, str, Any], ...] = tuple(fields)
+        self.signals = {key: tuple(name.split("&")) for key, kind, name, _ in fields if kind == "signal"}
+
+    def build(self, verdicts: Mapping[str, Verdict], subject: Subject, case_fields: Mapping[str, Any] | None,
+              turn: Mapping[str, Any] | None, ctx: Context, case_id: str | None = None) -> dict[str, Any]:
+        """One case's details, field for field as the runner writes them (from the lane's [details])."""
+        lane = self.lane
+        out: dict[str, Any] = {}
+        fields = case_fields or {}
+        for key, kind, name, default in self.fields:
+            value: Any
+            if kind == "case":
+                value = fields.get(name, default)
+                if name == self.id_field and value is None:
+                    # Without a case file the record's own case id names the case (a report read
+                    # back must score the same cases).
+                    value = case_id if case_id else (default if default is not None else "")
+                if isinstance(default, bool):
+                    value = bool(value)
+                elif isinstance(default, int):
+                    try:
+                        value = int(value)
+                    except (TypeError, ValueError, OverflowError):
+                        value = default
+            elif kind == "turn":
+                if name == "prompt":
+                    value = fields.get("prompt", (turn or {}).get("prompt"))
+                elif name == "surface":
+                    value = subject.surface
+                else:
+                    value = subject.grounding
+            elif kind == "chain":
+                value = getattr(subject, name, None)
+                if name in ("vault_hits", "proposal_count") and value is None:
+                    value = 0
+                if name.startswith("trace_hash") and value is None:
+                    value = ""
+            elif kind == "signal":
+                value = all(signal(n, lane, verdicts, case_fields) for n in self.signals[key])
+            elif kind == "analysis":
+                value = len(ctx.analysis.sentences) if name == "sentence_count" else None
+            else:  # verdicts
+                value = {n: verdicts[n].passed for n in self.reported if n in verdicts}
+            out[key] = value
+        return out
+
+
 def build_details(
     lane: Lane,
     verdicts: Mapping[str, Verdict],
@@ -61,46 +123,4 @@ def build_details(
     case_id: str | None = None,
 ) -> dict[str, Any]:
     """One case's details, field for field as the runner writes them (from the lane's [details])."""
-    out: dict[str, Any] = {}
-    fields = case_fields or {}
-    for key, source in lane.details.items():
-        expr, _, default_text = source.partition("|")
-        default = json.loads(default_text) if default_text else None
-        kind, _, name = expr.partition(".")
-        value: Any
-        if kind == "case":
-            value = fields.get(name, default)
-            if name == lane.schema.id_field and value is None:
-                # Without a case file the record's own case id names the case (a report read back
-                # must score the same cases).
-                value = case_id if case_id else (default if default is not None else "")
-            if isinstance(default, bool):
-                value = bool(value)
-            elif isinstance(default, int) and not isinstance(default, bool):
-                try:
-                    value = int(value)
-                except (TypeError, ValueError):
-                    value = default
-        elif kind == "turn":
-            if name == "prompt":
-                value = fields.get("prompt", (turn or {}).get("prompt"))
-            elif name == "surface":
-                value = subject.surface
-            else:
-                value = subject.grounding
-        elif kind == "chain":
-            value = getattr(subject, name, None)
-            if name in ("vault_hits", "proposal_count") and value is None:
-                value = 0
-            if name.startswith("trace_hash") and value is None:
-                value = ""
-        elif kind == "signal":
-            value = all(signal(n, lane, verdicts, case_fields) for n in name.split("&"))
-        elif kind == "analysis":
-            value = len(ctx.analysis.sentences) if name == "sentence_count" else None
-        else:  # verdicts
-            value = {spec.name: verdicts[spec.name].passed for spec in lane.predicates
-                     if spec.report and spec.name in verdicts}
-        out[key] = value
-    return out
-
+    return DetailsPlan(lane).build(verdicts, subject, case_fields, turn, ctx, case_id)

@@ -182,6 +182,7 @@ class Evaluator:
         self.lane = lane
         self.config = config
         self.reference = reference or lane
+        self._levels: dict[str, Severity | None] = {}  # configured severity per predicate, parsed once
 
     def evaluate(self, joined: Joined, findings: bool = True) -> Evaluated:
         """Verdicts always; predicate findings when `findings` (scoring asks only for the first
@@ -204,10 +205,20 @@ class Evaluator:
                     isinstance(n, str) and lane.predicate(n) is spec for n in listed
                 ):
                     return Severity.INFORMATION
-        override = self.config.severity.get(spec.name)
-        if override == "off":
+        if spec.name not in self._levels:
+            override = self.config.severity.get(spec.name)
+            self._levels[spec.name] = None if override == "off" else Severity.parse(override or spec.default_severity)
+        return self._levels[spec.name]
+
+    def reported_severity(self, name: str, verdict: Verdict, case_fields: Mapping[str, Any] | None) -> Severity | None:
+        """The severity of a failed predicate's finding, None when it reports none (as
+        `predicate_findings` decides: severity off, `applies_if` unmet, a pattern past its limit)."""
+        spec = self.lane.predicate(name)
+        if spec is None or not spec.report or verdict.timed_out:
             return None
-        return Severity.parse(override or spec.default_severity)
+        if spec.applies_if and not (case_fields or {}).get(spec.applies_if):
+            return None
+        return self.severity(spec, case_fields)
 
     def predicate_findings(
         self,

@@ -16,15 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 from ..checks import CHECK_CODES as C
 from ..config import Config
-from ..findings import Finding, Location
+from ..findings import Finding, Location, Severity
 from ..lanes import Lane
 from ..predicates import PASS, Context, Verdict
 from ..scoring import Outcome, lane_signals, metrics_from_tally, signal_values, threshold_results
-from ..sources.base import JsonlReader, ReadStats, check_finding
+from ..sources.base import JsonlReader, ReadStats, Record, check_finding
 from ..sources.transcripts import Turn, iter_turns, read_report, sniff
 from .check import HEAD_BYTES
 from .compact import CompactOutcomes, whole_record
-from .details import build_details
+from .details import DetailsPlan
 from .detect import looks_jsonl
 from .pipeline import Evaluator, Joined, join_report, join_turns
 from .results import CaseIndex, LaneResult, Rows, UsageError
@@ -45,13 +45,32 @@ class Scored:
     case_id: str
     signals: tuple[bool, ...]
     failed: tuple[str, ...]
-    where: Location  # the record's whole range (a second record of a case is flagged there)
+    where: Location | None  # the record's whole range (a second record of a case is flagged there)
     record_index: int | None
     grounding: str
     details: dict[str, Any] | None
     judged: tuple[str, ...]
     failures: dict[str, Verdict]  # the failed predicates' verdicts
     findings: tuple[Finding, ...]
+    levels: dict[str, Severity | None] = field(default_factory=dict)  # each failure's finding severity
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Spooled by the hundred thousand: builtins only (verdicts as message and spans, severities
+        # as numbers) pickle several times faster than the objects.
+        failures = {n: (v.message, v.spans, v.target, v.timed_out) for n, v in self.failures.items()}
+        levels = {n: int(v) if v is not None else None for n, v in self.levels.items()}
+        return (_scored, (self.case_id, self.signals, self.failed, self.where, self.record_index, self.grounding,
+                          self.details, self.judged, failures, self.findings, levels))
+
+
+def _scored(case_id: str, signals: tuple[bool, ...], failed: tuple[str, ...], where: Location | None,
+            record_index: int | None, grounding: str, details: dict[str, Any] | None, judged: tuple[str, ...],
+            failures: dict[str, tuple[str, tuple[tuple[int, int], ...], str | None, bool]],
+            findings: tuple[Finding, ...], levels: dict[str, int | None]) -> Scored:
+    return Scored(case_id, signals, failed, where, record_index, grounding, details, judged,
+                  {n: Verdict(False, spans, message, target, timed_out)
+                   for n, (message, spans, target, timed_out) in failures.items()},
+                  findings, {n: Severity(v) if v is not None else None for n, v in levels.items()})
 
 
 @dataclass
@@ -81,6 +100,7 @@ class LaneScorer:
         self.want_rows = want_rows
         self.finding_limit = finding_limit
         self.evaluator = Evaluator(lane, engine.config, engine.reference_lane(lane.name))
+        self.details = DetailsPlan(lane)
         self.signals = lane_signals(lane)
         self.reported = {p.name for p in lane.predicates if p.report}
         self.report_order = [p.name for p in lane.predicates if p.report]
@@ -139,23 +159,26 @@ class LaneScorer:
         if self.want_rows:
             subject = joined.subject
             data = joined.stored if joined.stored is not None else joined.record.data
-            details = build_details(self.lane, verdicts, subject, fields, data, Context(subject, self.lane.analysis),
-                                    case_id)
+            details = self.details.build(verdicts, subject, fields, data, Context(subject, self.lane.analysis),
+                                         case_id)
             judged = tuple(n for n in self.report_order if n in verdicts)
             judged = self._interned.setdefault(judged, judged)
             failures = {n: verdicts[n] for n in failed}
-        where = whole_record(joined.record)
+            levels = {n: self.evaluator.reported_severity(n, verdicts[n], joined.judged) for n in failed}
+        # Only a record that repeats a case needs its range: computed then (or here, for a worker).
+        where = whole_record(joined.record) if self.on_scored is not None else None
         return Scored(case_id, signals, failed, where, joined.record.index, joined.subject.grounding, details,
-                      judged, failures, tuple(done.findings))
+                      judged, failures, tuple(done.findings), levels if self.want_rows else {})
 
     def problem(self, finding: Finding) -> None:
         self.findings.append((-1, finding))
 
     # --- the fold ----------------------------------------------------------------------
 
-    def keep(self, scored: Scored) -> None:
-        position = self.compact.add(scored.case_id, scored.signals, scored.failed, scored.where,
-                                    scored.record_index)
+    def keep(self, scored: Scored, record: Record | None = None) -> None:
+        where = scored.where if scored.where is not None else record
+        assert where is not None
+        position = self.compact.add(scored.case_id, scored.signals, scored.failed, where, scored.record_index)
         rank = position
         if self.rank is not None:
             rank = self.rank.get(scored.case_id, -1)
@@ -167,11 +190,16 @@ class LaneScorer:
             self.rows.append((rank, position, scored))
 
     def fold(self, joined: Iterable[Joined]) -> None:
-        keep = self.on_scored or self.keep
+        sink = self.on_scored
+        keep = self.keep
         for item in joined:
             scored = self.evaluate(item)
-            if scored is not None:
-                keep(scored)
+            if scored is None:
+                continue
+            if sink is not None:
+                sink(scored)
+            else:
+                keep(scored, item.record)
 
     def absorb(self, part: Part) -> None:
         """One file scored in another process, as if it had been read here."""
@@ -345,7 +373,7 @@ def _count_kept(spool: Iterable[tuple[int, Finding]], replaced: set[int]) -> int
 
 def _outcome(scored: Scored) -> Outcome:
     return Outcome(scored.case_id, scored.signals, scored.grounding, scored.details, scored.failed,
-                   scored.findings, scored.failures, scored.judged)
+                   scored.findings, scored.failures, scored.judged, scored.levels)
 
 
 # --- worker processes (started by the caller's mapper; the engine imports no pool) --------

@@ -31,10 +31,9 @@ def _remove(paths: list[str]) -> None:
 
 def _batches(path: str) -> Iterator[list[Any]]:
     with open(path, "rb") as fh:
-        load = pickle.Unpickler(fh).load
-        while True:
+        while True:  # one pickle per batch, each with its own memo
             try:
-                yield load()
+                yield pickle.load(fh)
             except EOFError:
                 return
 
