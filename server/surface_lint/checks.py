@@ -85,10 +85,11 @@ _CHECKS = [
           "The runner ignores unknown fields, so a misspelt optional field silently has no effect.",
           '{"expect_connective": true}', '{"expects_connective": true}'),
     Check("SL013", "regex-timeout", "error",
-          "A rule's regular expression ran past its time limit on this surface.",
-          "User-supplied patterns run with a time limit; the predicate counts as failed for that surface.",
-          "A pattern that backtracks catastrophically must not hang CI or the editor.",
-          "(a+)+$ on a long run of a's", "a pattern without nested quantifiers"),
+          "A user rule's regular expression was not run: the surface is longer than the pattern's budget.",
+          "User patterns run on RE2 (linear time) on surfaces up to 2^28 / (the pattern's RE2 program size) "
+          "characters; past that the predicate counts as failed for that surface. No clock is involved.",
+          "A rule must not hang CI or the editor, and two runs must give the same verdicts.",
+          "a{1000} on a 300,000-character surface", "a smaller pattern, or a shorter surface"),
     Check("SL014", "rules-file-error", "error",
           "A rules file (lane TOML) that cannot be loaded.",
           "Names the file, line and problem; the last good rules stay in force in the editor.",
@@ -99,7 +100,13 @@ _CHECKS = [
           "Only reported when case files are given; the record is left out of the lane's metrics.",
           "Scores over a partial join look complete but are not.",
           'turn case_id "fluency_truth_01"', 'turn case_id "fluency_truth_001"'),
-    Check("SL016", "nothing-scored", "error",
+    Check("SL016", "unpaired-surrogate", "warning",
+          "A JSON string holds half of a character: a `\\uD800`-`\\uDFFF` escape without its pair.",
+          "Points at the escape; the record is still read and evaluated with U+FFFD in place of the lone half"
+          " (one character for one, so every position stays exact).",
+          "Half an emoji is text no UTF-8 tool can write: it is usually a surface cut in the middle of a character.",
+          '"surface": "Truth is real \\ud83d"', '"surface": "Truth is real \\ud83d\\ude00"'),
+    Check("SL017", "nothing-scored", "error",
           "A lane run with thresholds that scored no case at all.",
           "Reported once per run at the first transcript, and says why: an empty transcript, turns without `case_id`, "
           "ids that match no case, or lines that could not be read; the run exits 1.",
@@ -128,7 +135,8 @@ class CheckCode:
     PATTERN_LIMIT: Final = "SL013"
     RULES_FILE: Final = "SL014"
     UNJOINED: Final = "SL015"
-    NOTHING_SCORED: Final = "SL016"
+    UNPAIRED_SURROGATE: Final = "SL016"
+    NOTHING_SCORED: Final = "SL017"
 
 
 CHECK_CODES = CheckCode

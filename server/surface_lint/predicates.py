@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import regex
+from .patterns import RegexBudgetExceeded, RegexTimeout, SafePattern
+from .rule_schema import REQUIRED, Value
 
-# Wall-clock limit for one user-supplied regex call (the `regex` module enforces it).
-REGEX_TIMEOUT_S = 0.25
+__all__ = ["KINDS", "Kind", "RegexBudgetExceeded", "RegexTimeout", "SafePattern", "register_kind"]
 
 Span = tuple[int, int]
 
@@ -93,82 +93,6 @@ class Analysis:
     stripped: str
     stripped_start: int  # offset of `stripped` inside the surface
     sentences: list[tuple[str, int]]  # (sentence, offset in surface)
-
-
-# Built-in (shipped, tested) patterns run on the stdlib `re` for surfaces up to this many
-# characters (none has nested quantifiers, so the worst case is bounded); user-supplied
-# patterns, and any longer text, run on `regex` with REGEX_TIMEOUT_S.
-FAST_PATH_MAX_CHARS = 4096
-
-
-class RegexTimeout(Exception):
-    pass
-
-
-def run_regex(fn: Callable[..., Any], *args: Any) -> Any:
-    try:
-        return fn(*args, timeout=REGEX_TIMEOUT_S)
-    except TimeoutError:
-        raise RegexTimeout() from None
-
-
-class SafePattern:
-    """A compiled rule pattern that can never hang: see FAST_PATH_MAX_CHARS."""
-
-    __slots__ = ("_fast", "_safe_compiled", "pattern")
-
-    def __init__(self, pattern: str, trusted: bool) -> None:
-        self.pattern = pattern
-        fast: re.Pattern[str] | None = None
-        if trusted:
-            try:
-                fast = re.compile(pattern)
-            except re.error:
-                fast = None
-        self._fast = fast
-        # `regex` compiles slowly: a trusted pattern compiles it only when long text needs it.
-        self._safe_compiled: regex.Pattern[str] | None = None if fast is not None else regex.compile(pattern)
-
-    @property
-    def _safe(self) -> regex.Pattern[str]:
-        if self._safe_compiled is None:
-            self._safe_compiled = regex.compile(self.pattern)
-        return self._safe_compiled
-
-    def _use_fast(self, text: str) -> bool:
-        return self._fast is not None and len(text) <= FAST_PATH_MAX_CHARS
-
-    def search(self, text: str) -> Any:
-        fast = self._fast
-        if fast is not None and len(text) <= FAST_PATH_MAX_CHARS:
-            return fast.search(text)
-        return run_regex(self._safe.search, text)
-
-    def match(self, text: str) -> Any:
-        fast = self._fast
-        if fast is not None and len(text) <= FAST_PATH_MAX_CHARS:
-            return fast.match(text)
-        return run_regex(self._safe.match, text)
-
-    def finditer(self, text: str) -> list[Any]:
-        if self._use_fast(text):
-            return list(self._fast.finditer(text))  # type: ignore[union-attr]
-        return list(run_regex(self._safe.finditer, text))
-
-    def sub(self, replacement: str, text: str) -> str:
-        if self._use_fast(text):
-            return self._fast.sub(replacement, text)  # type: ignore[union-attr]
-        return str(run_regex(self._safe.sub, replacement, text))
-
-    def split(self, text: str) -> list[str]:
-        if self._use_fast(text):
-            return self._fast.split(text)  # type: ignore[union-attr]
-        return list(run_regex(self._safe.split, text))
-
-    def findall(self, text: str) -> list[Any]:
-        if self._use_fast(text):
-            return self._fast.findall(text)  # type: ignore[union-attr]
-        return list(run_regex(self._safe.findall, text))
 
 
 @dataclass(slots=True)
@@ -333,14 +257,16 @@ def _words_present(params: Mapping[str, Any]) -> Evaluator:
 
 
 def _compile_words(params: dict[str, Any]) -> None:
-    words = [regex.escape(w) for w in params.get("words", [])]
+    words = [re.escape(w) for w in params.get("words", [])]
+    suffixes = list(params.get("suffix_patterns", []))
     alternatives = []
     if words:
         alternatives.append(r"\b(?:" + "|".join(words) + r")\b")
-    for suffix in params.get("suffix_patterns", []):
+    for suffix in suffixes:
         alternatives.append(r"\b(?:" + suffix + r")\b")
+    # Escaped words alone are a pattern of our own making; suffix fragments are the rule's.
     params["_compiled"] = SafePattern(
-        "|".join(alternatives) if alternatives else r"(?!)", bool(params.get("_trusted"))
+        "|".join(alternatives) or r"(?!)", bool(params.get("_trusted")), built=not suffixes
     )
 
 
@@ -424,10 +350,9 @@ def _connective_present(params: Mapping[str, Any]) -> Evaluator:
 
 
 def _compile_connectives(params: dict[str, Any]) -> None:
-    words = [regex.escape(c) for c in params["connectives"]]
-    params["_compiled"] = SafePattern(
-        r"\b(?:" + "|".join(words) + r")\b" if words else r"(?!)", bool(params.get("_trusted"))
-    )
+    words = [re.escape(c) for c in params["connectives"]]
+    pattern = r"\b(?:" + "|".join(words) + r")\b" if words else r"(?!)"
+    params["_compiled"] = SafePattern(pattern, True, built=True)
 
 
 def _not_only_tail(params: Mapping[str, Any]) -> Evaluator:
@@ -543,52 +468,123 @@ def _proposal_count_equal(params: Mapping[str, Any]) -> Evaluator:
 
 @dataclass(frozen=True, slots=True)
 class Kind:
-    """A predicate kind: its parameters (name -> TOML type) and how to build it."""
+    """A predicate kind: the parameters it declares (name -> typed Value with its default)
+    and how to build an evaluator from them (every declared default already filled in)."""
 
     build: Callable[[Mapping[str, Any]], Evaluator]
-    params: Mapping[str, str]
-    optional: Sequence[str] = ()
-    regex_params: Sequence[str] = ()
+    params: Mapping[str, Value]
     prepare: Callable[[dict[str, Any]], None] | None = None
     # Which subjects it can judge: "surface" (a turn's text) or "chain" (symbolic runs).
     unit: str = "surface"
+    summary: str = ""
+
+    @property
+    def regex_params(self) -> tuple[str, ...]:
+        return tuple(k for k, v in self.params.items() if v.type == "regex")
 
 
-KINDS: dict[str, Kind] = {
-    "substring_absent": Kind(_substring_absent, {"markers": "list[string]"}),
-    "pattern_absent": Kind(
-        _pattern_absent,
-        {"pattern": "string", "mode": "string", "strip": "boolean", "requires": "list[string]", "message": "string"},
-        optional=("mode", "strip", "requires", "message"),
-        regex_params=("pattern",),
-    ),
-    "ends_with": Kind(_ends_with, {"endings": "list[string]"}),
-    "words_present": Kind(
-        _words_present,
-        {"words": "list[string]", "suffix_patterns": "list[string]", "lowercase": "boolean"},
-        optional=("suffix_patterns", "lowercase"),
-        prepare=_compile_words,
-    ),
-    "grounding_marker_consistent": Kind(
-        _grounding_marker_consistent, {"grounded_sources": "list[string]", "markers": "list[string]"}
-    ),
-    "sentence_count_min": Kind(_sentence_count_min, {"minimum": "integer"}),
-    "sentence_min_tokens": Kind(_sentence_min_tokens, {"minimum": "integer"}),
-    "connective_present": Kind(
-        _connective_present, {"connectives": "list[string]"}, prepare=_compile_connectives
-    ),
-    "not_only_tail": Kind(_not_only_tail, {}),
-    "grounding_in": Kind(_grounding_in, {"sources": "list[string]"}),
-    "case_field_in_surface": Kind(_case_field_in_surface, {"field": "string"}),
-    "primed": Kind(_primed, {}),
-    "vault_hits_min": Kind(
-        _vault_hits_min, {"field": "string", "default": "integer"}, optional=("default",), unit="chain"
-    ),
-    "replay_identical": Kind(_replay_identical, {}, unit="chain"),
-    "proposal_count_equal": Kind(
-        _proposal_count_equal,
-        {"field": "string", "default": "integer"},
-        optional=("default",),
-        unit="chain",
-    ),
-}
+KINDS: dict[str, Kind] = {}
+
+
+def register_kind(name: str, kind: Kind) -> Kind:
+    """Add a kind to the registry (a lane module's own kinds too). A name is registered once."""
+    if name in KINDS:
+        raise ValueError(f"predicate kind {name!r} is already registered")
+    if not name or not name.replace("_", "").isalnum():
+        raise ValueError(f"predicate kind name {name!r} must be letters, digits and underscores")
+    KINDS[name] = kind
+    return kind
+
+
+_TERMS = "list[string]"
+register_kind("substring_absent", Kind(
+    _substring_absent,
+    {"markers": Value(_TERMS, REQUIRED, "Substrings that must not occur (case-sensitive).", non_empty=True)},
+    summary="No listed substring occurs in the surface; every occurrence is a span.",
+))
+register_kind("pattern_absent", Kind(
+    _pattern_absent,
+    {
+        "pattern": Value("regex", REQUIRED, "The pattern that must not match."),
+        "mode": Value("string", "search", "`search` anywhere, or `match` the whole (stripped) surface.",
+                      choices=("search", "match")),
+        "strip": Value("boolean", False, "Match against the surface with surrounding whitespace removed."),
+        "requires": Value(_TERMS, [], "Substrings every match contains: a surface lacking one is not searched.",
+                          non_empty=True),
+        "message": Value("string", "the surface matches `{match}`", "The finding's message; `{match}` is the match.",
+                         non_empty=True),
+    },
+    summary="A regular expression does not match the surface.",
+))
+register_kind("ends_with", Kind(
+    _ends_with,
+    {"endings": Value(_TERMS, REQUIRED, "Accepted last characters (after trailing whitespace).", non_empty=True)},
+    summary="The surface, right-stripped, ends with one of the endings.",
+))
+register_kind("words_present", Kind(
+    _words_present,
+    {
+        "words": Value(_TERMS, REQUIRED, "Whole words, any of which passes.", non_empty=True),
+        "suffix_patterns": Value("list[regex]", [], "Regex fragments matched as whole words.", non_empty=True),
+        "lowercase": Value("boolean", True, "Lower-case the surface before matching."),
+    },
+    prepare=_compile_words,
+    summary="At least one listed word (or a word matching a suffix pattern) occurs.",
+))
+register_kind("grounding_marker_consistent", Kind(
+    _grounding_marker_consistent,
+    {
+        "grounded_sources": Value(_TERMS, REQUIRED, "grounding_source values that allow a marker.", non_empty=True),
+        "markers": Value(_TERMS, REQUIRED, "Substrings that claim grounding.", non_empty=True),
+    },
+    summary="A grounding marker in the surface agrees with the turn's grounding_source.",
+))
+register_kind("sentence_count_min", Kind(
+    _sentence_count_min,
+    {"minimum": Value("integer", REQUIRED, "The fewest sentences (tails stripped).", minimum=0)},
+    summary="At least `minimum` sentences after the lane's tails are stripped.",
+))
+register_kind("sentence_min_tokens", Kind(
+    _sentence_min_tokens,
+    {"minimum": Value("integer", REQUIRED, "The fewest tokens per sentence.", minimum=0)},
+    summary="Every sentence has at least `minimum` tokens (the lane's token_pattern).",
+))
+register_kind("connective_present", Kind(
+    _connective_present,
+    {"connectives": Value(_TERMS, REQUIRED, "Whole words or phrases, matched case-insensitively.", non_empty=True)},
+    prepare=_compile_connectives,
+    summary="A listed connective occurs in the tail-stripped surface.",
+))
+register_kind("not_only_tail", Kind(_not_only_tail, {}, summary="The surface is more than its tails."))
+register_kind("grounding_in", Kind(
+    _grounding_in,
+    {"sources": Value(_TERMS, REQUIRED, "Accepted grounding_source values.", non_empty=True)},
+    summary="The turn's grounding_source is one of `sources`.",
+))
+register_kind("case_field_in_surface", Kind(
+    _case_field_in_surface,
+    {"field": Value("string", REQUIRED, "The case field whose text must occur (case-insensitive).", non_empty=True)},
+    summary="The case field's string occurs in the surface.",
+))
+register_kind("primed", Kind(_primed, {}, summary="The case ran priming prompts."))
+register_kind("vault_hits_min", Kind(
+    _vault_hits_min,
+    {
+        "field": Value("string", REQUIRED, "The case field holding the minimum.", non_empty=True),
+        "default": Value("integer", 0, "The minimum when the case lacks the field."),
+    },
+    unit="chain",
+    summary="The probe's vault_hits is at least the case field's value.",
+))
+register_kind("replay_identical", Kind(
+    _replay_identical, {}, unit="chain", summary="Both runs agree on trace_hash, vault_hits and proposal count."
+))
+register_kind("proposal_count_equal", Kind(
+    _proposal_count_equal,
+    {
+        "field": Value("string", REQUIRED, "The case field holding the expected count.", non_empty=True),
+        "default": Value("integer", 0, "The count when the case lacks the field."),
+    },
+    unit="chain",
+    summary="The fired proposal count equals the case field's value.",
+))

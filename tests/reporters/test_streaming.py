@@ -3,6 +3,7 @@ order; half an emoji never crashes a format; data cannot inject Markdown or anno
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from pathlib import Path
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 from reporters_support import CASES, LANE, NEW, check_run, cli, lane_run
 
 from surface_lint.engine.spool import Spool
+from surface_lint.reporters.common import SafeOut
 from surface_lint.reporters.json_format import indented
 from surface_lint.reporters.markdown import md_code
 
@@ -72,7 +74,7 @@ def test_half_an_emoji_never_crashes_a_lane_format(tmp_path: Path, fmt: str) -> 
     text = out.read_bytes().decode("utf-8")  # valid UTF-8: the lone surrogate is escaped
     if fmt == "json":
         (case,) = json.loads(text)["cases"]
-        assert case["surface"] == "A wave \ud83d rises."  # the escape reads back as the same string
+        assert case["surface"] == "A wave \ufffd rises."  # the reader's SL016: one character for one
         assert case["case_id"] == "s1"
 
 
@@ -85,10 +87,28 @@ def test_half_an_emoji_never_crashes_check(tmp_path: Path, fmt: str) -> None:
     assert run.code == 1, run.err
     text = out.read_bytes().decode("utf-8")
     if fmt == "text":
-        # Column 49: 29 columns of `{"case_id": "s1", "surface": `, the quote, then 19 source characters
-        # (the escape `\\ud83d` is six).
-        assert text.splitlines()[0] == (f"{path}:1:49: SL103 [warning] complete_punctuation: the surface ends "
-                                        "with `s`, not terminal punctuation (`.` `?` `!` `;`)")
+        # `{"case_id": "s1", "surface": ` is 29 columns, the quote the 30th: the escape starts at 38,
+        # and the last `s` is at 49 (the escape `\\ud83d` is six source characters).
+        assert text.splitlines()[:2] == [
+            f"{path}:1:38: SL016 [warning] unpaired UTF-16 surrogate in `surface` (half of a character); "
+            "read as U+FFFD",
+            f"{path}:1:49: SL103 [warning] complete_punctuation: the surface ends "
+            "with `s`, not terminal punctuation (`.` `?` `!` `;`)"]
+
+
+def test_a_stream_that_cannot_encode_gets_escapes_not_a_crash() -> None:
+    raw = io.BytesIO()
+    stream = io.TextIOWrapper(raw, encoding="utf-8", newline="")
+    out = SafeOut(stream)
+    out.write('{"surface": "half \ud83d"}\n')
+    stream.flush()
+    assert raw.getvalue() == b'{"surface": "half \\ud83d"}\n'
+    assert json.loads(raw.getvalue()) == {"surface": "half \ud83d"}  # the JSON escape of the same string
+    ascii_raw = io.BytesIO()
+    ascii_stream = io.TextIOWrapper(ascii_raw, encoding="ascii", newline="")
+    SafeOut(ascii_stream).write("Café ·\n")
+    ascii_stream.flush()
+    assert ascii_raw.getvalue() == b"Caf\\xe9 \\xb7\n"
 
 
 def test_a_case_id_cannot_inject_markdown(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from ..findings import Finding, Location, sorted_findings
 from ..lanes import Lane
 from ..sources.base import JsonlReader, ReadStats, Record
 from ..sources.cases import CaseFile, duplicate_findings, leak_findings, read_case_file, sibling_case_files
-from ..sources.transcripts import iter_turns, read_report, sniff
+from ..sources.transcripts import iter_turns, read_report, sniff, sniff_stream
 from .detect import first_object
 from .pipeline import CHAIN, Evaluator, Joined, Suppressions, join_report, join_turns
 from .results import SURFACE_PATH, CaseIndex, DocResult, RecordInfo, UsageError
@@ -69,7 +69,7 @@ def turn_stream(engine: Engine, path: str, stream: IO[bytes], kind: str, lane: L
     reader = reader or NotingReader(path, engine.config.max_line_bytes, suppressions)
     if isinstance(reader, NotingReader):
         suppressions = reader.suppressions
-    evaluator = Evaluator(lane, engine.config)
+    evaluator = Evaluator(lane, engine.severity_levels)
     pending = reader.findings
     for joined in join_turns(lane, iter_turns(path, stream, kind, reader), cases, primed):  # type: ignore[arg-type]
         done = evaluator.evaluate(joined)
@@ -147,7 +147,7 @@ class DocumentChecker:
         transcript = read_report(path, data)
         first = transcript.entries[0].data if transcript.entries else None
         lane = self._lane(path, "report", lane_name, b"", transcript.lane_hint, first)
-        evaluator = Evaluator(lane, self.engine.config, self.engine.reference_lane(lane.name))
+        evaluator = Evaluator(lane, self.engine.severity_levels, self.engine.reference_lane(lane.name))
         findings = list(transcript.findings)
         records: list[RecordInfo] = []
         for joined in join_report(lane, transcript, cases):
@@ -166,11 +166,11 @@ class DocumentChecker:
         try:
             with open(path, "rb") as fh:
                 head = fh.read(HEAD_BYTES)
-                sniffed, _ = sniff(head)
-                detected = kind or sniffed
+                fh.seek(0)
+                # The records that parse decide the kind (never line 1 alone).
+                detected = kind or sniff_stream(fh)
                 whole_document = detected in ("cases", "report")
                 if not whole_document:
-                    fh.seek(0)
                     turn_kind = detected or "turns"
                     lane = self._lane(path, turn_kind, lane_name, head)
                     reader = NotingReader(path, self.engine.config.max_line_bytes, Suppressions())

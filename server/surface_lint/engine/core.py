@@ -7,12 +7,13 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..config import Config
+from ..config import Config, ConfigError, resolve_severity
 from ..findings import Finding, Severity, sorted_findings
 from ..lanes import Lane, LaneError, LaneSet, PredicateSpec, load_lanes
 from ..predicates import Verdict
 from ..sources.base import ReadStats, Record
 from ..sources.cases import duplicate_findings, leak_findings, read_case_file
+from ..sources.paths import unique_paths
 from ..sources.transcripts import sniff
 from .check import HEAD_BYTES, DocumentChecker, turn_stream
 from .detect import first_object
@@ -36,6 +37,10 @@ class Engine:
         self.profile = profile or self.config.profile
         self.lane_set: LaneSet = load_lanes(self.profile, self.config.lane_files)
         self._reference: LaneSet | None = None
+        # `[severity]` keys (codes, names, aliases) -> predicate names: the one resolver in config.
+        table = resolve_severity(self.config.severity, self.lane_set.lanes.values())
+        self.severity_levels: dict[str, str] = table.levels
+        self.severity_errors: list[ConfigError] = [self.config.severity_error(p) for p in table.problems]
 
     # --- lanes ---------------------------------------------------------------------------
 
@@ -86,12 +91,12 @@ class Engine:
 
     def severity(self, lane: Lane, spec: PredicateSpec, case_fields: Mapping[str, Any] | None) -> Severity | None:
         """Expected -> error; informational (post-gloss) -> information; else config/default."""
-        return Evaluator(lane, self.config).severity(spec, case_fields)
+        return Evaluator(lane, self.severity_levels).severity(spec, case_fields)
 
     def predicate_findings(self, lane: Lane, verdicts: Mapping[str, Verdict], record: Record,
                            case_fields: Mapping[str, Any] | None, case_id: str | None,
                            targets: Mapping[str, Record] | None = None) -> list[Finding]:
-        return Evaluator(lane, self.config).predicate_findings(verdicts, record, case_fields, case_id, targets)
+        return Evaluator(lane, self.severity_levels).predicate_findings(verdicts, record, case_fields, case_id, targets)
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -104,7 +109,7 @@ class Engine:
     def load_cases(self, paths: Sequence[str], lane: Lane | None = None,
                    texts: Mapping[str, bytes] | None = None) -> tuple[Lane | None, CaseIndex]:
         index = CaseIndex()
-        for path in paths:
+        for path in unique_paths(paths):
             data = (texts or {}).get(path)
             if data is None:
                 data = self.read_bytes(path)
@@ -173,6 +178,7 @@ class Engine:
         result is the one of a single process. `progress` is called with each transcript path
         once it is done. Case rows and findings are kept on disk: memory stays flat."""
         texts = texts or {}
+        case_paths, transcript_paths = unique_paths(case_paths), unique_paths(transcript_paths)
         lane = self.lane(lane_name) if lane_name else None
         index: CaseIndex | None = None
         if case_paths:

@@ -13,6 +13,7 @@ from ..scoring import (
 )
 from ..sources.cases import (
     Case,
+    typed_case_fields,
 )
 from ..sources.transcripts import ReportEntry
 
@@ -28,7 +29,7 @@ def report_case_fields(lane: Lane, entry: ReportEntry, case: Case | None) -> dic
     """The case as far as it is known: the case file's fields, else those the report embeds."""
     if case is not None:
         return dict(case.data)
-    fields = {k: v for k, v in entry.data.items() if k in lane.schema.fields}
+    fields = typed_case_fields(lane, {k: v for k, v in entry.data.items() if k in lane.schema.fields})
     if entry.case_id is not None:
         fields[lane.schema.id_field] = entry.case_id
     return fields

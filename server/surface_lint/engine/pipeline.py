@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..checks import CHECK_CODES as C
-from ..config import Config
 from ..findings import Finding, Fix, Location, Severity
 from ..lanes import Lane, PredicateSpec
 from ..predicates import Context, Subject, Verdict
@@ -178,9 +177,9 @@ def join_report(lane: Lane, transcript: Transcript, cases: CaseIndex | None,
 class Evaluator:
     """The one evaluation of a joined record: the lane's verdicts and the findings they give."""
 
-    def __init__(self, lane: Lane, config: Config, reference: Lane | None = None) -> None:
+    def __init__(self, lane: Lane, levels: Mapping[str, str], reference: Lane | None = None) -> None:
         self.lane = lane
-        self.config = config
+        self.levels = levels  # configured severity per predicate name (config.resolve_severity)
         self.reference = reference or lane
         self._levels: dict[str, Severity | None] = {}  # configured severity per predicate, parsed once
 
@@ -206,7 +205,7 @@ class Evaluator:
                 ):
                     return Severity.INFORMATION
         if spec.name not in self._levels:
-            override = self.config.severity.get(spec.name)
+            override = self.levels.get(spec.name)
             self._levels[spec.name] = None if override == "off" else Severity.parse(override or spec.default_severity)
         return self._levels[spec.name]
 

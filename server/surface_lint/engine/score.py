@@ -21,11 +21,9 @@ from ..lanes import Lane
 from ..predicates import PASS, Context, Verdict
 from ..scoring import Outcome, lane_signals, metrics_from_tally, signal_values, threshold_results
 from ..sources.base import JsonlReader, ReadStats, Record, check_finding
-from ..sources.transcripts import Turn, iter_turns, read_report, sniff
-from .check import HEAD_BYTES
+from ..sources.transcripts import Turn, iter_turns, read_report, sniff_stream
 from .compact import CompactOutcomes, whole_record
 from .details import DetailsPlan
-from .detect import looks_jsonl
 from .pipeline import Evaluator, Joined, join_report, join_turns
 from .results import CaseIndex, LaneResult, Rows, UsageError
 from .spool import Mapped, Spool
@@ -99,7 +97,7 @@ class LaneScorer:
         self.index = index
         self.want_rows = want_rows
         self.finding_limit = finding_limit
-        self.evaluator = Evaluator(lane, engine.config, engine.reference_lane(lane.name))
+        self.evaluator = Evaluator(lane, engine.severity_levels, engine.reference_lane(lane.name))
         self.details = DetailsPlan(lane)
         self.signals = lane_signals(lane)
         self.reported = {p.name for p in lane.predicates if p.report}
@@ -230,15 +228,14 @@ class LaneScorer:
             given = texts.get(path)
             try:
                 if given is not None:
-                    head = given[:HEAD_BYTES]
+                    kind = sniff_stream(io.BytesIO(given))
                 else:
                     with Path(path).open("rb") as fh:
-                        head = fh.read(HEAD_BYTES)
+                        kind = sniff_stream(fh)
             except OSError as exc:
                 raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
-            kind, _ = sniff(head)
-            # A report may be one compact line: its shape decides, not its line count.
-            if kind == "report" or (kind is None and not looks_jsonl(head)):
+            # The records that parse decide (a compact one-line report is a report).
+            if kind == "report":
                 transcript = read_report(path, given if given is not None else self.engine.read_bytes(path))
                 for problem in transcript.findings:
                     self.problem(problem)
