@@ -84,3 +84,10 @@ def test_suppression_reads_the_parsed_record(tmp_path: Path) -> None:
     assert [(f.code, f.location.line, f.location.column) for f in whole.findings if f.code == "SL103"] == [
         ("SL103", 1, 48)]  # the last character: `{"case_id": "f1", "surface": "` is 30 columns
     assert sorted(f.to_dict() for f in streamed) == sorted(f.to_dict() for f in whole.findings)  # type: ignore[type-var]
+
+
+def test_check_codes_are_one_list() -> None:
+    from surface_lint.checks import CHECKS, CheckCode
+
+    constants = {v for k, v in vars(CheckCode).items() if k.isupper()}
+    assert constants == set(CHECKS)

@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..checks import CHECK_CODES as C
 from ..findings import Finding, Location, Severity
 from ..lanes import Lane
 from ..scoring import (
@@ -17,7 +18,7 @@ from .results import LaneResult  # noqa: F401
 
 
 def second_record(case_id: str, where: Location, index: int | None) -> Finding:
-    return check_finding("SL005", where, f"a second scored record for case `{case_id}` replaces the first",
+    return check_finding(C.DUPLICATE_ID, where, f"a second scored record for case `{case_id}` replaces the first",
                          case_id, severity=Severity.WARNING, record_index=index)
 
 
