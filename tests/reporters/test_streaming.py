@@ -150,3 +150,19 @@ def test_every_format_of_the_fixture_run_still_renders() -> None:
         run = lane_run(fmt)
         assert run.code == 1 and run.out, fmt
     assert CASES and NEW
+
+
+def test_html_stays_viewable_at_any_size(tmp_path: Path) -> None:
+    path = tmp_path / "many.jsonl"
+    with path.open("w", encoding="utf-8") as fh:
+        for i in range(620):
+            fh.write(json.dumps({"case_id": f"m{i:04d}", "surface": f"Case {i} waits ...", "grounding_source": "none"})
+                     + "\n")
+    out = cli("--lane", LANE, "--transcripts", str(path), "--output-format", "html").out
+    assert out.count('<tr data-case="m') == 500  # the matrix: the first 500 cases
+    assert ('<p class="meta">… 120 more case(s) of the matrix not shown. The JSON or SARIF output lists them '
+            "all.</p>") in out
+    assert out.count('<article class="case') == 20  # the first 20 failing cases of no_placeholder
+    assert ('<p class="meta">… 600 more failing case(s) of no_placeholder (the first 20 of each predicate are '
+            "listed) not shown. The JSON or SARIF output lists them all.</p>") in out
+    assert "620 case(s) · 620 failing" in out
