@@ -111,7 +111,8 @@ class LaneScorer:
             self.rank = {c.id: i for i, c in enumerate(ordered)}
             self.scored_ranks = bytearray(len(ordered))
         # Case rows: (order, position, Scored); sorted by case-file rank when cases are given.
-        self.rows: Spool[tuple[int, int, Scored]] = Spool(key=_row_order if index is not None else None)
+        # A row is a tuple of builtins (see _row): hundreds of thousands pickle fast.
+        self.rows: Spool[tuple[Any, ...]] = Spool(key=_row_order if index is not None else None)
         # Findings: (position or -1 for input problems, finding), sorted as every report lists them.
         self.findings: Spool[tuple[int, Finding]] = Spool(key=_finding_order)
         self.unknown: set[str] = set()
@@ -185,7 +186,7 @@ class LaneScorer:
         for f in scored.findings:
             self.findings.append((position, f))
         if self.want_rows:
-            self.rows.append((rank, position, scored))
+            self.rows.append(_row(rank, position, scored))
 
     def fold(self, joined: Iterable[Joined]) -> None:
         sink = self.on_scored
@@ -302,10 +303,9 @@ class LaneScorer:
         findings: Rows[Finding] = Mapped(_Kept(self.findings, replaced), count, _second)
         outcomes: Rows[Outcome]
         if self.want_rows:
-            outcomes = Mapped(_Kept(self.rows, replaced, position_at=1), summary.case_count,
-                              lambda row: _outcome(row[2]))
+            outcomes = Mapped(_Kept(self.rows, replaced, position_at=1), summary.case_count, _row_outcome)
         else:
-            outcomes = Mapped((), 0, _outcome)
+            outcomes = Mapped((), 0, _row_outcome)
         aliases = {a: m.name for m in lane.metrics for a in m.aliases}
         return LaneResult(
             lane=lane.name, profile=self.engine.profile, version=lane.version, threshold_set=set_name,
@@ -334,7 +334,7 @@ class LaneScorer:
         return "; ".join(reasons) or "no transcript record reached the lane"
 
 
-def _row_order(row: tuple[int, int, Scored]) -> tuple[int, int]:
+def _row_order(row: tuple[Any, ...]) -> tuple[int, int]:
     return row[0], row[1]
 
 
@@ -368,9 +368,24 @@ def _count_kept(spool: Iterable[tuple[int, Finding]], replaced: set[int]) -> int
     return sum(1 for position, _ in spool if position not in replaced)
 
 
-def _outcome(scored: Scored) -> Outcome:
-    return Outcome(scored.case_id, scored.signals, scored.grounding, scored.details, scored.failed,
-                   scored.findings, scored.failures, scored.judged, scored.levels)
+def _row(rank: int, position: int, scored: Scored) -> tuple[Any, ...]:
+    """What a report needs of a scored case, as builtins (verdicts as message and spans,
+    severities as numbers; a passing case's are empty)."""
+    failures: tuple[Any, ...] = ()
+    levels: tuple[Any, ...] = ()
+    if scored.failures:
+        failures = tuple((n, v.message, v.spans, v.target, v.timed_out) for n, v in scored.failures.items())
+        levels = tuple((n, int(v) if v is not None else None) for n, v in scored.levels.items())
+    return (rank, position, scored.case_id, scored.signals, scored.grounding, scored.details, scored.failed,
+            scored.judged, failures, scored.findings, levels)
+
+
+def _row_outcome(row: tuple[Any, ...]) -> Outcome:
+    (_, _, case_id, signals, grounding, details, failed, judged, failures, findings, levels) = row
+    verdicts = {n: Verdict(False, spans, message, target, timed_out)
+                for n, message, spans, target, timed_out in failures} if failures else {}
+    severities = {n: Severity(v) if v is not None else None for n, v in levels} if levels else {}
+    return Outcome(case_id, signals, grounding, details, failed, findings, verdicts, judged, severities)
 
 
 # --- worker processes (started by the caller's mapper; the engine imports no pool) --------
