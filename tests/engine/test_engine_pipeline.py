@@ -91,3 +91,14 @@ def test_check_codes_are_one_list() -> None:
 
     constants = {v for k, v in vars(CheckCode).items() if k.isupper()}
     assert constants == set(CHECKS)
+
+
+def test_the_engine_imports_no_process_pool() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, surface_lint.engine, surface_lint.reporters; "
+            "print(sorted(m for m in sys.modules if m in ('surface_lint.parallel', 'concurrent.futures', "
+            "'multiprocessing')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -173,7 +173,7 @@ class Engine:
         progress: Callable[[str], None] | None = None,
     ) -> LaneResult:
         """Score a lane from files; `texts` gives the bytes of any path not to be read from disk
-        (an editor's unsaved buffers). With a `mapper` (parallel.process_mapper), transcript files
+        (an editor's unsaved buffers). With a `mapper` (cli.process_mapper over parallel.ordered_map), transcript files
         are scored in worker processes and merged in input order when no two share a case: the
         result is the one of a single process. `progress` is called with each transcript path
         once it is done. Case rows and findings are kept on disk: memory stays flat."""
