@@ -98,3 +98,15 @@ def test_a_transcript_only_json_report_keeps_case_ids_and_reads_back_the_same() 
     assert back["cases"] == report["cases"]
     assert back["metrics"] == report["metrics"]
     assert back["counts"]["cases"] == report["counts"]["cases"] == 6
+
+
+def test_an_empty_transcript_with_cases_names_the_transcripts_not_the_cases() -> None:
+    Path("empty.jsonl").write_text("", encoding="utf-8")
+    Path("also_empty.jsonl").write_text("\n", encoding="utf-8")
+    code, out = run("--lane", LANE, "--cases", str(FIXTURES / "fluency_cases.jsonl"), "--transcripts",
+                    "empty.jsonl", "also_empty.jsonl")
+    assert code == 1
+    lines = out.splitlines()
+    assert "nothing scored: the transcripts hold no record" in lines
+    assert ("  empty.jsonl:1:1: SL017 [error] no case was scored: the transcripts hold no record; "
+            "the thresholds were not checked") in lines

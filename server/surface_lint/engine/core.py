@@ -208,7 +208,8 @@ class Engine:
         stats.add(scorer.stats)
         declared = self._declared_lane(transcript_paths, texts)
         return scorer.result([*case_paths, *transcript_paths], set_name, stats,
-                             index.findings if index is not None else (), declared)
+                             index.findings if index is not None else (), declared,
+                             transcript_paths[0] if transcript_paths else "")
 
     def _head(self, path: str, texts: Mapping[str, bytes]) -> bytes:
         given = texts.get(path)

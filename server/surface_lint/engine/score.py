@@ -269,7 +269,8 @@ class LaneScorer:
     # --- the result --------------------------------------------------------------------
 
     def result(self, sources: list[str], set_name: str | None, stats: ReadStats,
-               input_findings: Iterable[Finding], declared_lane: str | None) -> LaneResult:
+               input_findings: Iterable[Finding], declared_lane: str | None,
+               first_transcript: str = "") -> LaneResult:
         lane = self.lane
         summary = self.compact.summary()
         replaced = summary.replaced
@@ -288,13 +289,12 @@ class LaneScorer:
                         case.id, record_index=case.record.index))
         nothing = None
         if not summary.case_count:
-            nothing = self.nothing_scored(stats)
+            nothing = self.nothing_scored(self.stats)  # what the transcripts held, not the cases
         metrics = metrics_from_tally(lane, summary.tally)
         thresholds = threshold_results(lane, metrics, set_name) if summary.case_count else []
         has_thresholds = set_name is not None and set_name in lane.thresholds and bool(lane.thresholds[set_name].checks)
         if nothing is not None and has_thresholds:
-            first = sources[-1] if sources else ""
-            self.problem(check_finding(C.NOTHING_SCORED, Location(first, 1, 1, 1, 1),
+            self.problem(check_finding(C.NOTHING_SCORED, Location(first_transcript, 1, 1, 1, 1),
                                        f"no case was scored: {nothing}; the thresholds were not checked"))
         passed: bool | None = all(t.passed for t in thresholds) if thresholds else None
         if nothing is not None and has_thresholds:
@@ -323,8 +323,9 @@ class LaneScorer:
             if stats.errors:
                 reasons.append(f"none of the {stats.lines} line(s) read could be parsed as a record")
             else:
-                reasons.append("the transcripts hold no record" if not stats.lines
-                               else "the transcripts hold no record with a surface")
+                reasons.append("the transcripts hold no record" if stats.lines == stats.blank
+                               else f"the transcripts hold no record with a surface ({stats.skipped} line(s) "
+                                    "without one skipped)")
         if self.unscored[NO_CASE_ID]:
             reasons.append(f"{self.unscored[NO_CASE_ID]} turn(s) without `case_id`")
         if self.unscored[UNKNOWN_ID]:
