@@ -206,7 +206,8 @@ class Engine:
         else:  # one process, or files that share a case (priming, a split chain, a repeat)
             scorer.read(transcript_paths, texts, progress if parts is None else None)
         stats.add(scorer.stats)
-        declared = self._declared_lane(transcript_paths, texts)
+        # The lane the inputs name themselves (a report's `lane`): `diff` compares it.
+        declared = scorer.declared
         return scorer.result([*case_paths, *transcript_paths], set_name, stats,
                              index.findings if index is not None else (), declared,
                              transcript_paths[0] if transcript_paths else "")
@@ -234,19 +235,6 @@ class Engine:
             raise UsageError(f"{path}: cannot tell which lane this run belongs to (use --lane)")
         return lane
 
-    def _declared_lane(self, paths: Sequence[str], texts: Mapping[str, bytes]) -> str | None:
-        """The lane the transcripts name themselves: the first report's `lane` field."""
-        for path in paths:
-            kind, whole = sniff(self._head(path, texts))
-            if kind != "report":
-                continue
-            if whole is None:
-                data = texts.get(path)
-                kind, whole = sniff(data if data is not None else self.read_bytes(path))
-            hint = whole.get("lane") if isinstance(whole, dict) else None
-            if isinstance(hint, str):
-                return hint
-        return None
 
 
 def _cross_file(found: list[Finding], n_files: int) -> list[Finding]:

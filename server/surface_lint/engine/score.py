@@ -81,6 +81,8 @@ class Part:
     unknown: set[str]
     touched: set[str]
     unscored: dict[str, int] = field(default_factory=dict)
+    declared: str | None = None  # the lane the file names itself (a report's `lane`)
+    reports_read: int = 0
 
 
 # Why-nothing-scored counters, in the order the message names them.
@@ -123,6 +125,8 @@ class LaneScorer:
         self.progress: Callable[[str], None] | None = None
         self._pending_progress: str | None = None
         self.on_scored: Callable[[Scored], None] | None = None  # a worker sends its records back instead
+        self.reports_read = 0
+        self.declared: str | None = None  # the lane the first lane report names itself
 
     # --- evaluation (here or in a worker) ----------------------------------------------
 
@@ -204,6 +208,9 @@ class LaneScorer:
         """One file scored in another process, as if it had been read here."""
         self.unknown |= part.unknown
         self.stats.add(part.stats)
+        self.reports_read += part.reports_read
+        if self.declared is None:
+            self.declared = part.declared
         for key, n in part.unscored.items():
             self.unscored[key] += n
         for problem in part.problems:
@@ -238,6 +245,9 @@ class LaneScorer:
             # The records that parse decide (a compact one-line report is a report).
             if kind == "report":
                 transcript = read_report(path, given if given is not None else self.engine.read_bytes(path))
+                self.reports_read += 1
+                if self.declared is None:
+                    self.declared = transcript.lane_hint
                 for problem in transcript.findings:
                     self.problem(problem)
                 self.stats.add(transcript.stats)
@@ -323,9 +333,13 @@ class LaneScorer:
             if stats.errors:
                 reasons.append(f"none of the {stats.lines} line(s) read could be parsed as a record")
             else:
-                reasons.append("the transcripts hold no record" if stats.lines == stats.blank
-                               else f"the transcripts hold no record with a surface ({stats.skipped} line(s) "
-                                    "without one skipped)")
+                if stats.lines == stats.blank:
+                    reasons.append("the transcripts hold no record")
+                elif self.reports_read and not stats.skipped:
+                    reasons.append("the lane report holds no case entry")
+                else:
+                    reasons.append(f"the transcripts hold no record with a surface ({stats.skipped} line(s) "
+                                   "without one skipped)")
         if self.unscored[NO_CASE_ID]:
             reasons.append(f"{self.unscored[NO_CASE_ID]} turn(s) without `case_id`")
         if self.unscored[UNKNOWN_ID]:
@@ -414,7 +428,8 @@ def score_file(path: str, want_rows: bool, finding_limit: int | None) -> Part:
     scorer.read([path], _WORKER["texts"])
     problems = [f for _, f in scorer.findings]
     scorer.findings.close()
-    return Part(kept, problems, scorer.stats, scorer.unknown, scorer.touched, scorer.unscored)
+    return Part(kept, problems, scorer.stats, scorer.unknown, scorer.touched, scorer.unscored, scorer.declared,
+                scorer.reports_read)
 
 
 def independent(parts: Sequence[Part]) -> bool:
