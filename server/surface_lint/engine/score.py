@@ -55,7 +55,7 @@ class Scored:
     def __reduce__(self) -> tuple[Any, ...]:
         # Spooled by the hundred thousand: builtins only (verdicts as message and spans, severities
         # as numbers) pickle several times faster than the objects.
-        failures = {n: (v.message, v.spans, v.target, v.timed_out) for n, v in self.failures.items()}
+        failures = {n: (v.message, v.spans, v.target, v.timed_out, v.span_messages) for n, v in self.failures.items()}
         levels = {n: int(v) if v is not None else None for n, v in self.levels.items()}
         return (_scored, (self.case_id, self.signals, self.failed, self.where, self.record_index, self.grounding,
                           self.details, self.judged, failures, self.findings, levels))
@@ -63,11 +63,11 @@ class Scored:
 
 def _scored(case_id: str, signals: tuple[bool, ...], failed: tuple[str, ...], where: Location | None,
             record_index: int | None, grounding: str, details: dict[str, Any] | None, judged: tuple[str, ...],
-            failures: dict[str, tuple[str, tuple[tuple[int, int], ...], str | None, bool]],
+            failures: dict[str, tuple[str, tuple[tuple[int, int], ...], str | None, bool, tuple[str, ...] | None]],
             findings: tuple[Finding, ...], levels: dict[str, int | None]) -> Scored:
     return Scored(case_id, signals, failed, where, record_index, grounding, details, judged,
-                  {n: Verdict(False, spans, message, target, timed_out)
-                   for n, (message, spans, target, timed_out) in failures.items()},
+                  {n: Verdict(False, spans, message, target, timed_out, span_messages=span_messages)
+                   for n, (message, spans, target, timed_out, span_messages) in failures.items()},
                   findings, {n: Severity(v) if v is not None else None for n, v in levels.items()})
 
 
@@ -389,7 +389,8 @@ def _row(rank: int, position: int, scored: Scored) -> tuple[Any, ...]:
     failures: tuple[Any, ...] = ()
     levels: tuple[Any, ...] = ()
     if scored.failures:
-        failures = tuple((n, v.message, v.spans, v.target, v.timed_out) for n, v in scored.failures.items())
+        failures = tuple((n, v.message, v.spans, v.target, v.timed_out, v.span_messages)
+                         for n, v in scored.failures.items())
         levels = tuple((n, int(v) if v is not None else None) for n, v in scored.levels.items())
     return (rank, position, scored.case_id, scored.signals, scored.grounding, scored.details, scored.failed,
             scored.judged, failures, scored.findings, levels)
@@ -397,8 +398,8 @@ def _row(rank: int, position: int, scored: Scored) -> tuple[Any, ...]:
 
 def _row_outcome(row: tuple[Any, ...]) -> Outcome:
     (_, _, case_id, signals, grounding, details, failed, judged, failures, findings, levels) = row
-    verdicts = {n: Verdict(False, spans, message, target, timed_out)
-                for n, message, spans, target, timed_out in failures} if failures else {}
+    verdicts = {n: Verdict(False, spans, message, target, timed_out, span_messages=span_messages)
+                for n, message, spans, target, timed_out, span_messages in failures} if failures else {}
     severities = {n: Severity(v) if v is not None else None for n, v in levels} if levels else {}
     return Outcome(case_id, signals, grounding, details, failed, findings, verdicts, judged, severities)
 
