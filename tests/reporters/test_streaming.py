@@ -61,6 +61,17 @@ def test_spool_keeps_order_and_sorts_across_runs_stably() -> None:
     keyed.close()
 
 
+def test_many_sorted_runs_are_merged_in_levels_and_stay_stable() -> None:
+    from surface_lint.engine import spool as spool_module
+
+    keyed: Spool[tuple[int, int]] = Spool(key=lambda t: t[0], buffer=4)
+    items = [((i * 7919) % 13, i) for i in range(4 * 300)]  # 300 runs of 4
+    keyed.extend(items)
+    assert len(keyed._paths) < 2 * spool_module.FAN_IN  # merged as they came, not 300 files
+    assert list(keyed) == sorted(items, key=lambda t: t[0])
+    keyed.close()
+
+
 HALF_EMOJI = '{"case_id": "s1", "surface": "A wave \\ud83d rises.", "grounding_source": "none"}\n'
 
 

@@ -119,7 +119,10 @@ class LaneScorer:
         self.findings: Spool[tuple[int, Finding]] = Spool(key=_finding_order)
         self.unknown: set[str] = set()
         self.failing_shown = 0
+        # Case ids this scorer's records touch: kept only in a worker process (one file), where
+        # they decide whether files may be merged (a whole run's would grow with it).
         self.touched: set[str] = set()
+        self.track_touched = False
         self.unscored: dict[str, int] = {NO_CASE_ID: 0, UNKNOWN_ID: 0, NOT_SCORED: 0}
         self.stats = ReadStats()
         self.progress: Callable[[str], None] | None = None
@@ -138,7 +141,8 @@ class LaneScorer:
         if not case_id:
             self.unscored[NO_CASE_ID] += 1
             return None
-        self.touched.add(case_id)
+        if self.track_touched:
+            self.touched.add(case_id)
         if not joined.known:
             self.unknown.add(case_id)
             self.unscored[UNKNOWN_ID] += 1
@@ -426,6 +430,7 @@ def score_file(path: str, want_rows: bool, finding_limit: int | None) -> Part:
     scorer = LaneScorer(engine, _WORKER["lane"], _WORKER["index"], want_rows, finding_limit)
     kept: list[Scored] = []
     scorer.on_scored = kept.append
+    scorer.track_touched = True
     scorer.read([path], _WORKER["texts"])
     problems = [f for _, f in scorer.findings]
     scorer.findings.close()

@@ -19,6 +19,7 @@ from typing import IO, Any, Generic, TypeVar
 T = TypeVar("T")
 
 BUFFER_ITEMS = 2048  # items held in memory before a batch is written out
+FAN_IN = 16  # sorted runs of one size merged into one (files open at once stay few)
 
 
 def _remove(paths: list[str]) -> None:
@@ -51,8 +52,9 @@ class Spool(Generic[T]):
         self._buffer_size = buffer
         self._buffer: list[T] = []
         self._count = 0
-        # Unsorted: one file of batches. Sorted: one file per sorted run.
+        # Unsorted: one file of batches. Sorted: one file per sorted run, with its merge level.
         self._paths: list[str] = []
+        self._levels: list[int] = []
         self._out: IO[bytes] | None = None
         self._finalizer = weakref.finalize(self, _remove, self._paths)
 
@@ -79,15 +81,35 @@ class Spool(Generic[T]):
             return
         if self._key is not None:
             # A sorted run of its own, written in batches.
-            run = sorted(self._buffer, key=self._key)
-            with self._new_file() as fh:
-                for i in range(0, len(run), self._buffer_size // 4 or 1):
-                    pickle.dump(run[i : i + self._buffer_size // 4 or 1], fh, pickle.HIGHEST_PROTOCOL)
+            self._write_run(sorted(self._buffer, key=self._key), 0)
+            self._merge_runs()
         else:
             if self._out is None:
                 self._out = self._new_file()
             pickle.dump(self._buffer, self._out, pickle.HIGHEST_PROTOCOL)
         self._buffer = []
+
+    def _write_run(self, items: Iterable[T], level: int) -> None:
+        step = max(1, self._buffer_size // 4)
+        batch: list[T] = []
+        with self._new_file() as fh:
+            for item in items:
+                batch.append(item)
+                if len(batch) >= step:
+                    pickle.dump(batch, fh, pickle.HIGHEST_PROTOCOL)
+                    batch = []
+            if batch:
+                pickle.dump(batch, fh, pickle.HIGHEST_PROTOCOL)
+        self._levels.append(level)
+
+    def _merge_runs(self) -> None:
+        """FAN_IN trailing runs of one level become one run of the next (order kept: stable)."""
+        while len(self._levels) >= FAN_IN and len(set(self._levels[-FAN_IN:])) == 1:
+            level = self._levels[-1]
+            paths = self._paths[-FAN_IN:]
+            del self._paths[-FAN_IN:], self._levels[-FAN_IN:]
+            self._write_run(heapq.merge(*(_read(p) for p in paths), key=self._key), level + 1)
+            _remove(paths)
 
     def __iter__(self) -> Iterator[T]:
         if self._key is None:
