@@ -59,10 +59,11 @@ class _Rejected:
 
 
 def _strict(kind: type) -> Callable[[Any, Any], Any]:
-    def structure(value: Any, _: Any) -> Any:
+    def structure(value: Any, target: Any) -> Any:
         if type(value) is not kind:  # bool is not an int here, "3" is not a number
             raise TypeError(f"expected {'an integer' if kind is int else 'a ' + kind.__name__}, got {value!r}")
-        return value
+        # The hook also dispatches for subclasses: the str and int enums of lsprotocol.
+        return value if target is kind else target(value)
     return structure
 
 
