@@ -279,5 +279,6 @@ async def run_session(reader: asyncio.StreamReader, writer: asyncio.StreamWriter
         pass
     finally:
         server.close_session()
+        server.shutdown()  # this session's pygls pool (nothing shared with other sessions)
         if not writer.is_closing():
             writer.close()
