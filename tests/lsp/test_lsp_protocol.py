@@ -121,3 +121,18 @@ def test_real_editors_initialize_params_pass_the_strict_converter(editor: str) -
                                   "workDoneToken": "t1"}, types.InitializeParams)
     assert params.capabilities == caps
     assert params.process_id == 41
+
+
+def test_a_notification_with_invalid_params_is_reported_to_the_client(rpc: RpcClient) -> None:
+    rpc.request("initialize", INIT)
+    rpc.notify("initialized", {})
+    rpc.notify("textDocument/didChange", {"textDocument": {"uri": "file:///x.jsonl", "version": 2},
+                                          "contentChanges": [{"range": {"start": {"line": -1, "character": 0},
+                                                                        "end": {"line": 0, "character": 0}},
+                                                              "text": "x"}]})
+    # A request after it is answered: the notification was handled (and reported) first.
+    assert rpc.request("shutdown", None)["result"] is None
+    logs = [n["params"] for n in rpc.notifications if n["method"] == "window/logMessage"]
+    assert len(logs) == 1 and logs[0]["type"] == 1
+    assert logs[0]["message"].startswith("surface-lint: invalid params for textDocument/didChange (ignored): ")
+    assert logs[0]["message"].endswith("@ $.params.contentChanges[0].range.start")
