@@ -174,18 +174,46 @@ export function registerReview(context: vscode.ExtensionContext, server: ServerC
     if (older === undefined) {
       return;
     }
-    const diff = await send<DiffAnswer>(RUN_DIFF_METHOD, {
-      old: older.run.uri,
-      new: newer.run.uri,
-      oldText: openText(older.run.uri),
-      newText: openText(newer.run.uri),
-    });
+    const request = (): Promise<DiffAnswer | null> =>
+      send<DiffAnswer>(RUN_DIFF_METHOD, {
+        old: older.run.uri,
+        new: newer.run.uri,
+        oldText: openText(older.run.uri),
+        newText: openText(newer.run.uri),
+      });
+    const diff = await request();
     if (diff === null) {
       void vscode.window.showWarningMessage("surface-lint: these two runs could not be compared (see the output).");
       return;
     }
     const panel = vscode.window.createWebviewPanel("surfaceLint.runDiff", `Diff: ${diff.title}`, vscode.ViewColumn.Active, webviewOptions());
     panel.webview.html = diffPage(diff.html);
+    // Live as either run is edited: the newest answer only.
+    let timer: NodeJS.Timeout | undefined;
+    let requests = 0;
+    const watch = vscode.workspace.onDidChangeTextDocument((event) => {
+      const changed = event.document.uri.toString();
+      if ((changed !== older.run.uri && changed !== newer.run.uri) || event.contentChanges.length === 0) {
+        return;
+      }
+      if (timer !== undefined) {
+        clearTimeout(timer);
+      }
+      timer = setTimeout(() => {
+        const ticket = ++requests;
+        void request().then((answer) => {
+          if (ticket === requests && answer !== null) {
+            panel.webview.html = diffPage(answer.html);
+          }
+        });
+      }, LIVE_DELAY_MS);
+    });
+    panel.onDidDispose(() => {
+      watch.dispose();
+      if (timer !== undefined) {
+        clearTimeout(timer);
+      }
+    });
   }
 
   context.subscriptions.push(
