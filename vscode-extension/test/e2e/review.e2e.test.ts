@@ -184,9 +184,9 @@ describe("surface-lint review in a real VS Code (code-server + headless Chromium
     await openFromExplorer(vscode.page, CASES);
     const titles = await waitForLenses(vscode.page, (t) => t.length === 4, 60_000);
     assert.deepEqual(titles, [
-      "✓ pass in run_b.jsonl:1 (newest of 2 runs) · ✓ all 6 passed | surface: “A river is water that moves toward the sea.”",
-      "✗ fail in run_b.jsonl:2 (newest of 3 runs) · ✗ no_placeholder · ✓ 5 passed | surface: “💡 A lamp is <pending> light...”",
-      "✗ fail in run_b.jsonl:3 (newest of 2 runs) · ✗ complete_punctuation · ✗ finite_predicate_shape · ✓ 4 passed | " +
+      "✓ pass in run_b.jsonl:1 (newest of 2 runs) · ✓ SL101 SL102 SL103 SL104 SL105 SL106 | surface: “A river is water that moves toward the sea.”",
+      "✗ fail in run_b.jsonl:2 (newest of 3 runs) · ✗ no_placeholder · ✓ SL102 SL103 SL104 SL105 SL106 | surface: “💡 A lamp is <pending> light...”",
+      "✗ fail in run_b.jsonl:3 (newest of 2 runs) · ✗ complete_punctuation · ✗ finite_predicate_shape · ✓ SL101 SL102 SL105 SL106 | " +
         "surface: “zephyr <b>wind</b> & \"breeze\"”",
       "surface-lint: no run of this case found (3 run file(s) of deterministic_fluency searched)",
     ]);

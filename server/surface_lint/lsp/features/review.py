@@ -31,6 +31,7 @@ from lsprotocol import types
 
 from ...engine import Engine, UsageError, first_object
 from ...findings import Location
+from ...lanes import Lane
 from ...reporters import RenderOptions
 from ...reporters.common import rule_index
 from ...reporters.diff_text import render_json as diff_json
@@ -88,18 +89,19 @@ def lsp_range(loc: Location, lines: Sequence[str], encoding: str) -> dict[str, A
     return {"start": point(loc.line, loc.column), "end": point(loc.end_line, loc.end_column)}
 
 
-def lens_titles(case_run: CaseRun | None, searched: int, lane: str) -> list[tuple[str, str | None]]:
+def lens_titles(case_run: CaseRun | None, searched: int, lane: Lane) -> list[tuple[str, str | None]]:
     """The code lenses of one case, (title, tooltip): its verdicts in its newest run (failing
-    predicates named, passing ones counted; the tooltip lists every one), then its surface."""
+    predicates by name, passing ones by code; the tooltip names every one), then its surface."""
     if case_run is None:
-        return [(f"surface-lint: no run of this case found ({searched} run file(s) of {lane} searched)", None)]
+        return [(f"surface-lint: no run of this case found ({searched} run file(s) of {lane.name} searched)", None)]
     view = case_run.view
     mark = {"pass": "✓ pass", "fail": "✗ fail", "note": "• notes"}[view.status]
     failures = {f.name: f for f in view.failures}
-    passed = [n for n in view.judged if n not in failures]
+    codes = {p.name: p.code for p in lane.predicates}
+    passed = [codes.get(n, n) for n in view.judged if n not in failures]
     parts = [f"✗ {f.name}" for f in view.failures]
     if passed:
-        parts.append(f"✓ {len(passed)} passed" if failures else f"✓ all {len(passed)} passed")
+        parts.append("✓ " + " ".join(passed))
     more = f" (newest of {case_run.runs_with_case} runs)" if case_run.runs_with_case > 1 else ""
     title = f"{mark} in {case_run.run.name}:{case_run.turn.location.line}{more} · {' · '.join(parts)}"
     tooltip = "\n".join(
@@ -190,7 +192,7 @@ class ReviewFeatures:
             where = case.record.location(lane.schema.id_field) if lane.schema.id_field in case.record.data \
                 else case.record.whole()
             case_run = found.get(case.id)
-            out.append((where, lens_titles(case_run, searched, lane.name), case_run))
+            out.append((where, lens_titles(case_run, searched, lane), case_run))
         return out
 
     def _run_lane(self, engine: Engine, path: str, texts: Mapping[str, bytes]) -> str | None:
