@@ -51,7 +51,7 @@ from ...review import diff_runs as review_diff_runs
 from ...review_html import OPEN_TURN_COMMAND, REVIEW_TURN_LIMIT, diff_page, page_css, review_html
 from ...sources.cases import read_case_file
 from ...sources.transcripts import sniff
-from ..documents import path_to_uri, to_client_units, uri_to_path
+from ..documents import TextDoc, path_to_uri, to_client_units, uri_to_path
 
 if TYPE_CHECKING:
     from ..server import SurfaceLintServer
@@ -141,6 +141,9 @@ class ReviewFeatures:
     def engine_for(self, path: str) -> Engine:
         return self.server.state.engine_for(path).engine
 
+    def doc(self, uri: str) -> TextDoc | None:
+        return self.server.state.docs.get(uri)
+
     def buffers(self) -> dict[str, bytes]:
         """Open documents by path (what the editor shows, saved or not)."""
         return {d.path: d.text.encode("utf-8", "surrogatepass") for d in list(self.server.state.docs.values())}
@@ -203,7 +206,7 @@ class ReviewFeatures:
         return found[1].name if found is not None else None
 
     def code_lenses(self, uri: str) -> list[dict[str, Any]]:
-        doc = self.server.state.docs.get(uri)
+        doc = self.doc(uri)
         if doc is None:
             return []
         data = doc.text.encode("utf-8", "surrogatepass")
@@ -228,7 +231,7 @@ class ReviewFeatures:
     # --- references ---------------------------------------------------------------------------
 
     def references(self, uri: str, line: int, include_declaration: bool) -> list[dict[str, Any]] | None:
-        doc = self.server.state.docs.get(uri)
+        doc = self.doc(uri)
         if doc is None:
             return None
         data = doc.text.encode("utf-8", "surrogatepass")
