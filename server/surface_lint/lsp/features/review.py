@@ -78,7 +78,7 @@ def _lines(text: str) -> list[str]:
     return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
 
 
-def lsp_range(loc: Location, lines: Sequence[str], encoding: str) -> dict[str, Any]:
+def location_range(loc: Location, lines: Sequence[str], encoding: str) -> dict[str, Any]:
     """An engine Location (1-based, code points) -> an LSP range in the negotiated encoding."""
     def point(line: int, column: int) -> dict[str, int]:
         index = min(max(line - 1, 0), max(len(lines) - 1, 0))
@@ -216,7 +216,7 @@ class ReviewFeatures:
         lenses = []
         for where, titles, case_run in self.outcomes(self.engine_for(doc.path), doc.path, data):
             at = Location(where.path, where.line, where.column, where.line, where.column)
-            rng = lsp_range(at, lines, self.encoding)
+            rng = location_range(at, lines, self.encoding)
             for title, tooltip in titles:
                 if case_run is None:
                     command: dict[str, Any] = {"title": title, "command": ""}
@@ -275,14 +275,14 @@ class ReviewFeatures:
         out = []
         if include_declaration and declaration is not None:
             out.append({"uri": path_to_uri(declaration[0].path),
-                        "range": lsp_range(declaration[0], declaration[1], self.encoding)})
+                        "range": location_range(declaration[0], declaration[1], self.encoding)})
         line_cache: dict[str, list[str]] = {}
         for ref in refs:
             lines = line_cache.get(ref.path)
             if lines is None:
                 lines = line_cache[ref.path] = _lines(texts[ref.path].decode("utf-8", "replace"))
             loc = ref.id_location or ref.location
-            out.append({"uri": path_to_uri(ref.path), "range": lsp_range(loc, lines, self.encoding)})
+            out.append({"uri": path_to_uri(ref.path), "range": location_range(loc, lines, self.encoding)})
         return out
 
     def _case_declaration(self, engine: Engine, path: str, lane_name: str,
