@@ -321,3 +321,30 @@ def test_default_transcript_globs_are_the_extension_default() -> None:
 
     props = json.loads(PACKAGE_JSON.read_text(encoding="utf-8"))["contributes"]["configuration"]["properties"]
     assert props["surfaceLint.review.transcripts"]["default"] == list(DEFAULT_TRANSCRIPT_GLOBS)
+
+
+async def test_a_request_overtaken_before_it_starts_is_dropped() -> None:
+    import asyncio
+    import threading
+
+    from surface_lint.lsp.features.review import ReviewFeatures
+    from surface_lint.lsp.server import SurfaceLintServer
+
+    features = ReviewFeatures(SurfaceLintServer())
+    ran: list[str] = []
+
+    def review(params: dict[str, Any]) -> str:
+        ran.append(params["tag"])
+        return params["tag"]
+
+    handler = features.worker(review, superseded="dropped")
+    gate = threading.Event()
+    features.pool.submit(gate.wait)  # the one review thread is busy: both requests queue
+    first = asyncio.ensure_future(handler({"uri": "file:///run.jsonl", "tag": "first"}))
+    second = asyncio.ensure_future(handler({"uri": "file:///run.jsonl", "tag": "second"}))
+    other = asyncio.ensure_future(handler({"uri": "file:///other.jsonl", "tag": "other"}))
+    await asyncio.sleep(0.05)
+    gate.set()
+    assert await asyncio.gather(first, second, other) == ["dropped", "second", "other"]
+    assert ran == ["second", "other"]
+    features.pool.shutdown()

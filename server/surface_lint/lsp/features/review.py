@@ -128,6 +128,7 @@ class ReviewFeatures:
         self.globs: tuple[str, ...] = DEFAULT_TRANSCRIPT_GLOBS
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="surface-lint-review")
         self._outcomes: dict[tuple[Any, ...], tuple[dict[str, CaseRun], int]] = {}
+        self._latest: dict[tuple[str, str], int] = {}  # (job, uri) -> the newest request's number
 
     # --- what the server knows (the only place this module reads its state) ------------------
 
@@ -151,6 +152,34 @@ class ReviewFeatures:
     def case_paths(self, path: str, lane: str) -> list[str]:
         entry = self.server.state.engine_for(path)
         return list(self.server.state.case_paths_for(entry, lane, path))
+
+    def worker(self, fn: Callable[..., Any], superseded: Any = None) -> Callable[..., Awaitable[Any]]:
+        """`fn` as a handler run in the review thread. A request overtaken by a newer one of the
+        same kind for the same document before it starts answers `superseded`, so a burst of
+        requests costs one run."""
+        def job(key: tuple[str, str], number: int, params: Any) -> Any:
+            if self._latest.get(key) != number:
+                return superseded
+            return fn(params)
+
+        async def run(params: Any) -> Any:
+            loop = asyncio.get_running_loop()
+            plain = _plain(params)
+            uri = plain.get("uri") if isinstance(plain, Mapping) else None
+            if isinstance(plain, Mapping) and isinstance(plain.get("text_document"), Mapping):
+                uri = plain["text_document"].get("uri")
+            key = (fn.__name__, uri if isinstance(uri, str) else "")
+            number = self._latest[key] = self._latest.get(key, 0) + 1
+            try:
+                return await loop.run_in_executor(self.pool, job, key, number, plain)
+            except UsageError as exc:
+                self.server.log_warning(str(exc))
+                return None
+            except Exception as exc:  # a bug is logged with its traceback, never a dead request
+                detail = "".join(traceback.format_exception(exc)).rstrip()
+                self.server.log_error(f"{fn.__name__} failed: {type(exc).__name__}: {exc}\n{detail}")
+                return None
+        return run
 
     # --- files ------------------------------------------------------------------------------
 
@@ -450,34 +479,7 @@ def register(server: SurfaceLintServer) -> None:
     """Add the review features to a server (called once, where feature modules are registered)."""
     features = ReviewFeatures(server)
 
-    latest: dict[tuple[str, str], int] = {}  # (feature, uri) -> newest request's number
-
-    def worker(fn: Callable[..., Any], superseded: Any = None) -> Callable[..., Awaitable[Any]]:
-        """Run `fn` in the review thread; a request overtaken by a newer one of the same kind
-        for the same document before it starts answers `superseded` (a burst costs one run)."""
-        def job(key: tuple[str, str], number: int, params: Any) -> Any:
-            if latest.get(key) != number:
-                return superseded
-            return fn(params)
-
-        async def run(params: Any) -> Any:
-            loop = asyncio.get_running_loop()
-            plain = _plain(params)
-            uri = plain.get("uri") if isinstance(plain, Mapping) else None
-            if isinstance(plain, Mapping) and isinstance(plain.get("text_document"), Mapping):
-                uri = plain["text_document"].get("uri")
-            key = (fn.__name__, uri if isinstance(uri, str) else "")
-            number = latest[key] = latest.get(key, 0) + 1
-            try:
-                return await loop.run_in_executor(features.pool, job, key, number, plain)
-            except UsageError as exc:
-                server.log_warning(str(exc))
-                return None
-            except Exception as exc:  # a bug is logged with its traceback, never a dead request
-                detail = "".join(traceback.format_exception(exc)).rstrip()
-                server.log_error(f"{fn.__name__} failed: {type(exc).__name__}: {exc}\n{detail}")
-                return None
-        return run
+    worker = features.worker
 
     def lens_job(params: Mapping[str, Any]) -> list[dict[str, Any]]:
         return features.code_lenses(params["text_document"]["uri"])
