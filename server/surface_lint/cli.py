@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from .reporters import RenderOptions
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+# The reader closed the output early (`| head`): 128 + SIGPIPE, what a shell reports for grep there.
+EXIT_BROKEN_PIPE = 141
 SUBCOMMANDS = ("check", "rule", "server", "lanes", "diff")
 # Folders `check <folder>` does not search (tool state, dependencies); name one to check it.
 SKIPPED_FOLDERS = ("node_modules", "__pycache__")
@@ -150,7 +152,7 @@ def _engine(args: argparse.Namespace, anchor: Path) -> Engine:
     engine = Engine(cfg, args.profile or cfg.profile)
     if engine.lane_errors:
         err = engine.lane_errors[0]
-        raise ConfigError(err.path, err.line, err.message)
+        raise ConfigError(err.path, err.line, err.message, err.column)
     if engine.severity_errors:
         raise engine.severity_errors[0]
     return engine
@@ -602,12 +604,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     except Exception:  # an internal error must never look like a failed threshold (exit 1)
         import traceback
 
         traceback.print_exc()
         print("surface-lint: internal error (a bug: please report it with the traceback above)", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _silence_stdout() -> None:
+    """Point stdout at the null device so flushing it at shutdown raises no second BrokenPipeError
+    (the recipe of the Python docs, "Note on SIGPIPE")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass  # stdout is no file descriptor (a test's StringIO): nothing is flushed at shutdown
 
 
 if __name__ == "__main__":
