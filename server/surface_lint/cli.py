@@ -604,6 +604,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the output's reader went away (`| head`): stop quietly, as SIGPIPE would
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        except (OSError, ValueError):
+            pass
+        return 141
     except Exception:  # an internal error must never look like a failed threshold (exit 1)
         import traceback
 
