@@ -148,3 +148,16 @@ def test_lane_file_errors_name_the_column(tmp_path: Path) -> None:
     listed = cli("lanes", "--lane-file", "typo.toml", cwd=tmp_path)
     assert listed.code == 2
     assert listed.err == "error: typo.toml:3:4: [lane]: unknown key `unitt` (did you mean `unit`?)\n"
+
+
+def test_control_characters_in_a_file_name_are_escaped_on_stderr(tmp_path: Path) -> None:
+    write_turns(tmp_path / "dir" / "ok.jsonl")
+    (tmp_path / "dir" / "a\n::error::x.jsonl").symlink_to("nowhere")
+    run = cli("check", "dir", cwd=tmp_path)
+    assert run.code == 1
+    assert run.err == ("surface-lint: warning: dir/a\\n::error::x.jsonl: skipped: No such file or directory "
+                       "(a symbolic link to nowhere)\n")
+    named = cli("check", "dir/a\n::error::x.jsonl", cwd=tmp_path)
+    assert named.code == 2
+    assert named.err == ("surface-lint: error: dir/a\\n::error::x.jsonl: cannot read: No such file or directory "
+                         "(a symbolic link to nowhere)\n")

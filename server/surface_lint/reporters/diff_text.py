@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from .common import display_path, fmt_value, printable
+from ..outputs import printable
+from .common import display_path, fmt_value
 
 if TYPE_CHECKING:
     from ..diff import LaneDiff

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, TextIO
 
 from ..engine import LaneResult
 from ..findings import Finding, Severity
-from .common import SafeOut, capture, fmt_value, printable
+from ..outputs import printable
+from .common import SafeOut, capture, fmt_value
 
 if TYPE_CHECKING:
     from . import CheckRun
