@@ -11,6 +11,7 @@ from typing import Any
 
 import regex
 
+from . import kinds_extra  # noqa: F401  (registers the case-driven kinds into KINDS)
 from .predicates import KINDS, Evaluator, LaneAnalysis, SafePattern
 
 if sys.version_info >= (3, 11):

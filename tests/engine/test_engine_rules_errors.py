@@ -17,9 +17,10 @@ from surface_lint.lanes import LaneError, load_lane, load_lanes
 USER_LANE = FIXTURES / "lanes" / "user_lane.toml"
 BACKTRACKING = FIXTURES / "lanes" / "backtracking_lane.toml"
 KINDS = (
-    "case_field_in_surface, connective_present, ends_with, grounding_in, grounding_marker_consistent, "
-    "not_only_tail, pattern_absent, primed, proposal_count_equal, replay_identical, sentence_count_min, "
-    "sentence_min_tokens, substring_absent, vault_hits_min, words_present"
+    "case_field_in_surface, connective_present, count_bound, ends_with, first_letter_upper, grounding_in, "
+    "grounding_in_field, grounding_marker_consistent, not_only_tail, pattern_absent, pattern_present, primed, "
+    "proposal_count_equal, replay_identical, sentence_count_min, sentence_min_tokens, substring_absent, "
+    "surface_in_list, terms_in_order, terms_present, vault_hits_min, words_present"
 )
 
 
@@ -34,7 +35,11 @@ def test_every_builtin_rules_file_loads_in_both_profiles() -> None:
     for profile in ("contract", "reference"):
         lanes = load_lanes(profile)
         assert lanes.errors == []
-        assert sorted(lanes.lanes) == ["deterministic_fluency", "multi_sentence_response", "symbolic_logic"]
+        assert sorted(lanes.lanes) == [
+            "classical_literature_ood", "deterministic_fluency", "elementary_mathematics_ood",
+            "english_fluency_ood", "foundational_physics_ood", "grammatical_coverage",
+            "multi_sentence_response", "symbolic_logic",
+        ]
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,648 @@
+"""Case-driven lanes (issue 9): several captured turns per case, a verdict per case from
+predicates and expressions, metrics over cases or turns, per-case details as a runner reports.
+
+A lane file adds a `[casework]` table to its usual `[lane]`, `[case_schema]` and
+`[[predicates]]` (docs/lanes/README.md is the reference):
+
+* `runs` — record filters, one per pass the runner makes over a case (default: one run of
+  every record). The whole rubric is applied to each run; the first run gives the details.
+* `views` — named selections of a run's records (`where`), each turn's text (`surface`) and
+  grounding (`grounding`) as expressions.
+* `[[casework.values]]` — named per-case values in order: an `expr`, or a `predicate` judged
+  on every turn of a `view` with a `quantifier`; `when` gates it, `failures = true` adds the
+  failing verdicts' reasons to the case's `failures` list.
+* `[[casework.metrics]]` — count, sum, rate, mean, counts, value, thresholds; over cases or
+  a view's turns (`per`), a subset (`where`), per category (`by`), rounded to `digits`.
+* `[casework.details]` — the per-case record, field = expression.
+
+Captures are read as they are (the runtime's turn records: `case_id`, `turn_index`, `role`,
+`chain`, `surface`, `grounding_source`, ...); no reader mapping is needed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import kinds_extra
+from .caseexpr import Expr, ExprError, resolve_path
+from .lanes import Lane, LaneError, _Locator
+from .predicates import Context, RegexTimeout, Subject, Verdict
+
+if True:  # tomllib on 3.11+, tomli before (as lanes.py)
+    import sys
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+
+QUANTIFIERS = ("all", "any", "count", "each", "first")
+METRIC_KINDS = ("count", "sum", "rate", "mean", "counts", "value", "thresholds")
+THRESHOLD_OPS = (">=", "<=", ">", "<", "==")
+LANE_FUNCTIONS = ("passes", "reasons", "share_present", "measure")
+
+
+@dataclass(frozen=True, slots=True)
+class ViewSpec:
+    name: str
+    where: Expr | None
+    surface: Expr | None
+    grounding: Expr | None
+
+
+@dataclass(frozen=True, slots=True)
+class ValueSpec:
+    name: str
+    expr: Expr | None
+    predicate: str | None
+    view: str | None
+    quantifier: str
+    when: Expr | None
+    otherwise: Expr | None
+    failures: bool
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class ThresholdSpec:
+    metric: str
+    op: str
+    value: float
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class CaseMetric:
+    name: str
+    kind: str
+    value: Expr | None
+    where: Expr | None
+    by: Expr | None
+    per: str
+    digits: int | None
+    empty: Any
+    fields: Mapping[str, Expr]
+    checks: tuple[ThresholdSpec, ...]
+    skip_null: bool
+    section: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Casework:
+    lane: Lane
+    case_field: str  # the record field naming its case
+    turn_list: str | None  # the case field listing per-turn expectations
+    turn_key: str  # the record field indexing that list
+    runs: Mapping[str, Expr | None]
+    views: Mapping[str, ViewSpec]
+    values: tuple[ValueSpec, ...]
+    metrics: tuple[CaseMetric, ...]
+    details: Mapping[str, Expr]
+    not_judged: tuple[str, ...]  # what the runner reads that a transcript does not hold
+
+
+def load_casework(lane: Lane, text: str | None = None) -> Casework | None:
+    """The `[casework]` table of a lane's rules file (None when it has none). Raises LaneError."""
+    if text is None:
+        text = Path(lane.path).read_text(encoding="utf-8")
+    data = tomllib.loads(text)
+    table = data.get("casework")
+    if table is None:
+        return None
+    return parse_casework(lane, table, _Locator(text))
+
+
+_TOP_KEYS = {"case_field", "turn_list", "turn_key", "runs", "views", "values", "metrics", "details", "not_judged"}
+_VIEW_KEYS = {"where", "surface", "grounding"}
+_VALUE_KEYS = {"name", "expr", "predicate", "view", "quantifier", "when", "otherwise", "failures", "description"}
+_METRIC_KEYS = {"name", "kind", "value", "where", "by", "per", "digits", "empty", "fields", "checks",
+                "skip_null", "section", "description"}
+
+
+def parse_casework(lane: Lane, table: Any, loc: _Locator) -> Casework:
+    path = lane.path
+
+    def fail(message: str, line: int) -> LaneError:
+        return LaneError(path, line, message)
+
+    top = loc.table_line("[casework]")
+    if not isinstance(table, dict):
+        raise fail("[casework] must be a table", top)
+    for key in table:
+        if key not in _TOP_KEYS:
+            raise fail(f"[casework]: unknown key `{key}` (known: {', '.join(sorted(_TOP_KEYS))})",
+                       loc.key_line("[casework]", None, key))
+    names: set[str] = set()
+
+    def compile_expr(source: Any, what: str, line: int) -> Expr:
+        if not isinstance(source, str):
+            raise fail(f"{what} must be an expression string", line)
+        try:
+            return Expr(source, LANE_FUNCTIONS)
+        except ExprError as exc:
+            raise fail(f"{what}: {exc}", line) from None
+
+    runs: dict[str, Expr | None] = {}
+    raw_runs = table.get("runs", {})
+    if not isinstance(raw_runs, dict):
+        raise fail("[casework.runs] must be a table of name = expression", loc.table_line("[casework.runs]"))
+    for name, source in raw_runs.items():
+        runs[name] = compile_expr(source, f"run {name!r}", loc.key_line("[casework.runs]", None, name))
+    if not runs:
+        runs["main"] = None
+
+    views: dict[str, ViewSpec] = {}
+    raw_views = table.get("views", {})
+    if not isinstance(raw_views, dict):
+        raise fail("[casework.views] must be a table of views", top)
+    for name, spec in raw_views.items():
+        header = f"[casework.views.{name}]"
+        if not isinstance(spec, dict):
+            raise fail(f"view {name!r} must be a table", loc.table_line(header))
+        for key in spec:
+            if key not in _VIEW_KEYS:
+                raise fail(f"view {name!r}: unknown key `{key}` (known: {', '.join(sorted(_VIEW_KEYS))})",
+                           loc.key_line(header, None, key))
+
+        def opt(key: str, spec: Mapping[str, Any] = spec, header: str = header, name: str = name) -> Expr | None:
+            if key not in spec:
+                return None
+            return compile_expr(spec[key], f"view {name!r} `{key}`", loc.key_line(header, None, key))
+
+        views[name] = ViewSpec(name, opt("where"), opt("surface"), opt("grounding"))
+        names.add(name)
+
+    values: list[ValueSpec] = []
+    raw_values = table.get("values", [])
+    if not isinstance(raw_values, list):
+        raise fail("`casework.values` must be an array of tables ([[casework.values]])", top)
+    for index, item in enumerate(raw_values):
+        line = loc.table_line("[[casework.values]]", index)
+
+        def at(key: str, index: int = index) -> int:
+            return loc.key_line("[[casework.values]]", index, key)
+
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            raise fail("a [[casework.values]] entry needs a string `name`", line)
+        name = item["name"]
+        for key in item:
+            if key not in _VALUE_KEYS:
+                raise fail(f"value {name!r}: unknown key `{key}` (known: {', '.join(sorted(_VALUE_KEYS))})", at(key))
+        if name in names:
+            raise fail(f"value {name!r}: the name is already used", line)
+        has_expr = "expr" in item
+        has_predicate = "predicate" in item
+        if has_expr == has_predicate:
+            raise fail(f"value {name!r}: give either `expr` or `predicate` (with `view`)", line)
+        predicate = item.get("predicate")
+        view = item.get("view")
+        if has_predicate:
+            if lane.predicate(str(predicate)) is None:
+                raise fail(f"value {name!r}: unknown predicate {predicate!r}", at("predicate"))
+            if view not in views:
+                raise fail(f"value {name!r}: `view` must name one of the views ({', '.join(views)})", at("view"))
+        quantifier = item.get("quantifier", "all")
+        if quantifier not in QUANTIFIERS:
+            raise fail(f"value {name!r}: quantifier must be one of {', '.join(QUANTIFIERS)}", at("quantifier"))
+        failures = item.get("failures", False)
+        if not isinstance(failures, bool):
+            raise fail(f"value {name!r}: `failures` must be true or false", at("failures"))
+        values.append(ValueSpec(
+            name=name,
+            expr=compile_expr(item["expr"], f"value {name!r}", at("expr")) if has_expr else None,
+            predicate=lane.predicate(str(predicate)).name if has_predicate else None,  # type: ignore[union-attr]
+            view=view if has_predicate else None,
+            quantifier=quantifier,
+            when=compile_expr(item["when"], f"value {name!r} `when`", at("when")) if "when" in item else None,
+            otherwise=(compile_expr(item["otherwise"], f"value {name!r} `otherwise`", at("otherwise"))
+                       if "otherwise" in item else None),
+            failures=failures,
+            line=line,
+        ))
+        names.add(name)
+    if not any(v.name == "passed" for v in values) and values:
+        raise fail("[casework]: one of the values must be named `passed` (the case's verdict)", top)
+
+    metrics: list[CaseMetric] = []
+    raw_metrics = table.get("metrics", [])
+    if not isinstance(raw_metrics, list):
+        raise fail("`casework.metrics` must be an array of tables ([[casework.metrics]])", top)
+    seen_metrics: set[str] = set()
+    for index, item in enumerate(raw_metrics):
+        line = loc.table_line("[[casework.metrics]]", index)
+
+        def mat(key: str, index: int = index) -> int:
+            return loc.key_line("[[casework.metrics]]", index, key)
+
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            raise fail("a [[casework.metrics]] entry needs a string `name`", line)
+        name = item["name"]
+        for key in item:
+            if key not in _METRIC_KEYS:
+                raise fail(f"metric {name!r}: unknown key `{key}` (known: {', '.join(sorted(_METRIC_KEYS))})", mat(key))
+        kind = item.get("kind", "rate")
+        if kind not in METRIC_KINDS:
+            raise fail(f"metric {name!r}: kind must be one of {', '.join(METRIC_KINDS)}", mat("kind"))
+        if kind in ("sum", "rate", "mean", "value") and "value" not in item:
+            raise fail(f"metric {name!r} ({kind}): needs a `value` expression", line)
+        per = item.get("per", "case")
+        if per != "case" and per not in views:
+            raise fail(f"metric {name!r}: `per` must be \"case\" or a view ({', '.join(views)})", mat("per"))
+        digits = item.get("digits", 4 if kind in ("rate", "mean") else None)
+        if digits is not None and (not isinstance(digits, int) or isinstance(digits, bool)):
+            raise fail(f"metric {name!r}: `digits` must be an integer", mat("digits"))
+        raw_fields = item.get("fields", {})
+        if kind == "counts" and (not isinstance(raw_fields, dict) or not raw_fields):
+            raise fail(f"metric {name!r} (counts): needs `fields`, a table of name = condition", line)
+        checks: list[ThresholdSpec] = []
+        for check in item.get("checks", []) if kind == "thresholds" else []:
+            if not isinstance(check, dict) or check.get("metric") not in seen_metrics:
+                raise fail(f"metric {name!r}: each check needs the `metric` of an earlier metric", mat("checks"))
+            op = check.get("op", ">=")
+            if op not in THRESHOLD_OPS or not isinstance(check.get("value"), (int, float)):
+                raise fail(f"metric {name!r}: a check needs an `op` ({', '.join(THRESHOLD_OPS)}) and a number `value`",
+                           mat("checks"))
+            checks.append(ThresholdSpec(check["metric"], op, float(check["value"]), str(check.get("message", ""))))
+        if kind == "thresholds" and not checks:
+            raise fail(f"metric {name!r} (thresholds): needs `checks`", line)
+        metrics.append(CaseMetric(
+            name=name,
+            kind=kind,
+            value=compile_expr(item["value"], f"metric {name!r} `value`", mat("value")) if "value" in item else None,
+            where=compile_expr(item["where"], f"metric {name!r} `where`", mat("where")) if "where" in item else None,
+            by=compile_expr(item["by"], f"metric {name!r} `by`", mat("by")) if "by" in item else None,
+            per=per,
+            digits=digits,
+            empty=item.get("empty", 1.0 if kind in ("rate",) else 0.0) if item.get("empty") != "null" else None,
+            fields={k: compile_expr(v, f"metric {name!r} field {k!r}", mat("fields")) for k, v in raw_fields.items()},
+            checks=tuple(checks),
+            skip_null=bool(item.get("skip_null", False)),
+            section=str(item.get("section", "metrics")),
+            line=line,
+        ))
+        seen_metrics.add(name)
+
+    raw_details = table.get("details", {})
+    if not isinstance(raw_details, dict):
+        raise fail("[casework.details] must be a table of field = expression", loc.table_line("[casework.details]"))
+    details = {
+        key: compile_expr(source, f"detail {key!r}", loc.key_line("[casework.details]", None, key))
+        for key, source in raw_details.items()
+    }
+    not_judged = table.get("not_judged", [])
+    if not isinstance(not_judged, list) or not all(isinstance(x, str) for x in not_judged):
+        raise fail("[casework] `not_judged` must be a list of strings", loc.key_line("[casework]", None, "not_judged"))
+    return Casework(
+        lane=lane,
+        case_field=str(table.get("case_field", "case_id")),
+        turn_list=table.get("turn_list"),
+        turn_key=str(table.get("turn_key", "turn_index")),
+        runs=runs,
+        views=views,
+        values=tuple(values),
+        metrics=tuple(metrics),
+        details=details,
+        not_judged=tuple(not_judged),
+    )
+
+
+# --- evaluation ------------------------------------------------------------------------
+
+
+class _Turn(dict[str, Any]):
+    """One captured turn as expressions see it: `t.surface`, `t.grounding`, `t.record.x`,
+    `t.turn.x` (the case's entry for this turn), `t.index` (position in its view)."""
+
+    __slots__ = ("verdicts",)
+
+    def __init__(self, **fields: Any) -> None:
+        super().__init__(**fields)
+        self.verdicts: dict[str, Verdict] = {}
+
+
+@dataclass
+class CaseOutcome:
+    case_id: str
+    passed: bool
+    values: dict[str, Any]  # the first run's values
+    runs: dict[str, dict[str, Any]]  # every run's values by run name
+    failures: list[str]
+    details: dict[str, Any]
+    turns: int  # capture records joined to this case
+    case: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    views: dict[str, list[Any]] = field(default_factory=dict, repr=False)  # the first run's turns
+
+
+@dataclass
+class CaseworkResult:
+    lane: str
+    sections: dict[str, dict[str, Any]]  # "metrics" and any other section a metric names
+    outcomes: list[CaseOutcome]
+    missing: list[str]  # cases without any captured turn
+    unknown: list[str]  # captured case ids with no case
+    errors: list[str] = field(default_factory=list)  # file:line: message of unreadable lines
+
+    @property
+    def metrics(self) -> dict[str, Any]:
+        return self.sections.get("metrics", {})
+
+
+class CaseworkEvaluator:
+    """Evaluates one lane's casework; predicates are the lane's own [[predicates]]."""
+
+    def __init__(self, casework: Casework) -> None:
+        self.casework = casework
+        self.lane = casework.lane
+
+    # Lane functions: expressions call these with the turn and a predicate name.
+    def passes(self, turn: Any, name: str) -> bool:
+        return self._verdict(turn, name).passed
+
+    def reasons(self, turn: Any, name: str) -> list[str]:
+        verdict = self._verdict(turn, name)
+        if verdict.passed:
+            return []
+        return list(getattr(verdict, "reasons", ()) or (verdict.message,))
+
+    def _verdict(self, turn: Any, name: str) -> Verdict:
+        if not isinstance(turn, _Turn):
+            raise ExprError(f"passes()/reasons() need a turn of a view, not {type(turn).__name__}")
+        found = turn.verdicts.get(name)
+        if found is not None:
+            return found
+        spec = self.lane.predicate(name)
+        if spec is None:
+            raise ExprError(f"unknown predicate {name!r}")
+        scope = dict(turn["case"] or {})
+        scope["turn"] = turn["turn"]
+        scope["record"] = turn["record"]
+        subject = Subject(surface=turn["surface"], grounding=turn["grounding"], case=scope)
+        try:
+            verdict = spec.evaluate(Context(subject, self.lane.analysis))
+        except RegexTimeout:
+            verdict = Verdict(False, message=f"a pattern of `{name}` ran past its time limit", timed_out=True)
+        turn.verdicts[spec.name] = verdict
+        return verdict
+
+    def functions(self) -> dict[str, Callable[..., Any]]:
+        return {
+            "passes": self.passes,
+            "reasons": self.reasons,
+            "share_present": lambda terms, text: kinds_extra.share_present(terms, text or ""),
+            "measure": lambda text, unit: kinds_extra.measure(text or "", unit, {}),
+        }
+
+    def _views(self, case: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> dict[str, list[_Turn]]:
+        cw = self.casework
+        fns = self.functions()
+        entries = resolve_path(case, cw.turn_list) if cw.turn_list else None
+        out: dict[str, list[_Turn]] = {}
+        for view in cw.views.values():
+            turns: list[_Turn] = []
+            for record in records:
+                entry: Any = {}
+                key = record.get(cw.turn_key)
+                if isinstance(entries, list) and isinstance(key, int) and 0 <= key < len(entries):
+                    entry = entries[key] if isinstance(entries[key], dict) else {}
+                scope = {"record": record, "case": case, "turn": entry}
+                if view.where is not None and not view.where.evaluate(scope, fns):
+                    continue
+                surface = view.surface.evaluate(scope, fns) if view.surface is not None else record.get("surface")
+                grounding = (view.grounding.evaluate(scope, fns) if view.grounding is not None
+                             else record.get("grounding_source"))
+                turns.append(_Turn(
+                    record=record, case=case, turn=entry, index=len(turns),
+                    surface=surface if isinstance(surface, str) else "",
+                    grounding="none" if grounding is None else str(grounding),
+                ))
+            out[view.name] = turns
+        return out
+
+    def evaluate_case(self, case: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> CaseOutcome:
+        cw = self.casework
+        fns = self.functions()
+        runs: dict[str, dict[str, Any]] = {}
+        first_scope: dict[str, Any] = {}
+        first_views: dict[str, list[_Turn]] = {}
+        for run_name, run_filter in cw.runs.items():
+            selected = [r for r in records if run_filter is None or run_filter.evaluate({"record": r, "case": case}, fns)]
+            views = self._views(case, selected)
+            failures: list[str] = []
+            scope: dict[str, Any] = {"case": case, **views, "failures": failures, "runs": runs, "run": run_name}
+            produced: dict[str, Any] = {}
+            for spec in cw.values:
+                value = self._value(spec, scope, views, failures, fns)
+                scope[spec.name] = value
+                produced[spec.name] = value
+            produced["failures"] = list(failures)
+            runs[run_name] = produced
+            if not first_scope:
+                first_scope = scope
+                first_views = views
+        details = {key: _jsonable(expr.evaluate(first_scope, fns)) for key, expr in cw.details.items()}
+        first = next(iter(runs.values()))
+        case_id = str(case.get(self.lane.schema.id_field, ""))
+        return CaseOutcome(case_id, bool(first.get("passed", False)), first, runs, list(first["failures"]),
+                           details, len(records), case, first_views)
+
+    def _value(self, spec: ValueSpec, scope: Mapping[str, Any], views: Mapping[str, list[_Turn]],
+               failures: list[str], fns: Mapping[str, Callable[..., Any]]) -> Any:
+        if spec.when is not None and not spec.when.evaluate(scope, fns):
+            return spec.otherwise.evaluate(scope, fns) if spec.otherwise is not None else None
+        if spec.expr is not None:
+            value = spec.expr.evaluate(scope, fns)
+            if spec.failures and isinstance(value, list):
+                failures.extend(str(v) for v in value)
+            return value
+        assert spec.predicate is not None and spec.view is not None
+        turns = views[spec.view]
+        results = [self.passes(t, spec.predicate) for t in turns]
+        if spec.failures:
+            for t, ok in zip(turns, results, strict=True):
+                if not ok:
+                    failures.extend(self.reasons(t, spec.predicate))
+        if spec.quantifier == "all":
+            return all(results)
+        if spec.quantifier == "any":
+            return any(results)
+        if spec.quantifier == "count":
+            return sum(results)
+        if spec.quantifier == "first":
+            return results[0] if results else None
+        return results
+
+    # --- metrics ---------------------------------------------------------------------
+
+    def metrics(self, outcomes: Sequence[CaseOutcome]) -> dict[str, dict[str, Any]]:
+        fns = self.functions()
+        sections: dict[str, dict[str, Any]] = {}
+        raw: dict[str, Any] = {}
+        for spec in self.casework.metrics:
+            if spec.kind == "thresholds":
+                value: Any = _thresholds(spec, raw)
+            else:
+                items: list[dict[str, Any]] = []
+                for outcome in outcomes:
+                    base = {**outcome.values, "case": outcome.case, "runs": outcome.runs, "metrics": raw}
+                    if spec.per == "case":
+                        items.append(base)
+                    else:
+                        items.extend({**base, "t": t} for t in outcome.views.get(spec.per, []))
+                if spec.where is not None:
+                    items = [i for i in items if spec.where.evaluate(i, fns)]
+                if spec.by is not None:
+                    groups: dict[Any, list[dict[str, Any]]] = {}
+                    for item in items:
+                        groups.setdefault(spec.by.evaluate(item, fns), []).append(item)
+                    value = {k: self._aggregate(spec, groups[k], raw, fns, rounded=True) for k in sorted(groups)}
+                    raw[spec.name] = {k: self._aggregate(spec, groups[k], raw, fns, rounded=False) for k in sorted(groups)}
+                else:
+                    value = self._aggregate(spec, items, raw, fns, rounded=True)
+                    raw[spec.name] = self._aggregate(spec, items, raw, fns, rounded=False)
+            if spec.kind == "thresholds":
+                raw[spec.name] = value
+            sections.setdefault(spec.section, {})[spec.name] = value
+        return {name: dict(sorted(values.items())) for name, values in sections.items()}
+
+    def _aggregate(self, spec: CaseMetric, items: Sequence[Mapping[str, Any]], raw: Mapping[str, Any],
+                   fns: Mapping[str, Callable[..., Any]], rounded: bool) -> Any:
+        def value_of(item: Mapping[str, Any]) -> Any:
+            assert spec.value is not None
+            return spec.value.evaluate(item, fns)
+
+        if spec.kind == "count":
+            out: Any = sum(1 for i in items if spec.value is None or value_of(i))
+        elif spec.kind == "sum":
+            out = sum(value_of(i) for i in items)
+        elif spec.kind == "rate":
+            out = sum(1 for i in items if value_of(i)) / len(items) if items else spec.empty
+        elif spec.kind == "mean":
+            out = sum(float(value_of(i)) for i in items) / len(items) if items else spec.empty
+        elif spec.kind == "counts":
+            return {name: sum(1 for i in items if cond.evaluate(i, fns)) for name, cond in sorted(spec.fields.items())}
+        else:  # value: one expression over the metrics computed so far
+            assert spec.value is not None
+            out = spec.value.evaluate({"metrics": raw, **raw}, fns)
+        if rounded and spec.digits is not None and isinstance(out, float):
+            out = round(out, spec.digits)
+        return out
+
+
+def _thresholds(spec: CaseMetric, raw: Mapping[str, Any]) -> Any:
+    """Checks on the unrounded metrics (as runners compare them). With `section` holding the
+    result as an object, the value is {passed, violations}; else a plain pass flag."""
+    violations: list[str] = []
+    ok = True
+    for check in spec.checks:
+        actual = raw.get(check.metric)
+        targets = list(actual.values()) if isinstance(actual, dict) else [actual]
+        for value in targets:
+            if value is None:
+                if spec.skip_null:
+                    continue
+                ok = False
+                violations.append(check.message.format(metric=check.metric, actual=value, bound=check.value))
+                continue
+            passed = _compare(float(value), check.op, check.value)
+            if not passed:
+                ok = False
+                if check.message:
+                    violations.append(check.message.format(metric=check.metric, actual=value, bound=check.value))
+    if spec.fields or spec.section != "metrics":
+        return {"passed": ok, "violations": violations}
+    return ok
+
+
+def _compare(actual: float, op: str, bound: float) -> bool:
+    if op == ">=":
+        return actual >= bound
+    if op == "<=":
+        return actual <= bound
+    if op == ">":
+        return actual > bound
+    if op == "<":
+        return actual < bound
+    return math.isclose(actual, bound)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, _Turn):
+        return {k: _jsonable(v) for k, v in value.items() if k != "case"}
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+# --- files -----------------------------------------------------------------------------
+
+
+def read_jsonl(path: str, errors: list[str]) -> Iterable[tuple[int, dict[str, Any]]]:
+    """Every intact JSON-object line with its line number; a bad line is reported, not fatal."""
+    with open(path, "rb") as fh:
+        for number, raw in enumerate(fh, start=1):
+            text = raw.strip()
+            if not text:
+                continue
+            try:
+                value = json.loads(text)
+            except (ValueError, UnicodeDecodeError) as exc:
+                errors.append(f"{path}:{number}:1: not a JSON object ({exc})")
+                continue
+            if not isinstance(value, dict):
+                errors.append(f"{path}:{number}:1: not a JSON object")
+                continue
+            yield number, value
+
+
+def score_files(casework: Casework, case_paths: Sequence[str], capture_paths: Sequence[str]) -> CaseworkResult:
+    """Join the captures to the cases and score them. Records are grouped by case (a runner may
+    come back to a case in a second pass), so what is held is the captures of the split."""
+    errors: list[str] = []
+    cases: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    id_field = casework.lane.schema.id_field
+    for path in case_paths:
+        for _, case in read_jsonl(path, errors):
+            case_id = case.get(id_field)
+            if isinstance(case_id, str) and case_id not in seen:
+                seen.add(case_id)
+                cases.append(case)
+    records: dict[str, list[dict[str, Any]]] = {}
+    unknown: list[str] = []
+    for path in capture_paths:
+        for _, record in read_jsonl(path, errors):
+            case_id = record.get(casework.case_field)
+            if not isinstance(case_id, str):
+                continue
+            if case_id not in seen:
+                if case_id not in unknown:
+                    unknown.append(case_id)
+                continue
+            records.setdefault(case_id, []).append(record)
+    return score(casework, cases, records, unknown, errors)
+
+
+def score(casework: Casework, cases: Sequence[Mapping[str, Any]],
+          records: Mapping[str, Sequence[Mapping[str, Any]]], unknown: Sequence[str] = (),
+          errors: Sequence[str] = ()) -> CaseworkResult:
+    evaluator = CaseworkEvaluator(casework)
+    id_field = casework.lane.schema.id_field
+    outcomes: list[CaseOutcome] = []
+    missing: list[str] = []
+    for case in cases:
+        case_id = str(case.get(id_field))
+        got = records.get(case_id)
+        if not got:
+            missing.append(case_id)
+            continue
+        outcomes.append(evaluator.evaluate_case(case, got))
+    sections = evaluator.metrics(outcomes) if outcomes else {}
+    return CaseworkResult(casework.lane.name, sections, outcomes, missing, list(unknown), list(errors))

@@ -1,0 +1,419 @@
+"""Case-driven predicate kinds (issue 9): terms, order, bounds and lists taken from the case.
+
+Every kind here is general: what it reads comes from its parameters, and each rule gives its
+own `message` template. Placeholders: `{term}` (the term a reason is about), `{terms}` (the
+list, comma-joined), `{count}` (what was measured), `{bound}` (the limit), `{field}` (the case
+path); `{name:py}` prints the value as a Python literal (runners written in Python print
+lists that way). A kind that fails for several terms gives one reason per term
+(`ReasonedVerdict.reasons`), joined with "; " in the finding's message.
+
+Case paths (`field`, `min_field`, ...) are dotted paths into the subject's case mapping:
+`constraints.must_contain`; case-driven lanes also put the case's per-turn entry under
+`turn.` and the captured record under `record.` (see casework.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .caseexpr import resolve_path
+from .predicates import KINDS, PASS, Context, Evaluator, Kind, SafePattern, Span, Verdict
+
+
+class ReasonedVerdict(Verdict):
+    """A failing verdict with one reason per failed term (the runner's failure list)."""
+
+    __slots__ = ("reasons",)
+
+    def __init__(self, spans: tuple[Span, ...], reasons: Sequence[str], target: str | None = None) -> None:
+        super().__init__(False, spans, "; ".join(reasons), target)
+        self.reasons = tuple(reasons)
+
+
+def render(template: str, values: Mapping[str, Any]) -> str:
+    """`{name}` / `{name:py}` placeholders; an unknown placeholder is left as written."""
+    out: list[str] = []
+    i = 0
+    while i < len(template):
+        start = template.find("{", i)
+        if start < 0:
+            out.append(template[i:])
+            break
+        end = template.find("}", start)
+        if end < 0:
+            out.append(template[i:])
+            break
+        out.append(template[i:start])
+        key, _, fmt = template[start + 1 : end].partition(":")
+        if key in values:
+            value = values[key]
+            if fmt == "py":
+                out.append(repr(value))
+            elif isinstance(value, (list, tuple)):
+                out.append(", ".join(str(v) for v in value))
+            else:
+                out.append(str(value))
+        else:
+            out.append(template[start : end + 1])
+        i = end + 1
+    return "".join(out)
+
+
+def _whole(surface: str) -> tuple[Span, ...]:
+    stripped = surface.strip()
+    if not stripped:
+        return ((0, 0),)
+    start = surface.find(stripped)
+    return ((start, start + len(stripped)),)
+
+
+def _terms(ctx: Context, params: Mapping[str, Any]) -> list[str] | None:
+    """The rule's terms: its constant `terms`, else the case path `field` (a string or a list);
+    None when the case does not have the field."""
+    if "terms" in params:
+        return [str(t) for t in params["terms"]]
+    value = resolve_path(ctx.subject.case, str(params["field"]))
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [str(v) for v in value if isinstance(v, (str, int, float))]
+    return [str(value)]
+
+
+def _tokens(text: str, params: Mapping[str, Any]) -> list[tuple[str, int]]:
+    """Tokens with their offsets: `token_pattern` matches, else whitespace runs; each token's
+    `strip_chars` are taken off its ends (offsets follow the stripped token)."""
+    pattern: SafePattern | None = params.get("token_pattern")
+    chars = str(params.get("strip_chars", ""))
+    out: list[tuple[str, int]] = []
+    if pattern is not None:
+        raw = [(m.group(), m.start()) for m in pattern.finditer(text)]
+    else:
+        raw = []
+        pos = 0
+        for part in text.split():
+            at = text.find(part, pos)
+            raw.append((part, at))
+            pos = at + len(part)
+    for token, at in raw:
+        if chars:
+            lead = len(token) - len(token.lstrip(chars))
+            token = token.strip(chars)
+            at += lead
+        out.append((token, at))
+    return out
+
+
+def _fold(text: str, params: Mapping[str, Any]) -> str:
+    return text.lower() if params.get("lowercase", True) else text
+
+
+def _find_term(surface: str, folded: str, term: str, params: Mapping[str, Any]) -> Span | None:
+    """Where `term` occurs: as a substring, or as a whole token (`match = "token"`)."""
+    needle = _fold(term, params)
+    if not needle:
+        return None
+    if params.get("match", "substring") == "token":
+        for token, at in _tokens(surface, params):
+            if _fold(token, params) == needle:
+                return (at, at + len(token))
+        return None
+    at = folded.find(needle)
+    return (at, at + len(needle)) if at >= 0 else None
+
+
+def share_present(terms: Sequence[str] | None, surface: str, params: Mapping[str, Any] | None = None) -> float:
+    """Fraction of `terms` found in `surface` (1.0 for no terms): the value `fraction` judges."""
+    p = params or {}
+    items = list(terms or [])
+    if not items:
+        return 1.0
+    folded = _fold(surface, p)
+    return sum(1 for t in items if _find_term(surface, folded, str(t), p) is not None) / len(items)
+
+
+def _terms_present(params: Mapping[str, Any]) -> Evaluator:
+    mode = str(params.get("mode", "all"))
+    empty_passes = bool(params.get("empty_passes", True))
+    missing_passes = bool(params.get("missing_passes", True))
+    minimum = float(params.get("min_fraction", 1.0))
+    defaults = {
+        "all": "`{term}` is not in the surface",
+        "any": "none of {terms} is in the surface",
+        "none": "`{term}` is in the surface",
+        "fraction": "{count} of the terms ({terms}) are in the surface; at least {bound} required",
+    }
+    template = str(params.get("message", defaults.get(mode, "")))
+    where = str(params.get("field", "terms"))
+
+    def evaluate(ctx: Context) -> Verdict:
+        surface = ctx.subject.surface
+        terms = _terms(ctx, params)
+        if terms is None:
+            return PASS if missing_passes else Verdict(False, _whole(surface), f"the case has no `{where}`")
+        if not terms:
+            return PASS if empty_passes else Verdict(False, _whole(surface), f"`{where}` is empty")
+        folded = _fold(surface, params)
+        found = [(t, _find_term(surface, folded, t, params)) for t in terms]
+        values: dict[str, Any] = {"terms": terms, "field": where}
+        if mode == "any":
+            if any(span is not None for _, span in found):
+                return PASS
+            return Verdict(False, _whole(surface), render(template, values))
+        if mode == "none":
+            hits = [(t, span) for t, span in found if span is not None]
+            if not hits:
+                return PASS
+            spans = tuple(sorted(span for _, span in hits if span is not None))
+            return ReasonedVerdict(spans, [render(template, {**values, "term": t}) for t, _ in hits])
+        if mode == "fraction":
+            share = sum(1 for _, span in found if span is not None) / len(terms)
+            if share >= minimum:
+                return PASS
+            return Verdict(False, _whole(surface), render(template, {**values, "count": round(share, 4), "bound": minimum}))
+        missing = [t for t, span in found if span is None]
+        if not missing:
+            return PASS
+        return ReasonedVerdict(_whole(surface), [render(template, {**values, "term": t}) for t in missing])
+
+    return evaluate
+
+
+def _terms_in_order(params: Mapping[str, Any]) -> Evaluator:
+    template = str(params.get("message", "the words {terms} do not appear in this order"))
+    where = str(params.get("field", "terms"))
+
+    def evaluate(ctx: Context) -> Verdict:
+        surface = ctx.subject.surface
+        terms = _terms(ctx, params)
+        if not terms:
+            return PASS
+        tokens = [_fold(t, params) for t, _ in _tokens(surface, params)]
+        it = iter(tokens)
+        if all(any(_fold(term, params) == tok for tok in it) for term in terms):
+            return PASS
+        return Verdict(False, _whole(surface), render(template, {"terms": terms, "field": where}))
+
+    return evaluate
+
+
+_UNITS = ("words", "tokens", "chars", "sentences")
+
+
+def measure(surface: str, unit: str, params: Mapping[str, Any]) -> int:
+    """The size `count_bound` compares: whitespace words, pattern tokens, characters of the
+    stripped surface, or sentences (non-blank parts of a `sentence_split`)."""
+    if unit == "words":
+        return len(surface.split())
+    if unit == "tokens":
+        pattern: SafePattern | None = params.get("token_pattern")
+        return len(pattern.findall(surface)) if pattern is not None else len(surface.split())
+    if unit == "chars":
+        return len(surface.strip())
+    split: SafePattern | None = params.get("sentence_split")
+    parts = split.split(surface) if split is not None else [surface]
+    return sum(1 for p in parts if p and p.strip())
+
+
+def _bound(ctx: Context, params: Mapping[str, Any], side: str) -> int | None:
+    if f"{side}_field" in params:
+        value = resolve_path(ctx.subject.case, str(params[f"{side}_field"]))
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return int(value)
+    if side in params:
+        return int(params[side])
+    return None
+
+
+def _count_bound(params: Mapping[str, Any]) -> Evaluator:
+    unit = str(params["unit"])
+    template_min = str(params.get("message_min", params.get("message", "{count} " + unit + "; at least {bound} required")))
+    template_max = str(params.get("message_max", params.get("message", "{count} " + unit + "; at most {bound} allowed")))
+
+    def evaluate(ctx: Context) -> Verdict:
+        surface = ctx.subject.surface
+        low = _bound(ctx, params, "min")
+        high = _bound(ctx, params, "max")
+        if low is None and high is None:
+            return PASS
+        count = measure(surface, unit, params)
+        if low is not None and count < low:
+            return Verdict(False, _whole(surface), render(template_min, {"count": count, "bound": low}))
+        if high is not None and count > high:
+            return Verdict(False, _whole(surface), render(template_max, {"count": count, "bound": high}))
+        return PASS
+
+    return evaluate
+
+
+def _normalise(text: str, how: str) -> str:
+    if how == "lower_strip":
+        return text.lower().strip()
+    if how == "strip":
+        return text.strip()
+    return text
+
+
+def _surface_in_list(params: Mapping[str, Any]) -> Evaluator:
+    mode = str(params.get("mode", "accept"))
+    how = str(params.get("normalise", "lower_strip"))
+    where = str(params.get("field", "terms"))
+    default = "the surface is none of `" + where + "`" if mode == "accept" else "the surface is listed in `" + where + "`"
+    template = str(params.get("message", default))
+
+    def evaluate(ctx: Context) -> Verdict:
+        surface = ctx.subject.surface
+        listed = {_normalise(t, how) for t in (_terms(ctx, params) or [])}
+        inside = _normalise(surface, how) in listed
+        if inside == (mode == "accept"):
+            return PASS
+        return Verdict(False, _whole(surface), render(template, {"field": where, "terms": sorted(listed)}))
+
+    return evaluate
+
+
+def _pattern_present(params: Mapping[str, Any]) -> Evaluator:
+    pattern: SafePattern = params["pattern"]
+    lowercase = bool(params.get("lowercase", False))
+    template = str(params.get("message", "the surface does not match `{pattern}`"))
+
+    def evaluate(ctx: Context) -> Verdict:
+        surface = ctx.subject.surface
+        if pattern.search(surface.lower() if lowercase else surface) is not None:
+            return PASS
+        return Verdict(False, _whole(surface), render(template, {"pattern": pattern.pattern}))
+
+    return evaluate
+
+
+def _first_letter_upper(params: Mapping[str, Any]) -> Evaluator:
+    split: SafePattern | None = params.get("sentence_split")
+    template = str(params.get("message", "`{term}` does not start with a capital letter"))
+
+    def evaluate(ctx: Context) -> Verdict:
+        surface = ctx.subject.surface
+        pieces: list[tuple[str, int]] = []
+        if split is None:
+            pieces.append((surface, 0))
+        else:
+            pos = 0
+            for part in split.split(surface):
+                if not part or not part.strip():
+                    pos += len(part or "")
+                    continue
+                at = surface.find(part, pos)
+                at = pos if at < 0 else at
+                pos = at + len(part)
+                pieces.append((part, at))
+        reasons: list[str] = []
+        spans: list[Span] = []
+        for text, at in pieces:
+            for i, ch in enumerate(text):
+                if ch.isalpha():
+                    if not ch.isupper():
+                        reasons.append(render(template, {"term": text.strip()}))
+                        spans.append((at + i, at + i + 1))
+                    break
+        if not reasons:
+            return PASS
+        return ReasonedVerdict(tuple(spans), reasons)
+
+    return evaluate
+
+
+def _grounding_in_field(params: Mapping[str, Any]) -> Evaluator:
+    where = str(params["field"])
+    empty_passes = bool(params.get("empty_passes", True))
+    template = str(params.get("message", "grounding_source `{term}` is not one of {terms} (`" + where + "`)"))
+
+    def evaluate(ctx: Context) -> Verdict:
+        allowed = _terms(ctx, params)
+        if not allowed:
+            return PASS if empty_passes else Verdict(False, (), f"the case lists no `{where}`")
+        grounding = ctx.subject.grounding
+        if grounding in allowed:
+            return PASS
+        return Verdict(
+            False, _whole(ctx.subject.surface), render(template, {"term": grounding, "terms": allowed}),
+            target="grounding_source",
+        )
+
+    return evaluate
+
+
+_PATTERN_PARAMS = ("pattern", "token_pattern", "sentence_split")
+
+
+def _compile_patterns(params: dict[str, Any]) -> None:
+    """The regex parameters a rule gives (optional ones may be absent); a user's runs with the
+    time limit, the shipped rules' on the fast path for short text (see SafePattern)."""
+    for key in _PATTERN_PARAMS:
+        if isinstance(params.get(key), str):
+            params[key] = SafePattern(params[key], bool(params.get("_trusted")))
+
+
+_TERM_PARAMS = {
+    "terms": "list[string]", "field": "string", "lowercase": "boolean", "match": "string",
+    "token_pattern": "string", "strip_chars": "string", "message": "string",
+}
+
+# One registration: the kinds join the shipped ones in predicates.KINDS (lanes.py imports this).
+EXTRA_KINDS: dict[str, Kind] = {
+    "terms_present": Kind(
+        _terms_present,
+        {**_TERM_PARAMS, "mode": "string", "min_fraction": "number", "empty_passes": "boolean",
+         "missing_passes": "boolean"},
+        optional=("terms", "field", "lowercase", "match", "token_pattern", "strip_chars", "message",
+                  "mode", "min_fraction", "empty_passes", "missing_passes"),
+        prepare=_compile_patterns,
+    ),
+    "terms_in_order": Kind(
+        _terms_in_order, dict(_TERM_PARAMS),
+        optional=("terms", "field", "lowercase", "match", "token_pattern", "strip_chars", "message"),
+        prepare=_compile_patterns,
+    ),
+    "count_bound": Kind(
+        _count_bound,
+        {"unit": "string", "min": "integer", "max": "integer", "min_field": "string", "max_field": "string",
+         "token_pattern": "string", "sentence_split": "string", "message": "string",
+         "message_min": "string", "message_max": "string"},
+        optional=("min", "max", "min_field", "max_field", "token_pattern", "sentence_split", "message",
+                  "message_min", "message_max"),
+        prepare=_compile_patterns,
+    ),
+    "surface_in_list": Kind(
+        _surface_in_list,
+        {"terms": "list[string]", "field": "string", "mode": "string", "normalise": "string", "message": "string"},
+        optional=("terms", "field", "mode", "normalise", "message"),
+    ),
+    "pattern_present": Kind(
+        _pattern_present, {"pattern": "string", "lowercase": "boolean", "message": "string"},
+        optional=("lowercase", "message"), prepare=_compile_patterns,
+    ),
+    "first_letter_upper": Kind(
+        _first_letter_upper, {"sentence_split": "string", "message": "string"},
+        optional=("sentence_split", "message"), prepare=_compile_patterns,
+    ),
+    "grounding_in_field": Kind(
+        _grounding_in_field, {"field": "string", "empty_passes": "boolean", "message": "string"},
+        optional=("empty_passes", "message"),
+    ),
+}
+
+# Choices of string parameters, checked when a lane loads (casework.check_param_choices).
+PARAM_CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("terms_present", "mode"): ("all", "any", "none", "fraction"),
+    ("terms_present", "match"): ("substring", "token"),
+    ("terms_in_order", "match"): ("substring", "token"),
+    ("count_bound", "unit"): _UNITS,
+    ("surface_in_list", "mode"): ("accept", "reject"),
+    ("surface_in_list", "normalise"): ("lower_strip", "strip", "exact"),
+}
+# Kinds that need `terms` or `field` (one of the two).
+TERM_SOURCE_KINDS = ("terms_present", "terms_in_order", "surface_in_list")
+
+for _name, _kind in EXTRA_KINDS.items():
+    KINDS.setdefault(_name, _kind)

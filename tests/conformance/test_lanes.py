@@ -1,0 +1,91 @@
+"""Conformance of the case-driven lanes with their runners, on ../shared/corpus/lanes.
+
+Each lane folder holds the case files, the captures of every runtime call the runner made,
+and the runner's report from that run. In the `reference` profile the lane file, joined with
+the captures, must give the report's metrics exactly and every per-case record.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from surface_lint.casework import Casework, load_casework, score_files
+from surface_lint.lanes import load_lanes
+
+LANES_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "lanes"
+
+# Every (lane, report) pair of the corpus: the list is written out so that a report lost from
+# the corpus fails here instead of shrinking the test.
+REPORTS: dict[str, tuple[str, ...]] = {
+    "grammatical_coverage": ("dev", "holdouts_v1", "public_v1", "public_v2"),
+    "english_fluency_ood": ("dev", "holdouts_v1", "public_v1"),
+    "classical_literature_ood": ("dev", "holdouts_v1", "public_v1"),
+    "elementary_mathematics_ood": ("dev", "holdouts_v1", "public_v1"),
+    "foundational_physics_ood": ("dev", "holdouts_v1", "public_v1"),
+}
+# Report keys that describe the run, not its results.
+RUN_KEYS = {"lane", "split", "timestamp", "version", "cases", "metrics"}
+
+
+@pytest.fixture(scope="session")
+def lanes_dir() -> Path:
+    if not LANES_DIR.is_dir():
+        message = f"the lane corpus is not at {LANES_DIR} (it lives beside the project as ../shared/corpus/lanes)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return LANES_DIR
+
+
+def cases_file(lane_dir: Path, stem: str) -> Path:
+    """The case file a report was run on: `dev`, `<split>_<version>`, or the lane's own layout."""
+    flat = lane_dir / "cases" / "cases" / f"{stem}.jsonl"
+    if flat.is_file():
+        return flat
+    if stem == "dev":
+        return lane_dir / "cases" / "dev" / "cases.jsonl"
+    split, _, version = stem.partition("_")
+    return lane_dir / "cases" / split / version / "cases.jsonl"
+
+
+def casework(name: str) -> Casework:
+    lanes = load_lanes("reference")
+    assert lanes.errors == []
+    lane = lanes.get(name)
+    assert lane is not None, name
+    found = load_casework(lane)
+    assert found is not None, name
+    return found
+
+
+PAIRS = [(lane, stem) for lane, stems in REPORTS.items() for stem in stems]
+
+
+@pytest.mark.parametrize(("lane", "stem"), PAIRS, ids=[f"{lane}-{stem}" for lane, stem in PAIRS])
+def test_lane_reproduces_its_runner_report(lanes_dir: Path, lane: str, stem: str) -> None:
+    folder = lanes_dir / lane
+    report: dict[str, Any] = json.loads((folder / "reports" / f"{stem}.json").read_text(encoding="utf-8"))
+    result = score_files(casework(lane), [str(cases_file(folder, stem))],
+                         [str(folder / "captures" / f"{stem}.jsonl")])
+    assert result.errors == []
+    assert result.missing == []
+    assert result.unknown == []
+    assert result.metrics == report["metrics"]
+    assert [o.details for o in result.outcomes] == report["cases"]
+    # Sections beside `metrics` that the lane computes (fabrication_control's by_class, ...).
+    for key in set(result.sections) - {"metrics"}:
+        assert key not in RUN_KEYS
+        assert result.sections[key] == report[key], key
+
+
+def test_every_lane_folder_is_covered(lanes_dir: Path) -> None:
+    folders = sorted(p.name for p in lanes_dir.iterdir() if p.is_dir())
+    shipped = sorted(REPORTS)
+    assert [f for f in folders if f in shipped] == shipped
+    for lane, stems in REPORTS.items():
+        assert sorted(p.stem for p in (lanes_dir / lane / "reports").glob("*.json")) == sorted(stems)
