@@ -164,6 +164,18 @@ _ALLOWED = (
 )
 
 
+def _parse(text: str) -> ast.Expression:
+    try:
+        return ast.parse(text.strip(), mode="eval")
+    except SyntaxError as exc:
+        if "\n" in text:
+            try:  # an expression written over several lines reads as if in parentheses
+                return ast.parse("(" + text.strip() + "\n)", mode="eval")
+            except SyntaxError:
+                pass
+        raise ExprError(f"expression {text!r} does not parse: {exc.msg}") from None
+
+
 class Expr:
     """One parsed expression; `evaluate(scope)` interprets it."""
 
@@ -171,10 +183,7 @@ class Expr:
 
     def __init__(self, text: str, extra_functions: Iterable[str] = ()) -> None:
         self.text = text
-        try:
-            tree = ast.parse(text.strip(), mode="eval")
-        except SyntaxError as exc:
-            raise ExprError(f"expression {text!r} does not parse: {exc.msg}") from None
+        tree = _parse(text)
         known = set(FUNCTIONS) | set(extra_functions)
         for node in ast.walk(tree):
             if not isinstance(node, _ALLOWED):

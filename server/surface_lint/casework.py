@@ -44,7 +44,7 @@ if True:  # tomllib on 3.11+, tomli before (as lanes.py)
 QUANTIFIERS = ("all", "any", "count", "each", "first")
 METRIC_KINDS = ("count", "sum", "rate", "mean", "counts", "value", "thresholds")
 THRESHOLD_OPS = (">=", "<=", ">", "<", "==")
-LANE_FUNCTIONS = ("passes", "reasons", "share_present", "measure")
+LANE_FUNCTIONS = ("passes", "reasons", "share_present", "measure", "sentences", "starts_upper")
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +66,22 @@ class ValueSpec:
     otherwise: Expr | None
     failures: bool
     line: int
+
+
+@dataclass(frozen=True, slots=True)
+class TurnValueSpec:
+    """A value of every turn of a view (`t.name` in later expressions): a predicate's verdict
+    or an expression over `t`, `case` and the turn values before it."""
+
+    name: str
+    view: str
+    expr: Expr | None
+    predicate: str | None
+    when: Expr | None
+    otherwise: Expr | None
+
+
+_TURN_FIELDS = ("record", "case", "turn", "index", "surface", "grounding")
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,9 +117,11 @@ class Casework:
     turn_key: str  # the record field indexing that list
     runs: Mapping[str, Expr | None]
     views: Mapping[str, ViewSpec]
+    turn_values: tuple[TurnValueSpec, ...]
     values: tuple[ValueSpec, ...]
     metrics: tuple[CaseMetric, ...]
     details: Mapping[str, Expr]
+    details_if: Mapping[str, Expr]  # a detail field is written only when its condition holds
     not_judged: tuple[str, ...]  # what the runner reads that a transcript does not hold
 
 
@@ -118,9 +136,11 @@ def load_casework(lane: Lane, text: str | None = None) -> Casework | None:
     return parse_casework(lane, table, _Locator(text))
 
 
-_TOP_KEYS = {"case_field", "turn_list", "turn_key", "runs", "views", "values", "metrics", "details", "not_judged"}
+_TOP_KEYS = {"case_field", "turn_list", "turn_key", "runs", "views", "turn_values", "values", "metrics", "details",
+             "details_if", "not_judged"}
 _VIEW_KEYS = {"where", "surface", "grounding"}
 _VALUE_KEYS = {"name", "expr", "predicate", "view", "quantifier", "when", "otherwise", "failures", "description"}
+_TURN_VALUE_KEYS = {"name", "view", "expr", "predicate", "when", "otherwise", "description"}
 _METRIC_KEYS = {"name", "kind", "value", "where", "by", "per", "digits", "empty", "fields", "checks",
                 "skip_null", "section", "description"}
 
@@ -177,6 +197,41 @@ def parse_casework(lane: Lane, table: Any, loc: _Locator) -> Casework:
 
         views[name] = ViewSpec(name, opt("where"), opt("surface"), opt("grounding"))
         names.add(name)
+
+    turn_values: list[TurnValueSpec] = []
+    raw_turn_values = table.get("turn_values", [])
+    if not isinstance(raw_turn_values, list):
+        raise fail("`casework.turn_values` must be an array of tables ([[casework.turn_values]])", top)
+    for index, item in enumerate(raw_turn_values):
+        line = loc.table_line("[[casework.turn_values]]", index)
+
+        def tat(key: str, index: int = index) -> int:
+            return loc.key_line("[[casework.turn_values]]", index, key)
+
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            raise fail("a [[casework.turn_values]] entry needs a string `name`", line)
+        name = item["name"]
+        for key in item:
+            if key not in _TURN_VALUE_KEYS:
+                raise fail(f"turn value {name!r}: unknown key `{key}` (known: {', '.join(sorted(_TURN_VALUE_KEYS))})",
+                           tat(key))
+        if item.get("view") not in views:
+            raise fail(f"turn value {name!r}: `view` must name one of the views ({', '.join(views)})", tat("view"))
+        if ("expr" in item) == ("predicate" in item):
+            raise fail(f"turn value {name!r}: give either `expr` or `predicate`", line)
+        if "predicate" in item and lane.predicate(str(item["predicate"])) is None:
+            raise fail(f"turn value {name!r}: unknown predicate {item['predicate']!r}", tat("predicate"))
+        if name in _TURN_FIELDS:
+            raise fail(f"turn value {name!r}: the name is a field every turn has ({', '.join(_TURN_FIELDS)})", line)
+        turn_values.append(TurnValueSpec(
+            name=name,
+            view=item["view"],
+            expr=compile_expr(item["expr"], f"turn value {name!r}", tat("expr")) if "expr" in item else None,
+            predicate=lane.predicate(str(item["predicate"])).name if "predicate" in item else None,  # type: ignore[union-attr]
+            when=compile_expr(item["when"], f"turn value {name!r} `when`", tat("when")) if "when" in item else None,
+            otherwise=(compile_expr(item["otherwise"], f"turn value {name!r} `otherwise`", tat("otherwise"))
+                       if "otherwise" in item else None),
+        ))
 
     values: list[ValueSpec] = []
     raw_values = table.get("values", [])
@@ -295,6 +350,14 @@ def parse_casework(lane: Lane, table: Any, loc: _Locator) -> Casework:
         key: compile_expr(source, f"detail {key!r}", loc.key_line("[casework.details]", None, key))
         for key, source in raw_details.items()
     }
+    raw_if = table.get("details_if", {})
+    if not isinstance(raw_if, dict) or any(k not in details for k in raw_if):
+        raise fail("[casework.details_if] must map fields of [casework.details] to conditions",
+                   loc.table_line("[casework.details_if]"))
+    details_if = {
+        key: compile_expr(source, f"details_if {key!r}", loc.key_line("[casework.details_if]", None, key))
+        for key, source in raw_if.items()
+    }
     not_judged = table.get("not_judged", [])
     if not isinstance(not_judged, list) or not all(isinstance(x, str) for x in not_judged):
         raise fail("[casework] `not_judged` must be a list of strings", loc.key_line("[casework]", None, "not_judged"))
@@ -305,9 +368,11 @@ def parse_casework(lane: Lane, table: Any, loc: _Locator) -> Casework:
         turn_key=str(table.get("turn_key", "turn_index")),
         runs=runs,
         views=views,
+        turn_values=tuple(turn_values),
         values=tuple(values),
         metrics=tuple(metrics),
         details=details,
+        details_if=details_if,
         not_judged=tuple(not_judged),
     )
 
@@ -396,6 +461,8 @@ class CaseworkEvaluator:
             "reasons": self.reasons,
             "share_present": lambda terms, text: kinds_extra.share_present(terms, text or ""),
             "measure": lambda text, unit: kinds_extra.measure(text or "", unit, {}),
+            "sentences": lambda text: kinds_extra.sentences(text or "", self.lane.analysis.sentence_split),
+            "starts_upper": lambda text: kinds_extra.first_alpha_is_upper(text or ""),
         }
 
     def _views(self, case: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> dict[str, list[_Turn]]:
@@ -422,6 +489,16 @@ class CaseworkEvaluator:
                     grounding="none" if grounding is None else str(grounding),
                 ))
             out[view.name] = turns
+        for spec in cw.turn_values:
+            for t in out[spec.view]:
+                scope = {"t": t, "case": case, "turn": t["turn"], "record": t["record"]}
+                if spec.when is not None and not spec.when.evaluate(scope, fns):
+                    t[spec.name] = spec.otherwise.evaluate(scope, fns) if spec.otherwise is not None else None
+                elif spec.expr is not None:
+                    t[spec.name] = spec.expr.evaluate(scope, fns)
+                else:
+                    assert spec.predicate is not None
+                    t[spec.name] = self.passes(t, spec.predicate)
         return out
 
     def evaluate_case(self, case: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> CaseOutcome:
@@ -445,7 +522,11 @@ class CaseworkEvaluator:
             if not first_scope:
                 first_scope = scope
                 first_views = views
-        details = {key: _jsonable(expr.evaluate(first_scope, fns)) for key, expr in cw.details.items()}
+        details = {
+            key: _jsonable(expr.evaluate(first_scope, fns))
+            for key, expr in cw.details.items()
+            if key not in cw.details_if or cw.details_if[key].evaluate(first_scope, fns)
+        }
         first = next(iter(runs.values()))
         case_id = str(case.get(self.lane.schema.id_field, ""))
         return CaseOutcome(case_id, bool(first.get("passed", False)), first, runs, list(first["failures"]),
@@ -507,7 +588,10 @@ class CaseworkEvaluator:
                     raw[spec.name] = self._aggregate(spec, items, raw, fns, rounded=False)
             if spec.kind == "thresholds":
                 raw[spec.name] = value
-            sections.setdefault(spec.section, {})[spec.name] = value
+            if spec.section == spec.name:  # the metric is a whole report section (`by_class`)
+                sections[spec.name] = value if isinstance(value, dict) else {"value": value}
+            else:
+                sections.setdefault(spec.section, {})[spec.name] = value
         return {name: dict(sorted(values.items())) for name, values in sections.items()}
 
     def _aggregate(self, spec: CaseMetric, items: Sequence[Mapping[str, Any]], raw: Mapping[str, Any],

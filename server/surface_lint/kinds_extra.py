@@ -117,8 +117,9 @@ def _find_term(surface: str, folded: str, term: str, params: Mapping[str, Any]) 
     if not needle:
         return None
     if params.get("match", "substring") == "token":
-        for token, at in _tokens(surface, params):
-            if _fold(token, params) == needle:
+        # Tokenised after folding (a lower-case token pattern must see `Truth` as `truth`).
+        for token, at in _tokens(folded, params):
+            if token == needle:
                 return (at, at + len(token))
         return None
     at = folded.find(needle)
@@ -203,7 +204,23 @@ def _terms_in_order(params: Mapping[str, Any]) -> Evaluator:
 _UNITS = ("words", "tokens", "chars", "sentences")
 
 
-def measure(surface: str, unit: str, params: Mapping[str, Any]) -> int:
+def sentences(text: str, split: SafePattern | None) -> list[str]:
+    """Non-blank parts of `text` split on `split` (the rule's, else the lane's [analysis]
+    sentence_split), stripped; without a split, the stripped text is one sentence."""
+    if split is None:
+        return [text.strip()] if text.strip() else []
+    return [p.strip() for p in split.split(text) if p and p.strip()]
+
+
+def first_alpha_is_upper(text: str) -> bool:
+    """The first alphabetic character is upper-case (true when there is none)."""
+    for ch in text:
+        if ch.isalpha():
+            return ch.isupper()
+    return True
+
+
+def measure(surface: str, unit: str, params: Mapping[str, Any], lane_split: SafePattern | None = None) -> int:
     """The size `count_bound` compares: whitespace words, pattern tokens, characters of the
     stripped surface, or sentences (non-blank parts of a `sentence_split`)."""
     if unit == "words":
@@ -213,9 +230,7 @@ def measure(surface: str, unit: str, params: Mapping[str, Any]) -> int:
         return len(pattern.findall(surface)) if pattern is not None else len(surface.split())
     if unit == "chars":
         return len(surface.strip())
-    split: SafePattern | None = params.get("sentence_split")
-    parts = split.split(surface) if split is not None else [surface]
-    return sum(1 for p in parts if p and p.strip())
+    return len(sentences(surface, params.get("sentence_split") or lane_split))
 
 
 def _bound(ctx: Context, params: Mapping[str, Any], side: str) -> int | None:
@@ -239,7 +254,7 @@ def _count_bound(params: Mapping[str, Any]) -> Evaluator:
         high = _bound(ctx, params, "max")
         if low is None and high is None:
             return PASS
-        count = measure(surface, unit, params)
+        count = measure(surface, unit, params, ctx.lane_analysis.sentence_split)
         if low is not None and count < low:
             return Verdict(False, _whole(surface), render(template_min, {"count": count, "bound": low}))
         if high is not None and count > high:
@@ -290,11 +305,13 @@ def _pattern_present(params: Mapping[str, Any]) -> Evaluator:
 
 
 def _first_letter_upper(params: Mapping[str, Any]) -> Evaluator:
-    split: SafePattern | None = params.get("sentence_split")
+    per_sentence = bool(params.get("per_sentence", False))
     template = str(params.get("message", "`{term}` does not start with a capital letter"))
 
     def evaluate(ctx: Context) -> Verdict:
         surface = ctx.subject.surface
+        split: SafePattern | None = params.get("sentence_split") or (
+            ctx.lane_analysis.sentence_split if per_sentence else None)
         pieces: list[tuple[str, int]] = []
         if split is None:
             pieces.append((surface, 0))
@@ -394,8 +411,8 @@ EXTRA_KINDS: dict[str, Kind] = {
         optional=("lowercase", "message"), prepare=_compile_patterns,
     ),
     "first_letter_upper": Kind(
-        _first_letter_upper, {"sentence_split": "string", "message": "string"},
-        optional=("sentence_split", "message"), prepare=_compile_patterns,
+        _first_letter_upper, {"sentence_split": "string", "per_sentence": "boolean", "message": "string"},
+        optional=("sentence_split", "per_sentence", "message"), prepare=_compile_patterns,
     ),
     "grounding_in_field": Kind(
         _grounding_in_field, {"field": "string", "empty_passes": "boolean", "message": "string"},

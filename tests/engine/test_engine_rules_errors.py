@@ -36,9 +36,10 @@ def test_every_builtin_rules_file_loads_in_both_profiles() -> None:
         lanes = load_lanes(profile)
         assert lanes.errors == []
         assert sorted(lanes.lanes) == [
-            "classical_literature_ood", "deterministic_fluency", "elementary_mathematics_ood",
-            "english_fluency_ood", "foundational_physics_ood", "grammatical_coverage",
-            "multi_sentence_response", "symbolic_logic",
+            "calibration", "classical_literature_ood", "compositionality", "conversational_thread_coherence",
+            "deterministic_fluency", "discourse_paragraph", "elementary_mathematics_ood", "english_fluency_ood",
+            "fabrication_control", "foundational_physics_ood", "grammatical_coverage", "inference_closure",
+            "multi_sentence_response", "self_consistency_over_time", "symbolic_logic",
         ]
 
 
