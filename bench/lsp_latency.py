@@ -164,7 +164,9 @@ def percentile(values: list[float], q: float) -> float:
 def in_process(path: Path, text: str, edits: list[tuple[int, str]]) -> dict[str, float]:
     """The lint alone: cold, one-line re-lint with the memo, and without it."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
-    from surface_lint.lsp_state import DocMemo, ServerState, Snapshot, TextDoc
+    from surface_lint.lsp.documents import Snapshot, TextDoc
+    from surface_lint.lsp.lint import DocMemo
+    from surface_lint.lsp.workspace import ServerState
 
     state = ServerState()
     doc = TextDoc(path.as_uri(), text, 1)

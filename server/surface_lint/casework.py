@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,20 +31,15 @@ from typing import Any
 
 from . import kinds_extra
 from .caseexpr import Expr, ExprError, resolve_path
-from .lanes import Lane, LaneError, _Locator
+from .lanes import Lane, LaneError
 from .predicates import Context, RegexTimeout, Subject, Verdict
+from .rule_schema import TomlPositions
 
-if True:  # tomllib on 3.11+, tomli before (as lanes.py)
-    import sys
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
 
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover
-        import tomli as tomllib
-
-QUANTIFIERS = ("all", "any", "count", "each", "first")
-METRIC_KINDS = ("count", "sum", "rate", "mean", "counts", "value", "thresholds")
-THRESHOLD_OPS = (">=", "<=", ">", "<", "==")
 LANE_FUNCTIONS = ("passes", "reasons", "share_present", "measure", "sentences", "starts_upper")
 
 
@@ -126,241 +122,140 @@ class Casework:
 
 
 def load_casework(lane: Lane, text: str | None = None) -> Casework | None:
-    """The `[casework]` table of a lane's rules file (None when it has none). Raises LaneError."""
+    """The `[casework]` table of a lane's rules file (None when it has none). The rules
+    validator has already checked its keys and types (casework_schema.py); this checks what
+    refers to something else (predicates, views, metrics) and compiles the expressions.
+    Raises LaneError at the key's line and column."""
     if text is None:
         text = Path(lane.path).read_text(encoding="utf-8")
     data = tomllib.loads(text)
     table = data.get("casework")
     if table is None:
         return None
-    return parse_casework(lane, table, _Locator(text))
+    return parse_casework(lane, table, TomlPositions(text))
 
 
-_TOP_KEYS = {"case_field", "turn_list", "turn_key", "runs", "views", "turn_values", "values", "metrics", "details",
-             "details_if", "not_judged"}
-_VIEW_KEYS = {"where", "surface", "grounding"}
-_VALUE_KEYS = {"name", "expr", "predicate", "view", "quantifier", "when", "otherwise", "failures", "description"}
-_TURN_VALUE_KEYS = {"name", "view", "expr", "predicate", "when", "otherwise", "description"}
-_METRIC_KEYS = {"name", "kind", "value", "where", "by", "per", "digits", "empty", "fields", "checks",
-                "skip_null", "section", "description"}
+def parse_casework(lane: Lane, table: Mapping[str, Any], positions: TomlPositions) -> Casework:
+    def fail(path: tuple[str | int, ...], message: str) -> LaneError:
+        line, column = positions.at(("casework", *path))
+        return LaneError(lane.path, line, message, column)
 
-
-def parse_casework(lane: Lane, table: Any, loc: _Locator) -> Casework:
-    path = lane.path
-
-    def fail(message: str, line: int) -> LaneError:
-        return LaneError(path, line, message)
-
-    top = loc.table_line("[casework]")
-    if not isinstance(table, dict):
-        raise fail("[casework] must be a table", top)
-    for key in table:
-        if key not in _TOP_KEYS:
-            raise fail(f"[casework]: unknown key `{key}` (known: {', '.join(sorted(_TOP_KEYS))})",
-                       loc.key_line("[casework]", None, key))
-    names: set[str] = set()
-
-    def compile_expr(source: Any, what: str, line: int) -> Expr:
-        if not isinstance(source, str):
-            raise fail(f"{what} must be an expression string", line)
+    def compile_expr(source: str, what: str, path: tuple[str | int, ...]) -> Expr:
         try:
             return Expr(source, LANE_FUNCTIONS)
         except ExprError as exc:
-            raise fail(f"{what}: {exc}", line) from None
+            raise fail(path, f"{what}: {exc}") from None
 
-    runs: dict[str, Expr | None] = {}
-    raw_runs = table.get("runs", {})
-    if not isinstance(raw_runs, dict):
-        raise fail("[casework.runs] must be a table of name = expression", loc.table_line("[casework.runs]"))
-    for name, source in raw_runs.items():
-        runs[name] = compile_expr(source, f"run {name!r}", loc.key_line("[casework.runs]", None, name))
-    if not runs:
-        runs["main"] = None
+    def opt(item: Mapping[str, Any], key: str, what: str, path: tuple[str | int, ...]) -> Expr | None:
+        return compile_expr(item[key], f"{what} `{key}`", (*path, key)) if key in item else None
+
+    def predicate_of(item: Mapping[str, Any], what: str, path: tuple[str | int, ...]) -> str | None:
+        if "predicate" not in item:
+            return None
+        spec = lane.predicate(str(item["predicate"]))
+        if spec is None:
+            known = ", ".join(p.name for p in lane.predicates) or "none"
+            raise fail((*path, "predicate"), f"{what}: unknown predicate {item['predicate']!r} (this lane's: {known})")
+        return spec.name
+
+    runs: dict[str, Expr | None] = {
+        name: compile_expr(source, f"run {name!r}", ("runs", name)) for name, source in table.get("runs", {}).items()
+    } or {"main": None}
 
     views: dict[str, ViewSpec] = {}
-    raw_views = table.get("views", {})
-    if not isinstance(raw_views, dict):
-        raise fail("[casework.views] must be a table of views", top)
-    for name, spec in raw_views.items():
-        header = f"[casework.views.{name}]"
-        if not isinstance(spec, dict):
-            raise fail(f"view {name!r} must be a table", loc.table_line(header))
-        for key in spec:
-            if key not in _VIEW_KEYS:
-                raise fail(f"view {name!r}: unknown key `{key}` (known: {', '.join(sorted(_VIEW_KEYS))})",
-                           loc.key_line(header, None, key))
+    for name, spec in table.get("views", {}).items():
+        path: tuple[str | int, ...] = ("views", name)
+        views[name] = ViewSpec(name, opt(spec, "where", f"view {name!r}", path),
+                               opt(spec, "surface", f"view {name!r}", path),
+                               opt(spec, "grounding", f"view {name!r}", path))
 
-        def opt(key: str, spec: Mapping[str, Any] = spec, header: str = header, name: str = name) -> Expr | None:
-            if key not in spec:
-                return None
-            return compile_expr(spec[key], f"view {name!r} `{key}`", loc.key_line(header, None, key))
+    def view_of(item: Mapping[str, Any], what: str, path: tuple[str | int, ...]) -> str:
+        view = item.get("view")
+        if view not in views:
+            raise fail((*path, "view"), f"{what}: `view` must name one of the views ({', '.join(views) or 'none'})")
+        return str(view)
 
-        views[name] = ViewSpec(name, opt("where"), opt("surface"), opt("grounding"))
-        names.add(name)
+    def one_of(item: Mapping[str, Any], what: str, path: tuple[str | int, ...]) -> None:
+        if ("expr" in item) == ("predicate" in item):
+            raise fail(path, f"{what}: give either `expr` or `predicate`")
 
     turn_values: list[TurnValueSpec] = []
-    raw_turn_values = table.get("turn_values", [])
-    if not isinstance(raw_turn_values, list):
-        raise fail("`casework.turn_values` must be an array of tables ([[casework.turn_values]])", top)
-    for index, item in enumerate(raw_turn_values):
-        line = loc.table_line("[[casework.turn_values]]", index)
-
-        def tat(key: str, index: int = index) -> int:
-            return loc.key_line("[[casework.turn_values]]", index, key)
-
-        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
-            raise fail("a [[casework.turn_values]] entry needs a string `name`", line)
-        name = item["name"]
-        for key in item:
-            if key not in _TURN_VALUE_KEYS:
-                raise fail(f"turn value {name!r}: unknown key `{key}` (known: {', '.join(sorted(_TURN_VALUE_KEYS))})",
-                           tat(key))
-        if item.get("view") not in views:
-            raise fail(f"turn value {name!r}: `view` must name one of the views ({', '.join(views)})", tat("view"))
-        if ("expr" in item) == ("predicate" in item):
-            raise fail(f"turn value {name!r}: give either `expr` or `predicate`", line)
-        if "predicate" in item and lane.predicate(str(item["predicate"])) is None:
-            raise fail(f"turn value {name!r}: unknown predicate {item['predicate']!r}", tat("predicate"))
-        if name in _TURN_FIELDS:
-            raise fail(f"turn value {name!r}: the name is a field every turn has ({', '.join(_TURN_FIELDS)})", line)
+    for index, item in enumerate(table.get("turn_values", [])):
+        path = ("turn_values", index)
+        what = f"turn value {item['name']!r}"
+        one_of(item, what, path)
+        if item["name"] in _TURN_FIELDS:
+            raise fail((*path, "name"), f"{what}: every turn has this field ({', '.join(_TURN_FIELDS)})")
         turn_values.append(TurnValueSpec(
-            name=name,
-            view=item["view"],
-            expr=compile_expr(item["expr"], f"turn value {name!r}", tat("expr")) if "expr" in item else None,
-            predicate=lane.predicate(str(item["predicate"])).name if "predicate" in item else None,  # type: ignore[union-attr]
-            when=compile_expr(item["when"], f"turn value {name!r} `when`", tat("when")) if "when" in item else None,
-            otherwise=(compile_expr(item["otherwise"], f"turn value {name!r} `otherwise`", tat("otherwise"))
-                       if "otherwise" in item else None),
+            name=item["name"], view=view_of(item, what, path), expr=opt(item, "expr", what, path),
+            predicate=predicate_of(item, what, path), when=opt(item, "when", what, path),
+            otherwise=opt(item, "otherwise", what, path),
         ))
 
     values: list[ValueSpec] = []
-    raw_values = table.get("values", [])
-    if not isinstance(raw_values, list):
-        raise fail("`casework.values` must be an array of tables ([[casework.values]])", top)
-    for index, item in enumerate(raw_values):
-        line = loc.table_line("[[casework.values]]", index)
-
-        def at(key: str, index: int = index) -> int:
-            return loc.key_line("[[casework.values]]", index, key)
-
-        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
-            raise fail("a [[casework.values]] entry needs a string `name`", line)
+    names: set[str] = set(views)
+    for index, item in enumerate(table.get("values", [])):
+        path = ("values", index)
         name = item["name"]
-        for key in item:
-            if key not in _VALUE_KEYS:
-                raise fail(f"value {name!r}: unknown key `{key}` (known: {', '.join(sorted(_VALUE_KEYS))})", at(key))
-        if name in names:
-            raise fail(f"value {name!r}: the name is already used", line)
-        has_expr = "expr" in item
-        has_predicate = "predicate" in item
-        if has_expr == has_predicate:
-            raise fail(f"value {name!r}: give either `expr` or `predicate` (with `view`)", line)
-        predicate = item.get("predicate")
-        view = item.get("view")
-        if has_predicate:
-            if lane.predicate(str(predicate)) is None:
-                raise fail(f"value {name!r}: unknown predicate {predicate!r}", at("predicate"))
-            if view not in views:
-                raise fail(f"value {name!r}: `view` must name one of the views ({', '.join(views)})", at("view"))
-        quantifier = item.get("quantifier", "all")
-        if quantifier not in QUANTIFIERS:
-            raise fail(f"value {name!r}: quantifier must be one of {', '.join(QUANTIFIERS)}", at("quantifier"))
-        failures = item.get("failures", False)
-        if not isinstance(failures, bool):
-            raise fail(f"value {name!r}: `failures` must be true or false", at("failures"))
-        values.append(ValueSpec(
-            name=name,
-            expr=compile_expr(item["expr"], f"value {name!r}", at("expr")) if has_expr else None,
-            predicate=lane.predicate(str(predicate)).name if has_predicate else None,  # type: ignore[union-attr]
-            view=view if has_predicate else None,
-            quantifier=quantifier,
-            when=compile_expr(item["when"], f"value {name!r} `when`", at("when")) if "when" in item else None,
-            otherwise=(compile_expr(item["otherwise"], f"value {name!r} `otherwise`", at("otherwise"))
-                       if "otherwise" in item else None),
-            failures=failures,
-            line=line,
-        ))
+        what = f"value {name!r}"
+        one_of(item, what, path)
+        if name in names or name in _SCOPE_NAMES:
+            raise fail((*path, "name"), f"{what}: the name is already used (views, values and {', '.join(_SCOPE_NAMES)})")
         names.add(name)
-    if not any(v.name == "passed" for v in values) and values:
-        raise fail("[casework]: one of the values must be named `passed` (the case's verdict)", top)
+        predicate = predicate_of(item, what, path)
+        values.append(ValueSpec(
+            name=name, expr=opt(item, "expr", what, path), predicate=predicate,
+            view=view_of(item, what, path) if predicate is not None else None,
+            quantifier=str(item.get("quantifier", "all")), when=opt(item, "when", what, path),
+            otherwise=opt(item, "otherwise", what, path), failures=bool(item.get("failures", False)), line=0,
+        ))
+    if values and "passed" not in names:
+        raise fail(("values",), "[casework]: one of the values must be named `passed` (the case's verdict)")
 
     metrics: list[CaseMetric] = []
-    raw_metrics = table.get("metrics", [])
-    if not isinstance(raw_metrics, list):
-        raise fail("`casework.metrics` must be an array of tables ([[casework.metrics]])", top)
-    seen_metrics: set[str] = set()
-    for index, item in enumerate(raw_metrics):
-        line = loc.table_line("[[casework.metrics]]", index)
-
-        def mat(key: str, index: int = index) -> int:
-            return loc.key_line("[[casework.metrics]]", index, key)
-
-        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
-            raise fail("a [[casework.metrics]] entry needs a string `name`", line)
+    seen: set[str] = set()
+    for index, item in enumerate(table.get("metrics", [])):
+        path = ("metrics", index)
         name = item["name"]
-        for key in item:
-            if key not in _METRIC_KEYS:
-                raise fail(f"metric {name!r}: unknown key `{key}` (known: {', '.join(sorted(_METRIC_KEYS))})", mat(key))
-        kind = item.get("kind", "rate")
-        if kind not in METRIC_KINDS:
-            raise fail(f"metric {name!r}: kind must be one of {', '.join(METRIC_KINDS)}", mat("kind"))
+        what = f"metric {name!r}"
+        kind = str(item.get("kind", "rate"))
+        if name in seen:
+            raise fail((*path, "name"), f"{what} is defined twice")
         if kind in ("sum", "rate", "mean", "value") and "value" not in item:
-            raise fail(f"metric {name!r} ({kind}): needs a `value` expression", line)
-        per = item.get("per", "case")
+            raise fail(path, f"{what} ({kind}): needs a `value` expression")
+        if kind == "counts" and not item.get("fields"):
+            raise fail(path, f"{what} (counts): needs `fields`, a table of name = condition")
+        per = str(item.get("per", "case"))
         if per != "case" and per not in views:
-            raise fail(f"metric {name!r}: `per` must be \"case\" or a view ({', '.join(views)})", mat("per"))
-        digits = item.get("digits", 4 if kind in ("rate", "mean") else None)
-        if digits is not None and (not isinstance(digits, int) or isinstance(digits, bool)):
-            raise fail(f"metric {name!r}: `digits` must be an integer", mat("digits"))
-        raw_fields = item.get("fields", {})
-        if kind == "counts" and (not isinstance(raw_fields, dict) or not raw_fields):
-            raise fail(f"metric {name!r} (counts): needs `fields`, a table of name = condition", line)
+            raise fail((*path, "per"), f"{what}: `per` must be \"case\" or a view ({', '.join(views) or 'none'})")
         checks: list[ThresholdSpec] = []
-        for check in item.get("checks", []) if kind == "thresholds" else []:
-            if not isinstance(check, dict) or check.get("metric") not in seen_metrics:
-                raise fail(f"metric {name!r}: each check needs the `metric` of an earlier metric", mat("checks"))
-            op = check.get("op", ">=")
-            if op not in THRESHOLD_OPS or not isinstance(check.get("value"), (int, float)):
-                raise fail(f"metric {name!r}: a check needs an `op` ({', '.join(THRESHOLD_OPS)}) and a number `value`",
-                           mat("checks"))
-            checks.append(ThresholdSpec(check["metric"], op, float(check["value"]), str(check.get("message", ""))))
+        for i, check in enumerate(item.get("checks", [])):
+            if check["metric"] not in seen:
+                raise fail((*path, "checks", i, "metric"), f"{what}: check {i + 1} names {check['metric']!r}, not an earlier metric")
+            checks.append(ThresholdSpec(check["metric"], str(check.get("op", ">=")), float(check["value"]),
+                                        str(check.get("message", ""))))
         if kind == "thresholds" and not checks:
-            raise fail(f"metric {name!r} (thresholds): needs `checks`", line)
+            raise fail(path, f"{what} (thresholds): needs `checks`")
+        default_empty: Any = 1.0 if kind == "rate" else 0.0
         metrics.append(CaseMetric(
-            name=name,
-            kind=kind,
-            value=compile_expr(item["value"], f"metric {name!r} `value`", mat("value")) if "value" in item else None,
-            where=compile_expr(item["where"], f"metric {name!r} `where`", mat("where")) if "where" in item else None,
-            by=compile_expr(item["by"], f"metric {name!r} `by`", mat("by")) if "by" in item else None,
-            per=per,
-            digits=digits,
-            empty=item.get("empty", 1.0 if kind in ("rate",) else 0.0) if item.get("empty") != "null" else None,
-            fields={k: compile_expr(v, f"metric {name!r} field {k!r}", mat("fields")) for k, v in raw_fields.items()},
-            checks=tuple(checks),
-            skip_null=bool(item.get("skip_null", False)),
-            section=str(item.get("section", "metrics")),
-            line=line,
+            name=name, kind=kind, value=opt(item, "value", what, path), where=opt(item, "where", what, path),
+            by=opt(item, "by", what, path), per=per,
+            digits=item.get("digits", 4 if kind in ("rate", "mean") else None),
+            empty=None if item.get("empty_null") else item.get("empty", default_empty),
+            fields={k: compile_expr(v, f"{what} field {k!r}", (*path, "fields", k))
+                    for k, v in item.get("fields", {}).items()},
+            checks=tuple(checks), skip_null=bool(item.get("skip_null", False)),
+            section=str(item.get("section", "metrics")), line=0,
         ))
-        seen_metrics.add(name)
+        seen.add(name)
 
-    raw_details = table.get("details", {})
-    if not isinstance(raw_details, dict):
-        raise fail("[casework.details] must be a table of field = expression", loc.table_line("[casework.details]"))
-    details = {
-        key: compile_expr(source, f"detail {key!r}", loc.key_line("[casework.details]", None, key))
-        for key, source in raw_details.items()
-    }
-    raw_if = table.get("details_if", {})
-    if not isinstance(raw_if, dict) or any(k not in details for k in raw_if):
-        raise fail("[casework.details_if] must map fields of [casework.details] to conditions",
-                   loc.table_line("[casework.details_if]"))
-    details_if = {
-        key: compile_expr(source, f"details_if {key!r}", loc.key_line("[casework.details_if]", None, key))
-        for key, source in raw_if.items()
-    }
-    not_judged = table.get("not_judged", [])
-    if not isinstance(not_judged, list) or not all(isinstance(x, str) for x in not_judged):
-        raise fail("[casework] `not_judged` must be a list of strings", loc.key_line("[casework]", None, "not_judged"))
+    details = {key: compile_expr(source, f"detail {key!r}", ("details", key))
+               for key, source in table.get("details", {}).items()}
+    for key in table.get("details_if", {}):
+        if key not in details:
+            raise fail(("details_if", key), f"[casework.details_if]: `{key}` is not a field of [casework.details]")
+    details_if = {key: compile_expr(source, f"details_if {key!r}", ("details_if", key))
+                  for key, source in table.get("details_if", {}).items()}
     return Casework(
         lane=lane,
         case_field=str(table.get("case_field", "case_id")),
@@ -373,8 +268,12 @@ def parse_casework(lane: Lane, table: Any, loc: _Locator) -> Casework:
         metrics=tuple(metrics),
         details=details,
         details_if=details_if,
-        not_judged=tuple(not_judged),
+        not_judged=tuple(table.get("not_judged", [])),
     )
+
+
+# Names every case scope has: a value may not take them.
+_SCOPE_NAMES = ("case", "failures", "runs", "run", "metrics", "t")
 
 
 # --- evaluation ------------------------------------------------------------------------

@@ -98,6 +98,12 @@ _CHECKS = [
           "Only reported when case files are given; the record is left out of the lane's metrics.",
           "Scores over a partial join look complete but are not.",
           'turn case_id "fluency_truth_01"', 'turn case_id "fluency_truth_001"'),
+    Check("SL016", "unpaired-surrogate", "warning",
+          "A JSON string holds half of a character: a `\\uD800`-`\\uDFFF` escape without its pair.",
+          "Points at the escape; the record is still read and evaluated with U+FFFD in place of the lone half"
+          " (one character for one, so every position stays exact).",
+          "Half an emoji is text no UTF-8 tool can write: it is usually a surface cut in the middle of a character.",
+          '"surface": "Truth is real \\ud83d"', '"surface": "Truth is real \\ud83d\\ude00"'),
 ]
 
 CHECKS: dict[str, Check] = {c.code: c for c in _CHECKS}

@@ -18,7 +18,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .caseexpr import resolve_path
-from .predicates import KINDS, PASS, Context, Evaluator, Kind, SafePattern, Span, Verdict
+from .predicates import PASS, Context, Evaluator, Kind, SafePattern, Span, Verdict, register_kind
+from .rule_schema import REQUIRED, Value
 
 
 class ReasonedVerdict(Verdict):
@@ -361,76 +362,67 @@ def _grounding_in_field(params: Mapping[str, Any]) -> Evaluator:
     return evaluate
 
 
-_PATTERN_PARAMS = ("pattern", "token_pattern", "sentence_split")
+_TERMS = "list[string]"
 
 
-def _compile_patterns(params: dict[str, Any]) -> None:
-    """The regex parameters a rule gives (optional ones may be absent); a user's runs with the
-    time limit, the shipped rules' on the fast path for short text (see SafePattern)."""
-    for key in _PATTERN_PARAMS:
-        if isinstance(params.get(key), str):
-            params[key] = SafePattern(params[key], bool(params.get("_trusted")))
+def _term_params(extra: Mapping[str, Value]) -> dict[str, Value]:
+    """The parameters every term-reading kind shares, plus its own."""
+    return {
+        "terms": Value(_TERMS, None, "Constant terms (give `terms` or `field`)."),
+        "field": Value("string", None, "A case path holding the terms: `constraints.must_contain`, `turn.x`.",
+                       non_empty=True),
+        "lowercase": Value("boolean", True, "Compare case-folded (str.lower)."),
+        "match": Value("string", "substring", "`substring`, or `token`: equal to a whole token.",
+                       choices=("substring", "token")),
+        "token_pattern": Value("regex", None, "What one token is (default: whitespace-separated)."),
+        "strip_chars": Value("string", "", "Characters stripped from each token's ends."),
+        **extra,
+    }
 
 
-_TERM_PARAMS = {
-    "terms": "list[string]", "field": "string", "lowercase": "boolean", "match": "string",
-    "token_pattern": "string", "strip_chars": "string", "message": "string",
-}
-
-# One registration: the kinds join the shipped ones in predicates.KINDS (lanes.py imports this).
-EXTRA_KINDS: dict[str, Kind] = {
-    "terms_present": Kind(
-        _terms_present,
-        {**_TERM_PARAMS, "mode": "string", "min_fraction": "number", "empty_passes": "boolean",
-         "missing_passes": "boolean"},
-        optional=("terms", "field", "lowercase", "match", "token_pattern", "strip_chars", "message",
-                  "mode", "min_fraction", "empty_passes", "missing_passes"),
-        prepare=_compile_patterns,
-    ),
-    "terms_in_order": Kind(
-        _terms_in_order, dict(_TERM_PARAMS),
-        optional=("terms", "field", "lowercase", "match", "token_pattern", "strip_chars", "message"),
-        prepare=_compile_patterns,
-    ),
-    "count_bound": Kind(
-        _count_bound,
-        {"unit": "string", "min": "integer", "max": "integer", "min_field": "string", "max_field": "string",
-         "token_pattern": "string", "sentence_split": "string", "message": "string",
-         "message_min": "string", "message_max": "string"},
-        optional=("min", "max", "min_field", "max_field", "token_pattern", "sentence_split", "message",
-                  "message_min", "message_max"),
-        prepare=_compile_patterns,
-    ),
-    "surface_in_list": Kind(
-        _surface_in_list,
-        {"terms": "list[string]", "field": "string", "mode": "string", "normalise": "string", "message": "string"},
-        optional=("terms", "field", "mode", "normalise", "message"),
-    ),
-    "pattern_present": Kind(
-        _pattern_present, {"pattern": "string", "lowercase": "boolean", "message": "string"},
-        optional=("lowercase", "message"), prepare=_compile_patterns,
-    ),
-    "first_letter_upper": Kind(
-        _first_letter_upper, {"sentence_split": "string", "per_sentence": "boolean", "message": "string"},
-        optional=("sentence_split", "per_sentence", "message"), prepare=_compile_patterns,
-    ),
-    "grounding_in_field": Kind(
-        _grounding_in_field, {"field": "string", "empty_passes": "boolean", "message": "string"},
-        optional=("empty_passes", "message"),
-    ),
-}
-
-# Choices of string parameters, checked when a lane loads (casework.check_param_choices).
-PARAM_CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
-    ("terms_present", "mode"): ("all", "any", "none", "fraction"),
-    ("terms_present", "match"): ("substring", "token"),
-    ("terms_in_order", "match"): ("substring", "token"),
-    ("count_bound", "unit"): _UNITS,
-    ("surface_in_list", "mode"): ("accept", "reject"),
-    ("surface_in_list", "normalise"): ("lower_strip", "strip", "exact"),
-}
-# Kinds that need `terms` or `field` (one of the two).
-TERM_SOURCE_KINDS = ("terms_present", "terms_in_order", "surface_in_list")
-
-for _name, _kind in EXTRA_KINDS.items():
-    KINDS.setdefault(_name, _kind)
+register_kind("terms_present", Kind(_terms_present, _term_params({
+    "mode": Value("string", "all", "all, any, none (absent) or fraction (at least `min_fraction`).",
+                  choices=("all", "any", "none", "fraction")),
+    "min_fraction": Value("number", 1.0, "mode fraction: the share of terms that must be present.", minimum=0),
+    "empty_passes": Value("boolean", True, "An empty term list passes."),
+    "missing_passes": Value("boolean", True, "A case without the field passes."),
+    "message": Value("string", None, "Template: {term} (one reason per term), {terms}, {count}, {bound}, {field}."),
+}), summary="Terms (constant or from the case) are present / absent in the surface."))
+register_kind("terms_in_order", Kind(_terms_in_order, _term_params({
+    "message": Value("string", None, "Template: {terms}, {field}."),
+}), summary="The terms appear in order among the surface's tokens (a subsequence)."))
+register_kind("count_bound", Kind(_count_bound, {
+    "unit": Value("string", REQUIRED, "words (whitespace), tokens (`token_pattern`), chars (stripped) or sentences.",
+                  choices=_UNITS),
+    "min": Value("integer", None, "A constant lower bound."),
+    "max": Value("integer", None, "A constant upper bound."),
+    "min_field": Value("string", None, "A case path holding the lower bound (wins over `min`).", non_empty=True),
+    "max_field": Value("string", None, "A case path holding the upper bound (wins over `max`).", non_empty=True),
+    "token_pattern": Value("regex", None, "unit tokens: what one token is."),
+    "sentence_split": Value("regex", None, "unit sentences: the split (default: the lane's [analysis])."),
+    "message": Value("string", None, "Template for both bounds: {count}, {bound}."),
+    "message_min": Value("string", None, "Template when under the lower bound."),
+    "message_max": Value("string", None, "Template when over the upper bound."),
+}, summary="A size of the surface is within bounds (constants or case fields)."))
+register_kind("surface_in_list", Kind(_surface_in_list, {
+    "terms": Value(_TERMS, None, "Constant surfaces (give `terms` or `field`)."),
+    "field": Value("string", None, "A case path holding the surfaces.", non_empty=True),
+    "mode": Value("string", "accept", "accept: must be one of them; reject: must be none.", choices=("accept", "reject")),
+    "normalise": Value("string", "lower_strip", "How both sides are compared.", choices=("lower_strip", "strip", "exact")),
+    "message": Value("string", None, "Template: {field}, {terms}."),
+}, summary="The surface is one of (or none of) a list of surfaces."))
+register_kind("pattern_present", Kind(_pattern_present, {
+    "pattern": Value("regex", REQUIRED, "The pattern that must match somewhere."),
+    "lowercase": Value("boolean", False, "Search the case-folded surface."),
+    "message": Value("string", None, "Template: {pattern}."),
+}, summary="The pattern matches somewhere in the surface."))
+register_kind("first_letter_upper", Kind(_first_letter_upper, {
+    "sentence_split": Value("regex", None, "Judge each sentence of this split."),
+    "per_sentence": Value("boolean", False, "Judge each sentence of the lane's [analysis] sentence_split."),
+    "message": Value("string", None, "Template: {term} (the sentence)."),
+}, summary="The first alphabetic character (of the surface or of each sentence) is upper-case."))
+register_kind("grounding_in_field", Kind(_grounding_in_field, {
+    "field": Value("string", REQUIRED, "A case path listing the allowed grounding sources.", non_empty=True),
+    "empty_passes": Value("boolean", True, "An empty or missing list passes."),
+    "message": Value("string", None, "Template: {term} (the grounding), {terms}."),
+}, summary="The turn's grounding_source is one of a per-case list."))

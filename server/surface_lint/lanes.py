@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
+import json
+import math
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -12,7 +15,11 @@ from typing import Any
 import regex
 
 from . import kinds_extra  # noqa: F401  (registers the case-driven kinds into KINDS)
-from .predicates import KINDS, Evaluator, LaneAnalysis, SafePattern
+from .casework_schema import CASEWORK_TABLE
+from .checks import CHECKS
+from .predicates import KINDS, Evaluator, Kind, LaneAnalysis, SafePattern
+from .rule_schema import REQUIRED, ArrayOf, MapOf, Problem, Table, TomlPositions, Value, fill_defaults, validate
+from .rule_schema import KeyPath as SchemaPath
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -53,6 +60,7 @@ class PredicateSpec:
     example_pass: str
     params: Mapping[str, Any]
     line: int  # where it is defined in its rules file
+    code_at: tuple[int, int] = (0, 0)  # (line, column) of its `code` (cross-lane collisions point there)
 
     @property
     def doc_anchor(self) -> str:
@@ -207,64 +215,164 @@ def builtin_rule_files() -> list[Path]:
     return sorted(builtin_rules_dir().glob("*.toml"))
 
 
-class _Locator:
-    """Finds the line of a key inside the Nth `[[array]]` table of a TOML text."""
-
-    def __init__(self, text: str) -> None:
-        self.lines = text.splitlines()
-
-    def table_line(self, header: str, index: int | None = None) -> int:
-        seen = -1
-        for i, line in enumerate(self.lines):
-            if line.strip() == header:
-                seen += 1
-                if index is None or seen == index:
-                    return i + 1
-        return 1
-
-    def sub_key_line(self, start: int, header: str, key: str) -> int | None:
-        """Line of `key` in the `header` sub-table of the [[array]] entry starting at line `start`."""
-        inside = False
-        for i in range(start, len(self.lines)):
-            stripped = self.lines[i].strip()
-            if stripped.startswith("[[") or (inside and stripped.startswith("[")):
-                break
-            if stripped == header:
-                inside = True
-            elif inside and stripped.split("=")[0].strip() == key:
-                return i + 1
-        return None
-
-    def key_line(self, header: str, index: int | None, key: str) -> int:
-        start = self.table_line(header, index)
-        for i in range(start - 1, len(self.lines)):
-            stripped = self.lines[i].strip()
-            if i > start - 1 and stripped.startswith("[[") and stripped == header:
-                break
-            if stripped.split("=")[0].strip() == key:
-                return i + 1
-        return start
+CASE_FIELD_TYPES = ("string", "integer", "number", "boolean", "list[string]")
+SEVERITIES = ("error", "warning", "information", "hint")
+METRIC_KINDS = ("rate", "count", "thresholds_pass")
+THRESHOLD_OPS = (">=", "<=", "==", "~=")
+DETAIL_KINDS = ("case", "turn", "chain", "signal", "analysis", "verdicts")
+DETAIL_TURN_FIELDS = ("prompt", "surface", "grounding")
+DETAIL_CHAIN_FIELDS = ("vault_hits", "trace_hash", "proposal_count", "vault_hits_replay",
+                       "trace_hash_replay", "proposal_count_replay")
+DETAIL_ANALYSIS_FIELDS = ("sentence_count",)
+_CODE = regex.compile(r"[A-Z]+[0-9]+")
 
 
-_TOML_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "integer": (int,),
-    "number": (int, float),
-    "boolean": (bool,),
-    "list[string]": (list,),
-}
+def _code_problem(value: Any) -> str | None:
+    if not _CODE.fullmatch(value):
+        return "must look like SL101 (capital letters, then digits)"
+    if value in CHECKS:
+        return f"{value} is the engine's own check `{CHECKS[value].name}`; a predicate needs a code of its own"
+    return None
 
 
-def _check_type(value: Any, type_name: str) -> bool:
-    if type_name == "integer" and isinstance(value, bool):
-        return False
-    if type_name == "number" and isinstance(value, bool):
-        return False
-    if not isinstance(value, _TOML_TYPES[type_name]):
-        return False
-    if type_name == "list[string]":
-        return all(isinstance(v, str) for v in value)  # type: ignore[attr-defined]
-    return True
+def _name_problem(value: Any) -> str | None:
+    if any(ch.isspace() for ch in value):
+        return "must not contain whitespace"
+    return None
+
+
+def detail_source_problem(source: str) -> str | None:
+    """Why a [details] source is not one the engine can fill, or None (grammar: see README)."""
+    expr, bar, default_text = source.partition("|")
+    if bar:
+        try:
+            value = json.loads(default_text)
+        except ValueError:
+            return f"has a default `{default_text}` that is not JSON (quote a string: \"|\\\"text\\\"\")"
+        if isinstance(value, float) and not math.isfinite(value):
+            return "has a default that is not a finite number"
+    kind, dot, name = expr.partition(".")
+    if kind == "verdicts":
+        return None if not dot and not bar else "`verdicts` takes no field and no default"
+    if kind not in DETAIL_KINDS or not dot or not name:
+        return (f"must be `verdicts` or start with one of {', '.join(k + '.' for k in DETAIL_KINDS[:-1])} "
+                f"and name a field, not `{source}`")
+    fields = {"turn": DETAIL_TURN_FIELDS, "chain": DETAIL_CHAIN_FIELDS, "analysis": DETAIL_ANALYSIS_FIELDS}.get(kind)
+    if fields is not None and name not in fields:
+        close = difflib.get_close_matches(name, list(fields), n=1, cutoff=0.6)
+        hint = f" (did you mean `{kind}.{close[0]}`?)" if close else ""
+        return f"names `{kind}.{name}`, which is not one of {', '.join(kind + '.' + f for f in fields)}{hint}"
+    return None
+
+
+_TEXT = Value("string")
+_NAMES = Value("list[string]", [], non_empty=True)
+_PARAMS = Value("table", {}, "The kind's parameters (see `surface-lint rule --kinds`).")
+_PROFILE = Table({"params": _PARAMS})
+
+LANE_TABLE = Table({
+    "name": Value("string", REQUIRED, "The lane's name (`--lane NAME`).", non_empty=True, check=_name_problem),
+    "version": Value("string", "v1", "The rules' version."),
+    "title": Value("string", None, "A human title (default: the name)."),
+    "unit": Value("string", "surface", "What one scored subject is.", choices=("surface", "chain")),
+    "headline": Value("string", None, "The metric shown first (default: the first metric)."),
+    "default_thresholds": Value("string", None, "The [thresholds.*] set enforced by default."),
+    "expected_field": Value("string", None, "A case field listing the predicates the case expects to pass."),
+    "informational_field": Value("string", None, "A case field listing predicates reported as information."),
+})
+ANALYSIS_TABLE = Table({
+    "tail_patterns": Value("list[regex]", [], "Stripped from the end, in order, before sentences are counted."),
+    "sentence_split": Value("regex", None, "Where one sentence ends and the next begins."),
+    "token_pattern": Value("regex", None, "What one token is (default: whitespace-separated)."),
+})
+FIELD_TABLE = Table({
+    "type": Value("string", "string", "The JSON type of the field.", choices=CASE_FIELD_TYPES),
+    "required": Value("boolean", False, "A case without it is SL002."),
+    "predicate_list": Value("boolean", False, "Its items are predicate names (SL004 on unknown ones)."),
+})
+CASE_SCHEMA_TABLE = Table({
+    "id_field": Value("string", "id", "The field that names a case.", non_empty=True),
+    "leak_fields": Value("list[string]", [], "Fields a holdout must not share (SL006).", non_empty=True),
+    "fields": MapOf(FIELD_TABLE, "One table per case field."),
+})
+PREDICATE_TABLE = Table({
+    "name": Value("string", REQUIRED, "The predicate's name.", non_empty=True, check=_name_problem),
+    "code": Value("string", REQUIRED, "Its check code, unique across every lane.", check=_code_problem),
+    "kind": Value("string", REQUIRED, "What it checks (see `surface-lint rule --kinds`)."),
+    "default_severity": Value("string", "warning", "Severity when no case or config decides.", choices=SEVERITIES),
+    "report": Value("boolean", True, "false: a signal for metrics only, never a finding."),
+    "aliases": Value("list[string]", [], "Other accepted names.", non_empty=True),
+    "applies_if": Value("string", None, "A case field: judged only when it is truthy.", non_empty=True),
+    "summary": _TEXT, "what": _TEXT, "why": _TEXT, "example_fail": _TEXT, "example_pass": _TEXT,
+    "params": _PARAMS,
+    "profiles": Table({p: _PROFILE for p in PROFILES}, "Per-profile parameter overrides."),
+})
+METRIC_TABLE = Table({
+    "name": Value("string", REQUIRED, "The metric's name, as the runner emits it.", non_empty=True),
+    "kind": Value("string", "rate", "rate, count or thresholds_pass.", choices=METRIC_KINDS),
+    "passing": Value("list[string]", [], "Signals that must all hold (`!name` negates).", non_empty=True),
+    "over": Value("list[string]", [], "Signals selecting the cases counted.", non_empty=True),
+    "empty": Value("number", 1.0, "A rate's value when no case is counted."),
+    "aliases": _NAMES,
+    "runner": Value("boolean", True, "false: not in the runner's report (ours only)."),
+    "description": _TEXT,
+    "better": Value("string", "higher", "Which way is an improvement.", choices=("higher", "lower")),
+})
+CHECK_TABLE = Table({
+    "metric": Value("string", REQUIRED, "A metric of this lane.", non_empty=True),
+    "op": Value("string", ">=", "How the metric compares to the value.", choices=THRESHOLD_OPS),
+    "value": Value("number", REQUIRED, "The bound."),
+    "tolerance": Value("number", 0.0, "For `~=`: the allowed distance.", minimum=0),
+})
+THRESHOLD_SET_TABLE = Table({"description": _TEXT, "checks": ArrayOf(CHECK_TABLE)})
+PROPOSAL_TABLE = Table({
+    "code": Value("string", "SL007", "The finding's code."),
+    "severity": Value("string", "error", "The finding's severity.", choices=SEVERITIES),
+    "correction_pattern": Value("regex", REQUIRED, "A premise matching it is correction-intent."),
+    "premises_field": Value("string", "premises", "The case field holding the premises.", non_empty=True),
+    "count_field": Value("string", "expected_proposals", "The case field holding the count.", non_empty=True),
+})
+RULES_FILE = Table({
+    "lane": LANE_TABLE,
+    "analysis": ANALYSIS_TABLE,
+    "case_schema": CASE_SCHEMA_TABLE,
+    "case_checks": Table({"expected_proposals": PROPOSAL_TABLE}),
+    "predicates": ArrayOf(PREDICATE_TABLE),
+    "metrics": ArrayOf(METRIC_TABLE),
+    "thresholds": MapOf(THRESHOLD_SET_TABLE, "Named threshold sets."),
+    "details": MapOf(Value("string", check=detail_source_problem), "Per-case detail field = source."),
+    "casework": CASEWORK_TABLE,  # case-driven lanes (casework.py)
+})
+
+
+def _label(document: Mapping[str, Any]) -> Callable[[SchemaPath], str]:
+    """How messages name the table at a path."""
+
+    def named(kind: str, entry: Any, index: int) -> str:
+        name = entry.get("name") if isinstance(entry, dict) else None
+        return f"{kind} {name!r}" if isinstance(name, str) and name else f"[[{kind}s]] entry {index + 1}"
+
+    def label(path: SchemaPath) -> str:
+        if not path:
+            return "the rules file"
+        head = path[0]
+        if head in ("predicates", "metrics") and len(path) >= 2 and isinstance(path[1], int):
+            items = document.get(head)
+            entry = items[path[1]] if isinstance(items, list) and path[1] < len(items) else {}
+            base = named(str(head)[:-1], entry, path[1])
+            if len(path) >= 4 and path[2] == "profiles":
+                return f"{base} (profile {path[3]})"
+            return base
+        if head == "thresholds" and len(path) >= 2:
+            base = f"threshold set {path[1]!r}"
+            if len(path) >= 4 and isinstance(path[3], int):
+                return f"{base}, check {path[3] + 1}"
+            return base
+        if head == "case_schema" and len(path) >= 3 and path[1] == "fields":
+            return f"case field {path[2]!r}"
+        return "[" + ".".join(str(p) for p in path) + "]"
+
+    return label
 
 
 def load_lane(path: Path, profile: str = DEFAULT_PROFILE, trusted: bool | None = None) -> Lane:
@@ -286,46 +394,68 @@ def load_lane(path: Path, profile: str = DEFAULT_PROFILE, trusted: bool | None =
     return parse_lane(text, shown, profile, trusted)
 
 
+class _Rules:
+    """One rules file being loaded: its document, positions and how to fail at a path."""
+
+    def __init__(self, document: dict[str, Any], text: str, shown: str, trusted: bool) -> None:
+        self.doc = document
+        self.positions = TomlPositions(text)
+        self.shown = shown
+        self.trusted = trusted
+        self.label = _label(document)
+
+    def fail(self, path: SchemaPath, message: str) -> LaneError:
+        line, column = self.positions.at(path)
+        return LaneError(self.shown, line, message, column)
+
+    def compile(self, pattern: str, what: str, path: SchemaPath) -> SafePattern:
+        try:
+            return SafePattern(pattern, self.trusted)
+        except regex.error as exc:
+            raise self.fail(path, f"{what} does not compile: {exc}") from None
+
+    def table(self, key: str) -> dict[str, Any]:
+        value = self.doc.get(key, {})
+        return value if isinstance(value, dict) else {}
+
+
 def parse_lane(text: str, shown: str, profile: str = DEFAULT_PROFILE, trusted: bool = False) -> Lane:
     """Parse one rules file. `trusted` (the shipped rules only) lets its patterns use the
-    stdlib fast path on short text; every user-supplied pattern runs with a time limit."""
+    stdlib fast path; see predicates.SafePattern for how user patterns are bounded."""
+    if profile not in PROFILES:
+        raise LaneError(shown, 1, f"unknown profile {profile!r} (expected one of {PROFILES})")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         line, column = _toml_error_position(str(exc))
         raise LaneError(shown, line, f"invalid TOML: {exc}", column) from None
-    loc = _Locator(text)
+    rules = _Rules(data, text, shown, trusted)
+    if "lane" not in data:
+        raise LaneError(shown, 1, "missing [lane] table")
+    try:
+        validate(data, RULES_FILE, rules.label)
+    except Problem as problem:
+        raise rules.fail(problem.path, problem.message) from None
+    lane_t = rules.table("lane")
+    name = str(lane_t["name"])
 
-    def fail(message: str, line: int = 1) -> LaneError:
-        return LaneError(shown, line, message)
-
-    lane_t = data.get("lane")
-    if not isinstance(lane_t, dict):
-        raise fail("missing [lane] table")
-    name = lane_t.get("name")
-    if not isinstance(name, str) or not name:
-        raise fail("[lane] needs a string `name`", loc.key_line("[lane]", None, "name"))
-    for key in ("version", "title", "unit", "headline", "default_thresholds",
-                "expected_field", "informational_field"):
-        if key in lane_t and not isinstance(lane_t[key], str):
-            raise fail(f"[lane] `{key}` must be a string", loc.key_line("[lane]", None, key))
-
-    analysis = _load_analysis(data.get("analysis", {}), loc, fail, trusted)
-    predicates = _load_predicates(data.get("predicates", []), profile, loc, fail, trusted)
+    analysis = _load_analysis(rules)
+    predicates = _load_predicates(rules, profile)
     names = {p.name for p in predicates} | {a for p in predicates for a in p.aliases}
-    schema = _load_schema(data.get("case_schema", {}), loc, fail)
-    metrics = _load_metrics(data.get("metrics", []), names, schema, loc, fail)
-    thresholds = _load_thresholds(data.get("thresholds", {}), {m.name for m in metrics}, loc, fail)
+    schema = _load_schema(rules)
+    metrics = _load_metrics(rules, names, schema)
+    thresholds = _load_thresholds(rules, metrics)
     default_thresholds = lane_t.get("default_thresholds")
     if default_thresholds is not None and default_thresholds not in thresholds:
-        raise fail(
-            f"default_thresholds {default_thresholds!r} names no [thresholds.*] set",
-            loc.key_line("[lane]", None, "default_thresholds"),
-        )
+        raise rules.fail(("lane", "default_thresholds"),
+                         f"default_thresholds {default_thresholds!r} names no [thresholds.*] set")
     headline = lane_t.get("headline") or (metrics[0].name if metrics else "")
     if metrics and not any(m.name == headline for m in metrics):
-        raise fail(f"headline {headline!r} is not a metric", loc.key_line("[lane]", None, "headline"))
-    proposal_check = _load_proposal_check(data.get("case_checks", {}), loc, fail)
+        raise rules.fail(("lane", "headline"), f"headline {headline!r} is not a metric")
+    for key in ("expected_field", "informational_field"):
+        if key in lane_t and lane_t[key] not in schema.fields:
+            raise rules.fail(("lane", key), f"[lane] `{key}` {lane_t[key]!r} is not a [case_schema] field")
+    details = _load_details(rules, names, schema)
     return Lane(
         name=name,
         version=str(lane_t.get("version", "v1")),
@@ -342,8 +472,8 @@ def parse_lane(text: str, shown: str, profile: str = DEFAULT_PROFILE, trusted: b
         analysis=analysis,
         expected_field=lane_t.get("expected_field"),
         informational_field=lane_t.get("informational_field"),
-        proposal_check=proposal_check,
-        details=_load_details(data.get("details", {}), loc, fail),
+        proposal_check=_load_proposal_check(rules),
+        details=details,
     )
 
 
@@ -354,125 +484,43 @@ def _toml_error_position(message: str) -> tuple[int, int]:
     return 1, 1
 
 
-def _compile(pattern: Any, what: str, line: int, fail: Any, trusted: bool = False) -> SafePattern:
-    if not isinstance(pattern, str):
-        raise fail(f"{what} must be a string regex", line)
-    try:
-        return SafePattern(pattern, trusted)
-    except regex.error as exc:
-        raise fail(f"{what} does not compile: {exc}", line) from None
-
-
-def _load_analysis(table: Any, loc: _Locator, fail: Any, trusted: bool) -> LaneAnalysis:
-    if not isinstance(table, dict):
-        raise fail("[analysis] must be a table", loc.table_line("[analysis]"))
+def _load_analysis(rules: _Rules) -> LaneAnalysis:
+    table = rules.table("analysis")
     out = LaneAnalysis()
-    tails = table.get("tail_patterns", [])
-    if not isinstance(tails, list):
-        raise fail("tail_patterns must be a list", loc.key_line("[analysis]", None, "tail_patterns"))
-    line = loc.key_line("[analysis]", None, "tail_patterns")
-    out.tail_patterns = [_compile(p, "tail pattern", line, fail, trusted) for p in tails]
-    if "sentence_split" in table:
-        line = loc.key_line("[analysis]", None, "sentence_split")
-        out.sentence_split = _compile(table["sentence_split"], "sentence_split", line, fail, trusted)
-    if "token_pattern" in table:
-        line = loc.key_line("[analysis]", None, "token_pattern")
-        out.token_pattern = _compile(table["token_pattern"], "token_pattern", line, fail, trusted)
+    out.tail_patterns = [
+        rules.compile(p, "tail pattern", ("analysis", "tail_patterns", i))
+        for i, p in enumerate(table.get("tail_patterns", []))
+    ]
+    for key in ("sentence_split", "token_pattern"):
+        if key in table:
+            setattr(out, key, rules.compile(table[key], key, ("analysis", key)))
     return out
 
 
-_DOC_FIELDS = ("summary", "what", "why", "example_fail", "example_pass")
-
-
-def _load_predicates(
-    items: Any, profile: str, loc: _Locator, fail: Any, trusted: bool
-) -> list[PredicateSpec]:
-    if not isinstance(items, list):
-        raise fail("`predicates` must be an array of tables ([[predicates]])")
+def _load_predicates(rules: _Rules, profile: str) -> list[PredicateSpec]:
     out: list[PredicateSpec] = []
     seen: dict[str, int] = {}
     codes: dict[str, str] = {}
-    for index, item in enumerate(items):
-        line = loc.table_line("[[predicates]]", index)
-
-        def at(key: str, index: int = index) -> int:
-            return loc.key_line("[[predicates]]", index, key)
-
-        if not isinstance(item, dict):
-            raise fail("a [[predicates]] entry must be a table", line)
-        name = item.get("name")
-        if not isinstance(name, str) or not name:
-            raise fail("predicate needs a string `name`", line)
-        if name in seen:
-            raise fail(f"predicate {name!r} is defined twice", line)
+    for index, item in enumerate(rules.doc.get("predicates", [])):
+        here: SchemaPath = ("predicates", index)
+        line = rules.positions.line(here)
+        name = str(item["name"])
+        if name in seen or name in {a for p in out for a in p.aliases}:
+            raise rules.fail(here, f"predicate {name!r} is defined twice")
         seen[name] = line
-        kind_name = item.get("kind")
+        kind_name = item["kind"]
         if kind_name not in KINDS:
+            close = difflib.get_close_matches(kind_name, list(KINDS), n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
             known = ", ".join(sorted(KINDS))
-            raise fail(f"predicate {name!r}: unknown kind {kind_name!r} (known: {known})", at("kind"))
+            raise rules.fail((*here, "kind"), f"predicate {name!r}: unknown kind {kind_name!r} (known: {known}){hint}")
         kind = KINDS[kind_name]
-        code = item.get("code")
-        if not isinstance(code, str) or not regex.fullmatch(r"[A-Z]+[0-9]+", code):
-            raise fail(f"predicate {name!r}: `code` must look like SL101", at("code"))
+        code = str(item["code"])
         if code in codes:
-            raise fail(f"predicate {name!r}: code {code} is already used by {codes[code]!r}", at("code"))
+            raise rules.fail((*here, "code"), f"predicate {name!r}: code {code} is already used by {codes[code]!r}")
         codes[code] = name
-        severity = item.get("default_severity", "warning")
-        if severity not in ("error", "warning", "information", "hint"):
-            raise fail(
-                f"predicate {name!r}: default_severity must be error, warning, information or hint",
-                at("default_severity"),
-            )
-        for key in _DOC_FIELDS:
-            if key in item and not isinstance(item[key], str):
-                raise fail(f"predicate {name!r}: `{key}` must be a string", at(key))
-        aliases = item.get("aliases", [])
-        if not _check_type(aliases, "list[string]"):
-            raise fail(f"predicate {name!r}: `aliases` must be a list of strings", at("aliases"))
         applies_if = item.get("applies_if")
-        if applies_if is not None and not isinstance(applies_if, str):
-            raise fail(f"predicate {name!r}: `applies_if` must be a case field name", at("applies_if"))
-        params = dict(item.get("params", {}))
-        profiles = item.get("profiles", {})
-        if not isinstance(profiles, dict) or any(p not in PROFILES for p in profiles):
-            raise fail(f"predicate {name!r}: `profiles` may only name {PROFILES}", line)
-        override = profiles.get(profile, {}).get("params", {})
-        params.update(override)
-
-        def param_at(key: str, index: int = index, start: int = line,
-                     override: Mapping[str, Any] = override) -> int:
-            """A parameter's line: the profile's override when it sets the key, else the base."""
-            if key in override:
-                found = loc.sub_key_line(start, f"[predicates.profiles.{profile}.params]", key)
-                if found is not None:
-                    return found
-            return loc.key_line("[[predicates]]", index, key)
-
-        for key, type_name in kind.params.items():
-            if key not in params:
-                if key in kind.optional:
-                    continue
-                raise fail(f"predicate {name!r} ({kind_name}): missing parameter `{key}`", line)
-            if not _check_type(params[key], type_name):
-                raise fail(
-                    f"predicate {name!r}: parameter `{key}` must be {type_name}, "
-                    f"not {type(params[key]).__name__}",
-                    param_at(key),
-                )
-        for key in params:
-            if key not in kind.params:
-                raise fail(f"predicate {name!r} ({kind_name}): unknown parameter `{key}`", param_at(key))
-        for key in kind.regex_params:
-            params[key] = _compile(params[key], f"predicate {name!r}: `{key}`", param_at(key), fail, trusted)
-        if kind_name == "words_present":
-            for pattern in params.get("suffix_patterns", []):
-                _compile(pattern, f"predicate {name!r}: suffix pattern", at("suffix_patterns"), fail)
-        params["_trusted"] = trusted
-        if kind.prepare is not None:
-            try:
-                kind.prepare(params)
-            except regex.error as exc:
-                raise fail(f"predicate {name!r}: a pattern does not compile: {exc}", line) from None
+        params = _kind_params(rules, here, name, kind_name, kind, profile)
         out.append(
             PredicateSpec(
                 name=name,
@@ -480,9 +528,9 @@ def _load_predicates(
                 kind=kind_name,
                 unit=kind.unit,
                 evaluate=kind.build(params),
-                default_severity=severity,
+                default_severity=str(item.get("default_severity", "warning")),
                 report=bool(item.get("report", True)),
-                aliases=tuple(aliases),
+                aliases=tuple(item.get("aliases", ())),
                 applies_if=applies_if,
                 summary=item.get("summary", ""),
                 what=item.get("what", ""),
@@ -491,68 +539,98 @@ def _load_predicates(
                 example_pass=item.get("example_pass", ""),
                 params={k: v for k, v in params.items() if not k.startswith("_")},
                 line=line,
+                code_at=rules.positions.at((*here, "code")),
             )
         )
     return out
 
 
-def _load_schema(table: Any, loc: _Locator, fail: Any) -> CaseSchema:
-    if not isinstance(table, dict):
-        raise fail("[case_schema] must be a table", loc.table_line("[case_schema]"))
+def _kind_params(rules: _Rules, here: SchemaPath, name: str, kind_name: str, kind: Kind,
+                 profile: str) -> dict[str, Any]:
+    """The predicate's parameters for `profile`: the base table, the profile's override on top,
+    each key declared by the kind and type-checked, defaults filled in, patterns compiled."""
+    item = rules.doc["predicates"][here[1]]
+    base: dict[str, Any] = item.get("params", {})
+    profiles: dict[str, Any] = item.get("profiles", {})
+    declared = list(kind.params)
+
+    def unknown(table: Mapping[str, Any], path: SchemaPath) -> None:
+        for key in table:
+            if key not in kind.params:
+                close = difflib.get_close_matches(key, declared, n=1, cutoff=0.6)
+                hint = f" (did you mean `{close[0]}`?)" if close else ""
+                raise rules.fail((*path, key), f"predicate {name!r} ({kind_name}): unknown parameter `{key}`{hint}")
+
+    unknown(base, (*here, "params"))
+    for other, table in profiles.items():
+        unknown(table.get("params", {}), (*here, "profiles", other, "params"))
+    override: dict[str, Any] = profiles.get(profile, {}).get("params", {})
+    params = {**base, **override}
+
+    def at(key: str) -> SchemaPath:
+        if key in override:
+            return (*here, "profiles", profile, "params", key)
+        return (*here, "params", key)
+
+    for key, spec in kind.params.items():
+        if key not in params:
+            if spec.required:
+                raise rules.fail(here, f"predicate {name!r} ({kind_name}): missing parameter `{key}`")
+            continue
+        problem = spec.problem(params[key])
+        if problem is not None:
+            raise rules.fail(at(key), f"predicate {name!r}: parameter `{key}` {problem}")
+    params = fill_defaults(params, kind.params)
+    for key, spec in kind.params.items():
+        if spec.type == "regex" and key in params:
+            params[key] = rules.compile(params[key], f"predicate {name!r}: `{key}`", at(key))
+        elif spec.type == "list[regex]":
+            for i, pattern in enumerate(params.get(key, [])):
+                rules.compile(pattern, f"predicate {name!r}: `{key}` item {i + 1}", (*at(key), i))
+    params["_trusted"] = rules.trusted
+    if kind.prepare is not None:
+        try:
+            kind.prepare(params)
+        except regex.error as exc:
+            raise rules.fail(here, f"predicate {name!r}: a pattern does not compile: {exc}") from None
+    return params
+
+
+def _load_schema(rules: _Rules) -> CaseSchema:
+    table = rules.table("case_schema")
     fields: dict[str, FieldSpec] = {}
     for fname, spec in table.get("fields", {}).items():
-        header = f"[case_schema.fields.{fname}]"
-        if not isinstance(spec, dict):
-            raise fail(f"case field {fname!r} must be a table", loc.table_line(header))
-        type_name = spec.get("type", "string")
-        if type_name not in _TOML_TYPES:
-            raise fail(
-                f"case field {fname!r}: unknown type {type_name!r} "
-                f"(known: {', '.join(_TOML_TYPES)})",
-                loc.key_line(header, None, "type"),
-            )
         fields[fname] = FieldSpec(
-            fname, type_name, bool(spec.get("required", False)), bool(spec.get("predicate_list", False))
+            fname, str(spec.get("type", "string")), bool(spec.get("required", False)),
+            bool(spec.get("predicate_list", False)),
         )
-    leak = table.get("leak_fields", [])
-    if not _check_type(leak, "list[string]"):
-        raise fail("leak_fields must be a list of strings", loc.key_line("[case_schema]", None, "leak_fields"))
-    return CaseSchema(str(table.get("id_field", "id")), fields, tuple(leak))
+    return CaseSchema(str(table.get("id_field", "id")), fields, tuple(table.get("leak_fields", ())))
 
 
-def _load_metrics(
-    items: Any, names: set[str], schema: CaseSchema, loc: _Locator, fail: Any
-) -> list[MetricSpec]:
-    if not isinstance(items, list):
-        raise fail("`metrics` must be an array of tables ([[metrics]])")
+def _load_metrics(rules: _Rules, names: set[str], schema: CaseSchema) -> list[MetricSpec]:
     out: list[MetricSpec] = []
-    for index, item in enumerate(items):
-        line = loc.table_line("[[metrics]]", index)
-        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
-            raise fail("a [[metrics]] entry needs a string `name`", line)
-        kind = item.get("kind", "rate")
-        if kind not in ("rate", "count", "thresholds_pass"):
-            raise fail(f"metric {item['name']!r}: unknown kind {kind!r} (rate, count, thresholds_pass)", line)
-        signals = list(item.get("passing", [])) + list(item.get("over", []))
-        for signal in signals:
-            bare = signal.lstrip("!")
-            if bare != EXPECTED and bare not in names and bare not in schema.fields:
-                raise fail(
-                    f"metric {item['name']!r}: {signal!r} is neither a predicate nor a case field",
-                    loc.key_line("[[metrics]]", index, "passing"),
-                )
-        better = item.get("better", "higher")
-        if better not in ("higher", "lower"):
-            raise fail(f"metric {item['name']!r}: `better` must be \"higher\" or \"lower\"", line)
+    seen: set[str] = set()
+    for index, item in enumerate(rules.doc.get("metrics", [])):
+        here: SchemaPath = ("metrics", index)
+        name = str(item["name"])
+        if name in seen:
+            raise rules.fail(here, f"metric {name!r} is defined twice")
+        seen.add(name)
+        for key in ("passing", "over"):
+            for i, signal in enumerate(item.get(key, [])):
+                bare = signal[1:] if signal.startswith("!") else signal
+                if bare != EXPECTED and bare not in names and bare not in schema.fields:
+                    raise rules.fail((*here, key, i),
+                                     f"metric {name!r}: {signal!r} is neither a predicate nor a case field")
         out.append(
             MetricSpec(
-                better=better,
-                name=item["name"],
-                kind=kind,
-                passing=tuple(item.get("passing", [])),
-                over=tuple(item.get("over", [])),
+                better=str(item.get("better", "higher")),
+                name=name,
+                kind=str(item.get("kind", "rate")),
+                passing=tuple(item.get("passing", ())),
+                over=tuple(item.get("over", ())),
                 empty=float(item.get("empty", 1.0)),
-                aliases=tuple(item.get("aliases", [])),
+                aliases=tuple(item.get("aliases", ())),
                 runner=bool(item.get("runner", True)),
                 description=str(item.get("description", "")),
             )
@@ -560,63 +638,50 @@ def _load_metrics(
     return out
 
 
-def _load_thresholds(
-    table: Any, metric_names: set[str], loc: _Locator, fail: Any
-) -> dict[str, ThresholdSet]:
+def _load_thresholds(rules: _Rules, metrics: Sequence[MetricSpec]) -> dict[str, ThresholdSet]:
     out: dict[str, ThresholdSet] = {}
-    if not isinstance(table, dict):
-        raise fail("[thresholds] must be a table of named sets")
-    for set_name, spec in table.items():
-        header = f"[thresholds.{set_name}]"
-        line = loc.table_line(header)
-        if not isinstance(spec, dict) or not isinstance(spec.get("checks", []), list):
-            raise fail(f"threshold set {set_name!r} needs a `checks` list", line)
+    known = [m.name for m in metrics]
+    for set_name, spec in rules.table("thresholds").items():
         checks = []
-        for check in spec.get("checks", []):
-            if not isinstance(check, dict):
-                raise fail(f"threshold set {set_name!r}: each check must be an inline table", line)
-            metric = check.get("metric")
-            op = check.get("op", ">=")
-            value = check.get("value")
-            if metric not in metric_names:
-                raise fail(f"threshold set {set_name!r}: unknown metric {metric!r}", line)
-            if op not in (">=", "<=", "==", "~="):
-                raise fail(f"threshold set {set_name!r}: unknown op {op!r} (>=, <=, ==, ~=)", line)
-            if not isinstance(value, (int, float)) or isinstance(value, bool):
-                raise fail(f"threshold set {set_name!r}: `value` of {metric!r} must be a number", line)
-            tolerance = check.get("tolerance", 0.0)
-            checks.append(ThresholdCheck(metric, op, float(value), float(tolerance)))
+        for index, check in enumerate(spec.get("checks", [])):
+            metric = check["metric"]
+            if metric not in known:
+                close = difflib.get_close_matches(metric, known, n=1, cutoff=0.6)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise rules.fail(("thresholds", set_name, "checks", index, "metric"),
+                                 f"threshold set {set_name!r}: unknown metric {metric!r}{hint}")
+            checks.append(ThresholdCheck(metric, str(check.get("op", ">=")), float(check["value"]),
+                                         float(check.get("tolerance", 0.0))))
         out[set_name] = ThresholdSet(set_name, str(spec.get("description", "")), tuple(checks))
     return out
 
 
-def _load_proposal_check(table: Any, loc: _Locator, fail: Any) -> ProposalCheck | None:
-    spec = table.get("expected_proposals") if isinstance(table, dict) else None
+def _load_proposal_check(rules: _Rules) -> ProposalCheck | None:
+    spec = rules.table("case_checks").get("expected_proposals")
     if spec is None:
         return None
-    header = "[case_checks.expected_proposals]"
-    line = loc.key_line(header, None, "correction_pattern")
+    here: SchemaPath = ("case_checks", "expected_proposals")
     return ProposalCheck(
         code=str(spec.get("code", "SL007")),
         severity=str(spec.get("severity", "error")),
-        correction_pattern=_compile(spec.get("correction_pattern"), "correction_pattern", line, fail),
+        correction_pattern=rules.compile(spec["correction_pattern"], "correction_pattern",
+                                         (*here, "correction_pattern")),
         premises_field=str(spec.get("premises_field", "premises")),
         count_field=str(spec.get("count_field", "expected_proposals")),
     )
 
 
-_DETAIL_SOURCES = ("case.", "turn.", "chain.", "signal.", "analysis.", "verdicts")
-
-
-def _load_details(table: Any, loc: _Locator, fail: Any) -> dict[str, str]:
-    if not isinstance(table, dict):
-        raise fail("[details] must be a table of field = source", loc.table_line("[details]"))
+def _load_details(rules: _Rules, names: set[str], schema: CaseSchema) -> dict[str, str]:
+    table: dict[str, str] = rules.table("details")
     for key, source in table.items():
-        if not isinstance(source, str) or not source.startswith(_DETAIL_SOURCES):
-            raise fail(
-                f"[details] `{key}`: source must start with one of {', '.join(_DETAIL_SOURCES)}",
-                loc.key_line("[details]", None, key),
-            )
+        expr = source.partition("|")[0]
+        kind, _, rest = expr.partition(".")
+        if kind == "signal":
+            for signal in rest.split("&"):
+                bare = signal[1:] if signal.startswith("!") else signal
+                if bare != EXPECTED and bare not in names and bare not in schema.fields:
+                    raise rules.fail(("details", key),
+                                     f"[details] `{key}`: {signal!r} is neither a predicate nor a case field")
     return dict(table)
 
 
@@ -634,7 +699,8 @@ class LaneSet:
 def load_lanes(
     profile: str = DEFAULT_PROFILE, extra_files: Iterable[Path] = ()
 ) -> LaneSet:
-    """Built-in lanes, then the user's lane files (a user file replaces a built-in lane)."""
+    """Built-in lanes, then the user's lane files (a user file replaces a built-in lane of the
+    same name). A check code belongs to one lane: a file reusing another lane's code is an error."""
     lanes: dict[str, Lane] = {}
     errors: list[LaneError] = []
     builtin = builtin_rule_files()
@@ -647,8 +713,22 @@ def load_lanes(
                 for other in PROFILES:
                     if other != profile:
                         load_lane(path, other)
+            _check_codes_free(lane, lanes)
         except LaneError as exc:
             errors.append(exc)
             continue
         lanes[lane.name] = lane
     return LaneSet(lanes, errors)
+
+
+def _check_codes_free(lane: Lane, lanes: Mapping[str, Lane]) -> None:
+    """Raise at the first code of `lane` that another loaded lane (not one it replaces) uses."""
+    owners = {spec.code: (other.name, spec.name) for other in lanes.values() if other.name != lane.name
+              for spec in other.predicates}
+    for spec in lane.predicates:
+        owner = owners.get(spec.code)
+        if owner is not None:
+            line, column = spec.code_at if spec.code_at[0] else (spec.line, 1)
+            raise LaneError(lane.path, line, f"predicate {spec.name!r}: code {spec.code} is already used by "
+                            f"predicate {owner[1]!r} of lane {owner[0]!r}", column)
+

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 _scanstring = json.decoder.scanstring  # type: ignore[attr-defined]  # the C scanner when available
 _WS = re.compile(r"[ \t\n\r]*")
-_NUMBER_OR_LITERAL = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null")
+# NaN and (-)Infinity too: Python's json reads them, so a document holding them must map.
+_NUMBER_OR_LITERAL = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null|NaN|-?Infinity")
 _ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|.)", re.S)
 
 # A path into a JSON document: keys and list indices.

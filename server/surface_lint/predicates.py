@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import regex
+
+from .rule_schema import REQUIRED, Value
 
 # Wall-clock limit for one user-supplied regex call (the `regex` module enforces it).
 REGEX_TIMEOUT_S = 0.25
@@ -543,52 +545,123 @@ def _proposal_count_equal(params: Mapping[str, Any]) -> Evaluator:
 
 @dataclass(frozen=True, slots=True)
 class Kind:
-    """A predicate kind: its parameters (name -> TOML type) and how to build it."""
+    """A predicate kind: the parameters it declares (name -> typed Value with its default)
+    and how to build an evaluator from them (every declared default already filled in)."""
 
     build: Callable[[Mapping[str, Any]], Evaluator]
-    params: Mapping[str, str]
-    optional: Sequence[str] = ()
-    regex_params: Sequence[str] = ()
+    params: Mapping[str, Value]
     prepare: Callable[[dict[str, Any]], None] | None = None
     # Which subjects it can judge: "surface" (a turn's text) or "chain" (symbolic runs).
     unit: str = "surface"
+    summary: str = ""
+
+    @property
+    def regex_params(self) -> tuple[str, ...]:
+        return tuple(k for k, v in self.params.items() if v.type == "regex")
 
 
-KINDS: dict[str, Kind] = {
-    "substring_absent": Kind(_substring_absent, {"markers": "list[string]"}),
-    "pattern_absent": Kind(
-        _pattern_absent,
-        {"pattern": "string", "mode": "string", "strip": "boolean", "requires": "list[string]", "message": "string"},
-        optional=("mode", "strip", "requires", "message"),
-        regex_params=("pattern",),
-    ),
-    "ends_with": Kind(_ends_with, {"endings": "list[string]"}),
-    "words_present": Kind(
-        _words_present,
-        {"words": "list[string]", "suffix_patterns": "list[string]", "lowercase": "boolean"},
-        optional=("suffix_patterns", "lowercase"),
-        prepare=_compile_words,
-    ),
-    "grounding_marker_consistent": Kind(
-        _grounding_marker_consistent, {"grounded_sources": "list[string]", "markers": "list[string]"}
-    ),
-    "sentence_count_min": Kind(_sentence_count_min, {"minimum": "integer"}),
-    "sentence_min_tokens": Kind(_sentence_min_tokens, {"minimum": "integer"}),
-    "connective_present": Kind(
-        _connective_present, {"connectives": "list[string]"}, prepare=_compile_connectives
-    ),
-    "not_only_tail": Kind(_not_only_tail, {}),
-    "grounding_in": Kind(_grounding_in, {"sources": "list[string]"}),
-    "case_field_in_surface": Kind(_case_field_in_surface, {"field": "string"}),
-    "primed": Kind(_primed, {}),
-    "vault_hits_min": Kind(
-        _vault_hits_min, {"field": "string", "default": "integer"}, optional=("default",), unit="chain"
-    ),
-    "replay_identical": Kind(_replay_identical, {}, unit="chain"),
-    "proposal_count_equal": Kind(
-        _proposal_count_equal,
-        {"field": "string", "default": "integer"},
-        optional=("default",),
-        unit="chain",
-    ),
-}
+KINDS: dict[str, Kind] = {}
+
+
+def register_kind(name: str, kind: Kind) -> Kind:
+    """Add a kind to the registry (a lane module's own kinds too). A name is registered once."""
+    if name in KINDS:
+        raise ValueError(f"predicate kind {name!r} is already registered")
+    if not name or not name.replace("_", "").isalnum():
+        raise ValueError(f"predicate kind name {name!r} must be letters, digits and underscores")
+    KINDS[name] = kind
+    return kind
+
+
+_TERMS = "list[string]"
+register_kind("substring_absent", Kind(
+    _substring_absent,
+    {"markers": Value(_TERMS, REQUIRED, "Substrings that must not occur (case-sensitive).", non_empty=True)},
+    summary="No listed substring occurs in the surface; every occurrence is a span.",
+))
+register_kind("pattern_absent", Kind(
+    _pattern_absent,
+    {
+        "pattern": Value("regex", REQUIRED, "The pattern that must not match."),
+        "mode": Value("string", "search", "`search` anywhere, or `match` the whole (stripped) surface.",
+                      choices=("search", "match")),
+        "strip": Value("boolean", False, "Match against the surface with surrounding whitespace removed."),
+        "requires": Value(_TERMS, [], "Substrings every match contains: a surface lacking one is not searched.",
+                          non_empty=True),
+        "message": Value("string", "the surface matches `{match}`", "The finding's message; `{match}` is the match.",
+                         non_empty=True),
+    },
+    summary="A regular expression does not match the surface.",
+))
+register_kind("ends_with", Kind(
+    _ends_with,
+    {"endings": Value(_TERMS, REQUIRED, "Accepted last characters (after trailing whitespace).", non_empty=True)},
+    summary="The surface, right-stripped, ends with one of the endings.",
+))
+register_kind("words_present", Kind(
+    _words_present,
+    {
+        "words": Value(_TERMS, REQUIRED, "Whole words, any of which passes.", non_empty=True),
+        "suffix_patterns": Value("list[regex]", [], "Regex fragments matched as whole words.", non_empty=True),
+        "lowercase": Value("boolean", True, "Lower-case the surface before matching."),
+    },
+    prepare=_compile_words,
+    summary="At least one listed word (or a word matching a suffix pattern) occurs.",
+))
+register_kind("grounding_marker_consistent", Kind(
+    _grounding_marker_consistent,
+    {
+        "grounded_sources": Value(_TERMS, REQUIRED, "grounding_source values that allow a marker.", non_empty=True),
+        "markers": Value(_TERMS, REQUIRED, "Substrings that claim grounding.", non_empty=True),
+    },
+    summary="A grounding marker in the surface agrees with the turn's grounding_source.",
+))
+register_kind("sentence_count_min", Kind(
+    _sentence_count_min,
+    {"minimum": Value("integer", REQUIRED, "The fewest sentences (tails stripped).", minimum=0)},
+    summary="At least `minimum` sentences after the lane's tails are stripped.",
+))
+register_kind("sentence_min_tokens", Kind(
+    _sentence_min_tokens,
+    {"minimum": Value("integer", REQUIRED, "The fewest tokens per sentence.", minimum=0)},
+    summary="Every sentence has at least `minimum` tokens (the lane's token_pattern).",
+))
+register_kind("connective_present", Kind(
+    _connective_present,
+    {"connectives": Value(_TERMS, REQUIRED, "Whole words or phrases, matched case-insensitively.", non_empty=True)},
+    prepare=_compile_connectives,
+    summary="A listed connective occurs in the tail-stripped surface.",
+))
+register_kind("not_only_tail", Kind(_not_only_tail, {}, summary="The surface is more than its tails."))
+register_kind("grounding_in", Kind(
+    _grounding_in,
+    {"sources": Value(_TERMS, REQUIRED, "Accepted grounding_source values.", non_empty=True)},
+    summary="The turn's grounding_source is one of `sources`.",
+))
+register_kind("case_field_in_surface", Kind(
+    _case_field_in_surface,
+    {"field": Value("string", REQUIRED, "The case field whose text must occur (case-insensitive).", non_empty=True)},
+    summary="The case field's string occurs in the surface.",
+))
+register_kind("primed", Kind(_primed, {}, summary="The case ran priming prompts."))
+register_kind("vault_hits_min", Kind(
+    _vault_hits_min,
+    {
+        "field": Value("string", REQUIRED, "The case field holding the minimum.", non_empty=True),
+        "default": Value("integer", 0, "The minimum when the case lacks the field."),
+    },
+    unit="chain",
+    summary="The probe's vault_hits is at least the case field's value.",
+))
+register_kind("replay_identical", Kind(
+    _replay_identical, {}, unit="chain", summary="Both runs agree on trace_hash, vault_hits and proposal count."
+))
+register_kind("proposal_count_equal", Kind(
+    _proposal_count_equal,
+    {
+        "field": Value("string", REQUIRED, "The case field holding the expected count.", non_empty=True),
+        "default": Value("integer", 0, "The count when the case lacks the field."),
+    },
+    unit="chain",
+    summary="The fired proposal count equals the case field's value.",
+))

@@ -47,9 +47,9 @@ def test_compact_and_detailed_scoring_agree(tmp_path: Path) -> None:
 
 def test_a_saturated_filter_only_costs_exact_checks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With an 8-bit filter nearly every id is a suspect; the exact check keeps results right."""
-    import surface_lint.engine as engine_module
+    import surface_lint.engine.compact as engine_module
 
-    monkeypatch.setattr(engine_module._CompactOutcomes, "_FILTER_MASK", 7)
+    monkeypatch.setattr(engine_module.CompactOutcomes, "_FILTER_MASK", 7)
     rows: list[dict[str, object]] = [
         {"case_id": f"id{i % 40}", "surface": "Truth is what is real." if i % 3 else "no verb here",
          "grounding_source": "pack"}

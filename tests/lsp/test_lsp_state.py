@@ -11,15 +11,8 @@ import pytest
 
 from surface_lint.engine import Engine
 from surface_lint.findings import Finding
-from surface_lint.lsp_state import (
-    ClientSettings,
-    ServerState,
-    Snapshot,
-    TextDoc,
-    from_client_units,
-    parse_settings,
-    to_client_units,
-)
+from surface_lint.lsp.documents import Snapshot, TextDoc, from_client_units, to_client_units
+from surface_lint.lsp.workspace import ClientSettings, ServerState, parse_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -225,7 +218,7 @@ def test_memo_forgets_lines_that_are_gone(tmp_path: Path) -> None:
 
 
 def test_only_json_lines_and_lane_reports_are_linted() -> None:
-    from surface_lint.lsp_state import document_kind
+    from surface_lint.lsp.lint import document_kind
 
     assert document_kind("/a/notes.txt", b'{"case_id": "c", "surface": "x"}') is None
     assert document_kind("/a/rules.toml", b'[lane]\nname = "x"\n') is None

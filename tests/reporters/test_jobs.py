@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 from reporters_support import LANE, cli
 
-from surface_lint.engine import Engine, _independent, _score_in_processes
+from surface_lint.engine import Engine
+from surface_lint.engine.score import independent as _independent
+from surface_lint.engine.score import score_in_processes as _score_in_processes
 
 SURFACES = [
     "A river carries water to the sea. pack-grounded (en_demo_nature_v1).",

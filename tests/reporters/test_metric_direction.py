@@ -28,4 +28,4 @@ def test_better_must_be_higher_or_lower() -> None:
     )
     with pytest.raises(LaneError) as err:
         parse_lane(text, "x.toml")
-    assert (err.value.line, err.value.message) == (7, "metric 'm': `better` must be \"higher\" or \"lower\"")
+    assert (err.value.line, err.value.message) == (11, "metric 'm': `better` must be \"higher\" or \"lower\", not \"sideways\"")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -11,9 +12,9 @@ from typing import IO, Any
 from ..checks import CHECKS
 from ..findings import Finding, Location, Severity
 from ..positions import JsonPath, JsonSyntaxError, LineIndex, StringSpan, ValueSpan, value_spans
+from .lines import UTF8_BOM, Encoding, decode_text, detect_encoding, open_lines
 
 DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024
-_CHUNK = 1024 * 1024
 _loads = json.loads
 
 
@@ -283,7 +284,16 @@ class JsonlReader:
     def records(self, stream: IO[bytes]) -> Iterator[Record]:
         crlf_lines = 0
         first_crlf = 0
-        for number, raw in _lines(stream, self.max_line_bytes):
+        encoding, lines = open_lines(stream, self.max_line_bytes)
+        if encoding.refused:
+            self._refuse(encoding, lines)
+            return
+        if encoding.transcoded:
+            self.findings.append(check_finding(
+                "SL009", Location(self.path, 1, 1, 1, 1),
+                f"file is {encoding.label} (byte-order mark); read as {encoding.label}, "
+                "but JSON Lines files should be UTF-8"))
+        for number, raw in lines:
             self.stats.lines += 1
             if raw is None:
                 self.stats.errors += 1
@@ -301,7 +311,7 @@ class JsonlReader:
                 raw = raw[:-1]
                 crlf_lines += 1
                 first_crlf = first_crlf or number
-            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+            if number == 1 and raw.startswith(UTF8_BOM):
                 raw = raw[3:]
                 self.findings.append(
                     check_finding(
@@ -323,7 +333,7 @@ class JsonlReader:
                     )
                 )
                 continue
-            if not text.strip():
+            if not text.strip(" \t\r\n"):
                 self.stats.blank += 1
                 continue
             data = self._parse(text, number)
@@ -331,7 +341,10 @@ class JsonlReader:
                 continue
             self.stats.records += 1
             self.yielded += 1
-            yield Record(data, number, self.yielded - 1, None, (), self.path, text)
+            record = Record(data, number, self.yielded - 1, None, (), self.path, text)
+            if "\\u" in text:
+                self.findings.extend(surrogate_findings(record, repair_surrogates(data)))
+            yield record
         if crlf_lines:
             self.findings.append(
                 check_finding(
@@ -340,6 +353,14 @@ class JsonlReader:
                     f"CRLF line endings on {crlf_lines} line(s) (read as LF)",
                 )
             )
+
+    def _refuse(self, encoding: Encoding, lines: Iterator[tuple[int, bytes | None]]) -> None:
+        """A UTF-16/32 file without a byte-order mark: one finding, every line an error."""
+        for _ in lines:
+            self.stats.lines += 1
+            self.stats.errors += 1
+        self.findings.append(check_finding(
+            "SL008", Location(self.path, 1, 1, 1, 2), refused_message(encoding)))
 
     def _parse(self, text: str, number: int) -> dict[str, Any] | None:
         try:
@@ -362,30 +383,13 @@ class JsonlReader:
         )
 
 
-def _lines(stream: IO[bytes], limit: int) -> Iterator[tuple[int, bytes | None]]:
-    """Yield (line number, bytes) with None for a line over `limit` (drained, never held)."""
-    number = 0
-    readline = stream.readline
-    while True:
-        raw = readline(limit + 1)
-        if not raw:
-            return
-        number += 1
-        if len(raw) > limit and not raw.endswith(b"\n"):
-            while True:
-                chunk = readline(_CHUNK)
-                if not chunk or chunk.endswith(b"\n"):
-                    break
-            yield number, None
-            continue
-        yield number, raw
-
-
 def _json_type(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "a boolean"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else "a number out of range (infinite)"
     if isinstance(value, (int, float)):
         return "a number"
     if isinstance(value, str):
@@ -399,10 +403,31 @@ def json_type(value: Any) -> str:
     return _json_type(value)
 
 
+def refused_message(encoding: Encoding) -> str:
+    return (f"file looks {encoding.label} encoded without a byte-order mark (NUL bytes among its first "
+            "characters); nothing read: save it as UTF-8")
+
+
 def decode_document(raw: bytes, path: str) -> tuple[str | None, list[Finding]]:
     """Decode a whole JSON document's bytes (BOM tolerated) or say where it is broken."""
     findings: list[Finding] = []
-    if raw.startswith(b"\xef\xbb\xbf"):
+    encoding = detect_encoding(raw[:4])
+    if encoding.refused:
+        return None, [check_finding("SL008", Location(path, 1, 1, 1, 2), refused_message(encoding))]
+    if encoding.transcoded:
+        findings.append(check_finding(
+            "SL009", Location(path, 1, 1, 1, 1),
+            f"file is {encoding.label} (byte-order mark); read as {encoding.label}, but JSON files should be UTF-8"))
+        try:
+            return decode_text(raw, encoding), findings
+        except UnicodeDecodeError as exc:
+            good = raw[encoding.bom : exc.start].decode(encoding.codec, "replace")
+            line = good.count("\n") + 1
+            col = len(good) - (good.rfind("\n") + 1) + 1
+            findings.append(check_finding(
+                "SL008", Location(path, line, col, line, col + 1), f"invalid {encoding.label} data: {exc.reason}"))
+            return None, findings
+    if raw.startswith(UTF8_BOM):
         raw = raw[3:]
         findings.append(
             check_finding("SL009", Location(path, 1, 1, 1, 1), "file starts with a UTF-8 byte-order mark (ignored)")
@@ -418,3 +443,71 @@ def decode_document(raw: bytes, path: str) -> tuple[str | None, list[Finding]]:
         )
         return None, findings
     return text, findings
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+REPLACEMENT = "\ufffd"
+
+
+def repair_surrogates(value: Any) -> list[tuple[JsonPath, int, bool]]:
+    """Replace every unpaired surrogate (a `\\ud83d` escape alone) in the strings and keys of a
+    parsed JSON value by U+FFFD, in place; where each was: (source path, index in the string,
+    whether in a key). Paths keep the keys as the source spells them (for positions).
+
+    One character for one: every other offset in the string stays where it was, so positions
+    inside it still map to the source. Iterative, for values nested any depth."""
+    found: list[tuple[JsonPath, int, bool]] = []
+    stack: list[tuple[JsonPath, Any]] = [((), value)]
+    search = _LONE_SURROGATE.search
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, dict):
+            for key in list(node):
+                item = node[key]
+                source_key = key
+                if search(key):
+                    found.extend(((*path, key), m.start(), True) for m in _LONE_SURROGATE.finditer(key))
+                    del node[key]
+                    key = _LONE_SURROGATE.sub(REPLACEMENT, key)
+                    node[key] = item
+                if isinstance(item, str):
+                    if search(item):
+                        found.extend(((*path, source_key), m.start(), False) for m in _LONE_SURROGATE.finditer(item))
+                        node[key] = _LONE_SURROGATE.sub(REPLACEMENT, item)
+                elif isinstance(item, (dict, list)):
+                    stack.append(((*path, source_key), item))
+        elif isinstance(node, list):
+            for i, item in enumerate(node):
+                if isinstance(item, str):
+                    if search(item):
+                        found.extend(((*path, i), m.start(), False) for m in _LONE_SURROGATE.finditer(item))
+                        node[i] = _LONE_SURROGATE.sub(REPLACEMENT, item)
+                elif isinstance(item, (dict, list)):
+                    stack.append(((*path, i), item))
+    return found
+
+
+def surrogate_findings(record: Record, found: list[tuple[JsonPath, int, bool]],
+                       prefix: JsonPath = ()) -> list[Finding]:
+    """SL016 for each unpaired surrogate `repair_surrogates` replaced, at its escape."""
+    out = []
+    case_id = record.data.get("case_id", record.data.get("id"))
+    shown = case_id if isinstance(case_id, str) else None
+    for path, index, in_key in found:
+        rel = path[len(prefix):] if prefix and path[: len(prefix)] == prefix else path
+        if in_key:
+            where = record.key_location(*rel)
+            what = f"the key `{_LONE_SURROGATE.sub(REPLACEMENT, str(rel[-1]))}`"
+        else:
+            where = record.location(*rel, inner=(index, index + 1))
+            what = f"`{_dotted(rel)}`" if rel else "the value"
+        out.append(check_finding(
+            "SL016", where,
+            f"unpaired UTF-16 surrogate in {what} (half of a character); read as U+FFFD",
+            shown, record_index=record.index))
+    return out
+
+
+def _dotted(path: JsonPath) -> str:
+    text = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else p) for i, p in enumerate(path))
+    return _LONE_SURROGATE.sub(REPLACEMENT, text)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import difflib
 import io
-from collections.abc import Iterable, Sequence
+import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,8 +62,8 @@ def _type_ok(value: Any, type_name: str) -> bool:
         return isinstance(value, str)
     if type_name == "integer":
         return isinstance(value, int) and not isinstance(value, bool)
-    if type_name == "number":
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if type_name == "number":  # NaN and infinities (`1e999`) compare with nothing: not numbers here
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
     if type_name == "boolean":
         return isinstance(value, bool)
     if type_name == "list[string]":
@@ -85,11 +86,20 @@ def read_case_file(path: str, data: bytes, lane: Lane, max_line_bytes: int | Non
     return out
 
 
+def typed_case_fields(lane: Lane, data: Mapping[str, Any]) -> dict[str, Any]:
+    """`data` without the schema fields whose value has the wrong type: what the lane evaluates.
+    A wrong-typed field is an SL003 finding and otherwise counts as absent (its default), so
+    no predicate ever sees an object `prompt` or `priming_prompts: 3`."""
+    fields = lane.schema.fields
+    return {k: v for k, v in data.items() if k not in fields or _type_ok(v, fields[k].type)}
+
+
 def _check_record(record: Record, lane: Lane, findings: list[Finding]) -> Case | None:
     schema = lane.schema
     data = record.data
     case_id = data.get(schema.id_field)
     shown_id = case_id if isinstance(case_id, str) else None
+    wrong = False
     for name, spec in schema.fields.items():
         if name not in data:
             if spec.required:
@@ -114,6 +124,7 @@ def _check_record(record: Record, lane: Lane, findings: list[Finding]) -> Case |
                     record_index=record.index,
                 )
             )
+            wrong = True
             continue
         if spec.predicate_list:
             findings.extend(_unknown_predicates(record, name, value, lane, shown_id))
@@ -162,7 +173,7 @@ def _check_record(record: Record, lane: Lane, findings: list[Finding]) -> Case |
         )
     if not isinstance(case_id, str) or not case_id:
         return None
-    return Case(case_id, data, record)
+    return Case(case_id, typed_case_fields(lane, data) if wrong else data, record)
 
 
 def _unknown_predicates(
@@ -238,10 +249,13 @@ def _leak_key(case: Case, fields: Sequence[str]) -> tuple[Any, ...] | None:
 
 
 def _normalise(value: Any) -> Any:
+    """A hashable, whitespace- and case-folded form of a (typed) leak field's value."""
     if isinstance(value, str):
         return " ".join(value.split()).casefold()
     if isinstance(value, list):
-        return tuple(_normalise(v) for v in value)
+        return tuple(" ".join(v.split()).casefold() if isinstance(v, str) else json_type(v) for v in value)
+    if isinstance(value, dict):
+        return None  # never walked (a field the schema does not type may nest any depth): no key
     return value
 
 

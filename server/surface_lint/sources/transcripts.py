@@ -22,7 +22,13 @@ from .base import (
     check_finding,
     decode_document,
     json_type,
+    repair_surrogates,
+    surrogate_findings,
 )
+from .detect import detect_kind, sniff, sniff_stream
+
+__all__ = ["KINDS", "ReportEntry", "Transcript", "Turn", "detect_kind", "iter_turns", "read_report",
+           "sniff", "sniff_stream", "turn_from_record"]
 
 KINDS = ("cases", "turns", "report", "telemetry")
 
@@ -96,50 +102,6 @@ class Transcript:
     report: dict[str, Any] | None = None
     findings: list[Finding] = field(default_factory=list)
     stats: ReadStats = field(default_factory=ReadStats)
-
-
-def detect_kind(first_line: str | None, whole: Any = None) -> str | None:
-    """Guess a file's shape from its first JSON object."""
-    obj = whole
-    if obj is None and first_line is not None:
-        try:
-            obj = json.loads(first_line)
-        except (ValueError, RecursionError):
-            return None
-    if not isinstance(obj, dict):
-        return None
-    if "cases" in obj or "case_details" in obj or ("metrics" in obj and "lane" in obj):
-        return "report"
-    if "case_id" in obj:
-        return "turns"
-    if "turn" in obj or obj.get("type") == "reboot" or "walk_surface" in obj:
-        return "telemetry"
-    if "id" in obj:
-        return "cases"
-    if "surface" in obj:
-        return "turns"
-    return None
-
-
-def sniff(data: bytes) -> tuple[str | None, Any]:
-    """(kind, parsed whole document or None) from a file's bytes, reading as little as needed."""
-    text = data[:65536].lstrip(b"\xef\xbb\xbf").decode("utf-8", "replace")
-    for line in text.splitlines():
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except (ValueError, RecursionError):
-            break  # a multi-line document (or garbage): try it whole below
-        return detect_kind(None, obj), None
-    stripped = data.lstrip(b"\xef\xbb\xbf \t\r\n")
-    if stripped.startswith(b"{"):
-        try:
-            whole = json.loads(data.lstrip(b"\xef\xbb\xbf").decode("utf-8"))
-        except (ValueError, RecursionError, UnicodeDecodeError):
-            return "report", None
-        return detect_kind(None, whole), whole
-    return None, None
 
 
 def _opt(data: dict[str, Any], key: str, kind: str) -> Any:
@@ -304,6 +266,8 @@ def read_report(path: str, data: bytes) -> Transcript:
         locator._spans = value_spans(text, max_depth=len(text), want=4)  # json.loads accepted it
     except JsonSyntaxError:
         locator._spans = {}
+    # Unpaired surrogates anywhere in the report: U+FFFD in place, SL016 at each escape.
+    repaired = repair_surrogates(obj) if "\\u" in text else []
     out.report = obj
     lane = obj.get("lane")
     out.lane_hint = lane if isinstance(lane, str) else None
@@ -311,6 +275,12 @@ def read_report(path: str, data: bytes) -> Transcript:
     cases = obj.get(key)
     if cases is None:
         cases = []
+    if repaired:
+        whole = Record(obj, 1, 0, locator)
+        in_entries = [r for r in repaired if isinstance(cases, list) and r[0][:1] == (key,) and len(r[0]) > 1]
+        out.findings.extend(surrogate_findings(whole, [r for r in repaired if r not in in_entries]))
+    else:
+        in_entries = []
     if not isinstance(cases, list):
         out.stats.errors += 1
         out.findings.append(check_finding("SL003", locator.location((key,)), f"`{key}` must be an array, not {json_type(cases)}"))
@@ -325,6 +295,9 @@ def read_report(path: str, data: bytes) -> Transcript:
             continue
         out.stats.records += 1
         out.entries.append(ReportEntry(record, entry))
+        mine = [r for r in in_entries if r[0][1] == i]
+        if mine:
+            out.findings.extend(surrogate_findings(record, mine, (key, i)))
         # A mistyped field would otherwise be read as missing (an "empty" surface, 0 hits).
         entry_id = entry.get("case_id", entry.get("id"))
         for field_name, kind in REPORT_FIELDS.items():

@@ -1,0 +1,98 @@
+"""Hover: a surface's verdicts per predicate, a predicate's or check's docs on its name."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from ...checks import CHECKS
+from ...docs import check_markdown, predicate_markdown
+from ...engine import RecordInfo
+from ...findings import Location
+from ...lanes import Lane
+from ...predicates import Verdict
+from ..lint import LintResult
+from ..wire import RawResult
+from .common import MAX_FEATURE_LINE, Positions, contains, markup
+
+if TYPE_CHECKING:
+    from ..server import SurfaceLintServer
+
+
+def register(server: SurfaceLintServer) -> None:
+    @server.handle(types.TEXT_DOCUMENT_HOVER)
+    async def on_hover(params: types.HoverParams) -> RawResult | None:
+        at = await server.at(params.text_document.uri, params.position)
+        if at is None:
+            return None
+        found = hover(at[0], at[1], at[2], server.positions(), server.markdown_hover)
+        return RawResult(json.dumps(found)) if found is not None else None
+
+
+_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+
+
+def string_at(text: str, column: int) -> tuple[str, int, int] | None:
+    """The JSON string token under 0-based `column` of a line: (value, start, end) in code points."""
+    if len(text) > MAX_FEATURE_LINE:
+        return None
+    for m in _STRING.finditer(text):
+        if m.start() > column:
+            break
+        if column < m.end():
+            try:
+                value = json.loads(m.group())
+            except ValueError:
+                return None
+            return (value, m.start(), m.end()) if isinstance(value, str) else None
+    return None
+
+
+def verdict_markdown(lane: Lane, record: RecordInfo, verdicts: Mapping[str, Verdict], profile: str) -> str:
+    """✓/✗ per predicate with the verdict's message and the predicate's one-line definition."""
+    who = f"case `{record.id}`" if record.id else "a record without a case id"
+    lines = [f"**surface-lint** · lane `{lane.name}` · {who} · profile `{profile}`", ""]
+    for spec in lane.predicates:
+        verdict = verdicts.get(spec.name)
+        if verdict is None:
+            continue
+        mark = "✓" if verdict.passed else "✗"
+        kind = " (signal)" if not spec.report else ""
+        message = verdict.message or ("passes" if verdict.passed else "fails")
+        lines.append(f"- {mark} `{spec.name}`{kind} — {message}  ")
+        lines.append(f"  {spec.summary}")
+    return "\n".join(lines)
+
+
+def hover(result: LintResult, line: int, column: int, positions: Positions,
+          markdown: bool = True) -> dict[str, Any] | None:
+    """Hover at 0-based (line, code-point column): verdicts on a surface, docs on a predicate name."""
+    entry = result.entry
+    if entry is None:
+        return None
+    engine = entry.engine
+    lane = engine.lane_set.get(result.lane) if result.lane else None
+    for record in result.records_at(line + 1):
+        if record.surface is not None and record.verdicts is not None and lane is not None \
+                and contains(record.surface, line + 1, column + 1):
+            text = verdict_markdown(lane, record, record.verdicts, engine.profile)
+            return {"contents": markup(text, markdown), "range": positions.range(record.surface, result)}
+    token = string_at(result.line(line), column)
+    if token is None:
+        return None
+    value, start, end = token
+    text = ""
+    if lane is not None:
+        spec = lane.predicate(value) or next((p for p in lane.predicates if p.code == value), None)
+        if spec is not None:
+            text = predicate_markdown(spec, lane)
+    if not text and value in CHECKS:
+        text = check_markdown(CHECKS[value])
+    if not text:
+        return None
+    loc = Location(result.path, line + 1, start + 1, line + 1, end + 1)
+    return {"contents": markup(text, markdown), "range": positions.range(loc, result)}

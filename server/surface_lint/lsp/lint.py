@@ -1,0 +1,479 @@
+"""Linting one document version, without pygls.
+
+`lint_document` checks one document. A turn or telemetry JSONL of a surface lane is
+checked line by line with a memo keyed by the line's text, so an edit re-evaluates only
+the lines it touched; every other document goes to `Engine.check_bytes` whole.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..engine import CaseIndex, DocResult, Engine, RecordInfo, first_object
+from ..findings import Finding, Fix, Location, Related
+from ..lanes import Lane
+from ..sources.base import check_finding
+from ..sources.transcripts import sniff
+from .documents import Snapshot
+
+if TYPE_CHECKING:
+    from .workspace import EngineEntry, ServerState
+
+HEAD_BYTES = 65536
+_CHECK_EVERY = 128  # lines between cancellation checks in the line-by-line path
+
+
+class Cancelled(Exception):
+    """A lint was abandoned because a newer version of its document arrived."""
+
+
+class CancelToken:
+    __slots__ = ("_event",)
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def cancel(self) -> None:
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+
+@dataclass
+class LintResult:
+    """One lint of one document version, with the engine's records for the editor features.
+
+    In the line-by-line path a record may still carry a pending line shift (`_pairs`):
+    shifting every record below an inserted line would cost more than the lint itself.
+    """
+
+    uri: str
+    path: str
+    version: int | None
+    lines: tuple[str, ...]
+    kind: str | None
+    lane: str | None
+    findings: list[Finding]
+    _records: list[RecordInfo] | None
+    entry: EngineEntry | None
+    case_paths: tuple[str, ...] = ()
+    error: str | None = None
+    line_mode: bool = False
+    seconds: float = 0.0
+    rechecked: int = 0  # lines given to the engine (the rest came from the memo)
+    generation: int = 0  # ServerState.generation when the lint started
+    _pairs: list[tuple[int, RecordInfo]] | None = None
+
+    @property
+    def records(self) -> list[RecordInfo]:
+        if self._records is None:
+            pairs = self._pairs or []
+            self._records = [_shift_record(r, self.path, d) if d else r for d, r in pairs]
+        return self._records
+
+    def records_at(self, line: int) -> list[RecordInfo]:
+        """Records whose range covers 1-based `line`."""
+        if self.line_mode and self._pairs is not None:
+            pairs = self._pairs
+            i = bisect.bisect_left(pairs, line, key=lambda p: p[1].location.line + p[0])
+            out = []
+            while i < len(pairs) and pairs[i][1].location.line + pairs[i][0] == line:
+                d, r = pairs[i]
+                out.append(_shift_record(r, self.path, d) if d else r)
+                i += 1
+            return out
+        return [r for r in self.records if r.location.line <= line <= r.location.end_line]
+
+    def line(self, index: int) -> str:
+        if 0 <= index < len(self.lines):
+            text = self.lines[index]
+            return text[:-1] if text.endswith("\r") else text
+        return ""
+
+
+@dataclass
+class _LineResult:
+    line: int  # where `findings` are
+    findings: list[Finding]
+    records: list[RecordInfo]
+    records_line: int  # where `records` are (shifted lazily)
+
+
+@dataclass
+class _LineEntry:
+    turn: tuple[str | None, bool] | None = None  # (case id, is a priming turn), parsed lazily
+    results: dict[tuple[bool, bool], _LineResult] = field(default_factory=dict)
+
+
+@dataclass
+class _LinePass:
+    """The previous line-by-line lint of a document: what the next one reuses around an edit."""
+
+    lines: tuple[str, ...]
+    findings: list[Finding]  # sorted, without the CRLF notice
+    pairs: list[tuple[int, RecordInfo]]
+    crlf_lines: list[int]
+    priming: list[tuple[int, str]]  # (line, case id) of priming turns
+
+
+@dataclass
+class DocMemo:
+    """Per-document memo of line results, valid for one engine, lane, kind and case index."""
+
+    key: tuple[Any, ...] = ()
+    lines: dict[str, _LineEntry] = field(default_factory=dict)
+    last: _LinePass | None = None
+    whole: tuple[bytes, int, LintResult] | None = None  # (text, state generation, result)
+    hits: int = 0
+    misses: int = 0
+
+    def reset(self, key: tuple[Any, ...]) -> None:
+        if key != self.key:
+            self.key = key
+            self.lines = {}
+            self.last = None
+            self.whole = None
+
+
+def _head(snap: Snapshot) -> bytes:
+    parts: list[str] = []
+    size = 0
+    for line in snap.lines:
+        parts.append(line)
+        size += len(line) + 1
+        if size >= HEAD_BYTES:
+            break
+    return "\n".join(parts).encode("utf-8", "surrogatepass")[:HEAD_BYTES]
+
+
+# --- linting ------------------------------------------------------------------------------------
+
+
+JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonlines")
+JSONL_LANGUAGES = ("jsonl", "jsonlines", "ndjson")
+
+
+def document_kind(path: str, head: bytes, language_id: str = "") -> str | None:
+    """What the engine would read this document as; None for files surface-lint does not lint
+    (anything but JSON Lines, and JSON files other than lane reports)."""
+    suffix = Path(path).suffix.lower() if "." in Path(path).name else ""
+    if suffix == ".json" or (not suffix and language_id == "json"):
+        kind, _ = sniff(head)
+        return "report" if kind == "report" else None
+    if suffix in JSONL_SUFFIXES or (not suffix and language_id in JSONL_LANGUAGES):
+        kind, _ = sniff(head)
+        return kind or "turns"
+    return None
+
+
+def lint_document(state: ServerState, entry: EngineEntry, snap: Snapshot, memo: DocMemo,
+                  token: CancelToken | None,
+                  progress: Callable[[list[Finding]], None] | None) -> LintResult:
+    engine = entry.engine
+    head = _head(snap)
+    kind = document_kind(snap.path, head, snap.language_id)
+    if kind is None:
+        return LintResult(snap.uri, snap.path, snap.version, snap.lines, None, None, [], [], entry)
+    lane: Lane | None = None
+    if kind in ("turns", "telemetry"):
+        lane = engine.detect_lane(snap.path, kind, first=first_object(head))
+    elif kind == "report":
+        lane = _report_lane(engine, snap)
+    cases: CaseIndex | None = None
+    case_paths: tuple[str, ...] = ()
+    cases_key: tuple[Any, ...] = ()
+    if lane is not None:
+        case_paths = state.case_paths_for(entry, lane.name, snap.path)
+        cases, cases_key = state.case_index(entry, lane, case_paths)
+    memo_key = (id(engine), lane.name if lane else None, kind, cases_key)
+    if lane is not None and kind in ("turns", "telemetry") and lane.unit != "chain":
+        memo.reset(memo_key)
+        before = memo.misses
+        findings, pairs = lint_lines(engine, snap, lane, kind, cases, memo, token, progress)
+        return LintResult(snap.uri, snap.path, snap.version, snap.lines, kind, lane.name, findings, None,
+                          entry, case_paths, line_mode=True, rechecked=memo.misses - before, _pairs=pairs)
+    data = snap.data()
+    memo.reset(memo_key)
+    if memo.whole is not None and memo.whole[1] == state.generation and memo.whole[0] == data:
+        old = memo.whole[2]
+        memo.hits += 1
+        return dataclasses.replace(old, uri=snap.uri, version=snap.version, lines=snap.lines, rechecked=0)
+    memo.misses += 1
+    result: DocResult = engine.check_bytes(snap.path, data, None, lane.name if lane else None, cases)
+    out = LintResult(snap.uri, snap.path, snap.version, snap.lines, result.kind, result.lane,
+                     result.findings, result.records, entry, case_paths, rechecked=len(snap.lines))
+    memo.whole = (data, state.generation, out)
+    return out
+
+
+def _report_lane(engine: Engine, snap: Snapshot) -> Lane | None:
+    """The lane `check_bytes` would pick for a report (its `lane`, the path, its first entry)."""
+    try:
+        obj = json.loads(snap.data())
+    except (ValueError, RecursionError):
+        obj = None
+    hint = None
+    first = None
+    if isinstance(obj, dict):
+        hint = obj.get("lane") if isinstance(obj.get("lane"), str) else None
+        entries = obj.get("cases") if "cases" in obj else obj.get("case_details")
+        if isinstance(entries, list):
+            first = next((e for e in entries if isinstance(e, dict)), None)
+    return engine.detect_lane(snap.path, "report", hint, first)
+
+
+def lint_lines(engine: Engine, snap: Snapshot, lane: Lane, kind: str, cases: CaseIndex | None,
+               memo: DocMemo, token: CancelToken | None,
+               progress: Callable[[list[Finding]], None] | None,
+               ) -> tuple[list[Finding], list[tuple[int, RecordInfo]]]:
+    """Check a turn/telemetry JSONL line by line; unchanged lines come from the memo.
+
+    Each line is checked by `Engine.check_bytes` on that line alone. The two things a line
+    can take from the lines before it are given back as context: a priming turn of the same
+    case earlier in the file (prepended), and not being the first line (a BOM is not
+    stripped). The file-level CRLF notice is added once, as the engine does.
+
+    When the previous pass used the same memo, only the lines between the unchanged head
+    and tail of the document are looked at; the rest of its results are reused (the tail
+    shifted by the number of lines added or removed).
+    """
+    path = snap.path
+    track_primed = any(p.kind == "primed" for p in lane.predicates)
+    new = snap.lines
+    last = memo.last
+    lo, old_hi, new_hi = 0, 0, len(new)
+    if last is not None:
+        old = last.lines
+        lo = _common_prefix(old, new)
+        tail = _common_suffix(old, new, lo)
+        old_hi, new_hi = len(old) - tail, len(new) - tail
+        if lo == 0 and (old_hi == 0 or new_hi == 0) and tail > 0:
+            old_hi, new_hi = old_hi + 1, new_hi + 1  # a line moved to or from line 1 (BOM context)
+        if track_primed and (_has_priming(memo, old[lo:old_hi], kind) or _has_priming(memo, new[lo:new_hi], kind)):
+            last = None  # primed context below the edit may change: walk every line
+    if last is None:
+        lo, old_hi, new_hi = 0, 0, len(new)
+        head_findings: list[Finding] = []
+        head_pairs: list[tuple[int, RecordInfo]] = []
+        head_crlf: list[int] = []
+        head_priming: list[tuple[int, str]] = []
+        tail_findings: list[Finding] = []
+        tail_pairs: list[tuple[int, RecordInfo]] = []
+        tail_crlf: list[int] = []
+        tail_priming: list[tuple[int, str]] = []
+    else:
+        delta = new_hi - old_hi
+        f_lo = bisect.bisect_right(last.findings, lo, key=_finding_line)
+        f_hi = bisect.bisect_right(last.findings, old_hi, key=_finding_line)
+        head_findings = last.findings[:f_lo]
+        tail_findings = last.findings[f_hi:]
+        if delta:
+            tail_findings = [_shift_finding(f, path, delta) for f in tail_findings]
+        r_lo = bisect.bisect_right(last.pairs, lo, key=_pair_line)
+        r_hi = bisect.bisect_right(last.pairs, old_hi, key=_pair_line)
+        head_pairs = last.pairs[:r_lo]
+        tail_pairs = [(d + delta, r) for d, r in last.pairs[r_hi:]] if delta else last.pairs[r_hi:]
+        head_crlf = [n for n in last.crlf_lines if n <= lo]
+        tail_crlf = [n + delta for n in last.crlf_lines if n > old_hi]
+        head_priming = [(n, c) for n, c in last.priming if n <= lo]
+        tail_priming = [(n + delta, c) for n, c in last.priming if n > old_hi]
+
+    limit = engine.config.max_line_bytes
+    primed_ids = {c for _, c in head_priming}
+    findings: list[Finding] = []
+    pairs: list[tuple[int, RecordInfo]] = []
+    crlf_lines: list[int] = []
+    priming: list[tuple[int, str]] = []
+    table = memo.lines
+    next_report = time.perf_counter() + 0.25
+    for i in range(lo, new_hi):
+        if (i - lo) % _CHECK_EVERY == 0 and i > lo:
+            if token is not None and token.cancelled:
+                raise Cancelled()
+            if progress is not None and time.perf_counter() >= next_report:
+                progress(head_findings + findings)
+                next_report = time.perf_counter() + 1.0
+        number = i + 1
+        text = new[i]
+        if text.endswith("\r"):
+            text = text[:-1]
+            # The engine counts CRLF only on lines it reads (not on lines over the size limit).
+            if 4 * len(text) + 1 <= limit or len(text.encode("utf-8", "surrogatepass")) + 1 <= limit:
+                crlf_lines.append(number)
+        if not text.strip():
+            continue
+        entry = table.get(text)
+        if entry is None:
+            entry = table[text] = _LineEntry()
+        case_id: str | None = None
+        prefix_primed = False
+        if track_primed:
+            if entry.turn is None:
+                entry.turn = _turn_info(text, kind)
+            case_id, is_priming = entry.turn
+            if is_priming and case_id:
+                primed_ids.add(case_id)
+                priming.append((number, case_id))
+            prefix_primed = bool(case_id) and case_id in primed_ids and not is_priming
+        not_first = number != 1 and text.startswith("\ufeff")
+        key = (prefix_primed, not_first)
+        result = entry.results.get(key)
+        if result is None:
+            memo.misses += 1
+            result = _check_line(engine, path, text, kind, lane, cases, number,
+                                 case_id if prefix_primed else None, not_first)
+            entry.results[key] = result
+        else:
+            memo.hits += 1
+            if result.line != number:
+                result = _LineResult(number, [_shift_finding(f, path, number - result.line) for f in result.findings],
+                                     result.records, result.records_line)
+                entry.results[key] = result
+        findings.extend(result.findings)
+        if result.records:
+            d = number - result.records_line
+            pairs.extend((d, r) for r in result.records)
+    if len(table) > 2 * len(new) + 1024:
+        # Every version of an edited line stays in the memo; drop the lines no longer there.
+        current = {raw[:-1] if raw.endswith("\r") else raw for raw in new}
+        memo.lines = {text: entry for text, entry in table.items() if text in current}
+    all_findings = head_findings + findings + tail_findings
+    all_pairs = head_pairs + pairs + tail_pairs
+    all_crlf = head_crlf + crlf_lines + tail_crlf
+    memo.last = _LinePass(new, all_findings, all_pairs, all_crlf, head_priming + priming + tail_priming)
+    all_findings = _once_per_file(all_findings)
+    if all_crlf:
+        first = all_crlf[0]
+        notice = check_finding("SL009", Location(path, first, 1, first, 1),
+                               f"CRLF line endings on {len(all_crlf)} line(s) (read as LF)")
+        all_findings = list(all_findings)
+        bisect.insort(all_findings, notice, key=Finding.sort_key)
+    return all_findings, all_pairs
+
+
+# Findings the engine reports once per file and case id, at the first record (SL015: a
+# case id that matches no case); each line checked alone reports its own.
+_ONCE_PER_FILE = frozenset({"SL015"})
+
+
+def _once_per_file(findings: list[Finding]) -> list[Finding]:
+    if not any(f.code in _ONCE_PER_FILE for f in findings):
+        return findings
+    seen: set[tuple[str, str | None]] = set()
+    out = []
+    for f in findings:
+        if f.code in _ONCE_PER_FILE:
+            key = (f.code, f.record_id)
+            if key in seen:
+                continue
+            seen.add(key)
+        out.append(f)
+    return out
+
+
+def _common_prefix(a: tuple[str, ...], b: tuple[str, ...]) -> int:
+    """Length of the common head of two line tuples (tuple slices compare in C)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix(a: tuple[str, ...], b: tuple[str, ...], prefix: int) -> int:
+    """Length of the common tail, not overlapping a common head of `prefix` lines."""
+    lo, hi = 0, min(len(a), len(b)) - prefix
+    na, nb = len(a), len(b)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[na - mid : na - lo] == b[nb - mid : nb - lo]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _has_priming(memo: DocMemo, lines: tuple[str, ...], kind: str) -> bool:
+    for raw in lines:
+        text = raw[:-1] if raw.endswith("\r") else raw
+        entry = memo.lines.get(text)
+        info = entry.turn if entry is not None and entry.turn is not None else _turn_info(text, kind)
+        if info[1]:
+            return True
+    return False
+
+
+def _finding_line(f: Finding) -> int:
+    return f.location.line
+
+
+def _pair_line(pair: tuple[int, RecordInfo]) -> int:
+    return pair[1].location.line + pair[0]
+
+
+def _turn_info(text: str, kind: str) -> tuple[str | None, bool]:
+    """(case id, is a priming turn) as the engine's turn reader would see this line."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None, False
+    if not isinstance(data, dict) or not isinstance(data.get("surface"), str):
+        return None, False
+    case_id = data.get("case_id")
+    case_id = case_id if isinstance(case_id, str) and case_id else None
+    role = data.get("role")
+    return case_id, role == "priming" and case_id is not None
+
+
+def _check_line(engine: Engine, path: str, text: str, kind: str, lane: Lane, cases: CaseIndex | None,
+                number: int, primed_case: str | None, not_first: bool) -> _LineResult:
+    prefix: list[str] = []
+    if not_first:
+        prefix.append("")
+    if primed_case is not None:
+        prefix.append(json.dumps({"case_id": primed_case, "role": "priming", "surface": ""}))
+    data = "\n".join([*prefix, text, ""]).encode("utf-8", "surrogatepass")
+    result = engine.check_bytes(path, data, kind, lane.name, cases, siblings=False)
+    at = len(prefix) + 1
+    findings = [f for f in result.findings if f.location.line == at]
+    records = [r for r in result.records if r.location.line == at]
+    if at != number:
+        findings = [_shift_finding(f, path, number - at) for f in findings]
+    return _LineResult(number, findings, records, at)
+
+
+def _shift_location(location: Location, path: str, delta: int) -> Location:
+    if location.path != path:
+        return location
+    return Location(path, location.line + delta, location.column, location.end_line + delta, location.end_column)
+
+
+def _shift_finding(f: Finding, path: str, delta: int) -> Finding:
+    return Finding(
+        _shift_location(f.location, path, delta), f.code, f.rule, f.severity, f.message, f.record_id,
+        tuple(Related(_shift_location(r.location, path, delta), r.message) for r in f.related),
+        tuple(Fix(x.title, _shift_location(x.location, path, delta), x.replacement) for x in f.fixes),
+        f.record_index, f.extra,
+    )
+
+
+def _shift_record(r: RecordInfo, path: str, delta: int) -> RecordInfo:
+    def opt(location: Location | None) -> Location | None:
+        return _shift_location(location, path, delta) if location is not None else None
+
+    return RecordInfo(r.id, r.kind, _shift_location(r.location, path, delta), opt(r.id_location),
+                      opt(r.surface), r.verdicts, r.case_location)
+

@@ -1,0 +1,433 @@
+"""The language server session: lifecycle, settings, document sync and output.
+
+Handlers translate LSP messages; `workspace.ServerState` holds documents, configs and the
+lint memo; `scheduler` decides when to lint; `features` builds the payloads and registers
+their handlers (in one place). Diagnostics go out by push (publishDiagnostics) unless the
+client pulls (`textDocument.diagnostic` in its capabilities).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+import re
+import sys
+import time
+import traceback
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from .. import __version__
+from ..config import CONFIG_FILES, ConfigError, config_from_table
+from ..lanes import LaneError, parse_lane
+from .documents import Snapshot, TextDoc, path_to_uri, to_client_units, uri_to_path
+from .features import register_features
+from .features.common import Positions, lsp_range
+from .features.diagnostics import DiagnosticBuilder, error_diagnostic, items_json
+from .lint import LintResult
+from .scheduler import Scheduler
+from .wire import Protocol
+from .workspace import ServerState, parse_settings
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+log = logging.getLogger("surface_lint.lsp")
+
+BURST_GAP_S = 0.1  # a change within this long of the previous one is part of a burst
+BURST_DELAY_S = 0.05  # how long a burst waits before its lint starts
+WATCH_GLOBS = ("**/*.toml", "**/cases*.jsonl")
+
+
+class SurfaceLintServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("surface-lint", __version__, protocol_cls=Protocol,
+                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.state = ServerState()
+        self.score_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="surface-lint-score")
+        self.scheduler = Scheduler(self)
+        self.pull = False
+        self.related = False
+        self.code_description = True
+        self.diagnostic_data = True
+        self.markdown_hover = True
+        self.markdown_completion = True
+        self.can_configure = False
+        self.can_refresh_diagnostics = False
+        self.can_refresh_lenses = False
+        self.problem_uris: set[str] = set()  # rules/config files we published problems to
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._register_lifecycle()
+        register_features(self)
+
+    @property
+    def raw(self) -> Protocol:
+        assert isinstance(self.protocol, Protocol)
+        return self.protocol
+
+    # --- lifecycle ------------------------------------------------------------------------
+
+    def on_initialize(self, params: types.InitializeParams) -> None:
+        state = self.state
+        roots = [uri_to_path(f.uri) for f in params.workspace_folders or []]
+        if not roots and params.root_uri:
+            roots = [uri_to_path(params.root_uri)]
+        elif not roots and params.root_path:
+            roots = [params.root_path]
+        state.roots = [Path(r) for r in roots]
+        # {"settings": {...}} (the VS Code extension), {"surfaceLint": {...}} or the settings themselves.
+        settings, problems = parse_settings(_plain(params.initialization_options))
+        state.set_settings(settings, problems)
+        caps = params.capabilities
+        text = caps.text_document
+        self.pull = text is not None and text.diagnostic is not None
+        # What diagnostics may carry: the pull capabilities (LSP 3.18) when they say, else the
+        # publishDiagnostics ones (VS Code declares them there only).
+        pulled: Any = text.diagnostic if self.pull and text is not None else None
+        pushed: Any = text.publish_diagnostics if text is not None else None
+
+        def supports(name: str) -> bool:
+            for caps in (pulled, pushed):
+                value = getattr(caps, name, None) if caps is not None else None
+                if value is not None:
+                    return bool(value)
+            return False
+
+        self.related = supports("related_information")
+        self.code_description = supports("code_description_support")
+        self.diagnostic_data = supports("data_support")
+        hover_caps = text.hover if text else None
+        self.markdown_hover = bool(hover_caps and hover_caps.content_format
+                                   and types.MarkupKind.Markdown in hover_caps.content_format)
+        item_caps = text.completion.completion_item if text and text.completion else None
+        self.markdown_completion = bool(item_caps and item_caps.documentation_format
+                                        and types.MarkupKind.Markdown in item_caps.documentation_format)
+        ws = caps.workspace
+        self.can_configure = bool(ws and ws.configuration)
+        self.can_refresh_diagnostics = bool(ws and ws.diagnostics and ws.diagnostics.refresh_support)
+        self.can_refresh_lenses = bool(ws and ws.code_lens and ws.code_lens.refresh_support)
+        encoding = self.workspace.position_encoding
+        state.encoding = str(getattr(encoding, "value", encoding) or "utf-16")
+
+    async def on_initialized(self, params: types.InitializedParams) -> None:
+        self.loop = asyncio.get_running_loop()
+        caps = self.client_capabilities.workspace
+        watch = caps.did_change_watched_files if caps else None
+        if watch is not None and watch.dynamic_registration:
+            options = types.DidChangeWatchedFilesRegistrationOptions(
+                watchers=[types.FileSystemWatcher(glob_pattern=g) for g in WATCH_GLOBS])
+            try:
+                await self.client_register_capability_async(types.RegistrationParams(registrations=[
+                    types.Registration(id="surface-lint-watch", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                                       register_options=options)]))
+            except Exception as exc:  # a client that refuses only loses file watching
+                self.log_warning(f"could not register file watchers: {exc}")
+        if await self.pull_configuration():
+            self.relint_all()  # documents opened before the answer came were linted without it
+        self.report_settings_problems()
+
+    def on_shutdown(self, params: Any) -> None:
+        self.scheduler.stop()
+        self.score_pool.shutdown(wait=False, cancel_futures=True)
+
+    # --- settings and config ----------------------------------------------------------------
+
+    async def pull_configuration(self) -> bool:
+        if not self.can_configure:
+            return False
+        scope = path_to_uri(str(self.state.roots[0])) if self.state.roots else None
+        try:
+            answer = await self.workspace_configuration_async(types.ConfigurationParams(
+                items=[types.ConfigurationItem(section="surfaceLint", scope_uri=scope)]))
+        except Exception as exc:
+            self.log_warning(f"workspace/configuration failed: {exc}")
+            return False
+        raw = answer[0] if isinstance(answer, (list, tuple)) and answer else None
+        if raw is None:
+            return False
+        settings, problems = parse_settings(_plain(raw))
+        return self.state.set_settings(settings, problems)
+
+    def report_settings_problems(self) -> None:
+        for problem in self.state.settings_problems:
+            self.log_warning(f"setting ignored: {problem}")
+
+    async def on_did_change_configuration(self, params: types.DidChangeConfigurationParams) -> None:
+        raw = _plain(params.settings)
+        changed = False
+        if isinstance(raw, Mapping) and ("surfaceLint" in raw or "settings" in raw):
+            settings, problems = parse_settings(raw)
+            changed = self.state.set_settings(settings, problems)
+        else:
+            changed = await self.pull_configuration()
+        self.report_settings_problems()
+        if changed:
+            self.relint_all()
+            self.publish_file_problems()
+
+    def on_did_change_watched_files(self, params: types.DidChangeWatchedFilesParams) -> None:
+        what = None
+        for change in params.changes:
+            path = uri_to_path(change.uri)
+            if path.endswith(".toml"):
+                what = "all"
+            elif what is None and path.endswith(".jsonl"):
+                what = "cases"
+        if what is not None:
+            self.state.invalidate(what)
+            self.relint_all()
+            if what == "all":
+                self.publish_file_problems()
+
+    def relint_all(self) -> None:
+        for uri in list(self.state.docs):
+            self.scheduler.request_lint(uri, 0.0)
+        if self.pull and self.can_refresh_diagnostics:
+            self.workspace_diagnostic_refresh(None)
+        if self.can_refresh_lenses:
+            self.workspace_code_lens_refresh(None)
+
+    # --- documents ------------------------------------------------------------------------
+
+    def on_did_open(self, params: types.DidOpenTextDocumentParams) -> None:
+        item = params.text_document
+        doc = TextDoc(item.uri, item.text, item.version, item.language_id)
+        self.state.docs[item.uri] = doc
+        self.scheduler.open(item.uri, self.diagnostic_builder())
+
+    def on_did_change(self, params: types.DidChangeTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        doc = self.state.docs.get(uri)
+        if doc is None:
+            return
+        encoding = self.state.encoding
+        for change in params.content_changes:
+            if isinstance(change, types.TextDocumentContentChangePartial):
+                r = change.range
+                doc.apply_change((r.start.line, r.start.character, r.end.line, r.end.character), change.text,
+                                 encoding)
+            else:
+                doc.apply_change(None, change.text, encoding)
+        doc.version = params.text_document.version
+        run = self.scheduler.runs[uri]
+        now = time.monotonic()
+        delay = BURST_DELAY_S if now - run.last_change < BURST_GAP_S else 0.0
+        run.last_change = now
+        run.changed_at = time.perf_counter()
+        if self.state.settings.run == "onType" or self.is_settings_file(doc.path):
+            self.scheduler.request_lint(uri, delay)
+
+    def on_did_save(self, params: types.DidSaveTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        doc = self.state.docs.get(uri)
+        path = doc.path if doc is not None else uri_to_path(uri)
+        if doc is not None:
+            doc.saved_version = doc.version
+        if self.is_settings_file(path):
+            self.state.invalidate("all")
+            self.relint_all()
+            self.publish_file_problems()
+            return
+        run = self.scheduler.runs.get(uri)
+        if run is not None and run.result is not None and run.result.kind == "cases":
+            # Transcripts join to case files as saved: re-check the other open documents.
+            self.state.invalidate("cases")
+            for other in list(self.state.docs):
+                if other != uri:
+                    self.scheduler.request_lint(other, 0.0)
+        if doc is not None:
+            self.scheduler.request_lint(uri, 0.0)
+
+    def on_did_close(self, params: types.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        self.scheduler.close(uri)
+        doc = self.state.docs.get(uri)
+        self.state.forget(uri)
+        if doc is not None and not self.pull:
+            self.publish(uri, None, [])
+
+    def is_settings_file(self, path: str) -> bool:
+        return Path(path).name in CONFIG_FILES or (path.endswith(".toml") and self.state.is_rules_file(path))
+
+
+    def publish(self, uri: str, version: int | None, items: list[str]) -> None:
+        params = '{"uri":' + json.dumps(uri)
+        if version is not None:
+            params += ',"version":' + json.dumps(version)
+        params += ',"diagnostics":' + items_json(items) + "}"
+        self.raw.send_raw('{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":' + params + "}")
+
+    def log_error(self, message: str) -> None:
+        log.error("%s", message)
+        self._log(types.MessageType.Error, message)
+
+    def log_warning(self, message: str) -> None:
+        self._log(types.MessageType.Warning, message)
+
+    def _log(self, kind: types.MessageType, message: str) -> None:
+        params = types.LogMessageParams(type=kind, message=f"surface-lint: {message}")
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # a worker thread: hand the message to the loop
+            if self.loop is not None:
+                self.loop.call_soon_threadsafe(self.window_log_message, params)
+            return
+        self.window_log_message(params)
+
+    # --- rules and config files ---------------------------------------------------------------
+
+    def file_problem_diagnostics(self, snap: Snapshot) -> list[dict[str, Any]]:
+        """Problems of an open rules file (validated from the buffer) or config file."""
+        path = snap.path
+        name = Path(path).name
+        text = "\n".join(snap.lines)
+        if name in CONFIG_FILES:
+            try:
+                data = tomllib.loads(text)
+                table = data.get("tool", {}).get("surface-lint") if name == "pyproject.toml" else data
+                if name != "pyproject.toml" and isinstance(data.get("tool"), dict):
+                    table = data["tool"].get("surface-lint", table)
+                if isinstance(table, dict):
+                    config_from_table(table, Path(path), text)
+            except tomllib.TOMLDecodeError as exc:
+                where = re.search(r"line (\d+), column (\d+)", str(exc))
+                line, column = (int(where.group(1)), int(where.group(2))) if where else (1, 1)
+                return [self._line_diagnostic(snap, line, column, f"invalid TOML: {exc}", "config")]
+            except ConfigError as exc:
+                return [self._line_diagnostic(snap, exc.line, 1, exc.message, "config")]
+            return []
+        if path.endswith(".toml") and self.state.is_rules_file(path):
+            entry = self.state.engine_for(path)
+            try:
+                parse_lane(text, path, entry.engine.profile)
+            except LaneError as exc:
+                return [self._line_diagnostic(snap, exc.line, exc.column, self._lane_message(exc, entry.kept),
+                                              "SL014")]
+        return []
+
+    def _lane_message(self, exc: LaneError, kept: Mapping[str, str]) -> str:
+        lane = kept.get(exc.path)
+        tail = f"; lane `{lane}` keeps its last good rules until this file loads" if lane else ""
+        return f"{exc.message}{tail}"
+
+    def _line_diagnostic(self, snap: Snapshot | None, line: int, column: int, message: str,
+                         code: str, lines: list[str] | None = None) -> dict[str, Any]:
+        index = max(line - 1, 0)
+        text = snap.line(index) if snap is not None else (lines[index] if lines and index < len(lines) else "")
+        start = to_client_units(text, max(column - 1, 0), self.state.encoding)
+        end = to_client_units(text, len(text), self.state.encoding)
+        return error_diagnostic(message, code, rng=lsp_range(index, min(start, end), index, end))
+
+    def publish_file_problems(self) -> None:
+        """Push the load errors of rules and config files that are not open (both modes)."""
+        problems: dict[str, list[dict[str, Any]]] = {}
+        seen_entries = {id(e): e for e in (self.state.engine_for(d.path) for d in list(self.state.docs.values()))}
+        for entry in seen_entries.values():
+            for err in entry.lane_errors:
+                lines = self.state.file_lines(err.path)
+                problems.setdefault(path_to_uri(err.path), []).append(
+                    self._line_diagnostic(None, err.line, err.column, self._lane_message(err, entry.kept), "SL014",
+                                          lines))
+            if entry.config_error is not None and entry.config_path is not None:
+                err_c = entry.config_error
+                problems.setdefault(path_to_uri(str(entry.config_path)), []).append(
+                    self._line_diagnostic(None, err_c.line, 1, err_c.message, "config",
+                                          self.state.file_lines(str(entry.config_path))))
+        open_uris = set(self.state.docs)
+        for uri in self.problem_uris - set(problems):
+            if uri not in open_uris:
+                self.publish(uri, None, [])
+        for uri, diags in problems.items():
+            if uri not in open_uris:
+                self.publish(uri, None, [json.dumps(d) for d in diags])
+        self.problem_uris = set(problems)
+
+    # --- what features share ------------------------------------------------------------------
+
+    def diagnostic_builder(self) -> DiagnosticBuilder:
+        return DiagnosticBuilder(self.positions(), self.related, self.code_description, self.diagnostic_data)
+
+    def positions(self) -> Positions:
+        return Positions(self.state.encoding, self.state.file_lines)
+
+    async def at(self, uri: str, position: types.Position) -> tuple[LintResult, int, int] | None:
+        doc = self.state.docs.get(uri)
+        if doc is None:
+            return None
+        result = await self.scheduler.current_result(uri)
+        if result is None:
+            return None
+        line, column = doc.point(position.line, position.character, self.state.encoding)
+        if line >= len(result.lines):
+            return None
+        return result, line, column
+
+    async def current_result(self, uri: str) -> LintResult | None:
+        """The lint of the document's current version (waiting for it when needed)."""
+        return await self.scheduler.current_result(uri)
+
+    def handle(self, method: str, options: Any = None) -> Callable[[Any], Any]:
+        """Register a handler; a bug in it is logged (with its traceback) and answered with
+        nothing, never a dead request."""
+        def register(function: Any) -> Any:
+            return self.feature(method, options)(_guarded(self, function))
+        return register
+
+    def _register_lifecycle(self) -> None:
+        self.handle(types.INITIALIZE)(self.on_initialize)
+        self.handle(types.INITIALIZED)(self.on_initialized)
+        self.handle(types.SHUTDOWN)(self.on_shutdown)
+        self.handle(types.TEXT_DOCUMENT_DID_OPEN)(self.on_did_open)
+        self.handle(types.TEXT_DOCUMENT_DID_CHANGE)(self.on_did_change)
+        self.handle(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))(self.on_did_save)
+        self.handle(types.TEXT_DOCUMENT_DID_CLOSE)(self.on_did_close)
+        self.handle(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(self.on_did_change_configuration)
+        self.handle(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(self.on_did_change_watched_files)
+
+
+def _plain(value: Any) -> Any:
+    """pygls hands untyped JSON over as namedtuples: back to dicts and lists."""
+    if hasattr(value, "_asdict"):
+        return {k: _plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _guarded(server: SurfaceLintServer, method: Any) -> Any:
+    """A plain function around a handler (pygls sets attributes on handlers), logging its bugs."""
+    def failed(exc: Exception) -> None:
+        detail = "".join(traceback.format_exception(exc)).rstrip()
+        server.log_error(f"{method.__name__} failed: {type(exc).__name__}: {exc}\n{detail}")
+
+    if inspect.iscoroutinefunction(method):
+        async def handle_async(params: Any) -> Any:
+            try:
+                return await method(params)
+            except Exception as exc:
+                failed(exc)
+                return None
+        return handle_async
+
+    def handle(params: Any) -> Any:
+        try:
+            return method(params)
+        except Exception as exc:
+            failed(exc)
+            return None
+    return handle
+
+
+def create_server() -> SurfaceLintServer:
+    return SurfaceLintServer()

@@ -1,0 +1,357 @@
+"""The server's workspace, without pygls: client settings, configs, engines and case files.
+
+`ServerState` resolves a document's config (nearest `surface-lint.toml` / `pyproject.toml`,
+then the client's settings), builds and caches engines, keeps the last good rules when a
+lane file breaks, and finds a lane's case files.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..config import Config, ConfigError, find_config, load_config
+from ..engine import CaseIndex, Engine, UsageError, first_object
+from ..findings import Finding
+from ..lanes import PROFILES, Lane, LaneError, builtin_rule_files
+from .documents import Snapshot, TextDoc
+from .lint import HEAD_BYTES, Cancelled, CancelToken, DocMemo, LintResult, lint_document
+
+ENCODINGS = ("utf-16", "utf-8", "utf-32")
+RUN_MODES = ("onType", "onSave")
+SEVERITY_LEVELS = ("error", "warning", "information", "hint", "off")
+SETTINGS_SECTION = "surfaceLint"
+
+# --- settings -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ClientSettings:
+    """`surfaceLint.*` settings sent by the client (initializationOptions or workspace/configuration)."""
+
+    profile: str | None = None
+    severity: tuple[tuple[str, str], ...] = ()
+    run: str = "onType"
+
+
+def parse_settings(raw: Any) -> tuple[ClientSettings, list[str]]:
+    """Client settings from any JSON value; values that cannot be used are reported and ignored."""
+    problems: list[str] = []
+    if isinstance(raw, Mapping) and SETTINGS_SECTION in raw and isinstance(raw[SETTINGS_SECTION], Mapping):
+        raw = raw[SETTINGS_SECTION]
+    if isinstance(raw, Mapping) and "settings" in raw and isinstance(raw["settings"], Mapping):
+        raw = raw["settings"]
+    if not isinstance(raw, Mapping):
+        return ClientSettings(), problems if raw is None else [f"settings must be an object, not {raw!r}"]
+    profile = raw.get("profile")
+    if profile in ("", "auto"):  # the editor leaves the profile to the project's config
+        profile = None
+    if profile is not None and profile not in PROFILES:
+        problems.append(f"{SETTINGS_SECTION}.profile: {profile!r} is not one of {', '.join(PROFILES)}")
+        profile = None
+    run = raw.get("run", "onType")
+    if run not in RUN_MODES:
+        problems.append(f"{SETTINGS_SECTION}.run: {run!r} is not one of {', '.join(RUN_MODES)}")
+        run = "onType"
+    severity: list[tuple[str, str]] = []
+    table = raw.get("severity") or {}
+    if not isinstance(table, Mapping):
+        problems.append(f"{SETTINGS_SECTION}.severity must be an object of predicate -> level")
+        table = {}
+    for name, level in table.items():
+        level = level.strip().lower() if isinstance(level, str) else level
+        level = {"info": "information", "warn": "warning"}.get(level, level)
+        if isinstance(name, str) and level in SEVERITY_LEVELS:
+            severity.append((name, level))
+        else:
+            problems.append(f"{SETTINGS_SECTION}.severity.{name}: {level!r} is not one of {', '.join(SEVERITY_LEVELS)}")
+    return ClientSettings(profile, tuple(sorted(severity)), run), problems
+
+
+# --- engines ------------------------------------------------------------------------------------
+
+
+@dataclass
+class EngineEntry:
+    """An engine for one config file + client settings, and what went wrong building it."""
+
+    engine: Engine
+    config_path: Path | None
+    config_error: ConfigError | None
+    lane_errors: list[LaneError]
+    kept: dict[str, str]  # rules path -> lane name kept from the last good load
+    generation: int
+    hrefs: dict[tuple[str, str], str] = field(default_factory=dict)  # (lane, code) -> docs URL
+
+
+
+class ServerState:
+    """Configs, engines, case indexes and open documents of one server session."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.roots: list[Path] = []
+        self.settings = ClientSettings()
+        self.settings_problems: list[str] = []
+        self.encoding = "utf-16"
+        self.docs: dict[str, TextDoc] = {}
+        self.memos: dict[str, DocMemo] = {}
+        self.generation = 0  # bumped by every invalidation: older lint results are stale
+        self.config_generation = 0  # bumped when configs, rules or settings may have changed
+        self._config_paths: dict[Path, Path | None] = {}
+        self._engines: dict[tuple[Any, ...], EngineEntry] = {}
+        self._configs: dict[Path, Config] = {}  # last good config per file
+        self._last_good: dict[tuple[str, str], Lane] = {}  # (profile, rules path) -> lane
+        self._case_paths: dict[tuple[Any, ...], tuple[float, tuple[str, ...]]] = {}
+        self._case_index: dict[tuple[Any, ...], tuple[Lane, CaseIndex]] = {}
+        self._file_lines: dict[str, tuple[tuple[int, int], list[str]]] = {}
+
+    # --- invalidation ---------------------------------------------------------------------
+
+    def invalidate(self, what: str = "all") -> None:
+        """Drop cached configs/engines ("all") or only the case-file caches ("cases")."""
+        with self.lock:
+            self.generation += 1
+            self._case_paths.clear()
+            self._file_lines.clear()
+            if what == "all":
+                self.config_generation += 1
+                self._case_index.clear()
+                self._config_paths.clear()
+                self._engines.clear()
+
+    def set_settings(self, settings: ClientSettings, problems: list[str]) -> bool:
+        with self.lock:
+            changed = settings != self.settings
+            self.settings = settings
+            self.settings_problems = problems
+        if changed:
+            self.invalidate()
+        return changed
+
+    # --- config and engines ---------------------------------------------------------------
+
+    def config_path_for(self, path: str) -> Path | None:
+        folder = self._folder_of(path)
+        with self.lock:
+            if folder in self._config_paths:
+                return self._config_paths[folder]
+        try:
+            found = find_config(folder) if folder.is_dir() else None
+        except OSError:
+            found = None
+        with self.lock:
+            self._config_paths[folder] = found
+        return found
+
+    def _folder_of(self, path: str) -> Path:
+        """A file's folder; for a document that is not a file, the first workspace root."""
+        if os.path.isabs(path):
+            return Path(path).parent
+        return self.roots[0] if self.roots else Path.cwd()
+
+    def engine_for(self, path: str) -> EngineEntry:
+        config_path = self.config_path_for(path)
+        with self.lock:
+            key = (config_path, self.settings, self.config_generation)
+            entry = self._engines.get(key)
+            if entry is not None:
+                return entry
+            entry = self._build_engine(config_path)
+            self._engines[key] = entry
+            return entry
+
+    def _build_engine(self, config_path: Path | None) -> EngineEntry:
+        error: ConfigError | None = None
+        try:
+            config = load_config(config_path)
+            if config_path is not None:
+                self._configs[config_path] = config
+        except ConfigError as exc:
+            error = exc
+            # Keep the last good config of that file (or defaults) while it is broken.
+            kept = self._configs.get(config_path) if config_path is not None else None
+            config = dataclasses.replace(kept) if kept is not None else Config(path=config_path)
+        config = dataclasses.replace(config, severity=dict(config.severity))
+        settings = self.settings
+        profile = settings.profile or config.profile
+        engine = Engine(config, profile)
+        lanes = engine.lane_set.lanes
+        # Client severities may name a predicate by name, alias or code; the engine wants names.
+        for name, level in settings.severity:
+            for lane in lanes.values():
+                spec = lane.predicate(name) or next((p for p in lane.predicates if p.code == name), None)
+                if spec is not None:
+                    config.severity[spec.name] = level
+        kept_lanes: dict[str, str] = {}
+        errors = list(engine.lane_errors)
+        for err in errors:
+            last = self._last_good.get((profile, err.path))
+            if last is not None:
+                lanes[last.name] = last
+                kept_lanes[err.path] = last.name
+        for lane in list(lanes.values()):
+            if lane.path not in kept_lanes:
+                self._last_good[(profile, lane.path)] = lane
+        return EngineEntry(engine, config_path, error, errors, kept_lanes, self.config_generation)
+
+    def rules_files(self, entry: EngineEntry) -> list[str]:
+        """The lane files an engine reads (the user's first, then the built-in ones)."""
+        return [str(p) for p in entry.engine.config.lane_files] + [str(p) for p in builtin_rule_files()]
+
+    def is_rules_file(self, path: str) -> bool:
+        if not path.endswith(".toml"):
+            return False
+        entry = self.engine_for(path)
+        resolved = _resolve(path)
+        return any(_resolve(p) == resolved for p in self.rules_files(entry))
+
+    # --- case files ---------------------------------------------------------------------
+
+    def case_paths_for(self, entry: EngineEntry, lane: str, doc_path: str) -> tuple[str, ...]:
+        """Config `cases` globs (this lane's files), else evals/<lane>/**/cases.jsonl upward."""
+        config = entry.engine.config
+        folder = self._folder_of(doc_path)
+        key = (entry.generation, config.path, lane, folder if not config.cases else None)
+        now = time.monotonic()
+        with self.lock:
+            cached = self._case_paths.get(key)
+            if cached is not None and now - cached[0] < 5.0:
+                return cached[1]
+        found: list[str] = []
+        if config.cases:
+            for pattern in config.cases:
+                for p in sorted(config.root.glob(pattern)):
+                    if p.is_file() and self._case_file_lane(entry, p) == lane:
+                        found.append(str(p.resolve()))
+        else:
+            for parent in [folder, *folder.parents]:
+                root = parent / "evals" / lane
+                if root.is_dir():
+                    found = [str(p.resolve()) for p in sorted(root.glob("**/cases.jsonl")) if p.is_file()]
+                    break
+        paths = tuple(dict.fromkeys(found))
+        with self.lock:
+            self._case_paths[key] = (now, paths)
+        return paths
+
+    def all_case_files(self, entry: EngineEntry, root: Path) -> list[str]:
+        """Every case file of every lane under a workspace root (for workspace diagnostics)."""
+        out: list[str] = []
+        config = entry.engine.config
+        for pattern in config.cases:
+            out.extend(str(p.resolve()) for p in sorted(config.root.glob(pattern)) if p.is_file())
+        for lane in sorted(entry.engine.lane_set.lanes):
+            for evals in [root / "evals", *sorted(root.glob("*/evals"))]:
+                folder = evals / lane
+                if folder.is_dir():
+                    out.extend(str(p.resolve()) for p in sorted(folder.glob("**/cases.jsonl")) if p.is_file())
+        return list(dict.fromkeys(out))
+
+    def _case_file_lane(self, entry: EngineEntry, path: Path) -> str | None:
+        try:
+            head = self._bytes_of(str(path))[:HEAD_BYTES]
+        except OSError:
+            return None
+        lane = entry.engine.detect_lane(str(path), "cases", first=first_object(head))
+        return lane.name if lane else None
+
+    def _bytes_of(self, path: str) -> bytes:
+        return Path(path).read_bytes()
+
+    def _stamp(self, path: str) -> tuple[Any, ...]:
+        try:
+            st = Path(path).stat()
+        except OSError:
+            return ("missing",)
+        return (st.st_mtime_ns, st.st_size)
+
+    def case_index(self, entry: EngineEntry, lane: Lane,
+                   paths: tuple[str, ...]) -> tuple[CaseIndex | None, tuple[Any, ...]]:
+        """The lane's case files as saved on disk (transcripts join to them), and a key of
+        their state: it changes only when a case file does."""
+        if not paths:
+            return None, ()
+        key = (id(entry.engine), lane.name, tuple((p, self._stamp(p)) for p in paths))
+        with self.lock:
+            cached = self._case_index.get(key)
+            if cached is not None:
+                return cached[1], key
+        texts: dict[str, bytes] = {}
+        readable: list[str] = []
+        for p in paths:
+            try:
+                texts[p] = self._bytes_of(p)
+                readable.append(p)
+            except OSError:
+                continue
+        try:
+            _, index = entry.engine.load_cases(readable, lane, texts)
+        except UsageError:
+            return None, key
+        with self.lock:
+            # One index per lane and engine: older ones can go.
+            for old in [k for k in self._case_index if k[:2] == key[:2]]:
+                del self._case_index[old]
+            self._case_index[key] = (lane, index)
+        return index, key
+
+    def file_lines(self, path: str) -> list[str]:
+        """Lines of another file as saved (what related locations were computed from)."""
+        try:
+            st = Path(path).stat()
+            stamp = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            return []
+        with self.lock:
+            cached = self._file_lines.get(path)
+            if cached is not None and cached[0] == stamp:
+                return cached[1]
+        try:
+            text = Path(path).read_bytes().decode("utf-8", "replace")
+        except OSError:
+            return []
+        lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+        if lines and lines[0].startswith("\ufeff"):
+            lines[0] = lines[0][1:]
+        with self.lock:
+            self._file_lines[path] = (stamp, lines)
+        return lines
+
+    # --- lint ---------------------------------------------------------------------------
+
+    def lint(self, snap: Snapshot, token: CancelToken | None = None,
+             progress: Callable[[list[Finding]], None] | None = None) -> LintResult:
+        start = time.perf_counter()
+        generation = self.generation
+        entry = self.engine_for(snap.path)
+        with self.lock:
+            memo = self.memos.setdefault(snap.uri, DocMemo())
+        try:
+            result = lint_document(self, entry, snap, memo, token, progress)
+        except Cancelled:
+            raise
+        except Exception as exc:  # an engine bug must not silence the document
+            result = LintResult(snap.uri, snap.path, snap.version, snap.lines, None, None, [], [], entry,
+                                error=f"surface-lint could not check this document: {type(exc).__name__}: {exc}")
+        result.seconds = time.perf_counter() - start
+        result.generation = generation
+        return result
+
+    def forget(self, uri: str) -> None:
+        with self.lock:
+            self.docs.pop(uri, None)
+            self.memos.pop(uri, None)
+
+
+def _resolve(path: str) -> str:
+    try:
+        return str(Path(path).resolve())
+    except (OSError, RuntimeError):
+        return path
