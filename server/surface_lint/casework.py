@@ -21,19 +21,21 @@ Captures are read as they are (the runtime's turn records: `case_id`, `turn_inde
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import kinds_extra
 from .caseexpr import Expr, ExprError, resolve_path
 from .lanes import Lane, LaneError
 from .predicates import Context, RegexTimeout, Subject, Verdict
 from .rule_schema import TomlPositions
+
+if TYPE_CHECKING:
+    from .engine.results import LaneResult
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -567,50 +569,91 @@ def _jsonable(value: Any) -> Any:
 # --- files -----------------------------------------------------------------------------
 
 
-def read_jsonl(path: str, errors: list[str]) -> Iterable[tuple[int, dict[str, Any]]]:
-    """Every intact JSON-object line with its line number; a bad line is reported, not fatal."""
-    with open(path, "rb") as fh:
-        for number, raw in enumerate(fh, start=1):
-            text = raw.strip()
-            if not text:
-                continue
-            try:
-                value = json.loads(text)
-            except (ValueError, UnicodeDecodeError) as exc:
-                errors.append(f"{path}:{number}:1: not a JSON object ({exc})")
-                continue
-            if not isinstance(value, dict):
-                errors.append(f"{path}:{number}:1: not a JSON object")
-                continue
-            yield number, value
+@dataclass
+class _Read:
+    findings: list[Any] = field(default_factory=list)  # the readers' findings (SL001, SL008, ...)
+    stats: Any = None
 
 
-def score_files(casework: Casework, case_paths: Sequence[str], capture_paths: Sequence[str]) -> CaseworkResult:
+def _records(path: str, texts: Mapping[str, bytes], read: _Read) -> Iterable[Any]:
+    """Every intact record of a JSONL file, read by the project's reader (a bad line is a
+    finding, the lines around it are still read)."""
+    import io
+
+    from .sources.base import JsonlReader, ReadStats
+
+    reader = JsonlReader(path)
+    data = texts.get(path)
+    try:
+        stream = io.BytesIO(data) if data is not None else open(path, "rb")
+    except OSError as exc:
+        raise LaneError(path, 1, f"cannot read: {exc.strerror}") from None
+    with stream:
+        yield from reader.records(stream)
+    read.findings.extend(reader.findings)
+    if read.stats is None:
+        read.stats = ReadStats()
+    read.stats.add(reader.stats)
+
+
+def score_files(casework: Casework, case_paths: Sequence[str], capture_paths: Sequence[str],
+                texts: Mapping[str, bytes] | None = None, read: _Read | None = None) -> CaseworkResult:
     """Join the captures to the cases and score them. Records are grouped by case (a runner may
     come back to a case in a second pass), so what is held is the captures of the split."""
-    errors: list[str] = []
-    cases: list[dict[str, Any]] = []
+    texts = texts or {}
+    read = read if read is not None else _Read()
+    cases: list[Mapping[str, Any]] = []
     seen: set[str] = set()
     id_field = casework.lane.schema.id_field
     for path in case_paths:
-        for _, case in read_jsonl(path, errors):
-            case_id = case.get(id_field)
+        for record in _records(path, texts, read):
+            case_id = record.data.get(id_field)
             if isinstance(case_id, str) and case_id not in seen:
                 seen.add(case_id)
-                cases.append(case)
-    records: dict[str, list[dict[str, Any]]] = {}
+                cases.append(record.data)
+    records: dict[str, list[Mapping[str, Any]]] = {}
     unknown: list[str] = []
     for path in capture_paths:
-        for _, record in read_jsonl(path, errors):
-            case_id = record.get(casework.case_field)
+        for record in _records(path, texts, read):
+            case_id = record.data.get(casework.case_field)
             if not isinstance(case_id, str):
                 continue
             if case_id not in seen:
                 if case_id not in unknown:
                     unknown.append(case_id)
                 continue
-            records.setdefault(case_id, []).append(record)
+            records.setdefault(case_id, []).append(record.data)
+    errors = [f"{f.location.path}:{f.location.line}:{f.location.column}: {f.code} {f.message}" for f in read.findings]
     return score(casework, cases, records, unknown, errors)
+
+
+def lane_result(profile: str, lane: Lane, casework: Casework, case_paths: Sequence[str],
+                capture_paths: Sequence[str], texts: Mapping[str, bytes] | None = None) -> LaneResult:
+    """`Engine.score` of a case-driven lane: its metrics and per-case records as a LaneResult
+    (the reporters print them like any lane's)."""
+    from .engine.results import LaneResult, UsageError
+    from .scoring import Outcome
+    from .sources.base import ReadStats
+
+    if not case_paths:
+        raise UsageError(f"lane {lane.name} scores captures joined with their cases: give --cases")
+    read = _Read()
+    result = score_files(casework, case_paths, capture_paths, texts, read)
+    outcomes = [
+        Outcome(case_id=o.case_id, signals=(o.passed,), details=o.details,
+                failed=() if o.passed else ("passed",))
+        for o in result.outcomes
+    ]
+    metrics = dict(result.metrics)
+
+    return LaneResult(
+        lane=lane.name, profile=profile, version=lane.version, threshold_set=None,
+        metrics=metrics, thresholds=[], passed=None, outcomes=outcomes, findings=list(read.findings),
+        missing_transcripts=result.missing, unknown_cases=sorted(result.unknown), remainder=[],
+        stats=read.stats or ReadStats(), sources=[*case_paths, *capture_paths],
+        headline=lane.headline if lane.headline in metrics else next(iter(metrics), ""),
+        metric_aliases={}, case_count=len(outcomes), failing_count=sum(1 for o in result.outcomes if not o.passed),
+    )
 
 
 def score(casework: Casework, cases: Sequence[Mapping[str, Any]],

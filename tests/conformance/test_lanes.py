@@ -96,3 +96,21 @@ def test_every_lane_folder_is_covered(lanes_dir: Path) -> None:
     assert folders == shipped
     for lane, stems in REPORTS.items():
         assert sorted(p.stem for p in (lanes_dir / lane / "reports").glob("*.json")) == sorted(stems)
+
+
+@pytest.mark.parametrize("lane", sorted(REPORTS))
+def test_the_engine_scores_a_case_driven_lane_from_its_files(lanes_dir: Path, lane: str) -> None:
+    """`surface-lint --lane L --cases ... --transcripts ...` goes through Engine.score."""
+    from surface_lint.engine import Engine
+
+    stem = REPORTS[lane][-1]
+    folder = lanes_dir / lane
+    report = json.loads((folder / "reports" / f"{stem}.json").read_text(encoding="utf-8"))
+    result = Engine(profile="reference").score(
+        lane, [str(cases_file(folder, stem))], [str(folder / "captures" / f"{stem}.jsonl")])
+    assert result.lane == lane
+    assert result.metrics == report["metrics"]
+    assert [o.details for o in result.outcomes] == report["cases"]
+    assert result.missing_transcripts == [] and result.unknown_cases == [] and result.findings == []
+    assert result.case_count == len(report["cases"])
+    assert result.stats.errors == 0

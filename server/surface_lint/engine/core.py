@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..casework import lane_result, load_casework
 from ..config import Config
 from ..findings import Finding, Fix, Location, Severity, sorted_findings
 from ..lanes import Lane, LaneError, LaneSet, PredicateSpec, load_lanes
@@ -363,6 +364,9 @@ class Engine:
             lane = self.detect_lane(transcript_paths[0], kind, hint if isinstance(hint, str) else None,
                                     first_object(first))
             assert lane is not None
+        casework = load_casework(lane)  # a case-driven lane (casework.py) scores itself
+        if casework is not None:
+            return lane_result(self.profile, lane, casework, case_paths, transcript_paths, texts)
         set_name = threshold_set or self.config.thresholds.get(lane.name) or lane.default_thresholds
         if set_name is not None and set_name not in lane.thresholds:
             known = ", ".join(sorted(lane.thresholds)) or "none"
