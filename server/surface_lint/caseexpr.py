@@ -188,6 +188,7 @@ class Expr:
         for node in ast.walk(tree):
             if not isinstance(node, _ALLOWED):
                 raise ExprError(f"expression {text!r}: `{type(node).__name__}` is not part of the language")
+        for node in ast.walk(tree):
             if isinstance(node, ast.Call):
                 if not isinstance(node.func, ast.Name) or node.func.id not in known:
                     shown = ast.unparse(node.func)

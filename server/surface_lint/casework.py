@@ -471,7 +471,8 @@ class CaseworkEvaluator:
             else:
                 items: list[dict[str, Any]] = []
                 for outcome in outcomes:
-                    base = {**outcome.values, "case": outcome.case, "runs": outcome.runs, "metrics": raw}
+                    base = {**outcome.views, **outcome.values, "case": outcome.case, "runs": outcome.runs,
+                            "metrics": raw}
                     if spec.per == "case":
                         items.append(base)
                     else:
