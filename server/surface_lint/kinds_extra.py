@@ -61,6 +61,13 @@ def render(template: str, values: Mapping[str, Any]) -> str:
     return "".join(out)
 
 
+def _judged(ctx: Context, params: Mapping[str, Any]) -> str:
+    """The text a rule judges: the surface, minus the `rstrip` characters at its end (a runner
+    that strips trailing periods before every check); offsets into it are the surface's."""
+    chars = params.get("rstrip")
+    return ctx.subject.surface.rstrip(chars) if chars else ctx.subject.surface
+
+
 def _whole(surface: str) -> tuple[Span, ...]:
     stripped = surface.strip()
     if not stripped:
@@ -152,7 +159,9 @@ def _terms_present(params: Mapping[str, Any]) -> Evaluator:
     where = str(params.get("field", "terms"))
 
     def evaluate(ctx: Context) -> Verdict:
-        surface = ctx.subject.surface
+        surface = _judged(ctx, params)
+        if ctx.subject.case is None and "terms" not in params:  # no case joined: nothing to judge
+            return PASS
         terms = _terms(ctx, params)
         if terms is None:
             return PASS if missing_passes else Verdict(False, _whole(surface), f"the case has no `{where}`")
@@ -189,7 +198,7 @@ def _terms_in_order(params: Mapping[str, Any]) -> Evaluator:
     where = str(params.get("field", "terms"))
 
     def evaluate(ctx: Context) -> Verdict:
-        surface = ctx.subject.surface
+        surface = _judged(ctx, params)
         terms = _terms(ctx, params)
         if not terms:
             return PASS
@@ -250,7 +259,7 @@ def _count_bound(params: Mapping[str, Any]) -> Evaluator:
     template_max = str(params.get("message_max", params.get("message", "{count} " + unit + "; at most {bound} allowed")))
 
     def evaluate(ctx: Context) -> Verdict:
-        surface = ctx.subject.surface
+        surface = _judged(ctx, params)
         low = _bound(ctx, params, "min")
         high = _bound(ctx, params, "max")
         if low is None and high is None:
@@ -281,8 +290,10 @@ def _surface_in_list(params: Mapping[str, Any]) -> Evaluator:
     template = str(params.get("message", default))
 
     def evaluate(ctx: Context) -> Verdict:
-        surface = ctx.subject.surface
-        listed = {_normalise(t, how) for t in (_terms(ctx, params) or [])}
+        surface = _judged(ctx, params)
+        if ctx.subject.case is None and "terms" not in params:  # no case joined: nothing to judge
+            return PASS
+        listed = {_normalise(t, how) for t in (_terms(ctx, params) or [])}  # a missing list is empty
         inside = _normalise(surface, how) in listed
         if inside == (mode == "accept"):
             return PASS
@@ -297,7 +308,7 @@ def _pattern_present(params: Mapping[str, Any]) -> Evaluator:
     template = str(params.get("message", "the surface does not match `{pattern}`"))
 
     def evaluate(ctx: Context) -> Verdict:
-        surface = ctx.subject.surface
+        surface = _judged(ctx, params)
         if pattern.search(surface.lower() if lowercase else surface) is not None:
             return PASS
         return Verdict(False, _whole(surface), render(template, {"pattern": pattern.pattern}))
@@ -310,7 +321,7 @@ def _first_letter_upper(params: Mapping[str, Any]) -> Evaluator:
     template = str(params.get("message", "`{term}` does not start with a capital letter"))
 
     def evaluate(ctx: Context) -> Verdict:
-        surface = ctx.subject.surface
+        surface = _judged(ctx, params)
         split: SafePattern | None = params.get("sentence_split") or (
             ctx.lane_analysis.sentence_split if per_sentence else None)
         pieces: list[tuple[str, int]] = []
@@ -363,6 +374,7 @@ def _grounding_in_field(params: Mapping[str, Any]) -> Evaluator:
 
 
 _TERMS = "list[string]"
+_RSTRIP = Value("string", None, "Characters stripped from the surface's end before judging (`.`).", non_empty=True)
 
 
 def _term_params(extra: Mapping[str, Value]) -> dict[str, Value]:
@@ -376,6 +388,7 @@ def _term_params(extra: Mapping[str, Value]) -> dict[str, Value]:
                        choices=("substring", "token")),
         "token_pattern": Value("regex", None, "What one token is (default: whitespace-separated)."),
         "strip_chars": Value("string", "", "Characters stripped from each token's ends."),
+        "rstrip": _RSTRIP,
         **extra,
     }
 
@@ -392,6 +405,7 @@ register_kind("terms_in_order", Kind(_terms_in_order, _term_params({
     "message": Value("string", None, "Template: {terms}, {field}."),
 }), summary="The terms appear in order among the surface's tokens (a subsequence)."))
 register_kind("count_bound", Kind(_count_bound, {
+    "rstrip": _RSTRIP,
     "unit": Value("string", REQUIRED, "words (whitespace), tokens (`token_pattern`), chars (stripped) or sentences.",
                   choices=_UNITS),
     "min": Value("integer", None, "A constant lower bound."),
@@ -407,16 +421,19 @@ register_kind("count_bound", Kind(_count_bound, {
 register_kind("surface_in_list", Kind(_surface_in_list, {
     "terms": Value(_TERMS, None, "Constant surfaces (give `terms` or `field`)."),
     "field": Value("string", None, "A case path holding the surfaces.", non_empty=True),
+    "rstrip": _RSTRIP,
     "mode": Value("string", "accept", "accept: must be one of them; reject: must be none.", choices=("accept", "reject")),
     "normalise": Value("string", "lower_strip", "How both sides are compared.", choices=("lower_strip", "strip", "exact")),
     "message": Value("string", None, "Template: {field}, {terms}."),
 }, summary="The surface is one of (or none of) a list of surfaces."))
 register_kind("pattern_present", Kind(_pattern_present, {
+    "rstrip": _RSTRIP,
     "pattern": Value("regex", REQUIRED, "The pattern that must match somewhere."),
     "lowercase": Value("boolean", False, "Search the case-folded surface."),
     "message": Value("string", None, "Template: {pattern}."),
 }, summary="The pattern matches somewhere in the surface."))
 register_kind("first_letter_upper", Kind(_first_letter_upper, {
+    "rstrip": _RSTRIP,
     "sentence_split": Value("regex", None, "Judge each sentence of this split."),
     "per_sentence": Value("boolean", False, "Judge each sentence of the lane's [analysis] sentence_split."),
     "message": Value("string", None, "Template: {term} (the sentence)."),
