@@ -42,7 +42,16 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-LANE_FUNCTIONS = ("passes", "reasons", "share_present", "measure", "sentences", "starts_upper")
+# Functions that need the lane (its predicates, its [analysis]), with what they do.
+LANE_FUNCTION_DOCS: dict[str, str] = {
+    "passes": "passes(t, 'name'): the lane's predicate `name` passes on turn `t` (the verdict is kept on the turn).",
+    "reasons": "reasons(t, 'name'): the failing predicate's reasons (one per failed term), [] when it passes.",
+    "share_present": "share_present(terms, text): share of terms that are substrings of the lower-cased text.",
+    "measure": "measure(text, unit): words, tokens, chars or sentences of a text (as count_bound counts).",
+    "sentences": "sentences(text): the sentences of the lane's [analysis] sentence_split, stripped, non-blank.",
+    "starts_upper": "starts_upper(text): the first alphabetic character is upper-case (true when none).",
+}
+LANE_FUNCTIONS = tuple(LANE_FUNCTION_DOCS)
 
 
 @dataclass(frozen=True, slots=True)

@@ -401,9 +401,9 @@ register_kind("terms_present", Kind(_terms_present, _term_params({
     "missing_passes": Value("boolean", True, "A case without the field passes."),
     "message": Value("string", None, "Template: {term} (one reason per term), {terms}, {count}, {bound}, {field}."),
 }), summary="Terms (constant or from the case) are present / absent in the surface."))
-register_kind("terms_in_order", Kind(_terms_in_order, _term_params({
+register_kind("terms_in_order", Kind(_terms_in_order, {k: v for k, v in _term_params({
     "message": Value("string", None, "Template: {terms}, {field}."),
-}), summary="The terms appear in order among the surface's tokens (a subsequence)."))
+}).items() if k != "match"}, summary="The terms appear in order among the surface's tokens (a subsequence)."))
 register_kind("count_bound", Kind(_count_bound, {
     "rstrip": _RSTRIP,
     "unit": Value("string", REQUIRED, "words (whitespace), tokens (`token_pattern`), chars (stripped) or sentences.",
@@ -443,3 +443,7 @@ register_kind("grounding_in_field", Kind(_grounding_in_field, {
     "empty_passes": Value("boolean", True, "An empty or missing list passes."),
     "message": Value("string", None, "Template: {term} (the grounding), {terms}."),
 }, summary="The turn's grounding_source is one of a per-case list."))
+
+# The kinds this module adds, in the order the reference prints them.
+EXTRA_KIND_NAMES = ("terms_present", "terms_in_order", "count_bound", "surface_in_list", "pattern_present",
+                    "first_letter_upper", "grounding_in_field")

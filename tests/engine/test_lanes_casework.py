@@ -217,3 +217,29 @@ def test_expressions_outside_the_language_are_refused(text: str, message: str) -
     with pytest.raises(ExprError) as info:
         Expr(text)
     assert str(info.value).startswith(message)
+
+
+def test_the_lanes_reference_is_generated_from_the_code() -> None:
+    from surface_lint.casework_docs import END, START, render_reference
+
+    readme = Path(__file__).resolve().parents[2] / "docs" / "lanes" / "README.md"
+    block = readme.read_text(encoding="utf-8").split(START, 1)[1].split(END, 1)[0]
+    assert block == render_reference(), "run: python -m surface_lint.casework_docs docs/lanes/README.md"
+
+
+def test_every_lane_function_is_documented_and_callable() -> None:
+    from surface_lint.casework import LANE_FUNCTION_DOCS, CaseworkEvaluator
+
+    evaluator = CaseworkEvaluator(casework_of(LANE))
+    assert sorted(evaluator.functions()) == sorted(LANE_FUNCTION_DOCS)
+
+
+def test_case_driven_rules_judge_nothing_without_a_case() -> None:
+    lane = parse_lane(LANE, "demo.toml", "reference")
+    spec = lane.predicate("names_topic")
+    assert spec is not None
+    from surface_lint.predicates import Context, Subject
+
+    assert spec.evaluate(Context(Subject(surface="anything"), lane.analysis)).passed is True
+    failing = spec.evaluate(Context(Subject(surface="anything", case={"turn": {"anchor": "light"}}), lane.analysis))
+    assert (failing.passed, failing.message) == (False, "does not name light")
