@@ -8,6 +8,8 @@ that same JSON, which is deterministic (sorted keys, no timestamps).
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,21 +49,58 @@ class BaselineReport:
         return "\n".join(lines) + "\n"
 
 
+class BaselineUnreadable(UsageError):
+    """A baseline that is missing, not UTF-8, not JSON or not a lane run: `--update-baseline`
+    replaces it; a comparison stops with this message, at file:line:column."""
+
+    def __init__(self, message: str, exists: bool = True) -> None:
+        super().__init__(message)
+        self.exists = exists
+
+
 def read_baseline(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text("utf-8"))
-    except OSError as exc:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise BaselineUnreadable(f"{path}: cannot read the baseline: No such file or directory", exists=False) from None
+    except IsADirectoryError:
+        raise UsageError(f"{path}: cannot read the baseline: is a folder") from None
+    except OSError as exc:  # a file we cannot read is not ours to replace either
         raise UsageError(f"{path}: cannot read the baseline: {exc.strerror}") from None
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path}: the baseline is not JSON: {exc}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("metrics"), dict):
-        raise UsageError(f"{path}: a baseline is a `--lane --output-format json` output (no `metrics` object)")
-    return data
+    body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data  # a BOM is not content
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, column = _byte_position(body, exc.start)
+        raise BaselineUnreadable(f"{path}:{line}:{column}: the baseline is not UTF-8 "
+                                 f"(byte 0x{body[exc.start]:02x})") from None
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BaselineUnreadable(f"{path}:{exc.lineno}:{exc.colno}: the baseline is not JSON: {exc.msg}") from None
+    except RecursionError:
+        raise BaselineUnreadable(f"{path}:1:1: the baseline is not JSON: nested too deeply") from None
+    if not isinstance(parsed, dict) or not isinstance(parsed.get("metrics"), dict):
+        raise BaselineUnreadable(f"{path}:1:1: a baseline is a `--lane --output-format json` output "
+                                 "(no `metrics` object)")
+    return parsed
+
+
+def _byte_position(data: bytes, offset: int) -> tuple[int, int]:
+    """1-based line and column (in characters) of a byte offset."""
+    start = data.rfind(b"\n", 0, offset) + 1
+    line = data.count(b"\n", 0, offset) + 1
+    return line, len(data[start:offset].decode("utf-8", "replace")) + 1
+
+
+def check_tolerance(tolerance: float) -> None:
+    """NaN would make every comparison false (a ratchet that never fails); inf allows anything."""
+    if not math.isfinite(tolerance) or tolerance < 0:
+        raise UsageError(f"--baseline-tolerance must be a finite number, 0 or more, not {tolerance:g}")
 
 
 def check_baseline(path: Path, result: LaneResult, lane: Lane, tolerance: float) -> BaselineReport:
-    if tolerance < 0:
-        raise UsageError("--baseline-tolerance must be 0 or more")
+    check_tolerance(tolerance)
     data = read_baseline(path)
     if isinstance(data.get("lane"), str) and data["lane"] != result.lane:
         raise UsageError(f"{path}: the baseline is of lane {data['lane']}, this run of {result.lane}")
@@ -69,7 +108,9 @@ def check_baseline(path: Path, result: LaneResult, lane: Lane, tolerance: float)
     return BaselineReport(str(path), tolerance, deltas)
 
 
-def write_baseline(path: Path, result: LaneResult) -> None:
+def write_baseline(path: Path, result: LaneResult, inputs: Sequence[str] = ()) -> None:
+    """Atomically, like every output (a kill mid-write leaves the old baseline whole)."""
+    from .outputs import write_output
     from .reporters.json_format import render_lane
 
-    path.write_text(render_lane(result), encoding="utf-8")
+    write_output(path, render_lane(result), inputs, "--update-baseline")

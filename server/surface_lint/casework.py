@@ -669,6 +669,7 @@ def lane_result(profile: str, lane: Lane, casework: Casework, case_paths: Sequen
 def score(casework: Casework, cases: Sequence[Mapping[str, Any]],
           records: Mapping[str, Sequence[Mapping[str, Any]]], unknown: Sequence[str] = (),
           errors: Sequence[str] = ()) -> CaseworkResult:
+    errors = list(errors)
     evaluator = CaseworkEvaluator(casework)
     id_field = casework.lane.schema.id_field
     outcomes: list[CaseOutcome] = []
@@ -679,6 +680,9 @@ def score(casework: Casework, cases: Sequence[Mapping[str, Any]],
         if not got:
             missing.append(case_id)
             continue
-        outcomes.append(evaluator.evaluate_case(case, got))
+        try:
+            outcomes.append(evaluator.evaluate_case(case, got))
+        except RegexTimeout as exc:  # a user pattern's character budget (patterns.py): not judged
+            errors.append(f"case `{case_id}` was not judged: a pattern {exc}")
     sections = evaluator.metrics(outcomes) if outcomes else {}
-    return CaseworkResult(casework.lane.name, sections, outcomes, missing, list(unknown), list(errors))
+    return CaseworkResult(casework.lane.name, sections, outcomes, missing, list(unknown), errors)

@@ -7,18 +7,22 @@ unreadable input. Never imports pygls (start-up time): `server` imports it lazil
 from __future__ import annotations
 
 import argparse
+import io
 import os
+import stat
 import sys
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from . import __version__
 from .config import Config, ConfigError, find_config, load_config
 from .engine import Engine, UsageError
 from .findings import Severity, sorted_findings
 from .lanes import DEFAULT_PROFILE, PROFILES
+from .outputs import open_output, refuse_input
 from .sources.base import ReadStats
 
 if TYPE_CHECKING:
@@ -28,6 +32,9 @@ if TYPE_CHECKING:
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 SUBCOMMANDS = ("check", "rule", "server", "lanes", "diff")
+# Folders `check <folder>` does not search (tool state, dependencies); name one to check it.
+SKIPPED_FOLDERS = ("node_modules", "__pycache__")
+DEFAULT_TCP_HOST = "127.0.0.1"
 
 
 def _common(p: argparse.ArgumentParser, formats: Sequence[str]) -> None:
@@ -124,18 +131,35 @@ def _server_parser() -> argparse.ArgumentParser:
 
 
 def _config(args: argparse.Namespace, anchor: Path) -> Config:
-    path = args.config if getattr(args, "config", None) else find_config(anchor.resolve())
+    path = args.config if getattr(args, "config", None) else find_config(_absolute(anchor))
     cfg = load_config(path)
     cfg.lane_files = [*cfg.lane_files, *getattr(args, "lane_file", [])]
     return cfg
+
+
+def _absolute(path: Path) -> Path:
+    """`path` resolved; a symbolic-link loop resolves no further (Python 3.11 raises on it)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return Path(os.path.abspath(path))
 
 
 def _engine(args: argparse.Namespace, anchor: Path) -> Engine:
     cfg = _config(args, anchor)
     engine = Engine(cfg, args.profile or cfg.profile)
     if engine.lane_errors:
-        raise ConfigError(engine.lane_errors[0].path, engine.lane_errors[0].line, engine.lane_errors[0].message)
+        err = engine.lane_errors[0]
+        raise ConfigError(err.path, err.line, err.message)
+    if engine.severity_errors:
+        raise engine.severity_errors[0]
     return engine
+
+
+def _rules_inputs(engine: Engine) -> list[str]:
+    """The config file and lane files a run read: inputs too, never to be written over."""
+    config = engine.config
+    return [*([str(config.path)] if config.path else []), *(str(p) for p in config.lane_files)]
 
 
 def _colour(args: argparse.Namespace) -> bool:
@@ -146,11 +170,14 @@ def _colour(args: argparse.Namespace) -> bool:
     return sys.stdout.isatty()
 
 
-def _emit(args: argparse.Namespace, text: str) -> None:
-    if args.output:
-        args.output.write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
+def _output(args: argparse.Namespace, inputs: Sequence[str]) -> AbstractContextManager[TextIO]:
+    """The one place the run's output stream is opened (`-o FILE` or stdout): atomic, never an input."""
+    return open_output(args.output, inputs)
+
+
+def _emit(args: argparse.Namespace, text: str, inputs: Sequence[str]) -> None:
+    with _output(args, inputs) as out:
+        out.write(text)
 
 
 def find_split(lane: str, split: str, version: str | None, start: Path) -> Path:
@@ -194,40 +221,61 @@ def run_lane(argv: Sequence[str]) -> int:
     if not args.lane and not args.cases and not args.transcripts:
         raise UsageError("nothing to do: give --lane NAME with --cases/--transcripts (or a subcommand: check, rule, lanes, server)")
     engine = _engine(args, Path.cwd())
-    cases = list(args.cases)
+    cases = _unique_paths(args.cases)
     if args.split:
         if not args.lane:
             raise UsageError("--split needs --lane")
-        cases.append(str(find_split(args.lane, args.split, args.split_version, Path.cwd())))
+        cases = _unique_paths([*cases, str(find_split(args.lane, args.split, args.split_version, Path.cwd()))])
     if not args.transcripts:
         raise UsageError("no transcripts: give --transcripts PATH ...")
+    transcripts = _unique_paths(args.transcripts)
     if args.update_baseline and not args.baseline:
         raise UsageError("--update-baseline needs --baseline FILE")
+    if args.show < 0:
+        raise UsageError(f"--show must be 0 or more, not {args.show}")
+    if args.baseline:
+        from .baseline import check_tolerance
+
+        check_tolerance(args.baseline_tolerance)
+    inputs = [*cases, *transcripts, *_rules_inputs(engine)]
+    # Refused before any work: an output naming an input, the baseline rewritten over an input.
+    refuse_input(args.output, [*inputs, *([str(args.baseline)] if args.baseline else [])])
+    if args.update_baseline:
+        refuse_input(args.baseline, inputs, "--update-baseline")
     # The summary and the baseline file need every case's details, whatever is printed.
     want_details = args.output_format != "text" or args.github_summary or args.update_baseline
     jobs = _jobs(args)
-    with _progress(len(args.transcripts)) as progress:
-        result = engine.score(args.lane, cases, args.transcripts, args.thresholds, want_details,
+    with _progress(len(transcripts)) as progress:
+        result = engine.score(args.lane, cases, transcripts, args.thresholds, want_details,
                               None if want_details else args.show, jobs=jobs, progress=progress.advance)
     options = _options(args, engine, result.lane)
     baseline_ok = True
-    if args.baseline and (args.baseline.exists() or not args.update_baseline):
-        from .baseline import check_baseline
+    if args.baseline:
+        from .baseline import BaselineUnreadable, check_baseline
 
-        report = check_baseline(args.baseline, result, engine.lane(result.lane), args.baseline_tolerance)
-        sys.stderr.write(report.render_text())
-        options = replace(options, baseline=report)
-        baseline_ok = report.passed or args.update_baseline
+        report = None
+        try:
+            report = check_baseline(args.baseline, result, engine.lane(result.lane), args.baseline_tolerance)
+        except BaselineUnreadable as exc:
+            if not args.update_baseline:
+                raise
+            # Updating replaces what is there: a broken baseline is the case that most needs it.
+            if exc.exists:
+                print(f"surface-lint: warning: {exc}; --update-baseline replaces it", file=sys.stderr)
+        if report is not None:
+            sys.stderr.write(report.render_text())
+            options = replace(options, baseline=report)
+            baseline_ok = report.passed or args.update_baseline
     shown = _first_failing(result, args.show) if args.output_format == "text" and want_details else result
-    _emit(args, LANE_FORMATS[args.output_format](shown, options))
+    _emit(args, LANE_FORMATS[args.output_format](shown, options), inputs)
     if args.github_summary:
         from .reporters import markdown
 
-        _github_summary(lambda o: markdown.render_lane(result, o), options)
+        _github_summary(lambda o: markdown.render_lane(result, o), options, inputs)
     if args.update_baseline:
         from .baseline import write_baseline
 
-        write_baseline(args.baseline, result)
+        write_baseline(args.baseline, result, inputs)
         print(f"surface-lint: wrote the baseline {args.baseline}", file=sys.stderr)
     return EXIT_FAIL if result.passed is False or not baseline_ok else EXIT_OK
 
@@ -236,17 +284,20 @@ def run_check(argv: Sequence[str]) -> int:
     from .reporters import CHECK_FORMATS, CheckRun
 
     args = _check_parser(list(CHECK_FORMATS)).parse_args(argv)
+    files = check_paths(args.paths, args.kind)
+    cases = _unique_paths(args.cases)
     engine = _engine(args, args.paths[0] if args.paths else Path.cwd())
+    inputs = [*files, *cases, *_rules_inputs(engine)]
+    refuse_input(args.output, inputs)
     index = None
-    if args.cases:
-        _, index = engine.load_cases(args.cases, engine.lane(args.lane) if args.lane else None)
+    if cases:
+        _, index = engine.load_cases(cases, engine.lane(args.lane) if args.lane else None)
     from .parallel import check_files
 
     findings = []
     stats = ReadStats()
-    files = [str(path) for path in _expand(args.paths)]
     with _progress(len(files)) as progress:
-        per_file = check_files(engine, index, args.cases, files, args.kind, args.lane, _jobs(args),
+        per_file = check_files(engine, index, cases, files, args.kind, args.lane, _jobs(args),
                                progress.advance)
     for file_findings, file_stats in per_file:
         findings.extend(file_findings)
@@ -255,11 +306,11 @@ def run_check(argv: Sequence[str]) -> int:
     run = CheckRun(findings, engine.profile, files, stats.lines, stats.records, stats.errors,
                    stats.blank, stats.skipped)
     options = _options(args, engine, None)
-    _emit(args, CHECK_FORMATS[args.output_format](run, options))
+    _emit(args, CHECK_FORMATS[args.output_format](run, options), inputs)
     if args.github_summary:
         from .reporters import markdown
 
-        _github_summary(lambda o: markdown.render_check(run, o), options)
+        _github_summary(lambda o: markdown.render_check(run, o), options, inputs)
     threshold = Severity.parse(args.fail_on)
     return EXIT_FAIL if any(f.severity >= threshold for f in findings) else EXIT_OK
 
@@ -269,20 +320,50 @@ def run_diff(argv: Sequence[str]) -> int:
     from .reporters import DIFF_FORMATS
 
     args = _diff_parser(list(DIFF_FORMATS)).parse_args(argv)
+    old_path, new_path = str(args.old), str(args.new)
+    cases = _unique_paths(args.cases)
     engine = _engine(args, Path.cwd())
-    old = engine.score(args.lane, args.cases, [str(args.old)], args.thresholds, True, None)
-    new = engine.score(args.lane or old.lane, args.cases, [str(args.new)], args.thresholds, True, None)
+    inputs = [old_path, new_path, *cases, *_rules_inputs(engine)]
+    refuse_input(args.output, inputs)
+    declared = {path: _report_lane(engine, path) for path in (old_path, new_path)}
+    # Without --lane each run's lane is its own (a report's `lane`, else detected), so two lanes are seen.
+    old = engine.score(args.lane or declared[old_path], cases, [old_path], args.thresholds, True, None)
+    new = engine.score(args.lane or declared[new_path], cases, [new_path], args.thresholds, True, None)
+    for path, result in ((old_path, old), (new_path, new)):
+        if declared[path] is not None and declared[path] != result.lane:
+            raise UsageError(f"{path} is a lane report of {declared[path]}; it cannot be compared as a run of "
+                             f"{result.lane}")
     if new.lane != old.lane:
-        raise UsageError(f"{args.old} is a run of {old.lane} but {args.new} one of {new.lane}")
+        raise UsageError(f"{old_path} is a run of {old.lane} but {new_path} one of {new.lane}: "
+                         "diff compares two runs of one lane")
     lane = engine.lane(new.lane)
-    diff = diff_results(old, new, lane, str(args.old), str(args.new))
+    diff = diff_results(old, new, lane, old_path, new_path)
     options = _options(args, engine, new.lane)
-    _emit(args, DIFF_FORMATS[args.output_format](diff, options))
+    _emit(args, DIFF_FORMATS[args.output_format](diff, options), inputs)
     if args.github_summary:
         from .reporters import markdown
 
-        _github_summary(lambda o: markdown.render_diff(diff, o), options)
+        _github_summary(lambda o: markdown.render_diff(diff, o), options, inputs)
     return EXIT_FAIL if diff.regressed else EXIT_OK
+
+
+def _report_lane(engine: Engine, path: str) -> str | None:
+    """The `lane` a lane report names itself (None for transcripts and reports without one)."""
+    import json
+
+    from .sources.lintable import HEAD_BYTES
+    from .sources.transcripts import sniff
+
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(HEAD_BYTES)
+        if sniff(head)[0] != "report":
+            return None
+        whole = json.loads(engine.read_bytes(path).decode("utf-8-sig"))
+    except (OSError, UsageError, ValueError, RecursionError):
+        return None  # unreadable or broken: scoring has already said so, or reports it as findings
+    lane = whole.get("lane") if isinstance(whole, dict) else None
+    return lane if isinstance(lane, str) else None
 
 
 def _jobs(args: argparse.Namespace) -> int:
@@ -310,8 +391,11 @@ def _options(args: argparse.Namespace, engine: Engine, lane: str | None) -> Rend
                          rules=rule_index(engine), lane=engine.lane(lane) if lane else None)
 
 
-def _github_summary(render: Callable[[RenderOptions], str], options: RenderOptions) -> None:
-    """Append Markdown to $GITHUB_STEP_SUMMARY, within what is left of GitHub's 1 MiB per step."""
+def _github_summary(render: Callable[[RenderOptions], str], options: RenderOptions,
+                    inputs: Sequence[str]) -> None:
+    """Append Markdown to $GITHUB_STEP_SUMMARY, within what is left of GitHub's 1 MiB per step.
+
+    Written like every output: the old content and the new in a temporary file, renamed over it."""
     from .reporters import STEP_SUMMARY_LIMIT
 
     target = os.environ.get("GITHUB_STEP_SUMMARY")
@@ -319,11 +403,15 @@ def _github_summary(render: Callable[[RenderOptions], str], options: RenderOptio
         print("surface-lint: warning: --github-summary: GITHUB_STEP_SUMMARY is not set; no summary written",
               file=sys.stderr)
         return
-    path = Path(target)
-    used = path.stat().st_size if path.exists() else 0
+    try:
+        used = os.stat(target).st_size
+    except FileNotFoundError:
+        used = 0
+    except OSError as exc:
+        raise UsageError(f"GITHUB_STEP_SUMMARY {target}: cannot write: {exc.strerror}") from None
     text = render(replace(options, colour=False, byte_limit=max(0, STEP_SUMMARY_LIMIT - used)))
-    with path.open("a", encoding="utf-8") as fh:
-        fh.write(text)
+    with open_output(target, inputs, "GITHUB_STEP_SUMMARY", append=True) as out:
+        out.write(text)
 
 
 def _first_failing(result: LaneResult, show: int) -> LaneResult:
@@ -332,14 +420,77 @@ def _first_failing(result: LaneResult, show: int) -> LaneResult:
     return replace(result, findings=[f for f in result.findings if id(f) not in dropped])
 
 
-def _expand(paths: Sequence[Path]) -> list[Path]:
-    out: list[Path] = []
+def _unique_paths(paths: Sequence[str | Path]) -> list[str]:
+    """Paths in order, each file once however it is spelt (`a`, `./a`, a link to it)."""
+    from .sources.paths import unique_paths
+
+    return unique_paths([str(p) for p in paths])
+
+
+def _stat_given(path: Path) -> os.stat_result:
+    """A path named on the command line, or a UsageError saying why it cannot be read."""
+    try:
+        return os.stat(path)
+    except FileNotFoundError as exc:
+        dangling = f" (a symbolic link to {os.readlink(path)})" if os.path.islink(path) else ""
+        raise UsageError(f"{path}: cannot read: {exc.strerror}{dangling}") from None
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
+
+
+def check_paths(paths: Sequence[Path], kind: str | None) -> list[str]:
+    """The files `check` reads: each named file, and under each folder the case files, transcripts
+    and lane reports (decided as the editor decides: `document_kind`); each file once, in order."""
+    from .sources.lintable import HEAD_BYTES, document_kind, may_be_lintable
+
+    found: list[str] = []
     for path in paths:
-        if path.is_dir():
-            out.extend(sorted(p for p in path.rglob("*") if p.suffix in (".jsonl", ".json") and p.is_file()))
-        else:
-            out.append(path)
-    return out
+        st = _stat_given(path)
+        if not stat.S_ISDIR(st.st_mode):
+            if kind is None and _kind_of(path, HEAD_BYTES) is None:
+                print(f"surface-lint: warning: {path}: not a case file, transcript or lane report; skipped "
+                      "(give --kind to read it anyway)", file=sys.stderr)
+                continue
+            found.append(str(path))
+            continue
+        for folder, subfolders, names in os.walk(path, onerror=_walk_error):
+            # Not descended: hidden folders (.git, .venv), dependencies; sorted for a stable order.
+            subfolders[:] = sorted(d for d in subfolders if not d.startswith(".") and d not in SKIPPED_FOLDERS)
+            for name in sorted(names):
+                member = str(Path(folder, name))  # as Path spells it: `evals/t.jsonl`, not `./evals/t.jsonl`
+                if not may_be_lintable(member):
+                    continue
+                try:
+                    with open(member, "rb") as fh:
+                        head = fh.read(HEAD_BYTES)
+                except OSError as exc:
+                    dangling = f" (a symbolic link to {os.readlink(member)})" if os.path.islink(member) else ""
+                    print(f"surface-lint: warning: {member}: skipped: {exc.strerror}{dangling}", file=sys.stderr)
+                    continue
+                if document_kind(member, head) is not None:
+                    found.append(member)
+    files = _unique_paths(found)
+    if not files:
+        named = ", ".join(str(p) for p in paths)
+        raise UsageError(f"nothing to check: no case file, transcript or lane report in {named}")
+    return files
+
+
+def _kind_of(path: Path, head_bytes: int) -> str | None:
+    from .sources.lintable import document_kind
+
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(head_bytes)
+    except IsADirectoryError:
+        raise UsageError(f"{path}: is a folder") from None
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
+    return document_kind(str(path), head)
+
+
+def _walk_error(exc: OSError) -> None:
+    print(f"surface-lint: warning: {exc.filename}: skipped: {exc.strerror}", file=sys.stderr)
 
 
 def run_rule(argv: Sequence[str]) -> int:
@@ -358,7 +509,13 @@ def run_rule(argv: Sequence[str]) -> int:
         return EXIT_OK
     text = render_rule(engine, args.name)
     if not text:
-        raise UsageError(f"no predicate or check named {args.name!r}")
+        from .checks import CHECKS
+        from .config import did_you_mean
+
+        known = [n for c in CHECKS.values() for n in (c.code, c.name)]
+        known += [n for lane in engine.lane_set.lanes.values() for p in lane.predicates
+                  for n in (p.code, p.name, *p.aliases)]
+        raise UsageError(f"no predicate or check named {args.name!r}{did_you_mean(args.name, known)}")
     sys.stdout.write(text)
     return EXIT_OK
 
@@ -375,8 +532,24 @@ def run_lanes(argv: Sequence[str]) -> int:
     return EXIT_USAGE if engine.lane_errors else EXIT_OK
 
 
+def parse_tcp(value: str) -> tuple[str, int]:
+    """`HOST:PORT`, `:PORT` (127.0.0.1) or `[::1]:PORT` -> (host, port); UsageError otherwise."""
+    host, colon, port_text = value.rpartition(":")
+    if not colon:
+        raise UsageError(f"--tcp {value}: give HOST:PORT (for example 127.0.0.1:2087)")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not port_text.isdigit() or not port_text.isascii():
+        raise UsageError(f"--tcp {value}: the port must be a number from 1 to 65535, not {port_text!r}")
+    port = int(port_text)
+    if not 1 <= port <= 65535:
+        raise UsageError(f"--tcp {value}: the port must be a number from 1 to 65535, not {port}")
+    return host or DEFAULT_TCP_HOST, port
+
+
 def run_server(argv: Sequence[str]) -> int:
     args = _server_parser().parse_args(argv)
+    address = parse_tcp(args.tcp) if args.tcp is not None else None
     try:
         from .lsp import start
     except ModuleNotFoundError as exc:  # the `lsp` extra is not installed
@@ -385,12 +558,23 @@ def run_server(argv: Sequence[str]) -> int:
             "pip install 'surface-lint[lsp]'"
         ) from None
 
-    start(args.tcp)
+    if address is None:
+        start(None)
+        return EXIT_OK
+    host, port = address
+    try:
+        start(f"{host}:{port}")
+    except OSError as exc:  # the port is taken, the host does not resolve, no permission
+        reason = exc.strerror or str(exc)
+        raise UsageError(f"--tcp {args.tcp}: cannot listen on {host}:{port}: {reason}") from None
     return EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        # Text that cannot be encoded (an unpaired surrogate) is escaped, as in `-o` files.
+        sys.stdout.reconfigure(errors="backslashreplace")
     try:
         if argv and argv[0] in SUBCOMMANDS:
             command, rest = argv[0], argv[1:]

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import IntEnum
 
+from .severity_levels import ALIASES
+
 
 class Severity(IntEnum):
     """Ordered so that a larger value is more severe (sorting, thresholds)."""
@@ -21,8 +23,7 @@ class Severity(IntEnum):
     @classmethod
     def parse(cls, text: str) -> Severity:
         key = text.strip().lower()
-        aliases = {"info": "information", "warn": "warning", "err": "error"}
-        key = aliases.get(key, key)
+        key = ALIASES.get(key, key)
         for member in cls:
             if member.label == key:
                 return member

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import math
+import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -12,11 +14,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import regex
-
 from . import kinds_extra  # noqa: F401  (registers the case-driven kinds into KINDS)
 from .casework_schema import CASEWORK_TABLE
 from .checks import CHECKS
+from .patterns import PatternError
 from .predicates import KINDS, Evaluator, Kind, LaneAnalysis, SafePattern
 from .rule_schema import REQUIRED, ArrayOf, MapOf, Problem, Table, TomlPositions, Value, fill_defaults, validate
 from .rule_schema import KeyPath as SchemaPath
@@ -215,6 +216,42 @@ def builtin_rule_files() -> list[Path]:
     return sorted(builtin_rules_dir().glob("*.toml"))
 
 
+@functools.cache
+def vetted_patterns() -> frozenset[str]:
+    """Every regex of the shipped rules (each proven linear, docs/regex.md): a user file that
+    copies one runs it the shipped way, with the runner's own semantics."""
+    found: set[str] = set()
+    for path in builtin_rule_files():
+        try:
+            doc = tomllib.loads(path.read_text("utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            continue
+        analysis = doc.get("analysis", {})
+        for key, spec in ANALYSIS_TABLE.keys.items():
+            found.update(_regex_values(analysis.get(key), spec))
+        proposals = doc.get("case_checks", {}).get("expected_proposals", {})
+        found.update(_regex_values(proposals.get("correction_pattern"), PROPOSAL_TABLE.keys["correction_pattern"]))
+        for item in doc.get("predicates", []):
+            kind = KINDS.get(item.get("kind"))
+            if kind is None:
+                continue
+            tables = [item.get("params", {})] + [p.get("params", {}) for p in item.get("profiles", {}).values()]
+            for table in tables:
+                for key, spec in kind.params.items():
+                    found.update(_regex_values(table.get(key), spec))
+    return frozenset(found)
+
+
+def _regex_values(value: Any, spec: Any) -> list[str]:
+    if not isinstance(spec, Value) or value is None:
+        return []
+    if spec.type == "regex" and isinstance(value, str):
+        return [value]
+    if spec.type == "list[regex]" and isinstance(value, list):
+        return [v for v in value if isinstance(v, str)]
+    return []
+
+
 CASE_FIELD_TYPES = ("string", "integer", "number", "boolean", "list[string]")
 SEVERITIES = ("error", "warning", "information", "hint")
 METRIC_KINDS = ("rate", "count", "thresholds_pass")
@@ -224,7 +261,7 @@ DETAIL_TURN_FIELDS = ("prompt", "surface", "grounding")
 DETAIL_CHAIN_FIELDS = ("vault_hits", "trace_hash", "proposal_count", "vault_hits_replay",
                        "trace_hash_replay", "proposal_count_replay")
 DETAIL_ANALYSIS_FIELDS = ("sentence_count",)
-_CODE = regex.compile(r"[A-Z]+[0-9]+")
+_CODE = re.compile(r"[A-Z]+[0-9]+")
 
 
 def _code_problem(value: Any) -> str | None:
@@ -410,9 +447,13 @@ class _Rules:
 
     def compile(self, pattern: str, what: str, path: SchemaPath) -> SafePattern:
         try:
-            return SafePattern(pattern, self.trusted)
-        except regex.error as exc:
-            raise self.fail(path, f"{what} does not compile: {exc}") from None
+            return SafePattern(pattern, self.trusts(pattern))
+        except PatternError as exc:
+            raise self.fail(path, f"{what} {exc}") from None
+
+    def trusts(self, pattern: str) -> bool:
+        """A shipped file's patterns, and any user pattern equal to one of them, are vetted."""
+        return self.trusted or pattern in vetted_patterns()
 
     def table(self, key: str) -> dict[str, Any]:
         value = self.doc.get(key, {})
@@ -478,7 +519,7 @@ def parse_lane(text: str, shown: str, profile: str = DEFAULT_PROFILE, trusted: b
 
 
 def _toml_error_position(message: str) -> tuple[int, int]:
-    m = regex.search(r"line (\d+), column (\d+)", message)
+    m = re.search(r"line (\d+), column (\d+)", message)
     if m:
         return int(m.group(1)), int(m.group(2))
     return 1, 1
@@ -587,12 +628,13 @@ def _kind_params(rules: _Rules, here: SchemaPath, name: str, kind_name: str, kin
         elif spec.type == "list[regex]":
             for i, pattern in enumerate(params.get(key, [])):
                 rules.compile(pattern, f"predicate {name!r}: `{key}` item {i + 1}", (*at(key), i))
-    params["_trusted"] = rules.trusted
+    fragments = [p for k, v in kind.params.items() if v.type == "list[regex]" for p in params.get(k, [])]
+    params["_trusted"] = all(rules.trusts(p) for p in fragments)
     if kind.prepare is not None:
         try:
             kind.prepare(params)
-        except regex.error as exc:
-            raise rules.fail(here, f"predicate {name!r}: a pattern does not compile: {exc}") from None
+        except PatternError as exc:
+            raise rules.fail(here, f"predicate {name!r}: the pattern built from its parameters {exc}") from None
     return params
 
 

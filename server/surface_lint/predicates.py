@@ -13,12 +13,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import regex
-
+from .patterns import RegexBudgetExceeded, RegexTimeout, SafePattern
 from .rule_schema import REQUIRED, Value
 
-# Wall-clock limit for one user-supplied regex call (the `regex` module enforces it).
-REGEX_TIMEOUT_S = 0.25
+__all__ = ["KINDS", "Kind", "RegexBudgetExceeded", "RegexTimeout", "SafePattern", "register_kind"]
 
 Span = tuple[int, int]
 
@@ -95,82 +93,6 @@ class Analysis:
     stripped: str
     stripped_start: int  # offset of `stripped` inside the surface
     sentences: list[tuple[str, int]]  # (sentence, offset in surface)
-
-
-# Built-in (shipped, tested) patterns run on the stdlib `re` for surfaces up to this many
-# characters (none has nested quantifiers, so the worst case is bounded); user-supplied
-# patterns, and any longer text, run on `regex` with REGEX_TIMEOUT_S.
-FAST_PATH_MAX_CHARS = 4096
-
-
-class RegexTimeout(Exception):
-    pass
-
-
-def run_regex(fn: Callable[..., Any], *args: Any) -> Any:
-    try:
-        return fn(*args, timeout=REGEX_TIMEOUT_S)
-    except TimeoutError:
-        raise RegexTimeout() from None
-
-
-class SafePattern:
-    """A compiled rule pattern that can never hang: see FAST_PATH_MAX_CHARS."""
-
-    __slots__ = ("_fast", "_safe_compiled", "pattern")
-
-    def __init__(self, pattern: str, trusted: bool) -> None:
-        self.pattern = pattern
-        fast: re.Pattern[str] | None = None
-        if trusted:
-            try:
-                fast = re.compile(pattern)
-            except re.error:
-                fast = None
-        self._fast = fast
-        # `regex` compiles slowly: a trusted pattern compiles it only when long text needs it.
-        self._safe_compiled: regex.Pattern[str] | None = None if fast is not None else regex.compile(pattern)
-
-    @property
-    def _safe(self) -> regex.Pattern[str]:
-        if self._safe_compiled is None:
-            self._safe_compiled = regex.compile(self.pattern)
-        return self._safe_compiled
-
-    def _use_fast(self, text: str) -> bool:
-        return self._fast is not None and len(text) <= FAST_PATH_MAX_CHARS
-
-    def search(self, text: str) -> Any:
-        fast = self._fast
-        if fast is not None and len(text) <= FAST_PATH_MAX_CHARS:
-            return fast.search(text)
-        return run_regex(self._safe.search, text)
-
-    def match(self, text: str) -> Any:
-        fast = self._fast
-        if fast is not None and len(text) <= FAST_PATH_MAX_CHARS:
-            return fast.match(text)
-        return run_regex(self._safe.match, text)
-
-    def finditer(self, text: str) -> list[Any]:
-        if self._use_fast(text):
-            return list(self._fast.finditer(text))  # type: ignore[union-attr]
-        return list(run_regex(self._safe.finditer, text))
-
-    def sub(self, replacement: str, text: str) -> str:
-        if self._use_fast(text):
-            return self._fast.sub(replacement, text)  # type: ignore[union-attr]
-        return str(run_regex(self._safe.sub, replacement, text))
-
-    def split(self, text: str) -> list[str]:
-        if self._use_fast(text):
-            return self._fast.split(text)  # type: ignore[union-attr]
-        return list(run_regex(self._safe.split, text))
-
-    def findall(self, text: str) -> list[Any]:
-        if self._use_fast(text):
-            return self._fast.findall(text)  # type: ignore[union-attr]
-        return list(run_regex(self._safe.findall, text))
 
 
 @dataclass(slots=True)
@@ -335,14 +257,16 @@ def _words_present(params: Mapping[str, Any]) -> Evaluator:
 
 
 def _compile_words(params: dict[str, Any]) -> None:
-    words = [regex.escape(w) for w in params.get("words", [])]
+    words = [re.escape(w) for w in params.get("words", [])]
+    suffixes = list(params.get("suffix_patterns", []))
     alternatives = []
     if words:
         alternatives.append(r"\b(?:" + "|".join(words) + r")\b")
-    for suffix in params.get("suffix_patterns", []):
+    for suffix in suffixes:
         alternatives.append(r"\b(?:" + suffix + r")\b")
+    # Escaped words alone are a pattern of our own making; suffix fragments are the rule's.
     params["_compiled"] = SafePattern(
-        "|".join(alternatives) if alternatives else r"(?!)", bool(params.get("_trusted"))
+        "|".join(alternatives) or r"(?!)", bool(params.get("_trusted")), built=not suffixes
     )
 
 
@@ -426,10 +350,9 @@ def _connective_present(params: Mapping[str, Any]) -> Evaluator:
 
 
 def _compile_connectives(params: dict[str, Any]) -> None:
-    words = [regex.escape(c) for c in params["connectives"]]
-    params["_compiled"] = SafePattern(
-        r"\b(?:" + "|".join(words) + r")\b" if words else r"(?!)", bool(params.get("_trusted"))
-    )
+    words = [re.escape(c) for c in params["connectives"]]
+    pattern = r"\b(?:" + "|".join(words) + r")\b" if words else r"(?!)"
+    params["_compiled"] = SafePattern(pattern, True, built=True)
 
 
 def _not_only_tail(params: Mapping[str, Any]) -> Evaluator:

@@ -104,10 +104,8 @@ def _evaluate(
                 continue
         try:
             out[spec.name] = spec.evaluate(ctx)
-        except RegexTimeout:
-            out[spec.name] = Verdict(
-                False, message=f"a pattern of `{spec.name}` ran past its time limit", timed_out=True
-            )
+        except RegexTimeout as exc:  # a user pattern's character budget (patterns.py): no clock
+            out[spec.name] = Verdict(False, message=f"a pattern of `{spec.name}` {exc}", timed_out=True)
     return out
 
 

@@ -21,13 +21,13 @@ def _oracle(corpus: Path) -> list[dict]:
     return rows
 
 
-@pytest.fixture(params=["stdlib-fast-path", "regex-with-timeout"])
+@pytest.fixture(params=["stdlib-fast-path", "re2-long-text-path"])
 def pattern_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Shipped patterns run on `re` for short text and on `regex` otherwise: test both."""
-    if request.param == "regex-with-timeout":
-        import surface_lint.predicates as predicates
+    """Shipped patterns run on `re` for short text and on their exact RE2 translation otherwise: test both."""
+    if request.param == "re2-long-text-path":
+        import surface_lint.patterns as patterns
 
-        monkeypatch.setattr(predicates, "FAST_PATH_MAX_CHARS", -1)
+        monkeypatch.setattr(patterns, "FAST_PATH_MAX_CHARS", -1)
     return str(request.param)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -55,7 +54,7 @@ def test_every_builtin_rules_file_loads_in_both_profiles() -> None:
          "predicate 'no_marker': parameter `markers` must be list[string], not string"),
         ("pattern = 'a+b'", "pattern = 5", 22, 1, "predicate 'no_pattern': parameter `pattern` must be string (a regex), not integer"),
         ("pattern = 'a+b'", "pattern = '(a+b'", 22, 1,
-         "predicate 'no_pattern': `pattern` does not compile: missing ) at position 4"),
+         "predicate 'no_pattern': `pattern` does not compile: missing ), unterminated subpattern at position 0"),
         ('markers = ["<x>"]', 'markers = ["<x>"]\nmarker = "y"', 14, 1,
          "predicate 'no_marker' (substring_absent): unknown parameter `marker` (did you mean `markers`?)"),
         ('markers = ["<x>"]', "", 7, 1, "predicate 'no_marker' (substring_absent): missing parameter `markers`"),
@@ -81,7 +80,7 @@ def test_a_broken_rules_file_names_its_file_and_line(tmp_path: Path, old: str, n
 @pytest.mark.parametrize(
     ("new", "message"),
     [
-        ("pattern = '(a+c'", "predicate 'no_pattern': `pattern` does not compile: missing ) at position 4"),
+        ("pattern = '(a+c'", "predicate 'no_pattern': `pattern` does not compile: missing ), unterminated subpattern at position 0"),
         ("pattern = 7", "predicate 'no_pattern': parameter `pattern` must be string (a regex), not integer"),
     ],
 )
@@ -140,37 +139,81 @@ def test_the_cli_exits_2_on_a_broken_rules_file(tmp_path: Path, capsys: pytest.C
     assert f"{bad}:10:" in capsys.readouterr().err
 
 
-# --- a catastrophic user regex is cut off, not a hang ---------------------------------------------
+# --- user regexes: linear time (RE2) and a character budget, never a clock ---------------------
+
+BUDGET = FIXTURES / "lanes" / "budget_lane.toml"
+BUDGET_CHARS = 267_365  # 2**28 // 1004, a{1000}'s RE2 program size
+OVER_BUDGET = "a" * (BUDGET_CHARS + 1)
 
 
-def test_a_catastrophic_pattern_gives_sl013_and_the_rest_still_runs() -> None:
+def test_a_catastrophic_backtracking_pattern_runs_in_linear_time_with_a_verdict() -> None:
+    """`(a+)+$` hangs a backtracking engine on `aaaa…b`; RE2 answers, the same on every run."""
     engine = Engine(Config(lane_files=[BACKTRACKING]))
     assert engine.lane_errors == []
-    surface = "<x> " + "a" * 5000 + "b"
-    line = json.dumps({"case_id": "c1", "surface": surface})
-    started = time.monotonic()
-    result = check([line, '{"case_id": "c2", "surface": "fine"}'], engine=engine, lane_name="backtracking_lane")
-    assert time.monotonic() - started < 5
-    # SL013 covers the surface's string token (quotes included); the other predicate still ran.
+    lines = [json.dumps({"case_id": "c1", "surface": "<x> " + "a" * 5000 + "b"}),
+             json.dumps({"case_id": "c2", "surface": "a" * 5000})]
+    result = check(lines, engine=engine, lane_name="backtracking_lane")
     assert fts(result.findings) == [
-        ("t.jsonl", 1, 30, 1, 30 + len(surface) + 2, "SL013", "error",
-         "a pattern of `no_a_run` ran past its time limit"),
         ("t.jsonl", 1, 31, 1, 34, "SL912", "warning", "no_marker: placeholder marker `<x>` in the surface"),
+        ("t.jsonl", 2, 30 + 1, 2, 30 + 1 + 5000, "SL911", "warning", "no_a_run: the surface matches `" + "a" * 5000 + "`"),
     ]
 
 
-def test_a_timed_out_predicate_counts_as_failed_in_the_lane_score(tmp_path: Path) -> None:
-    engine = Engine(Config(lane_files=[BACKTRACKING]))
+def test_a_surface_over_a_user_patterns_budget_gives_sl013_and_the_rest_still_runs() -> None:
+    engine = Engine(Config(lane_files=[BUDGET]))
+    assert engine.lane_errors == []
+    surface = "<x> " + OVER_BUDGET[5:] + "b"
+    assert len(surface) == 267_366
+    line = json.dumps({"case_id": "c1", "surface": surface})
+    # (a short line first: a first line over 64 KiB is the reader's issue-8 bug, not this test's subject)
+    result = check(['{"case_id": "c2", "surface": "fine"}', line], engine=engine, lane_name="budget_lane")
+    # SL013 covers the surface's string token (quotes included); the other predicate still ran.
+    assert fts(result.findings) == [
+        ("t.jsonl", 2, 30, 2, 30 + 267_366 + 2, "SL013", "error",
+         "a pattern of `no_long_run` was not run: the text's 267,366 characters exceed this pattern's budget "
+         "of 267,365 (268,435,456 steps / RE2 program size 1004)"),
+        ("t.jsonl", 2, 31, 2, 34, "SL922", "warning", "no_marker: placeholder marker `<x>` in the surface"),
+    ]
+
+
+def test_a_surface_at_the_budget_is_searched() -> None:
+    engine = Engine(Config(lane_files=[BUDGET]))
+    line = json.dumps({"case_id": "c1", "surface": "a" * 1000 + "b" * (BUDGET_CHARS - 1000)})
+    (finding,) = check(['{"case_id": "c2", "surface": "fine"}', line], engine=engine, lane_name="budget_lane").findings
+    assert (finding.code, finding.location.line, finding.location.column, finding.location.end_column) == (
+        "SL921", 2, 31, 1031)
+
+
+def test_an_over_budget_predicate_counts_as_failed_in_the_lane_score(tmp_path: Path) -> None:
+    engine = Engine(Config(lane_files=[BUDGET]))
     turns = write(tmp_path / "t.jsonl", [
-        json.dumps({"case_id": "c1", "surface": "a" * 5000 + "b"}),
         '{"case_id": "c2", "surface": "fine"}',
+        json.dumps({"case_id": "c1", "surface": OVER_BUDGET}),
     ])
-    started = time.monotonic()
-    result = engine.score("backtracking_lane", [], [str(turns)])
-    assert time.monotonic() - started < 5
-    assert result.metrics == {"no_a_run_rate": 0.5, "no_marker_rate": 1.0}
-    assert result.passed is False
-    assert [(f.record_id, f.code) for f in result.findings] == [("c1", "SL013")]
+    results = [engine.score("budget_lane", [], [str(turns)]) for _ in range(2)]
+    for result in results:  # the same on every run: the budget counts characters, not time
+        assert result.metrics == {"no_long_run_rate": 0.5, "no_marker_rate": 1.0}
+        assert result.passed is False
+        assert [(f.record_id, f.code) for f in result.findings] == [("c1", "SL013")]
+
+
+def test_a_user_pattern_with_lookaround_is_refused_at_its_line(tmp_path: Path) -> None:
+    text = USER_LANE.read_text("utf-8").replace("pattern = 'a+b'", "pattern = '(?<=x)a+b'")
+    path = write(tmp_path / "look.toml", text)
+    with pytest.raises(LaneError) as info:
+        load_lane(path, "reference")
+    assert (info.value.line, info.value.message) == (
+        22, "predicate 'no_pattern': `pattern` uses `(?<=`, which the linear-time engine that runs user patterns "
+            "(RE2) does not support (no lookaround, backreference, possessive or atomic group)")
+
+
+def test_a_user_file_copying_a_shipped_pattern_runs_it_the_shipped_way(tmp_path: Path) -> None:
+    """multi_sentence_response's sentence split uses lookarounds: copied into a user file it is vetted."""
+    path = write(tmp_path / "multi_copy.toml",
+                 (RULES / "multi_sentence_response.toml").read_text("utf-8").replace(
+                     'name = "multi_sentence_response"', 'name = "multi_copy"').replace('code = "SL2', 'code = "MC2'))
+    lane = load_lane(path, "reference")
+    assert lane.analysis.sentence_split is not None and lane.analysis.sentence_split.origin == "vetted"
 
 
 def test_a_reloaded_lane_never_inherits_a_freed_lanes_cached_plan(tmp_path: Path) -> None:
@@ -206,5 +249,5 @@ def test_a_user_lane_is_checked_in_every_profile(tmp_path: Path) -> None:
     lanes = load_lanes("contract", [path])
     assert "mine" not in lanes.lanes
     assert [(e.path, e.line, e.message) for e in lanes.errors] == [
-        (str(path), 8, "predicate 'p': `pattern` does not compile: missing ) at position 9")
+        (str(path), 8, "predicate 'p': `pattern` does not compile: missing ), unterminated subpattern at position 0")
     ]

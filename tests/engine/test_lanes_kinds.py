@@ -150,7 +150,7 @@ def test_message_templates() -> None:
     ('kind = "count_bound"\n[predicates.params]\nmax = 3\n', (7, 1),
      "predicate 'p' (count_bound): missing parameter `unit`"),
     ('kind = "pattern_present"\n[predicates.params]\npattern = "(a"\n', (12, 1),
-     "predicate 'p': `pattern` does not compile: missing ) at position 2"),
+     "predicate 'p': `pattern` does not compile: missing ), unterminated subpattern at position 0"),
 ])
 def test_a_wrong_parameter_is_an_error_at_its_position(params: str, where: tuple[int, int], message: str) -> None:
     with pytest.raises(LaneError) as info:

@@ -70,7 +70,7 @@ async def test_config_file_created_then_edited_and_saved(client: RecordingClient
     change(client, cfg, [(rng(1, 17, 1, 22), '"loud"')])
     problems = await published(client, cfg)
     assert [(d.range.start.line, d.code, d.message) for d in problems] == [
-        (0, "config", "severity of `no_placeholder` must be one of error, warning, information, hint, off")]
+        (1, "config", "severity of `no_placeholder` must be one of error, warning, information, hint, off")]
     no_server_errors(client)
 
 

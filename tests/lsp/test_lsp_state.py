@@ -218,7 +218,7 @@ def test_memo_forgets_lines_that_are_gone(tmp_path: Path) -> None:
 
 
 def test_only_json_lines_and_lane_reports_are_linted() -> None:
-    from surface_lint.lsp.lint import document_kind
+    from surface_lint.sources.lintable import document_kind
 
     assert document_kind("/a/notes.txt", b'{"case_id": "c", "surface": "x"}') is None
     assert document_kind("/a/rules.toml", b'[lane]\nname = "x"\n') is None

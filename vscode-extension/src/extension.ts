@@ -18,22 +18,22 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     output,
     server,
     status,
-    vscode.commands.registerCommand("surfaceLint.restartServer", () => server.restart("asked by the user")),
+    vscode.commands.registerCommand("surfaceLint.restartServer", () => server.restartByUser("asked by the user")),
     vscode.commands.registerCommand("surfaceLint.showOutput", () => output.show(true)),
     vscode.commands.registerCommand("surfaceLint.scoreLane", () => status.showScore()),
     vscode.workspace.onDidChangeConfiguration((event) => {
-      // profile/severity/run reach the running server through didChangeConfiguration (synchronize).
-      const live = LIVE_SETTINGS.filter((key) => event.affectsConfiguration(key));
-      if (live.length > 0) {
-        output.info(`${live.join(", ")} changed: the server is told through workspace/didChangeConfiguration.`);
-      }
       const changed = RESTART_SETTINGS.filter((key) => event.affectsConfiguration(key));
       if (changed.length > 0) {
         void server.restart(`${changed.join(", ")} changed`);
+        return; // the new server reads every setting afresh
+      }
+      const live = LIVE_SETTINGS.filter((key) => event.affectsConfiguration(key));
+      if (live.length > 0) {
+        void server.settingsChanged(live);
       }
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
-      void server.restart("the workspace is now trusted");
+      void server.trustGranted();
     }),
   );
 

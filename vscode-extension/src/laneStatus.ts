@@ -8,6 +8,7 @@ import {
   type LaneScore,
   type LaneScoreParams,
 } from "./core/laneScore";
+import { safeMarkdownHtml } from "./core/safeHtml";
 import { CONFIG_SECTION, documentSelectorFor, includeGlobs } from "./core/settings";
 import type { ServerController } from "./serverController";
 
@@ -145,7 +146,10 @@ export class LaneStatus implements vscode.Disposable {
     this.scheduleRefresh();
   }
 
-  /** Renders with the built-in markdown extension into a webview; plain markdown document if that is missing. */
+  /**
+   * Renders with the built-in markdown extension into a webview (scripts off, CSP default-src 'none',
+   * and only Markdown's own tags kept: raw HTML from data shows as text); plain markdown document if that is missing.
+   */
   private async showMarkdown(title: string, markdown: string, reveal: boolean): Promise<void> {
     let html: string | undefined;
     try {
@@ -186,7 +190,7 @@ export class LaneStatus implements vscode.Disposable {
   table { border-collapse: collapse; } th, td { border: 1px solid var(--vscode-panel-border); padding: 2px 8px; }
   code { font-family: var(--vscode-editor-font-family); }
 </style></head>
-<body class="surface-lint-score">${html}</body></html>`;
+<body class="surface-lint-score">${safeMarkdownHtml(html)}</body></html>`;
     if (reveal) {
       this.panel.reveal(vscode.ViewColumn.Beside, true);
     }

@@ -1,10 +1,13 @@
 // Starts, stops and restarts the surface-lint language server, and says why when it cannot.
 import * as cp from "node:child_process";
+import * as fs from "node:fs";
 import * as os from "node:os";
+import * as path from "node:path";
 import * as readline from "node:readline";
 import * as vscode from "vscode";
 import {
   CloseAction,
+  DidChangeConfigurationNotification,
   ErrorAction,
   LanguageClient,
   RevealOutputChannelOn,
@@ -12,16 +15,22 @@ import {
   State,
 } from "vscode-languageclient/node";
 
+import { crashMessage, RestartPolicy } from "./core/restartPolicy";
 import {
+  bundledCheckProblem,
   describeLaunch,
+  preflightAdvice,
   preflightFor,
   resolveServerLaunch,
+  sameCandidates,
   serverProcessOptions,
   type InspectedSetting,
+  type LaunchInputs,
   type ServerLaunch,
 } from "./core/serverCommand";
 import {
   CONFIG_SECTION,
+  DID_GRANT_TRUST_METHOD,
   documentSelectorFor,
   includeGlobs,
   toServerSettings,
@@ -35,6 +44,16 @@ const STOP_GRACE_MS = 2000;
 const PREFLIGHT_TIMEOUT_MS = 30_000;
 /** Connection errors tolerated before the client gives up on a server. */
 const MAX_CONNECTION_ERRORS = 3;
+/** The launcher of the server bundled in the .vsix, relative to the extension. */
+const BUNDLED_SCRIPT = path.join("bundled", "tool", "surface_lint_server.py");
+
+function realPath(file: string): string | undefined {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return undefined;
+  }
+}
 
 /** Lines kept from the server's stderr, to quote when it fails. */
 class StderrTail {
@@ -98,6 +117,11 @@ export class ServerController implements vscode.Disposable {
   private reportedGeneration = -1;
   /** Whether the current server answered `initialize`. */
   private started = false;
+  /** The candidates the running server was chosen from, to tell whether granting trust changes them. */
+  private candidates: ServerLaunch[] = [];
+  /** How the last server process ended, for the crash message. */
+  private lastExit = "exit code unknown";
+  private readonly restarts = new RestartPolicy();
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -122,6 +146,12 @@ export class ServerController implements vscode.Disposable {
     return this.enqueue(() => this.doStop());
   }
 
+  /** A restart the user asked for: the crash count starts afresh. */
+  restartByUser(reason: string): Promise<void> {
+    this.restarts.reset();
+    return this.restart(reason);
+  }
+
   restart(reason: string): Promise<void> {
     return this.enqueue(async () => {
       this.output.info(`Restarting the server: ${reason}`);
@@ -130,83 +160,110 @@ export class ServerController implements vscode.Disposable {
     });
   }
 
-  private async resolveLaunch(): Promise<ServerLaunch | undefined> {
-    const folder = firstWorkspaceFolder();
+  /** What decides the server command, read from VS Code now. */
+  private async launchInputs(log: (line: string) => void): Promise<LaunchInputs> {
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    const folder = folders[0];
     const config = vscode.workspace.getConfiguration(CONFIG_SECTION, folder?.uri);
     const trusted = vscode.workspace.isTrusted;
-    const resolution = resolveServerLaunch({
+    return {
       serverPath: config.inspect<string>("serverPath") as InspectedSetting<string> | undefined,
       interpreter: config.inspect<string>("interpreter") as InspectedSetting<string> | undefined,
+      importStrategy: config.inspect<string>("importStrategy") as InspectedSetting<string> | undefined,
       trusted,
-      pythonExtensionInterpreter: await pythonExtensionInterpreter(folder?.uri, (line) =>
-        this.output.warn(line),
-      ),
-      workspaceFolder: folder?.uri.fsPath,
+      // Untrusted: not even asked, since the workspace may have chosen it.
+      pythonExtensionInterpreter: trusted ? await pythonExtensionInterpreter(folder?.uri, log) : undefined,
+      workspaceFolders: folders.map((f) => f.uri.fsPath),
       home: os.homedir(),
       findOnPath: (name) => which(name),
-    });
+      realPath,
+      bundledScript: path.join(this.context.extensionPath, BUNDLED_SCRIPT),
+    };
+  }
+
+  private async resolveCandidates(): Promise<ServerLaunch[] | undefined> {
+    const resolution = resolveServerLaunch(await this.launchInputs((line) => this.output.warn(line)));
     for (const note of resolution.notes) {
       this.output.warn(note);
     }
     if (!resolution.ok) {
       this.output.error(resolution.error);
-      void this.notifyFailure(`surface-lint: ${resolution.error}`, true);
+      void this.notifyFailure(`surface-lint: ${resolution.error}`, true, resolution.refused);
       return undefined;
     }
-    return resolution.launch;
+    return resolution.candidates;
   }
 
-  private processOptions(): { cwd: string; env: NodeJS.ProcessEnv } {
+  private processOptions(launch: ServerLaunch): { cwd: string; env: NodeJS.ProcessEnv } {
     return serverProcessOptions(
       vscode.workspace.isTrusted,
       firstWorkspaceFolder()?.uri.fsPath,
       this.context.extensionPath,
       process.env,
+      launch.strategy === "useBundled" ? path.join(this.context.globalStorageUri.fsPath, "pycache") : undefined,
     );
   }
 
-  /** Runs the launch's preflight check; undefined when it passed, else the message for the user. */
+  /** Runs the launch's preflight check; undefined when it passed, else why not (one line). */
   private preflight(launch: ServerLaunch): Promise<string | undefined> {
     const check = preflightFor(launch);
     if (check === undefined) {
       return Promise.resolve(undefined);
     }
-    const { cwd, env } = this.processOptions();
+    const { cwd, env } = this.processOptions(launch);
     return new Promise((resolve) => {
-      cp.execFile(check.command, check.args, { cwd, env, timeout: PREFLIGHT_TIMEOUT_MS }, (error, _stdout, stderr) => {
+      cp.execFile(check.command, check.args, { cwd, env, timeout: PREFLIGHT_TIMEOUT_MS }, (error, stdout, stderr) => {
+        if (error !== null && (error as NodeJS.ErrnoException).code === "ENOENT") {
+          resolve(`\`${check.command}\` (from ${launch.source}) was not found`);
+          return;
+        }
+        if (error !== null && error.killed) {
+          resolve(`\`${describeLaunch(check)}\` did not finish within ${PREFLIGHT_TIMEOUT_MS / 1000} s`);
+          return;
+        }
+        if (launch.strategy === "useBundled") {
+          const problem = bundledCheckProblem(stdout);
+          resolve(problem === undefined && error === null ? undefined : (problem ?? `\`${describeLaunch(check)}\` failed`));
+          return;
+        }
         if (error === null) {
           resolve(undefined);
           return;
         }
-        if ((error as NodeJS.ErrnoException).code === "ENOENT") {
-          resolve(
-            `surface-lint: cannot start the server: \`${check.command}\` (from ${launch.source}) was not found. ` +
-              `Set surfaceLint.interpreter to a Python that has surface-lint installed.`,
-          );
-          return;
-        }
-        for (const line of stderr.split(/\r?\n/)) {
-          if (line !== "") {
-            this.stderr.push(line);
-          }
-        }
-        const last = this.stderr.last();
-        const why = error.killed
-          ? ` to finish within ${PREFLIGHT_TIMEOUT_MS / 1000} s`
-          : last !== undefined
-            ? `: ${last}`
-            : ` (exit code ${String(error.code)})`;
-        resolve(
-          `surface-lint server cannot start: \`${describeLaunch(check)}\` failed${why}. Install surface-lint with its [lsp] ` +
-            `extra into that Python (from ${launch.source}), or choose another with surfaceLint.interpreter.`,
-        );
+        const last = stderr
+          .split(/\r?\n/)
+          .reverse()
+          .find((line) => line.trim() !== "");
+        resolve(`\`${describeLaunch(check)}\` failed${last !== undefined ? `: ${last}` : ` (exit code ${String(error.code)})`}`);
       });
     });
   }
 
+  /** The first candidate whose preflight passes; logs and reports when none does. */
+  private async firstRunnable(candidates: readonly ServerLaunch[]): Promise<ServerLaunch | undefined> {
+    const failures: string[] = [];
+    for (const launch of candidates) {
+      const problem = await this.preflight(launch);
+      if (problem === undefined) {
+        return launch;
+      }
+      this.output.warn(`Not using ${launch.command} (from ${launch.source}): ${problem}`);
+      failures.push(problem);
+    }
+    const last = candidates[candidates.length - 1];
+    const advice = last !== undefined ? ` ${preflightAdvice(last)}` : "";
+    const message =
+      candidates.length === 1
+        ? `surface-lint server cannot start: ${failures[0] ?? "?"}.${advice}`
+        : `surface-lint server cannot start: none of the ${candidates.length} Pythons found can run it (${failures.join("; ")}).${advice}`;
+    this.output.error(message);
+    void this.notifyFailure(message, true);
+    return undefined;
+  }
+
   /** Spawns the server and resolves once the process exists (rejects when it cannot start). */
   private spawnServer(launch: ServerLaunch): Promise<cp.ChildProcess> {
-    const { cwd, env } = this.processOptions();
+    const { cwd, env } = this.processOptions(launch);
     return new Promise((resolve, reject) => {
       const child = cp.spawn(launch.command, launch.args, { cwd, env, stdio: "pipe" });
       child.once("error", (error: NodeJS.ErrnoException) => {
@@ -217,6 +274,7 @@ export class ServerController implements vscode.Disposable {
       child.once("spawn", () => {
         this.child = child;
         child.once("exit", (code, signal) => {
+          this.lastExit = signal !== null ? `signal ${signal}` : `exit code ${String(code)}`;
           this.output.info(
             `Server process ${child.pid ?? "?"} exited (${signal !== null ? `signal ${signal}` : `code ${String(code)}`}).`,
           );
@@ -238,8 +296,12 @@ export class ServerController implements vscode.Disposable {
       outputChannel: output,
       // Failures are reported by this controller, once, with the command and stderr.
       revealOutputChannelOn: RevealOutputChannelOn.Never,
-      initializationOptions: { settings: serverSettingsFor(firstWorkspaceFolder()?.uri, output) },
-      synchronize: { configurationSection: CONFIG_SECTION },
+      // The settings' one channel is workspace/configuration (answered below); the initial values ride
+      // along so that the first lint need not wait for it. `trusted`: see HELPERS.md's trust interface.
+      initializationOptions: {
+        settings: serverSettingsFor(firstWorkspaceFolder()?.uri, output),
+        trusted: vscode.workspace.isTrusted,
+      },
       // Pull diagnostics again on save too: with surfaceLint.run = onSave that is when they change.
       diagnosticPullOptions: { onChange: true, onSave: true },
       middleware: {
@@ -278,11 +340,14 @@ export class ServerController implements vscode.Disposable {
           action: (count ?? 0) <= MAX_CONNECTION_ERRORS ? ErrorAction.Continue : ErrorAction.Shutdown,
           handled: true,
         }),
+        // The controller restarts a crashed server itself (bounded): it spawns the process, so the
+        // client's own restart would reconnect to the dead one.
         closed: () => {
           if (!this.stopping) {
-            void this.reportFailure(generation);
+            void this.onServerClosed(generation);
           }
-          return { action: CloseAction.DoNotRestart, handled: true };
+          // The message replaces the client's "Server will not be restarted", untrue here.
+          return { action: CloseAction.DoNotRestart, handled: true, message: "The connection to the server closed." };
         },
       },
       initializationFailedHandler: () => false,
@@ -290,25 +355,24 @@ export class ServerController implements vscode.Disposable {
   }
 
   private async doStart(): Promise<void> {
-    const launch = await this.resolveLaunch();
+    const candidates = await this.resolveCandidates();
+    if (candidates === undefined) {
+      this.stateEmitter.fire();
+      return;
+    }
+    this.candidates = candidates;
+    this.stderr.clear();
+    this.stopping = false;
+    this.started = false;
+    const generation = ++this.generation;
+    const launch = await this.firstRunnable(candidates);
     if (launch === undefined) {
       this.stateEmitter.fire();
       return;
     }
     this.launch = launch;
-    this.stderr.clear();
-    this.stopping = false;
-    this.started = false;
-    const generation = ++this.generation;
-    this.output.info(`Starting the server (from ${launch.source}): ${describeLaunch(launch)}`);
-    const preflightFailure = await this.preflight(launch);
-    if (preflightFailure !== undefined) {
-      this.output.error(preflightFailure);
-      this.logStderr();
-      this.stateEmitter.fire();
-      void this.notifyFailure(preflightFailure, true);
-      return;
-    }
+    const trust = vscode.workspace.isTrusted ? "trusted" : "untrusted";
+    this.output.info(`Starting the server (${launch.strategy}, from ${launch.source}, workspace ${trust}): ${describeLaunch(launch)}`);
     let child: cp.ChildProcess;
     try {
       // Spawned here, not by the client, so that "not found" is reported once and clearly.
@@ -343,6 +407,63 @@ export class ServerController implements vscode.Disposable {
     this.stateEmitter.fire();
   }
 
+  /** The server went away on its own: restart it (bounded), or report it once it keeps crashing. */
+  private async onServerClosed(generation: number): Promise<void> {
+    if (!this.started || this.reportedGeneration === generation) {
+      await this.reportFailure(generation);
+      return;
+    }
+    this.reportedGeneration = generation;
+    await this.waitForExit(STOP_GRACE_MS);
+    this.logStderr();
+    const decision = this.restarts.onCrash(Date.now());
+    const message = crashMessage(decision, this.lastExit, this.stderr.last());
+    this.output.error(message);
+    if (!decision.restart) {
+      this.stateEmitter.fire();
+      await this.notifyFailure(message, false);
+      return;
+    }
+    void vscode.window.showWarningMessage(message, "Show output").then((choice) => {
+      if (choice !== undefined) {
+        this.output.show(true);
+      }
+    });
+    await this.restart(`the server crashed (attempt ${decision.attempt} of ${decision.of})`);
+  }
+
+  /** Settings the server reads changed: it pulls them again through workspace/configuration. */
+  async settingsChanged(keys: readonly string[]): Promise<void> {
+    const client = this.runningClient;
+    if (client === undefined) {
+      return;
+    }
+    this.output.info(`${keys.join(", ")} changed: telling the server, which asks for them again.`);
+    await client.sendNotification(DidChangeConfigurationNotification.type, { settings: null });
+  }
+
+  /**
+   * The workspace became trusted. When that changes which server would run (workspace settings,
+   * the Python extension's interpreter), restart; else tell the running server.
+   */
+  async trustGranted(): Promise<void> {
+    const before = this.candidates;
+    const client = this.runningClient;
+    const after = await this.resolveCandidatesQuietly();
+    if (client === undefined || after === undefined || !sameCandidates(before, after)) {
+      await this.restart("the workspace is now trusted (and that changes which server runs)");
+      return;
+    }
+    this.output.info(`The workspace is now trusted: sending ${DID_GRANT_TRUST_METHOD}.`);
+    await client.sendNotification(DID_GRANT_TRUST_METHOD);
+  }
+
+  /** Candidates as they would be resolved now, without notifying (undefined when none). */
+  private async resolveCandidatesQuietly(): Promise<ServerLaunch[] | undefined> {
+    const resolution = resolveServerLaunch(await this.launchInputs(() => undefined));
+    return resolution.ok ? resolution.candidates : undefined;
+  }
+
   /** Tells the user, once per start, that the server did not start or stopped. */
   private async reportFailure(generation: number): Promise<void> {
     if (this.reportedGeneration === generation) {
@@ -368,11 +489,17 @@ export class ServerController implements vscode.Disposable {
     this.output.error(tail === "" ? "The server wrote nothing to stderr." : `Server stderr (last lines):\n${tail}`);
   }
 
-  private async notifyFailure(message: string, offerSettings: boolean): Promise<void> {
-    const actions = ["Restart server", "Show output", ...(offerSettings ? ["Open settings"] : [])];
+  private async notifyFailure(message: string, offerSettings: boolean, offerTrust = false): Promise<void> {
+    const actions = [
+      ...(offerTrust ? ["Manage Workspace Trust"] : ["Restart server"]),
+      "Show output",
+      ...(offerSettings ? ["Open settings"] : []),
+    ];
     const choice = await vscode.window.showErrorMessage(message, ...actions);
     if (choice === "Restart server") {
-      await this.restart("asked from the error notification");
+      await this.restartByUser("asked from the error notification");
+    } else if (choice === "Manage Workspace Trust") {
+      await vscode.commands.executeCommand("workbench.trust.manage");
     } else if (choice === "Show output") {
       this.output.show(true);
     } else if (choice === "Open settings") {

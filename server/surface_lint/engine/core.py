@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..casework import lane_result, load_casework
-from ..config import Config
+from ..config import Config, ConfigError, resolve_severity
 from ..findings import Finding, Fix, Location, Severity, sorted_findings
 from ..lanes import Lane, LaneError, LaneSet, PredicateSpec, load_lanes
 from ..predicates import Context, Subject, Verdict
@@ -42,6 +42,10 @@ class Engine:
         self.profile = profile or self.config.profile
         self.lane_set: LaneSet = load_lanes(self.profile, self.config.lane_files)
         self._reference: LaneSet | None = None
+        # `[severity]` keys (codes, names, aliases) -> predicate names: the one resolver in config.
+        table = resolve_severity(self.config.severity, self.lane_set.lanes.values())
+        self.severity_levels: dict[str, str] = table.levels
+        self.severity_errors: list[ConfigError] = [self.config.severity_error(p) for p in table.problems]
 
     # --- lanes ---------------------------------------------------------------------------
 
@@ -101,7 +105,7 @@ class Engine:
                     isinstance(n, str) and lane.predicate(n) is spec for n in listed
                 ):
                     return Severity.INFORMATION
-        override = self.config.severity.get(spec.name)
+        override = self.severity_levels.get(spec.name)
         if override == "off":
             return None
         return Severity.parse(override or spec.default_severity)

@@ -14,20 +14,18 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..engine import CaseIndex, DocResult, Engine, RecordInfo, first_object
 from ..findings import Finding, Fix, Location, Related
 from ..lanes import Lane
 from ..sources.base import check_finding
-from ..sources.transcripts import sniff
+from ..sources.lintable import HEAD_BYTES, document_kind
 from .documents import Snapshot
 
 if TYPE_CHECKING:
     from .workspace import EngineEntry, ServerState
 
-HEAD_BYTES = 65536
 _CHECK_EVERY = 128  # lines between cancellation checks in the line-by-line path
 
 
@@ -157,23 +155,6 @@ def _head(snap: Snapshot) -> bytes:
 
 
 # --- linting ------------------------------------------------------------------------------------
-
-
-JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonlines")
-JSONL_LANGUAGES = ("jsonl", "jsonlines", "ndjson")
-
-
-def document_kind(path: str, head: bytes, language_id: str = "") -> str | None:
-    """What the engine would read this document as; None for files surface-lint does not lint
-    (anything but JSON Lines, and JSON files other than lane reports)."""
-    suffix = Path(path).suffix.lower() if "." in Path(path).name else ""
-    if suffix == ".json" or (not suffix and language_id == "json"):
-        kind, _ = sniff(head)
-        return "report" if kind == "report" else None
-    if suffix in JSONL_SUFFIXES or (not suffix and language_id in JSONL_LANGUAGES):
-        kind, _ = sniff(head)
-        return kind or "turns"
-    return None
 
 
 def lint_document(state: ServerState, entry: EngineEntry, snap: Snapshot, memo: DocMemo,

@@ -12,8 +12,6 @@ import asyncio
 import inspect
 import json
 import logging
-import re
-import sys
 import time
 import traceback
 from collections.abc import Callable, Mapping
@@ -25,7 +23,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
-from ..config import CONFIG_FILES, ConfigError, config_from_table
+from ..config import CONFIG_FILES, ConfigError, parse_config
 from ..lanes import LaneError, parse_lane
 from .documents import Snapshot, TextDoc, path_to_uri, to_client_units, uri_to_path
 from .features import register_features
@@ -35,11 +33,6 @@ from .lint import LintResult
 from .scheduler import Scheduler
 from .wire import Protocol
 from .workspace import ServerState, parse_settings
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 log = logging.getLogger("surface_lint.lsp")
 
@@ -292,18 +285,9 @@ class SurfaceLintServer(LanguageServer):
         text = "\n".join(snap.lines)
         if name in CONFIG_FILES:
             try:
-                data = tomllib.loads(text)
-                table = data.get("tool", {}).get("surface-lint") if name == "pyproject.toml" else data
-                if name != "pyproject.toml" and isinstance(data.get("tool"), dict):
-                    table = data["tool"].get("surface-lint", table)
-                if isinstance(table, dict):
-                    config_from_table(table, Path(path), text)
-            except tomllib.TOMLDecodeError as exc:
-                where = re.search(r"line (\d+), column (\d+)", str(exc))
-                line, column = (int(where.group(1)), int(where.group(2))) if where else (1, 1)
-                return [self._line_diagnostic(snap, line, column, f"invalid TOML: {exc}", "config")]
+                parse_config(text, Path(path))  # the CLI's validation: TOML, table types, every key
             except ConfigError as exc:
-                return [self._line_diagnostic(snap, exc.line, 1, exc.message, "config")]
+                return [self._line_diagnostic(snap, exc.line, exc.column, exc.message, "config")]
             return []
         if path.endswith(".toml") and self.state.is_rules_file(path):
             entry = self.state.engine_for(path)

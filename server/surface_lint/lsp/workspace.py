@@ -20,12 +20,14 @@ from ..config import Config, ConfigError, find_config, load_config
 from ..engine import CaseIndex, Engine, UsageError, first_object
 from ..findings import Finding
 from ..lanes import PROFILES, Lane, LaneError, builtin_rule_files
+from ..severity_levels import LEVELS, normalize_level
+from ..sources.lintable import HEAD_BYTES
 from .documents import Snapshot, TextDoc
-from .lint import HEAD_BYTES, Cancelled, CancelToken, DocMemo, LintResult, lint_document
+from .lint import Cancelled, CancelToken, DocMemo, LintResult, lint_document
 
 ENCODINGS = ("utf-16", "utf-8", "utf-32")
 RUN_MODES = ("onType", "onSave")
-SEVERITY_LEVELS = ("error", "warning", "information", "hint", "off")
+SEVERITY_LEVELS = LEVELS
 SETTINGS_SECTION = "surfaceLint"
 
 # --- settings -----------------------------------------------------------------------------------
@@ -64,13 +66,13 @@ def parse_settings(raw: Any) -> tuple[ClientSettings, list[str]]:
     if not isinstance(table, Mapping):
         problems.append(f"{SETTINGS_SECTION}.severity must be an object of predicate -> level")
         table = {}
-    for name, level in table.items():
-        level = level.strip().lower() if isinstance(level, str) else level
-        level = {"info": "information", "warn": "warning"}.get(level, level)
-        if isinstance(name, str) and level in SEVERITY_LEVELS:
+    for name, given in table.items():
+        level = normalize_level(given)  # the one table of levels and aliases (severity_levels.json)
+        if isinstance(name, str) and level is not None:
             severity.append((name, level))
         else:
-            problems.append(f"{SETTINGS_SECTION}.severity.{name}: {level!r} is not one of {', '.join(SEVERITY_LEVELS)}")
+            shown = given.strip().lower() if isinstance(given, str) else given
+            problems.append(f"{SETTINGS_SECTION}.severity.{name}: {shown!r} is not one of {', '.join(SEVERITY_LEVELS)}")
     return ClientSettings(profile, tuple(sorted(severity)), run), problems
 
 
@@ -178,17 +180,14 @@ class ServerState:
             # Keep the last good config of that file (or defaults) while it is broken.
             kept = self._configs.get(config_path) if config_path is not None else None
             config = dataclasses.replace(kept) if kept is not None else Config(path=config_path)
-        config = dataclasses.replace(config, severity=dict(config.severity))
         settings = self.settings
+        # Client severities override the file's; the engine resolves codes, names and aliases of both.
+        client = dict(settings.severity)
+        config = dataclasses.replace(config, severity={
+            **{k: v for k, v in config.severity.items() if k not in client}, **client})
         profile = settings.profile or config.profile
         engine = Engine(config, profile)
         lanes = engine.lane_set.lanes
-        # Client severities may name a predicate by name, alias or code; the engine wants names.
-        for name, level in settings.severity:
-            for lane in lanes.values():
-                spec = lane.predicate(name) or next((p for p in lane.predicates if p.code == name), None)
-                if spec is not None:
-                    config.severity[spec.name] = level
         kept_lanes: dict[str, str] = {}
         errors = list(engine.lane_errors)
         for err in errors:

@@ -16,6 +16,11 @@ export interface EffectiveSetting {
   level: SettingLevel;
 }
 
+/** `useBundled`: the server shipped in the .vsix; `fromEnvironment`: the interpreter's own surface-lint. */
+export const IMPORT_STRATEGIES = ["useBundled", "fromEnvironment"] as const;
+export type ImportStrategy = (typeof IMPORT_STRATEGIES)[number];
+export const DEFAULT_IMPORT_STRATEGY: ImportStrategy = "useBundled";
+
 export type LaunchSource =
   | "surfaceLint.serverPath"
   | "surfaceLint.interpreter"
@@ -26,41 +31,61 @@ export interface ServerLaunch {
   command: string;
   args: string[];
   source: LaunchSource;
+  /** How the server is found: the bundled one, the interpreter's, or an executable (serverPath). */
+  strategy: ImportStrategy | "serverPath";
 }
 
 export type LaunchResolution =
-  | { ok: true; launch: ServerLaunch; notes: string[] }
-  | { ok: false; error: string; notes: string[] };
+  /** Candidates in order: the first whose preflight passes is started. */
+  | { ok: true; candidates: ServerLaunch[]; notes: string[] }
+  /** `refused`: a setting names an executable that an untrusted workspace could have planted. */
+  | { ok: false; error: string; refused: boolean; notes: string[] };
 
 export interface LaunchInputs {
   serverPath?: InspectedSetting<string> | undefined;
   interpreter?: InspectedSetting<string> | undefined;
+  importStrategy?: InspectedSetting<string> | undefined;
   /** Whether the workspace is trusted (`vscode.workspace.isTrusted`). */
   trusted: boolean;
   /** The Python extension's selected interpreter, or undefined when it is absent or has none. */
   pythonExtensionInterpreter?: string | undefined;
-  /** First workspace folder's path: base for relative paths and `${workspaceFolder}`. */
-  workspaceFolder?: string | undefined;
+  /** Every workspace folder's path; the first is the base for relative paths and `${workspaceFolder}`. */
+  workspaceFolders: readonly string[];
   home: string;
   /** PATH lookup: absolute path of an executable, or undefined. */
   findOnPath: (name: string) => string | undefined;
+  /** The file's path with symlinks resolved, or undefined when it does not exist. */
+  realPath: (file: string) => string | undefined;
+  /** The bundled launcher script (bundled/tool/surface_lint_server.py in the extension). */
+  bundledScript: string;
 }
 
-/** Interpreter names tried on PATH when nothing else names one, in order. */
-export const PATH_INTERPRETERS: readonly string[] = ["python3", "python"];
+/** Interpreter names tried on PATH when nothing else names one, in order (versioned names catch a
+ * machine whose `python3` is older than 3.10 but that has a newer one installed). */
+export const PATH_INTERPRETERS: readonly string[] = [
+  "python3",
+  "python",
+  "python3.14",
+  "python3.13",
+  "python3.12",
+  "python3.11",
+  "python3.10",
+];
 
 export const SERVER_MODULE_ARGS: readonly string[] = ["-m", "surface_lint", "server"];
+
+/** VS Code variables whose value is (or lies in) a workspace folder or an open file. */
+const WORKSPACE_VARIABLE = /\$\{(?:workspaceFolder|workspaceFolderBasename|workspaceRoot|file|fileDirname|relativeFile|relativeFileDirname|fileWorkspaceFolder|cwd)\b[^}]*\}/;
 
 function nonEmpty(value: unknown): string | undefined {
   return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
 }
 
 /**
- * The value of a setting that names an executable. Workspace and folder values
- * win over the user's, but only in a trusted workspace: an untrusted one must not
- * choose what we run.
+ * The value of a setting the workspace must not choose in an untrusted workspace. Workspace and
+ * folder values win over the user's, but only in a trusted workspace.
  */
-export function effectiveExecutableSetting(
+export function effectiveRestrictedSetting(
   inspected: InspectedSetting<string> | undefined,
   trusted: boolean,
   notes: string[] = [],
@@ -85,10 +110,29 @@ export function effectiveExecutableSetting(
   return user === undefined ? undefined : { value: user, level: "user" };
 }
 
+/** The import strategy in force; an unknown value falls back to the default, with a note. */
+export function importStrategyOf(
+  inspected: InspectedSetting<string> | undefined,
+  trusted: boolean,
+  notes: string[] = [],
+): ImportStrategy {
+  const setting = effectiveRestrictedSetting(inspected, trusted, notes, "surfaceLint.importStrategy");
+  if (setting === undefined) {
+    return DEFAULT_IMPORT_STRATEGY;
+  }
+  if ((IMPORT_STRATEGIES as readonly string[]).includes(setting.value)) {
+    return setting.value as ImportStrategy;
+  }
+  notes.push(
+    `surfaceLint.importStrategy: ${JSON.stringify(setting.value)} is not one of ${IMPORT_STRATEGIES.join(", ")}; using ${DEFAULT_IMPORT_STRATEGY}.`,
+  );
+  return DEFAULT_IMPORT_STRATEGY;
+}
+
 /**
  * Expands `~`, `${userHome}` and `${workspaceFolder}`, and makes a relative path
  * that contains a separator absolute against the workspace folder. A bare name
- * (`python3.12`) is left for the PATH lookup of the process spawn.
+ * (`python3.12`) is left for the PATH lookup.
  */
 export function expandExecutablePath(
   value: string,
@@ -102,106 +146,209 @@ export function expandExecutablePath(
   if (expanded === "~" || expanded.startsWith("~/") || expanded.startsWith("~\\")) {
     expanded = path.join(home, expanded.slice(1));
   }
-  const hasSeparator = expanded.includes("/") || expanded.includes("\\");
-  if (hasSeparator && !path.isAbsolute(expanded) && workspaceFolder !== undefined) {
+  if (hasSeparator(expanded) && !path.isAbsolute(expanded) && workspaceFolder !== undefined) {
     expanded = path.resolve(workspaceFolder, expanded);
   }
   return expanded;
 }
 
+function hasSeparator(value: string): boolean {
+  return value.includes("/") || value.includes("\\");
+}
+
+/** Whether `file` is `folder` or lies under it (both absolute). */
+export function isInside(file: string, folder: string): boolean {
+  const relative = path.relative(folder, file);
+  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
+}
+
+/** The workspace folder that `file` (or, through symlinks, its target) lies in, if any. */
+function workspaceFolderHolding(file: string, inputs: LaunchInputs): string | undefined {
+  const real = inputs.realPath(file);
+  for (const folder of inputs.workspaceFolders) {
+    const realFolder = inputs.realPath(folder) ?? folder;
+    if (isInside(file, folder) || (real !== undefined && isInside(real, realFolder))) {
+      return folder;
+    }
+  }
+  return undefined;
+}
+
+type Checked = { ok: true; command: string } | { ok: false; error: string };
+
 /**
- * Picks the server command: `surfaceLint.serverPath` (`<path> server`), else
- * `surfaceLint.interpreter`, else the Python extension's interpreter (trusted
- * workspaces only), else `python3`/`python` on PATH (`<python> -m surface_lint server`).
+ * The executable a user-level setting names, made absolute. In an untrusted workspace it is
+ * refused when it could resolve into a workspace folder: a workspace variable, a relative path,
+ * or a path (or a PATH hit, or a symlink's target) inside a folder.
  */
-export function resolveServerLaunch(inputs: LaunchInputs): LaunchResolution {
-  const notes: string[] = [];
-  const expand = (value: string): string =>
-    expandExecutablePath(value, inputs.home, inputs.workspaceFolder);
-
-  const serverPath = effectiveExecutableSetting(
-    inputs.serverPath,
-    inputs.trusted,
-    notes,
-    "surfaceLint.serverPath",
-  );
-  if (serverPath !== undefined) {
-    return {
-      ok: true,
-      launch: { command: expand(serverPath.value), args: ["server"], source: "surfaceLint.serverPath" },
-      notes,
-    };
+export function checkExecutableSetting(name: string, value: string, inputs: LaunchInputs): Checked {
+  const folder = inputs.workspaceFolders[0];
+  if (inputs.trusted) {
+    const expanded = expandExecutablePath(value, inputs.home, folder);
+    return { ok: true, command: hasSeparator(expanded) ? expanded : (inputs.findOnPath(expanded) ?? expanded) };
   }
-
-  const interpreter = effectiveExecutableSetting(
-    inputs.interpreter,
-    inputs.trusted,
-    notes,
-    "surfaceLint.interpreter",
-  );
-  if (interpreter !== undefined) {
-    return {
-      ok: true,
-      launch: {
-        command: expand(interpreter.value),
-        args: [...SERVER_MODULE_ARGS],
-        source: "surfaceLint.interpreter",
-      },
-      notes,
-    };
-  }
-
-  const fromPythonExtension = nonEmpty(inputs.pythonExtensionInterpreter);
-  if (fromPythonExtension !== undefined) {
-    if (inputs.trusted) {
-      return {
-        ok: true,
-        launch: {
-          command: fromPythonExtension,
-          args: [...SERVER_MODULE_ARGS],
-          source: "Python extension",
-        },
-        notes,
-      };
-    }
-    notes.push(
-      "The Python extension's interpreter is not used: the workspace is not trusted and may have chosen it.",
-    );
-  }
-
-  for (const name of PATH_INTERPRETERS) {
-    const found = inputs.findOnPath(name);
-    if (found !== undefined) {
-      return {
-        ok: true,
-        launch: { command: found, args: [...SERVER_MODULE_ARGS], source: "PATH" },
-        notes,
-      };
-    }
-  }
-  return {
+  const refuse = (why: string): Checked => ({
     ok: false,
     error:
-      `No Python interpreter found: surfaceLint.serverPath and surfaceLint.interpreter are not set, ` +
-      `no interpreter is selected in the Python extension, and none of ${PATH_INTERPRETERS.join(", ")} is on PATH.`,
-    notes,
+      `${name} is ${JSON.stringify(value)}, ${why}; the workspace is not trusted, so surface-lint will not run it. ` +
+      `Trust the workspace, or set ${name} to an absolute path outside the workspace.`,
+  });
+  if (WORKSPACE_VARIABLE.test(value)) {
+    return refuse("which names a workspace folder or file");
+  }
+  const expanded = expandExecutablePath(value, inputs.home, undefined);
+  if (hasSeparator(expanded) && !path.isAbsolute(expanded)) {
+    return refuse("a relative path, which would resolve into the workspace");
+  }
+  const command = hasSeparator(expanded) ? expanded : inputs.findOnPath(expanded);
+  if (command === undefined) {
+    return { ok: true, command: expanded }; // not found: the spawn reports it
+  }
+  const holder = workspaceFolderHolding(command, inputs);
+  if (holder !== undefined) {
+    return refuse(`which resolves to ${command}, inside the workspace folder ${holder}`);
+  }
+  return { ok: true, command };
+}
+
+function pythonLaunch(command: string, source: LaunchSource, strategy: ImportStrategy, inputs: LaunchInputs): ServerLaunch {
+  return {
+    command,
+    args: strategy === "useBundled" ? [inputs.bundledScript] : [...SERVER_MODULE_ARGS],
+    source,
+    strategy,
   };
 }
 
 /**
- * A quick check to run before starting the server: `<python> -c "import surface_lint.lsp"`.
- * It turns the commonest failure (wrong interpreter, package or its [lsp] extra missing) into
- * one clear message instead of a failed LSP handshake. None for `serverPath` launches.
+ * The server commands to try: `surfaceLint.serverPath` (`<path> server`) alone; else
+ * `surfaceLint.interpreter` alone; else the Python extension's interpreter (trusted workspaces
+ * only), then every interpreter on PATH. With `useBundled` a Python runs the bundled launcher;
+ * with `fromEnvironment`, `<python> -m surface_lint server`.
+ */
+export function resolveServerLaunch(inputs: LaunchInputs): LaunchResolution {
+  const notes: string[] = [];
+  const strategy = importStrategyOf(inputs.importStrategy, inputs.trusted, notes);
+
+  for (const [name, source] of [
+    ["surfaceLint.serverPath", "surfaceLint.serverPath"],
+    ["surfaceLint.interpreter", "surfaceLint.interpreter"],
+  ] as const) {
+    const setting = effectiveRestrictedSetting(
+      name === "surfaceLint.serverPath" ? inputs.serverPath : inputs.interpreter,
+      inputs.trusted,
+      notes,
+      name,
+    );
+    if (setting === undefined) {
+      continue;
+    }
+    const checked = checkExecutableSetting(name, setting.value, inputs);
+    if (!checked.ok) {
+      return { ok: false, error: checked.error, refused: true, notes };
+    }
+    const launch: ServerLaunch =
+      source === "surfaceLint.serverPath"
+        ? { command: checked.command, args: ["server"], source, strategy: "serverPath" }
+        : pythonLaunch(checked.command, source, strategy, inputs);
+    return { ok: true, candidates: [launch], notes };
+  }
+
+  const candidates: ServerLaunch[] = [];
+  const fromPythonExtension = nonEmpty(inputs.pythonExtensionInterpreter);
+  if (fromPythonExtension !== undefined) {
+    if (inputs.trusted) {
+      candidates.push(pythonLaunch(fromPythonExtension, "Python extension", strategy, inputs));
+    } else {
+      notes.push(
+        "The Python extension's interpreter is not used: the workspace is not trusted and may have chosen it.",
+      );
+    }
+  }
+  const seen = new Set(candidates.map((launch) => launch.command));
+  for (const name of PATH_INTERPRETERS) {
+    const found = inputs.findOnPath(name);
+    if (found === undefined || seen.has(found)) {
+      continue;
+    }
+    seen.add(found);
+    const holder = inputs.trusted ? undefined : workspaceFolderHolding(found, inputs);
+    if (holder !== undefined) {
+      notes.push(`${found} (${name} on PATH) is not used: it is inside the untrusted workspace folder ${holder}.`);
+      continue;
+    }
+    candidates.push(pythonLaunch(found, "PATH", strategy, inputs));
+  }
+  if (candidates.length === 0) {
+    return {
+      ok: false,
+      error:
+        `No Python interpreter found: surfaceLint.serverPath and surfaceLint.interpreter are not set, ` +
+        `no interpreter is selected in the Python extension, and none of ${PATH_INTERPRETERS.join(", ")} is on PATH. ` +
+        `Install Python 3.10 or newer, or set surfaceLint.interpreter.`,
+      refused: false,
+      notes,
+    };
+  }
+  return { ok: true, candidates, notes };
+}
+
+/**
+ * A quick check run before starting the server, turning the commonest failure (too old a Python,
+ * or surface-lint missing from it) into one clear message instead of a failed LSP handshake:
+ * the bundled launcher's `--check`, or ENVIRONMENT_CHECK. None for `serverPath`.
  */
 export function preflightFor(launch: ServerLaunch): ServerLaunch | undefined {
-  if (launch.source === "surfaceLint.serverPath") {
+  if (launch.strategy === "serverPath") {
     return undefined;
   }
-  return { ...launch, args: ["-c", "import surface_lint.lsp"] };
+  if (launch.strategy === "useBundled") {
+    return { ...launch, args: [...launch.args, "--check"] };
+  }
+  return { ...launch, args: ["-c", ENVIRONMENT_CHECK] };
+}
+
+/**
+ * `fromEnvironment`'s check: Python >= 3.10 with surface-lint, pygls and lsprotocol found (not
+ * imported: importing the server takes seconds, and it is imported once, to run). Exits 1 with
+ * one line on stderr saying what is missing.
+ */
+export const ENVIRONMENT_CHECK = [
+  "import sys, importlib.util as u",
+  "sys.version_info >= (3, 10) or sys.exit('surface-lint needs Python >= 3.10; %s is Python %d.%d' % ((sys.executable,) + sys.version_info[:2]))",
+  "missing = [m for m in ('surface_lint', 'pygls', 'lsprotocol') if u.find_spec(m) is None]",
+  "missing and sys.exit('%s does not have %s installed' % (sys.executable, ', '.join(missing)))",
+].join("; ");
+
+/** What the bundled launcher's `--check` printed: its problem, or undefined when it can run. */
+export function bundledCheckProblem(stdout: string): string | undefined {
+  const last = stdout.trim().split(/\r?\n/).pop() ?? "";
+  let report: unknown;
+  try {
+    report = JSON.parse(last);
+  } catch {
+    return `the bundled launcher's check printed no report (${JSON.stringify(last.slice(0, 200))})`;
+  }
+  if (typeof report !== "object" || report === null) {
+    return "the bundled launcher's check printed no report";
+  }
+  const { ok, problem } = report as { ok?: unknown; problem?: unknown };
+  if (ok === true) {
+    return undefined;
+  }
+  return typeof problem === "string" ? problem : "the bundled launcher's check failed";
+}
+
+/** What to tell the user when a preflight fails, per strategy. */
+export function preflightAdvice(launch: ServerLaunch): string {
+  return launch.strategy === "fromEnvironment"
+    ? `Install surface-lint into that Python (\`${launch.command} -m pip install surface-lint\`), ` +
+        `set surfaceLint.importStrategy to useBundled, or choose another with surfaceLint.interpreter.`
+    : `Choose a Python 3.10 or newer with surfaceLint.interpreter.`;
 }
 
 /** The command line as a user would type it, for messages. */
-export function describeLaunch(launch: ServerLaunch): string {
+export function describeLaunch(launch: Pick<ServerLaunch, "command" | "args">): string {
   const quote = (part: string): string => (/[\s"'$`\\]/.test(part) ? JSON.stringify(part) : part);
   return [launch.command, ...launch.args].map(quote).join(" ");
 }
@@ -209,16 +356,27 @@ export function describeLaunch(launch: ServerLaunch): string {
 /**
  * Working directory and environment of the server process. The workspace folder is
  * the natural cwd, but only when trusted; PYTHONSAFEPATH keeps `python -m` from
- * importing a `surface_lint` that happens to sit in the cwd.
+ * importing a `surface_lint` that happens to sit in the cwd. With `bytecodeCache` (the bundled
+ * server) compiled modules are cached there, in the extension's own storage, even when
+ * PYTHONDONTWRITEBYTECODE is set: the user's folders get no __pycache__ either way, and each
+ * start no longer compiles the server from source (2.5 s -> 1.6 s measured on a loaded machine).
  */
 export function serverProcessOptions(
   trusted: boolean,
   workspaceFolder: string | undefined,
   fallbackCwd: string,
   baseEnv: NodeJS.ProcessEnv,
+  bytecodeCache?: string,
 ): { cwd: string; env: NodeJS.ProcessEnv } {
-  return {
-    cwd: trusted && workspaceFolder !== undefined ? workspaceFolder : fallbackCwd,
-    env: { ...baseEnv, PYTHONSAFEPATH: "1", PYTHONUNBUFFERED: "1" },
-  };
+  const env: NodeJS.ProcessEnv = { ...baseEnv, PYTHONSAFEPATH: "1", PYTHONUNBUFFERED: "1" };
+  if (bytecodeCache !== undefined) {
+    env.PYTHONPYCACHEPREFIX = bytecodeCache;
+    delete env.PYTHONDONTWRITEBYTECODE;
+  }
+  return { cwd: trusted && workspaceFolder !== undefined ? workspaceFolder : fallbackCwd, env };
+}
+
+/** Whether two resolutions would start the same server (so trust can be granted without a restart). */
+export function sameCandidates(a: readonly ServerLaunch[], b: readonly ServerLaunch[]): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }

@@ -6,8 +6,20 @@ export const CONFIG_SECTION = "surfaceLint";
 export const PROFILES = ["auto", "contract", "reference"] as const;
 export type Profile = (typeof PROFILES)[number];
 
+/** The levels and aliases of server/surface_lint/severity_levels.json (the one table; a unit test holds them equal). */
 export const SEVERITIES = ["error", "warning", "information", "hint", "off"] as const;
 export type Severity = (typeof SEVERITIES)[number];
+export const SEVERITY_ALIASES: Readonly<Record<string, Severity>> = { err: "error", warn: "warning", info: "information" };
+
+/** `" Warn"` -> `"warning"`; undefined for anything that is not a level or an alias. */
+export function normalizeSeverity(value: unknown): Severity | undefined {
+  if (typeof value !== "string") {
+    return undefined;
+  }
+  const key = value.trim().toLowerCase();
+  const level = Object.hasOwn(SEVERITY_ALIASES, key) ? SEVERITY_ALIASES[key] : key;
+  return isOneOf(SEVERITIES, level) ? level : undefined;
+}
 
 export const RUN_MODES = ["onType", "onSave"] as const;
 export type RunMode = (typeof RUN_MODES)[number];
@@ -32,14 +44,18 @@ export const DEFAULT_SERVER_SETTINGS: Readonly<ServerSettings> = {
   run: "onType",
 };
 
+/** Sent (no params) when the workspace becomes trusted: the server may then load its lane files and config. */
+export const DID_GRANT_TRUST_METHOD = "surfaceLint/didGrantTrust";
+
 /** Settings whose change needs a new server process (the others are sent live). */
 export const RESTART_SETTINGS: readonly string[] = [
   `${CONFIG_SECTION}.interpreter`,
   `${CONFIG_SECTION}.serverPath`,
+  `${CONFIG_SECTION}.importStrategy`,
   `${CONFIG_SECTION}.include`,
 ];
 
-/** Settings the running server is told about through workspace/didChangeConfiguration. */
+/** Settings the running server asks for again (workspace/configuration) after a bare workspace/didChangeConfiguration. */
 export const LIVE_SETTINGS: readonly string[] = [
   `${CONFIG_SECTION}.profile`,
   `${CONFIG_SECTION}.severity`,
@@ -92,14 +108,13 @@ export function toServerSettings(raw: RawSettings): MappedSettings {
       problems.push(`${CONFIG_SECTION}.severity: expected an object of predicate name -> level; ignored.`);
     } else {
       for (const [predicate, level] of Object.entries(raw.severity as Record<string, unknown>)) {
-        const normalized = typeof level === "string" ? level.trim().toLowerCase() : level;
-        // "info" is what people type; the LSP name is "information".
-        const alias = normalized === "info" ? "information" : normalized;
-        if (isOneOf(SEVERITIES, alias)) {
-          settings.severity[predicate] = alias;
+        const normalized = normalizeSeverity(level);
+        if (normalized !== undefined) {
+          settings.severity[predicate] = normalized;
         } else {
           problems.push(
-            `${CONFIG_SECTION}.severity.${predicate}: ${JSON.stringify(level)} is not one of ${SEVERITIES.join(", ")}; ignored.`,
+            `${CONFIG_SECTION}.severity.${predicate}: ${JSON.stringify(level)} is not one of ${SEVERITIES.join(", ")} ` +
+              `(or ${Object.keys(SEVERITY_ALIASES).join(", ")}); ignored.`,
           );
         }
       }

@@ -79,6 +79,8 @@ function waitForHttp(url: string, timeoutMs: number, alive: () => boolean): Prom
 
 export interface VsCodeSession {
   url: string;
+  /** The PATH code-server (and so the extension) runs with. */
+  path: string;
   workspace: string;
   /** The user settings.json that VS Code watches: writing it changes settings live. */
   userSettingsFile: string;
@@ -88,6 +90,8 @@ export interface VsCodeSession {
   log: string;
   /** Processes in code-server's process group that run in the workspace folder (the language server among them). */
   processesInWorkspace(): ProcessInfo[];
+  /** Every process in code-server's process group. */
+  processesInGroup(): ProcessInfo[];
   close(): Promise<void>;
 }
 
@@ -97,6 +101,12 @@ export interface SessionOptions {
   root: string;
   workspaceFiles: Record<string, string>;
   userSettings: Record<string, unknown>;
+  /** Folders put first on code-server's PATH (where the extension looks for a Python). */
+  pathPrepend?: string[];
+  /** Workspace files made executable (relative paths). */
+  executableFiles?: string[];
+  /** Keep VS Code's workspace trust on (default: off, so the workspace is trusted). */
+  workspaceTrust?: boolean;
 }
 
 /** Installs the .vsix, starts code-server in its own process group and opens the workspace in Chromium. */
@@ -110,10 +120,22 @@ export async function startVsCode(options: SessionOptions): Promise<VsCodeSessio
     fs.mkdirSync(dir, { recursive: true });
   }
   writeFiles(workspace, options.workspaceFiles);
+  for (const relative of options.executableFiles ?? []) {
+    fs.chmodSync(path.join(workspace, relative), 0o755);
+  }
   writeFiles(userData, { "User/settings.json": JSON.stringify(options.userSettings, null, 2) });
   const configFile = path.join(root, "code-server.yaml");
   fs.writeFileSync(configFile, "auth: none\ncert: false\n");
-  const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), XDG_DATA_HOME: path.join(home, ".local", "share") };
+  const env = {
+    ...process.env,
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, ".config"),
+    XDG_DATA_HOME: path.join(home, ".local", "share"),
+    PATH: [...(options.pathPrepend ?? []), process.env.PATH ?? ""].join(path.delimiter),
+    // Else the VS Code server replaces the extension host's environment (PATH included) with a login
+    // shell's ("resolveShellEnv"), and the test could not choose which Pythons the extension sees.
+    VSCODE_CLI: "1",
+  };
 
   const install = cp.spawnSync(
     config.codeServer,
@@ -137,7 +159,7 @@ export async function startVsCode(options: SessionOptions): Promise<VsCodeSessio
       "--extensions-dir", extensions,
       "--disable-telemetry",
       "--disable-update-check",
-      "--disable-workspace-trust",
+      ...(options.workspaceTrust === true ? [] : ["--disable-workspace-trust"]),
       workspace,
     ],
     { env, detached: true, stdio: ["ignore", logFd, logFd] },
@@ -183,6 +205,7 @@ export async function startVsCode(options: SessionOptions): Promise<VsCodeSessio
     const openedBrowser = browser;
     return {
       url,
+      path: env.PATH,
       workspace,
       userSettingsFile: path.join(userData, "User", "settings.json"),
       page,
@@ -192,6 +215,9 @@ export async function startVsCode(options: SessionOptions): Promise<VsCodeSessio
       },
       processesInWorkspace() {
         return server.pid === undefined ? [] : processesInGroupWithCwd(server.pid, workspace);
+      },
+      processesInGroup() {
+        return server.pid === undefined ? [] : processesInGroupWithCwd(server.pid, undefined);
       },
       async close() {
         await openedBrowser.close().catch(() => undefined);
@@ -215,9 +241,9 @@ export interface ProcessInfo {
   commandLine: string;
 }
 
-/** Linux /proc lookup: processes of process group `group` whose working directory is `cwd`. */
-export function processesInGroupWithCwd(group: number, cwd: string): ProcessInfo[] {
-  const wanted = fs.realpathSync(cwd);
+/** Linux /proc lookup: processes of process group `group` whose working directory is `cwd` (any, when undefined). */
+export function processesInGroupWithCwd(group: number, cwd: string | undefined): ProcessInfo[] {
+  const wanted = cwd === undefined ? undefined : fs.realpathSync(cwd);
   const found: ProcessInfo[] = [];
   for (const entry of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) {
@@ -227,7 +253,7 @@ export function processesInGroupWithCwd(group: number, cwd: string): ProcessInfo
       // Fields after the ")" that ends the command name: state, ppid, pgrp, ...
       const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[2]) === group && fs.readlinkSync(`/proc/${entry}/cwd`) === wanted) {
+      if (Number(fields[2]) === group && (wanted === undefined || fs.readlinkSync(`/proc/${entry}/cwd`) === wanted)) {
         const commandLine = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").join(" ").trim();
         found.push({ pid: Number(entry), commandLine });
       }
@@ -236,6 +262,41 @@ export function processesInGroupWithCwd(group: number, cwd: string): ProcessInfo
     }
   }
   return found;
+}
+
+/** The extension's output channel as VS Code logged it under `userData` (empty until it exists). */
+export function extensionLog(userData: string): string {
+  const logs = path.join(userData, "logs");
+  if (!fs.existsSync(logs)) {
+    return "";
+  }
+  const file = fs
+    .readdirSync(logs, { recursive: true, encoding: "utf8" })
+    .find((name) => name.endsWith("surface-lint.log"));
+  return file === undefined ? "" : fs.readFileSync(path.join(logs, file), "utf8");
+}
+
+/**
+ * A Python with nothing installed: a venv without pip or system site-packages, so that the
+ * server can only come from the .vsix (no surface-lint, pygls or regex of its own).
+ */
+export function makeBareVenv(python: string, where: string): string {
+  const made = cp.spawnSync(python, ["-m", "venv", "--without-pip", where], { encoding: "utf8", timeout: 120_000 });
+  if (made.status !== 0) {
+    throw new Error(`${python} -m venv --without-pip ${where} failed:\n${made.stdout}\n${made.stderr}`);
+  }
+  return path.join(where, process.platform === "win32" ? "Scripts" : "bin");
+}
+
+/** Whether `python` can import `module` (with the environment the extension would give it). */
+export function canImport(python: string, module: string): boolean {
+  const done = cp.spawnSync(python, ["-c", `import ${module}`], {
+    encoding: "utf8",
+    timeout: 60_000,
+    env: { ...process.env, PYTHONSAFEPATH: "1" },
+    cwd: os.tmpdir(),
+  });
+  return done.status === 0;
 }
 
 export function makeTempRoot(): string {

@@ -1,12 +1,25 @@
 // End to end: the packaged extension in a real VS Code (code-server) shows surface-lint's server
-// findings as a person sees them. Needs: code-server, Chromium, and SURFACE_LINT_PYTHON with
-// surface_lint[lsp] installed (see scripts/ci-e2e.sh).
+// findings as a person sees them, with zero set-up: no surfaceLint setting, and the only Python
+// first on PATH is a bare venv (made from SURFACE_LINT_PYTHON) with nothing installed, so the
+// server and its dependencies (regex included) come from the .vsix. Needs code-server and
+// Chromium (see scripts/ci-e2e.sh).
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 
-import { ARTIFACTS, EXTENSION_ROOT, e2eConfig, makeTempRoot, startVsCode, type VsCodeSession } from "./harness";
+import { which } from "../../src/core/which";
+import { PATH_INTERPRETERS } from "../../src/core/serverCommand";
+import {
+  ARTIFACTS,
+  EXTENSION_ROOT,
+  canImport,
+  e2eConfig,
+  makeBareVenv,
+  makeTempRoot,
+  startVsCode,
+  type VsCodeSession,
+} from "./harness";
 import {
   applyQuickFix,
   goTo,
@@ -69,15 +82,17 @@ describe("surface-lint in a real VS Code (code-server + headless Chromium)", { t
   before(async () => {
     root = makeTempRoot();
     const config = e2eConfig();
+    const bareBin = makeBareVenv(config.python, path.join(root, "bare-python"));
     vscode = await startVsCode({
       config,
       root,
+      pathPrepend: [bareBin],
       workspaceFiles: {
         [CASE_FILE]: CASE_LINES.join("\n") + "\n",
         [TRANSCRIPT]: TRANSCRIPT_LINES.join("\n") + "\n",
       },
+      // No surfaceLint.* setting at all: zero set-up.
       userSettings: {
-        "surfaceLint.interpreter": config.python,
         "workbench.startupEditor": "none",
         "workbench.tips.enabled": false,
         "explorer.compactFolders": false,
@@ -124,6 +139,20 @@ describe("surface-lint in a real VS Code (code-server + headless Chromium)", { t
       }
     });
   };
+
+  step("has no surface-lint in any Python the extension can find (nor pygls or regex in the first)", () => {
+    const found = [...new Set(PATH_INTERPRETERS.map((name) => which(name, { pathValue: vscode.path })).filter((p) => p !== undefined))];
+    assert.ok(found.length > 0, `no Python on ${vscode.path}`);
+    assert.equal(path.dirname(found[0] ?? ""), path.join(root, "bare-python", "bin"));
+    for (const python of found) {
+      assert.equal(canImport(python, "surface_lint"), false, `${python} has surface_lint`);
+    }
+    for (const module of ["pygls", "lsprotocol", "regex"]) {
+      assert.equal(canImport(found[0] ?? "", module), false, `the bare venv has ${module}`);
+    }
+    assert.ok(!fs.readFileSync(vscode.userSettingsFile, "utf8").includes("surfaceLint"), "no surfaceLint setting");
+    return Promise.resolve();
+  });
 
   step("draws squiggles on the failing surfaces' lines, and none on the passing one", async () => {
     const found = await waitForSquiggles(vscode.page, (s) => s.length >= 3);
@@ -217,32 +246,54 @@ describe("surface-lint in a real VS Code (code-server + headless Chromium)", { t
     await screenshot(vscode.page, SCREENSHOTS, "07-lane-score");
   });
 
-  step("says so when the server crashes, and restarts it from the notification", async () => {
-    const languageServers = (): number[] =>
+  step("restarts a crashed server on its own (4 times), then stops and offers a restart", async () => {
+    const bundledServers = (): number[] =>
       vscode
         .processesInWorkspace()
-        .filter((p) => /python|surface_lint/.test(p.commandLine))
+        .filter((p) => p.commandLine.includes("surface_lint_server.py") && !p.commandLine.includes("--check"))
         .map((p) => p.pid);
-    const servers = languageServers();
-    assert.equal(
-      servers.length,
-      1,
-      `one language server process expected, found ${JSON.stringify(vscode.processesInWorkspace())}`,
+    const oneServerOtherThan = async (previous: number | undefined): Promise<number> => {
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const running = bundledServers();
+        if (running.length === 1 && running[0] !== previous) {
+          return running[0] ?? 0;
+        }
+        assert.ok(Date.now() < deadline, `one new server expected, found ${JSON.stringify(vscode.processesInWorkspace())}`);
+        await vscode.page.waitForTimeout(200);
+      }
+    };
+    const toasts = vscode.page.locator(".notifications-toasts .notification-toast");
+    let server = await oneServerOtherThan(undefined);
+    assert.match(
+      vscode.processesInWorkspace().find((p) => p.pid === server)?.commandLine ?? "",
+      /bare-python\/bin\/python3? \S+\/bundled\/tool\/surface_lint_server\.py$/,
+      "the bundled server, run by the bare venv's Python",
     );
-    process.kill(servers[0] ?? 0, "SIGKILL");
-    const toast = vscode.page.locator(".notifications-toasts .notification-toast", {
-      hasText: "surface-lint server stopped unexpectedly",
-    });
-    await toast.waitFor({ timeout: 20_000 });
-    assert.match(await toast.innerText(), /-m surface_lint server/);
-    await vscode.page.waitForTimeout(500); // let the toast finish sliding in
-    await screenshot(vscode.page, SCREENSHOTS, "08-crash-notification");
-    await toast.locator(".monaco-button", { hasText: "Restart server" }).click();
+    for (let attempt = 1; attempt <= 4; attempt += 1) {
+      process.kill(server, "SIGKILL");
+      const toast = toasts.filter({
+        // The server's last stderr line, if any, is quoted after the exit.
+        hasText: new RegExp(`surface-lint server stopped unexpectedly \\(signal SIGKILL\\)(: .*)?\\. Restarting it \\(attempt ${attempt} of 4\\)\\.`),
+      });
+      await toast.first().waitFor({ timeout: 20_000 });
+      if (attempt === 1) {
+        await vscode.page.waitForTimeout(500); // let the toast finish sliding in
+        await screenshot(vscode.page, SCREENSHOTS, "08-crash-restarted");
+      }
+      server = await oneServerOtherThan(server);
+      await waitForSquiggles(vscode.page, (s) => s.some((q) => q.line === 3), 30_000);
+    }
+    process.kill(server, "SIGKILL");
+    const gaveUp = toasts.filter({ hasText: "It crashed 5 times in 3 minutes, so it is not restarted again on its own." });
+    await gaveUp.first().waitFor({ timeout: 20_000 });
+    await vscode.page.waitForTimeout(1_500);
+    assert.deepEqual(bundledServers(), [], "no restart after the fifth crash");
+    await screenshot(vscode.page, SCREENSHOTS, "09-crash-gave-up");
+    await gaveUp.first().locator(".monaco-button", { hasText: "Restart server" }).click();
+    await oneServerOtherThan(server);
     await openFromExplorer(vscode.page, TRANSCRIPT);
     await waitForSquiggles(vscode.page, (s) => s.some((q) => q.line === 3), 30_000);
-    const restarted = languageServers();
-    assert.equal(restarted.length, 1);
-    assert.notEqual(restarted[0], servers[0]);
   });
 
   step("sends a settings change to the running server (run: onSave lints only on save)", async () => {
@@ -282,6 +333,6 @@ describe("surface-lint in a real VS Code (code-server + headless Chromium)", { t
     assert.ok(rows.some((row) => row.file === TRANSCRIPT && row.code === "SL103" && row.line === 1 && row.column === period - 1));
     // The score view follows the document it was opened for.
     await webviewText(vscode.page, "body.surface-lint-score", /expected_predicates_pass_rate = 0\.25/);
-    await screenshot(vscode.page, SCREENSHOTS, "09-run-on-save");
+    await screenshot(vscode.page, SCREENSHOTS, "10-run-on-save");
   });
 });

@@ -1,12 +1,56 @@
 import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { describe, it } from "node:test";
 
 import {
   DEFAULT_INCLUDE,
   documentSelectorFor,
   includeGlobs,
+  normalizeSeverity,
+  SEVERITIES,
+  SEVERITY_ALIASES,
   toServerSettings,
 } from "../../src/core/settings";
+
+/** vscode-extension/, from out/test/unit/. */
+const EXTENSION_ROOT = path.resolve(__dirname, "..", "..", "..");
+const SEVERITY_TABLE = path.join(EXTENSION_ROOT, "..", "server", "surface_lint", "severity_levels.json");
+
+describe("the severity table shared with Python (server/surface_lint/severity_levels.json)", () => {
+  const table = JSON.parse(fs.readFileSync(SEVERITY_TABLE, "utf8")) as { levels: string[]; aliases: Record<string, string> };
+
+  it("has the same levels and aliases as the TypeScript side", () => {
+    assert.deepEqual([...SEVERITIES], table.levels);
+    assert.deepEqual({ ...SEVERITY_ALIASES }, table.aliases);
+  });
+
+  it("is what the surfaceLint.severity setting's schema offers", () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(EXTENSION_ROOT, "package.json"), "utf8")) as {
+      contributes: { configuration: { properties: Record<string, { additionalProperties?: { enum?: string[] } }> } };
+    };
+    const offered = manifest.contributes.configuration.properties["surfaceLint.severity"]?.additionalProperties?.enum;
+    assert.deepEqual(offered, [...table.levels, ...Object.keys(table.aliases)]);
+  });
+});
+
+describe("normalizeSeverity", () => {
+  it("maps each level and alias, in any case and spacing", () => {
+    assert.equal(normalizeSeverity("error"), "error");
+    assert.equal(normalizeSeverity(" Warn"), "warning");
+    assert.equal(normalizeSeverity("ERR"), "error");
+    assert.equal(normalizeSeverity("info "), "information");
+    assert.equal(normalizeSeverity("Off"), "off");
+  });
+
+  it("refuses anything else, including inherited object keys", () => {
+    assert.equal(normalizeSeverity("fatal"), undefined);
+    assert.equal(normalizeSeverity("toString"), undefined);
+    assert.equal(normalizeSeverity("constructor"), undefined);
+    assert.equal(normalizeSeverity(3), undefined);
+    assert.equal(normalizeSeverity(null), undefined);
+  });
+});
 
 describe("toServerSettings", () => {
   it("gives the defaults for unset settings", () => {
@@ -42,9 +86,12 @@ describe("toServerSettings", () => {
       severity: { a: "fatal", b: 3, c: "error" },
     });
     assert.deepEqual(settings, { profile: "auto", run: "onType", severity: { c: "error" } });
-    assert.equal(problems.length, 4);
-    assert.match(problems[0] ?? "", /surfaceLint\.profile: "strict"/);
-    assert.match(problems[2] ?? "", /surfaceLint\.severity\.a: "fatal"/);
+    assert.deepEqual(problems, [
+      'surfaceLint.profile: "strict" is not one of auto, contract, reference; using "auto".',
+      'surfaceLint.run: "always" is not one of onType, onSave; using "onType".',
+      'surfaceLint.severity.a: "fatal" is not one of error, warning, information, hint, off (or err, warn, info); ignored.',
+      "surfaceLint.severity.b: 3 is not one of error, warning, information, hint, off (or err, warn, info); ignored.",
+    ]);
   });
 
   it("rejects a severity that is not an object", () => {

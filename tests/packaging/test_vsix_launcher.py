@@ -1,0 +1,117 @@
+"""The VS Code extension's launcher (vscode-extension/bundled/tool/surface_lint_server.py) on a
+bundle laid out as scripts/bundle_python.py lays it out: bundled/libs (pure Python) and
+bundled/native/cpXY (regex). The bundle is made of links to this environment's packages, and the
+launcher runs with `-S` (no site-packages), so it can only import what the bundle holds."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+LAUNCHER = ROOT / "vscode-extension" / "bundled" / "tool" / "surface_lint_server.py"
+PURE = ("pygls", "lsprotocol", "attrs", "attr", "cattrs", "cattr", "typing_extensions")
+TAG = f"cp{sys.version_info[0]}{sys.version_info[1]}"
+VERSION = "{}.{}".format(*sys.version_info[:2])
+FULL_VERSION = "{}.{}.{}".format(*sys.version_info[:3])
+
+
+def link_package(name: str, into: Path) -> None:
+    spec = importlib.util.find_spec(name)
+    assert spec is not None and spec.origin is not None, name
+    origin = Path(spec.origin)
+    source = origin.parent if origin.name == "__init__.py" else origin
+    into.mkdir(parents=True, exist_ok=True)
+    (into / source.name).symlink_to(source, target_is_directory=source.is_dir())
+
+
+def make_bundle(root: Path, *, native: bool = True, libs: bool = True) -> Path:
+    bundled = root / "bundled"
+    (bundled / "tool").mkdir(parents=True)
+    shutil.copy(LAUNCHER, bundled / "tool" / LAUNCHER.name)
+    if libs:
+        (bundled / "libs").mkdir()
+        (bundled / "libs" / "surface_lint").symlink_to(ROOT / "server" / "surface_lint", target_is_directory=True)
+        for name in PURE:
+            link_package(name, bundled / "libs")
+    if native:
+        link_package("regex", bundled / "native" / TAG)
+    manifest = {"target": "linux-x64" if native else "universal", "native_pythons": [TAG] if native else []}
+    (bundled / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return bundled / "tool" / LAUNCHER.name
+
+
+def run_launcher(launcher: Path, *args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+    # -S: no site-packages; -E: no PYTHONPATH. Only the standard library and the bundle are importable.
+    return subprocess.run([sys.executable, "-S", "-E", str(launcher), *args], input=stdin, capture_output=True, timeout=120, check=False)
+
+
+def test_check_passes_on_a_complete_bundle(tmp_path: Path) -> None:
+    launcher = make_bundle(tmp_path)
+    done = run_launcher(launcher, "--check")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report == {
+        "ok": True,
+        "python": sys.executable,
+        "version": FULL_VERSION,
+        "server": str(tmp_path / "bundled" / "libs" / "surface_lint"),
+    }
+
+
+def test_check_names_a_bundled_package_that_is_missing(tmp_path: Path) -> None:
+    launcher = make_bundle(tmp_path)
+    (tmp_path / "bundled" / "libs" / "pygls").unlink()
+    done = run_launcher(launcher, "--check")
+    assert done.returncode == 1
+    libs = tmp_path / "bundled" / "libs"
+    assert json.loads(done.stdout)["problem"] == f"the bundled pygls is missing from {libs}: reinstall the extension"
+
+
+def test_check_names_the_missing_regex_build_and_the_fix(tmp_path: Path) -> None:
+    launcher = make_bundle(tmp_path, native=False)
+    done = run_launcher(launcher, "--check")
+    assert done.returncode == 1
+    assert json.loads(done.stdout) == {
+        "ok": False,
+        "python": sys.executable,
+        "version": FULL_VERSION,
+        "problem": f"the `regex` package (compiled) is not bundled for cpython Python {VERSION} on this platform "
+        f"(this .vsix: target universal, regex built for none) and {sys.executable} does not have it: "
+        f"run `{sys.executable} -m pip install regex`, or install the .vsix built for your platform",
+    }
+
+
+def test_without_a_bundle_it_says_so_and_the_server_does_not_start(tmp_path: Path) -> None:
+    launcher = make_bundle(tmp_path, native=False, libs=False)
+    done = run_launcher(launcher)
+    assert done.returncode == 1
+    libs = tmp_path / "bundled" / "libs"
+    assert done.stderr.decode() == (
+        f"surface-lint: this extension has no bundled server ({libs} is missing): set surfaceLint.importStrategy to fromEnvironment\n"
+    )
+
+
+def frame(message: dict[str, object]) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def test_the_launcher_serves_lsp_over_stdio(tmp_path: Path) -> None:
+    launcher = make_bundle(tmp_path)
+    stdin = (
+        frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "rootUri": None, "capabilities": {}}})
+        + frame({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        + frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
+        + frame({"jsonrpc": "2.0", "method": "exit"})
+    )
+    done = run_launcher(launcher, stdin=stdin)
+    assert done.returncode == 0, done.stderr
+    bodies = [json.loads(part.split(b"\r\n\r\n", 1)[1]) for part in done.stdout.split(b"Content-Length: ")[1:]]
+    responses = {body["id"]: body for body in bodies if "id" in body and "method" not in body}
+    assert responses[1]["result"]["serverInfo"]["name"] == "surface-lint"
+    assert responses[2] == {"jsonrpc": "2.0", "id": 2, "result": None}
