@@ -8,7 +8,6 @@ the captures, must give the report's metrics exactly and every per-case record.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -41,11 +40,10 @@ RUN_KEYS = {"lane", "split", "timestamp", "version", "cases", "metrics"}
 
 @pytest.fixture(scope="session")
 def lanes_dir() -> Path:
+    """The corpus is part of a checkout's setup (CI clones it beside the project): without it
+    these tests fail, never skip, so a run that checked nothing cannot pass."""
     if not LANES_DIR.is_dir():
-        message = f"the lane corpus is not at {LANES_DIR} (it lives beside the project as ../shared/corpus/lanes)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+        pytest.fail(f"the lane corpus is not at {LANES_DIR} (it lives beside the project as ../shared/corpus/lanes)")
     return LANES_DIR
 
 
@@ -114,3 +112,37 @@ def test_the_engine_scores_a_case_driven_lane_from_its_files(lanes_dir: Path, la
     assert result.missing_transcripts == [] and result.unknown_cases == [] and result.findings == []
     assert result.case_count == len(report["cases"])
     assert result.stats.errors == 0
+
+
+def test_fabrication_verdicts_on_the_sealed_holdouts_committed_surfaces(lanes_dir: Path) -> None:
+    """The holdout case file is sealed (age-encrypted): the corpus keeps the runner's refusal and
+    fabrication verdicts on the 9 committed surfaces instead; the lane's predicates agree."""
+    from surface_lint.predicates import Context, Subject
+
+    lane = casework("fabrication_control").lane
+    refusal, marker = lane.predicate("refusal"), lane.predicate("no_fabrication_marker")
+    assert refusal is not None and marker is not None
+    path = lanes_dir / "fabrication_control" / "fallback" / "holdouts_v1.runner_verdicts_on_committed_surfaces.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert len(rows) == 9
+    for row in rows:
+        ctx = Context(Subject(surface=row["surface"], grounding=row["grounding_source"] or "", case={}), lane.analysis)
+        refused = refusal.evaluate(ctx).passed
+        fabricated = not marker.evaluate(ctx).passed and not refused
+        assert (refused, fabricated) == (row["runner_verdicts"]["refusal_observed"],
+                                         row["runner_verdicts"]["fabrication_marker_observed"]), row["id"]
+
+
+@pytest.mark.parametrize("profile", ["contract", "reference"])
+def test_both_profiles_give_the_runner_reports(lanes_dir: Path, profile: str) -> None:
+    """No runner check of these lanes differs from its contract's intent in a way the corpus
+    shows: the contract profile scores them as the reference one does."""
+    from surface_lint.engine import Engine
+
+    engine = Engine(profile=profile)
+    for lane, stems in REPORTS.items():
+        folder = lanes_dir / lane
+        report = json.loads((folder / "reports" / f"{stems[0]}.json").read_text(encoding="utf-8"))
+        result = engine.score(lane, [str(cases_file(folder, stems[0]))], [str(folder / "captures" / f"{stems[0]}.jsonl")])
+        assert (result.profile, result.metrics) == (profile, report["metrics"]), lane
+        assert [o.details for o in result.outcomes] == report["cases"], lane
