@@ -72,7 +72,7 @@ class ValueSpec:
     when: Expr | None
     otherwise: Expr | None
     failures: bool
-    line: int
+    message: str | None  # added to `failures` when the value is false
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +113,6 @@ class CaseMetric:
     checks: tuple[ThresholdSpec, ...]
     skip_null: bool
     section: str
-    line: int
 
 
 @dataclass(frozen=True)
@@ -218,7 +217,8 @@ def parse_casework(lane: Lane, table: Mapping[str, Any], positions: TomlPosition
             name=name, expr=opt(item, "expr", what, path), predicate=predicate,
             view=view_of(item, what, path) if predicate is not None else None,
             quantifier=str(item.get("quantifier", "all")), when=opt(item, "when", what, path),
-            otherwise=opt(item, "otherwise", what, path), failures=bool(item.get("failures", False)), line=0,
+            otherwise=opt(item, "otherwise", what, path), failures=bool(item.get("failures", False)),
+            message=item.get("message"),
         ))
     if values and "passed" not in names:
         raise fail(("values",), "[casework]: one of the values must be named `passed` (the case's verdict)")
@@ -256,7 +256,7 @@ def parse_casework(lane: Lane, table: Mapping[str, Any], positions: TomlPosition
             fields={k: compile_expr(v, f"{what} field {k!r}", (*path, "fields", k))
                     for k, v in item.get("fields", {}).items()},
             checks=tuple(checks), skip_null=bool(item.get("skip_null", False)),
-            section=str(item.get("section", "metrics")), line=0,
+            section=str(item.get("section", "metrics")),
         ))
         seen.add(name)
 
@@ -446,6 +446,13 @@ class CaseworkEvaluator:
                failures: list[str], fns: Mapping[str, Callable[..., Any]]) -> Any:
         if spec.when is not None and not spec.when.evaluate(scope, fns):
             return spec.otherwise.evaluate(scope, fns) if spec.otherwise is not None else None
+        value = self._judge(spec, scope, views, failures, fns)
+        if spec.message is not None and value is False:
+            failures.append(_render(spec.message, scope))
+        return value
+
+    def _judge(self, spec: ValueSpec, scope: Mapping[str, Any], views: Mapping[str, list[_Turn]],
+               failures: list[str], fns: Mapping[str, Callable[..., Any]]) -> Any:
         if spec.expr is not None:
             value = spec.expr.evaluate(scope, fns)
             if spec.failures and isinstance(value, list):
@@ -527,6 +534,23 @@ class CaseworkEvaluator:
         if rounded and spec.digits is not None and isinstance(out, float):
             out = round(out, spec.digits)
         return out
+
+
+def _render(template: str, scope: Mapping[str, Any]) -> str:
+    """A value's message: each `{path}` is read from the case scope (null-safe)."""
+    out: list[str] = []
+    i = 0
+    while i < len(template):
+        start = template.find("{", i)
+        end = template.find("}", start) if start >= 0 else -1
+        if start < 0 or end < 0:
+            out.append(template[i:])
+            break
+        out.append(template[i:start])
+        value = resolve_path(scope, template[start + 1 : end].strip())
+        out.append("" if value is None else str(value))
+        i = end + 1
+    return "".join(out)
 
 
 def _thresholds(spec: CaseMetric, raw: Mapping[str, Any]) -> Any:

@@ -38,6 +38,8 @@ VALUE_TABLE = Table({
                   non_empty=True),
     "otherwise": Value("string", None, "The value when `when` is false (default null).", non_empty=True),
     "failures": Value("boolean", False, "Add the failing verdicts' reasons (or the expression's list) to `failures`."),
+    "message": Value("string", None, "When the value is false, this text goes to `failures`; `{path}` placeholders "
+                     "are read from the scope (`{sentence_count}`, `{case.min_sentences}`).", non_empty=True),
     "description": _TEXT,
 })
 THRESHOLD_CHECK_TABLE = Table({

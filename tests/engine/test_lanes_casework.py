@@ -57,8 +57,13 @@ when = "turn.anchor"
 predicate = "names_topic"
 
 [[casework.values]]
+name = "answers_seen"
+expr = "len(unique(t.surface for t in answers))"
+
+[[casework.values]]
 name = "same_answers"
 expr = "len(unique(t.surface for t in answers)) <= 1"
+message = "case {case.id}: {answers_seen} different answers"
 
 [[casework.values]]
 name = "anchors"
@@ -142,7 +147,7 @@ def test_a_multi_turn_lane_scores_every_turn_with_its_own_expectations(tmp_path:
     ])
     result = score_files(casework_of(LANE), [cases], [captures])
     assert [o.details for o in result.outcomes] == [
-        {"id": "c1", "failures": ["does not name light"],
+        {"id": "c1", "failures": ["case c1: 2 different answers", "does not name light"],
          "turns": [{"s": "Light is bright", "anchored": None}, {"s": "Because it is", "anchored": False}]},
         {"id": "c2", "failures": [], "turns": [{"s": "Truth is real", "anchored": True}]},
     ]
@@ -158,17 +163,17 @@ def test_a_multi_turn_lane_scores_every_turn_with_its_own_expectations(tmp_path:
 
 @pytest.mark.parametrize(("old", "new", "where", "message"), [
     ('predicate = "names_topic"\nview = "answers"\nfailures', 'predicate = "names_topik"\nview = "answers"\nfailures',
-     (47, 1), "value 'anchors': unknown predicate 'names_topik' (this lane's: names_topic)"),
+     (52, 1), "value 'anchors': unknown predicate 'names_topik' (this lane's: names_topic)"),
     ('name = "anchors"\npredicate = "names_topic"\nview = "answers"',
-     'name = "anchors"\npredicate = "names_topic"\nview = "answerz"', (48, 1),
+     'name = "anchors"\npredicate = "names_topic"\nview = "answerz"', (53, 1),
      "value 'anchors': `view` must name one of the views (answers)"),
-    ('checks = [{ metric = "anchor_rate"', 'checks = [{ metric = "later"', (83, 13),
+    ('checks = [{ metric = "anchor_rate"', 'checks = [{ metric = "later"', (88, 13),
      "metric 'healthy': check 1 names 'later', not an earlier metric"),
     ('name = "passed"\nexpr', 'name = "verdict"\nexpr', (41, 1),
      "[casework]: one of the values must be named `passed` (the case's verdict)"),
-    ('expr = "len(unique(t.surface for t in answers)) <= 1"', 'expr = "len(answers) <= (lambda: 1)()"', (43, 1),
+    ('expr = "len(unique(t.surface for t in answers)) <= 1"', 'expr = "len(answers) <= (lambda: 1)()"', (47, 1),
      "value 'same_answers' `expr`: expression 'len(answers) <= (lambda: 1)()': `Lambda` is not part of the language"),
-    ('value = "len(answers)"', 'value = "size(answers)"', (77, 1),
+    ('value = "len(answers)"', 'value = "size(answers)"', (82, 1),
      "metric 'mean_turns' `value`: expression 'size(answers)': unknown function `size` (known: "),
 ])
 def test_casework_errors_name_their_line_and_column(old: str, new: str, where: tuple[int, int], message: str) -> None:
