@@ -22,10 +22,8 @@ Captures are read as they are (the runtime's turn records: `case_id`, `turn_inde
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import kinds_extra
@@ -37,10 +35,6 @@ from .rule_schema import TomlPositions
 if TYPE_CHECKING:
     from .engine.results import LaneResult
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 # Functions that need the lane (its predicates, its [analysis]), with what they do.
 LANE_FUNCTION_DOCS: dict[str, str] = {
@@ -131,24 +125,22 @@ class Casework:
     not_judged: tuple[str, ...]  # what the runner reads that a transcript does not hold
 
 
-def load_casework(lane: Lane, text: str | None = None) -> Casework | None:
-    """The `[casework]` table of a lane's rules file (None when it has none). The rules
-    validator has already checked its keys and types (casework_schema.py); this checks what
-    refers to something else (predicates, views, metrics) and compiles the expressions.
-    Raises LaneError at the key's line and column."""
-    if text is None:
-        text = Path(lane.path).read_text(encoding="utf-8")
-    data = tomllib.loads(text)
-    table = data.get("casework")
-    if table is None:
-        return None
-    return parse_casework(lane, table, TomlPositions(text))
+def load_casework(lane: Lane) -> Casework | None:
+    """The lane's `[casework]` (None when it has none): parse_lane builds it with the lane, so a
+    broken reference or expression is a rules-file error like any other."""
+    found = lane.casework
+    return found if isinstance(found, Casework) else None
 
 
 def parse_casework(lane: Lane, table: Mapping[str, Any], positions: TomlPositions) -> Casework:
     def fail(path: tuple[str | int, ...], message: str) -> LaneError:
         line, column = positions.at(("casework", *path))
         return LaneError(lane.path, line, message, column)
+
+    metric_names = [str(m.get("name")) for m in table.get("metrics", [])]
+    if metric_names and lane.headline and lane.headline not in metric_names:
+        line, column = positions.at(("lane", "headline"))
+        raise LaneError(lane.path, line, f"headline {lane.headline!r} is not a [[casework.metrics]] metric", column)
 
     def compile_expr(source: str, what: str, path: tuple[str | int, ...]) -> Expr:
         try:

@@ -178,6 +178,7 @@ class Lane:
     # Verdicts by (surface, grounding, primed, the case fields predicates read): a deterministic
     # runtime repeats its surfaces, and a verdict depends on nothing else (see scoring.evaluate).
     _memo: VerdictMemo = field(default_factory=lambda: VerdictMemo(), repr=False, compare=False)
+    casework: Any = field(default=None, repr=False, compare=False)  # casework.Casework of a case-driven lane
 
     def __post_init__(self) -> None:
         for spec in self.predicates:
@@ -497,7 +498,7 @@ def parse_lane(text: str, shown: str, profile: str = DEFAULT_PROFILE, trusted: b
         if key in lane_t and lane_t[key] not in schema.fields:
             raise rules.fail(("lane", key), f"[lane] `{key}` {lane_t[key]!r} is not a [case_schema] field")
     details = _load_details(rules, names, schema)
-    return Lane(
+    lane = Lane(
         name=name,
         version=str(lane_t.get("version", "v1")),
         title=str(lane_t.get("title", name)),
@@ -516,6 +517,11 @@ def parse_lane(text: str, shown: str, profile: str = DEFAULT_PROFILE, trusted: b
         proposal_check=_load_proposal_check(rules),
         details=details,
     )
+    if "casework" in data:  # a case-driven lane: its references and expressions (casework.py)
+        from .casework import parse_casework
+
+        object.__setattr__(lane, "casework", parse_casework(lane, data["casework"], rules.positions))
+    return lane
 
 
 def _toml_error_position(message: str) -> tuple[int, int]:

@@ -9,12 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import tomllib
 
 from surface_lint.caseexpr import Expr, ExprError
-from surface_lint.casework import Casework, parse_casework, score_files
+from surface_lint.casework import Casework, load_casework, score_files
 from surface_lint.lanes import LaneError, parse_lane
-from surface_lint.rule_schema import TomlPositions
 
 LANE = '''[lane]
 name = "thread_demo"
@@ -113,8 +111,9 @@ turns = "[{'s': t.surface, 'anchored': t.anchored} for t in answers]"
 
 
 def casework_of(text: str) -> Casework:
-    lane = parse_lane(text, "demo.toml", "reference")
-    return parse_casework(lane, tomllib.loads(text)["casework"], TomlPositions(text))
+    found = load_casework(parse_lane(text, "demo.toml", "reference"))
+    assert found is not None
+    return found
 
 
 def write_jsonl(path: Path, rows: list[Any]) -> str:
