@@ -247,3 +247,11 @@ def test_case_driven_rules_judge_nothing_without_a_case() -> None:
     assert spec.evaluate(Context(Subject(surface="anything"), lane.analysis)).passed is True
     failing = spec.evaluate(Context(Subject(surface="anything", case={"turn": {"anchor": "light"}}), lane.analysis))
     assert (failing.passed, failing.message) == (False, "does not name light")
+
+
+def test_a_headline_that_is_no_casework_metric_is_an_error_at_its_line() -> None:
+    with pytest.raises(LaneError) as info:
+        parse_lane(LANE.replace('name = "thread_demo"\n', 'name = "thread_demo"\nheadline = "accuracy"\n', 1),
+                   "demo.toml", "reference")
+    assert (info.value.line, info.value.column, info.value.message) == (
+        3, 1, "headline 'accuracy' is not a [[casework.metrics]] metric")
