@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from . import kinds_extra
 from .caseexpr import Expr, ExprError, resolve_path
 from .lanes import Lane, LaneError
-from .predicates import Context, RegexTimeout, Subject, Verdict
+from .predicates import PASS, Context, RegexTimeout, Subject, Verdict
 from .rule_schema import TomlPositions
 
 if TYPE_CHECKING:
@@ -351,9 +351,11 @@ class CaseworkEvaluator:
         scope["record"] = turn["record"]
         subject = Subject(surface=turn["surface"], grounding=turn["grounding"], case=scope)
         try:
-            verdict = spec.evaluate(Context(subject, self.lane.analysis))
+            judged = spec.evaluate(Context(subject, self.lane.analysis))
         except RegexTimeout:
-            verdict = Verdict(False, message=f"a pattern of `{name}` ran past its time limit", timed_out=True)
+            judged = Verdict(False, message=f"a pattern of `{name}` ran past its time limit", timed_out=True)
+        # A rule with nothing to judge in this case (NOT_JUDGED) fails nothing, as in `check`.
+        verdict = PASS if judged is None else judged
         turn.verdicts[spec.name] = verdict
         return verdict
 

@@ -1,5 +1,5 @@
-"""The generated parts of docs/lanes/README.md: the case-driven kinds' parameters, the
-[casework] keys and the expression functions, from their one source in code.
+"""The generated part of docs/lanes/README.md: every [casework] key and the expression
+functions, from their one source in code (the kinds are in docs/rules-reference.md).
 
 `python -m surface_lint.casework_docs docs/lanes/README.md` rewrites the block between
 `<!-- casework-reference:start -->` and `<!-- casework-reference:end -->`.
@@ -14,8 +14,6 @@ from typing import Any
 from .caseexpr import FUNCTION_TABLE
 from .casework import LANE_FUNCTION_DOCS
 from .casework_schema import CASEWORK_TABLE
-from .kinds_extra import EXTRA_KIND_NAMES
-from .predicates import KINDS
 from .rule_schema import REQUIRED, ArrayOf, MapOf, Table, Value, type_text
 
 START = "<!-- casework-reference:start -->\n"
@@ -71,15 +69,11 @@ def _table(title: str, table: Table, out: list[str]) -> None:
 
 
 def render_reference() -> str:
-    out: list[str] = ["### Case-driven kinds\n"]
-    for name in EXTRA_KIND_NAMES:
-        kind = KINDS[name]
-        out.append(f"#### `{name}`\n")
-        out.append(kind.summary + "\n")
-        out.append("| parameter | type | default | meaning |")
-        out.append("|---|---|---|---|")
-        out.extend(_value_row(k, v) for k, v in kind.params.items())
-        out.append("")
+    out: list[str] = [
+        "The case-driven kinds (`terms_present`, `terms_in_order`, `count_bound`, `surface_matches_list`, "
+        "`pattern_present`, `first_letter_upper`, `grounding_in_field`) are in the kinds reference with every "
+        "other kind: [docs/rules-reference.md](../rules-reference.md) (`surface-lint rule --kinds`).\n",
+    ]
     out.append("### `[casework]` keys\n")
     _table("casework", CASEWORK_TABLE, out)
     out.append("### Expression functions\n")

@@ -117,6 +117,8 @@ def _rule_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="surface-lint rule", description="Explain a predicate or check.")
     p.add_argument("name", nargs="?", help="predicate name, alias or code (SL103)")
     p.add_argument("--all", action="store_true", help="every predicate and check")
+    p.add_argument("--kinds", action="store_true",
+                   help="the reference of every predicate kind: parameters, types, defaults, an executed example")
     p.add_argument("--format", choices=("text", "markdown-table", "json"), default="text")
     p.add_argument("--profile", choices=PROFILES)
     p.add_argument("--config", type=Path)
@@ -498,6 +500,11 @@ def run_rule(argv: Sequence[str]) -> int:
 
     args = _rule_parser().parse_args(argv)
     engine = _engine(args, Path.cwd())
+    if args.kinds:
+        from .docs import reference_markdown
+
+        sys.stdout.write(reference_markdown())
+        return EXIT_OK
     if args.format == "markdown-table":
         sys.stdout.write(render_rules_table(engine))
         return EXIT_OK
@@ -521,9 +528,11 @@ def run_rule(argv: Sequence[str]) -> int:
 
 
 def run_lanes(argv: Sequence[str]) -> int:
-    args = argparse.ArgumentParser(prog="surface-lint lanes").parse_args(argv)
-    del args
-    engine = Engine(load_config(find_config(Path.cwd())))
+    parser = argparse.ArgumentParser(prog="surface-lint lanes", description="List the lanes (shipped and --lane-file).")
+    parser.add_argument("--lane-file", action="append", default=[], type=Path, help="an extra lane TOML")
+    parser.add_argument("--config", type=Path)
+    args = parser.parse_args(argv)
+    engine = Engine(_config(args, Path.cwd()))
     for name, lane in sorted(engine.lane_set.lanes.items()):
         sets = ", ".join(sorted(lane.thresholds)) or "none"
         print(f"{name} {lane.version}  headline {lane.headline}  thresholds: {sets}  ({lane.path})")

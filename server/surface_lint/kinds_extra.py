@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .caseexpr import resolve_path
-from .predicates import PASS, Context, Evaluator, Kind, SafePattern, Span, Verdict, register_kind
+from .predicates import PASS, Context, Evaluator, Kind, KindExample, SafePattern, Span, Verdict, register_kind
 from .rule_schema import REQUIRED, Value
 
 
@@ -400,10 +400,16 @@ register_kind("terms_present", Kind(_terms_present, _term_params({
     "empty_passes": Value("boolean", True, "An empty term list passes."),
     "missing_passes": Value("boolean", True, "A case without the field passes."),
     "message": Value("string", None, "Template: {term} (one reason per term), {terms}, {count}, {bound}, {field}."),
-}), summary="Terms (constant or from the case) are present / absent in the surface."))
+}), summary="Terms (constant or from the case) are present / absent in the surface; one reason per failed term.",
+    example=KindExample({"field": "constraints.must_contain"}, "The river flows.", False,
+                        "`valley` is not in the surface", case={"constraints": {"must_contain": ["river", "valley"]}}),
+))
 register_kind("terms_in_order", Kind(_terms_in_order, {k: v for k, v in _term_params({
     "message": Value("string", None, "Template: {terms}, {field}."),
-}).items() if k != "match"}, summary="The terms appear in order among the surface's tokens (a subsequence)."))
+}).items() if k != "match"}, summary="The terms appear in order among the surface's tokens (a subsequence).",
+    example=KindExample({"field": "word_order", "strip_chars": ".,"}, "Valley, river flows.", False,
+                        "the words river, valley do not appear in this order", case={"word_order": ["river", "valley"]}),
+))
 register_kind("count_bound", Kind(_count_bound, {
     "rstrip": _RSTRIP,
     "unit": Value("string", REQUIRED, "words (whitespace), tokens (`token_pattern`), chars (stripped) or sentences.",
@@ -417,33 +423,47 @@ register_kind("count_bound", Kind(_count_bound, {
     "message": Value("string", None, "Template for both bounds: {count}, {bound}."),
     "message_min": Value("string", None, "Template when under the lower bound."),
     "message_max": Value("string", None, "Template when over the upper bound."),
-}, summary="A size of the surface is within bounds (constants or case fields)."))
-register_kind("surface_in_list", Kind(_surface_in_list, {
+}, summary="A size of the surface is within bounds (constants or case fields); `tokens` by the rule's own pattern.",
+    example=KindExample({"unit": "tokens", "token_pattern": "[A-Za-z]+", "min": 4}, "Truth, order 42.", False,
+                        "2 tokens; at least 4 required"),
+))
+register_kind("surface_matches_list", Kind(_surface_in_list, {
     "terms": Value(_TERMS, None, "Constant surfaces (give `terms` or `field`)."),
     "field": Value("string", None, "A case path holding the surfaces.", non_empty=True),
     "rstrip": _RSTRIP,
     "mode": Value("string", "accept", "accept: must be one of them; reject: must be none.", choices=("accept", "reject")),
     "normalise": Value("string", "lower_strip", "How both sides are compared.", choices=("lower_strip", "strip", "exact")),
     "message": Value("string", None, "Template: {field}, {terms}."),
-}, summary="The surface is one of (or none of) a list of surfaces."))
+}, summary="The surface is one of (or none of) a list of surfaces (`lower_strip`: the runners' .lower().strip()).",
+    example=KindExample({"field": "accept_surfaces"}, "Valley flows river", False,
+                        "the surface is none of `accept_surfaces`", case={"accept_surfaces": ["river flows valley"]}),
+))
 register_kind("pattern_present", Kind(_pattern_present, {
     "rstrip": _RSTRIP,
     "pattern": Value("regex", REQUIRED, "The pattern that must match somewhere."),
     "lowercase": Value("boolean", False, "Search the case-folded surface."),
     "message": Value("string", None, "Template: {pattern}."),
-}, summary="The pattern matches somewhere in the surface."))
+}, summary="The pattern matches somewhere in the surface.",
+    example=KindExample({"pattern": "(?i)\\bis\\b"}, "Truth, order.", False,
+                        "the surface does not match `(?i)\\bis\\b`"),
+))
 register_kind("first_letter_upper", Kind(_first_letter_upper, {
     "rstrip": _RSTRIP,
     "sentence_split": Value("regex", None, "Judge each sentence of this split."),
     "per_sentence": Value("boolean", False, "Judge each sentence of the lane's [analysis] sentence_split."),
     "message": Value("string", None, "Template: {term} (the sentence)."),
-}, summary="The first alphabetic character (of the surface or of each sentence) is upper-case."))
+}, summary="The first alphabetic character (of the surface or of each sentence) is upper-case.",
+    example=KindExample({"per_sentence": True}, "Wisdom grounds. next, it rests.", False,
+                        "`next, it rests` does not start with a capital letter",
+                        analysis={"sentence_split": "[.!?]\\s+|[.!?]$"}),
+))
 register_kind("grounding_in_field", Kind(_grounding_in_field, {
     "field": Value("string", REQUIRED, "A case path listing the allowed grounding sources.", non_empty=True),
     "empty_passes": Value("boolean", True, "An empty or missing list passes."),
     "message": Value("string", None, "Template: {term} (the grounding), {terms}."),
-}, summary="The turn's grounding_source is one of a per-case list."))
+}, summary="The turn's grounding_source is one of a per-case list.",
+    example=KindExample({"field": "expected_grounding_source"}, "I know.", False,
+                        "grounding_source `pack` is not one of oov, none (`expected_grounding_source`)",
+                        case={"expected_grounding_source": ["oov", "none"]}, grounding="pack"),
+))
 
-# The kinds this module adds, in the order the reference prints them.
-EXTRA_KIND_NAMES = ("terms_present", "terms_in_order", "count_bound", "surface_in_list", "pattern_present",
-                    "first_letter_upper", "grounding_in_field")

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import difflib
 import functools
+import importlib
 import json
 import math
 import re
+import string
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -14,13 +16,19 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from . import kinds_extra  # noqa: F401  (registers the case-driven kinds into KINDS)
+from .case_kinds import condition_fields, condition_problem, conditions, holds
 from .casework_schema import CASEWORK_TABLE
 from .checks import CHECKS
 from .patterns import PatternError
-from .predicates import KINDS, Evaluator, Kind, LaneAnalysis, SafePattern
+from .predicates import KINDS, NOT_JUDGED, Context, Evaluator, Kind, LaneAnalysis, SafePattern, Verdict
 from .rule_schema import REQUIRED, ArrayOf, MapOf, Problem, Table, TomlPositions, Value, fill_defaults, validate
 from .rule_schema import KeyPath as SchemaPath
+
+# Modules that register predicate kinds on import (predicates.py's own are always there). A module
+# of new kinds adds its name here; see docs/rules.md, "Adding a kind".
+KIND_MODULES = ("surface_lint.case_kinds", "surface_lint.kinds_extra")
+for _module in KIND_MODULES:
+    importlib.import_module(_module)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -62,6 +70,11 @@ class PredicateSpec:
     params: Mapping[str, Any]
     line: int  # where it is defined in its rules file
     code_at: tuple[int, int] = (0, 0)  # (line, column) of its `code` (cross-lane collisions point there)
+    case_field: str | None = None  # the top-level case field its verdict needs (not judged without it)
+    judged_without_field: bool = False  # judged anyway when the case lacks `case_field`
+    reads: tuple[str, ...] = ()  # every top-level case field the verdict depends on (the memo's key)
+    message: str | None = None  # the rule's own message template
+    hidden: bool = False  # made by the loader (a metric's `when`), not written as [[predicates]]
 
     @property
     def doc_anchor(self) -> str:
@@ -118,6 +131,8 @@ class FieldSpec:
     type: str
     required: bool
     predicate_list: bool
+    fields: Mapping[str, FieldSpec] = field(default_factory=dict)  # inside an object / list[object]
+    description: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +197,8 @@ class Lane:
 
     def __post_init__(self) -> None:
         for spec in self.predicates:
+            if spec.hidden:
+                continue  # a metric's `when`: not a name a case or config may use
             self._by_name[spec.name] = spec
             for alias in spec.aliases:
                 self._by_name[alias] = spec
@@ -253,7 +270,8 @@ def _regex_values(value: Any, spec: Any) -> list[str]:
     return []
 
 
-CASE_FIELD_TYPES = ("string", "integer", "number", "boolean", "list[string]")
+CASE_FIELD_TYPES = ("string", "integer", "number", "boolean", "list[string]", "list[integer]", "list[number]",
+                    "object", "list[object]")
 SEVERITIES = ("error", "warning", "information", "hint")
 METRIC_KINDS = ("rate", "count", "thresholds_pass")
 THRESHOLD_OPS = (">=", "<=", "==", "~=")
@@ -327,7 +345,10 @@ FIELD_TABLE = Table({
     "type": Value("string", "string", "The JSON type of the field.", choices=CASE_FIELD_TYPES),
     "required": Value("boolean", False, "A case without it is SL002."),
     "predicate_list": Value("boolean", False, "Its items are predicate names (SL004 on unknown ones)."),
+    "description": Value("string", None, "What the field holds (hover text)."),
 })
+# An object (or list[object]) field declares its own typed fields, to any depth.
+FIELD_TABLE.keys["fields"] = MapOf(FIELD_TABLE, "For `object` and `list[object]`: the fields inside, typed the same way.")  # type: ignore[index]
 CASE_SCHEMA_TABLE = Table({
     "id_field": Value("string", "id", "The field that names a case.", non_empty=True),
     "leak_fields": Value("list[string]", [], "Fields a holdout must not share (SL006).", non_empty=True),
@@ -340,7 +361,12 @@ PREDICATE_TABLE = Table({
     "default_severity": Value("string", "warning", "Severity when no case or config decides.", choices=SEVERITIES),
     "report": Value("boolean", True, "false: a signal for metrics only, never a finding."),
     "aliases": Value("list[string]", [], "Other accepted names.", non_empty=True),
-    "applies_if": Value("string", None, "A case field: judged only when it is truthy.", non_empty=True),
+    "applies_if": Value("string", None, "A case field: findings only when it is truthy (the verdict still "
+                        "feeds metrics).", non_empty=True),
+    "when": Value("conditions", None, "Conditions on case / turn fields; when they do not hold the predicate is "
+                  "not judged (see `condition`).", check=condition_problem),
+    "message": Value("string", None, "The finding's message, a template over the kind's facts ({match}, "
+                     "{field}, {bound}, ...; `rule --kinds` lists them).", non_empty=True),
     "summary": _TEXT, "what": _TEXT, "why": _TEXT, "example_fail": _TEXT, "example_pass": _TEXT,
     "params": _PARAMS,
     "profiles": Table({p: _PROFILE for p in PROFILES}, "Per-profile parameter overrides."),
@@ -355,6 +381,8 @@ METRIC_TABLE = Table({
     "runner": Value("boolean", True, "false: not in the runner's report (ours only)."),
     "description": _TEXT,
     "better": Value("string", "higher", "Which way is an improvement.", choices=("higher", "lower")),
+    "when": Value("conditions", None, "Count only the cases whose fields satisfy these conditions (added to "
+                  "`over`).", check=condition_problem),
 })
 CHECK_TABLE = Table({
     "metric": Value("string", REQUIRED, "A metric of this lane.", non_empty=True),
@@ -485,7 +513,9 @@ def parse_lane(text: str, shown: str, profile: str = DEFAULT_PROFILE, trusted: b
     predicates = _load_predicates(rules, profile)
     names = {p.name for p in predicates} | {a for p in predicates for a in p.aliases}
     schema = _load_schema(rules)
-    metrics = _load_metrics(rules, names, schema)
+    hidden: list[PredicateSpec] = []
+    metrics = _load_metrics(rules, names, schema, hidden)
+    predicates.extend(hidden)
     thresholds = _load_thresholds(rules, metrics)
     default_thresholds = lane_t.get("default_thresholds")
     if default_thresholds is not None and default_thresholds not in thresholds:
@@ -568,13 +598,24 @@ def _load_predicates(rules: _Rules, profile: str) -> list[PredicateSpec]:
         codes[code] = name
         applies_if = item.get("applies_if")
         params = _kind_params(rules, here, name, kind_name, kind, profile)
+        message = item.get("message")
+        if message is not None:
+            _check_template(rules, (*here, "message"), name, kind_name, kind, message)
+        params["_message"] = message if message is not None else kind.message
+        params["_rule_message"] = message
+        evaluate = kind.build(params)
+        when = item.get("when")
+        if when is not None:
+            evaluate = _when(evaluate, conditions(when))
+        needed = [str(params[k]).split(".")[0] for k in kind.case_params if params.get(k)]
+        reads = tuple(dict.fromkeys([*needed, *(condition_fields(when) if when is not None else ())]))
         out.append(
             PredicateSpec(
                 name=name,
                 code=code,
                 kind=kind_name,
                 unit=kind.unit,
-                evaluate=kind.build(params),
+                evaluate=evaluate,
                 default_severity=str(item.get("default_severity", "warning")),
                 report=bool(item.get("report", True)),
                 aliases=tuple(item.get("aliases", ())),
@@ -587,9 +628,37 @@ def _load_predicates(rules: _Rules, profile: str) -> list[PredicateSpec]:
                 params={k: v for k, v in params.items() if not k.startswith("_")},
                 line=line,
                 code_at=rules.positions.at((*here, "code")),
+                case_field=needed[0] if needed else None,
+                judged_without_field=kind.judged_without_case,
+                reads=reads,
+                message=message,
             )
         )
     return out
+
+
+def _when(evaluate: Evaluator, conds: Sequence[Mapping[str, Any]]) -> Evaluator:
+    """The evaluator, judged only when the conditions hold (else no verdict)."""
+
+    def judged(ctx: Context) -> Verdict | None:
+        if not holds(conds, ctx):
+            return NOT_JUDGED
+        return evaluate(ctx)
+
+    return judged
+
+
+def _check_template(rules: _Rules, path: SchemaPath, name: str, kind_name: str, kind: Kind, template: str) -> None:
+    try:
+        fields = [f for _, f, _, _ in string.Formatter().parse(template) if f is not None]
+    except ValueError as exc:
+        raise rules.fail(path, f"predicate {name!r}: `message` is not a valid template: {exc} "
+                               "(write a literal brace as {{ or }})") from None
+    for placeholder in fields:
+        if placeholder not in kind.facts:
+            offered = ", ".join(f"{{{f}}}" for f in kind.facts) or "none"
+            raise rules.fail(path, f"predicate {name!r}: `message` uses {{{placeholder}}}, which kind {kind_name} "
+                                   f"does not provide (it provides: {offered})")
 
 
 def _kind_params(rules: _Rules, here: SchemaPath, name: str, kind_name: str, kind: Kind,
@@ -628,6 +697,10 @@ def _kind_params(rules: _Rules, here: SchemaPath, name: str, kind_name: str, kin
         if problem is not None:
             raise rules.fail(at(key), f"predicate {name!r}: parameter `{key}` {problem}")
     params = fill_defaults(params, kind.params)
+    if kind.check is not None:
+        problem = kind.check(params)
+        if problem is not None:
+            raise rules.fail((*here, "params"), f"predicate {name!r} ({kind_name}): {problem}")
     for key, spec in kind.params.items():
         if spec.type == "regex" and key in params:
             params[key] = rules.compile(params[key], f"predicate {name!r}: `{key}`", at(key))
@@ -646,16 +719,26 @@ def _kind_params(rules: _Rules, here: SchemaPath, name: str, kind_name: str, kin
 
 def _load_schema(rules: _Rules) -> CaseSchema:
     table = rules.table("case_schema")
-    fields: dict[str, FieldSpec] = {}
-    for fname, spec in table.get("fields", {}).items():
-        fields[fname] = FieldSpec(
-            fname, str(spec.get("type", "string")), bool(spec.get("required", False)),
-            bool(spec.get("predicate_list", False)),
-        )
+    fields = _field_specs(table.get("fields", {}), ("case_schema", "fields"), rules)
     return CaseSchema(str(table.get("id_field", "id")), fields, tuple(table.get("leak_fields", ())))
 
 
-def _load_metrics(rules: _Rules, names: set[str], schema: CaseSchema) -> list[MetricSpec]:
+def _field_specs(table: Mapping[str, Any], path: SchemaPath, rules: _Rules) -> dict[str, FieldSpec]:
+    out: dict[str, FieldSpec] = {}
+    for fname, spec in table.items():
+        type_name = str(spec.get("type", "string"))
+        inner = spec.get("fields", {})
+        if inner and type_name not in ("object", "list[object]"):
+            raise rules.fail((*path, fname, "fields"),
+                             f"case field {fname!r}: `fields` needs type \"object\" or \"list[object]\", not {type_name!r}")
+        out[fname] = FieldSpec(fname, type_name, bool(spec.get("required", False)), bool(spec.get("predicate_list", False)),
+                               _field_specs(inner, (*path, fname, "fields"), rules), str(spec.get("description") or ""))
+    return out
+
+
+def _load_metrics(rules: _Rules, names: set[str], schema: CaseSchema,
+                  hidden: list[PredicateSpec]) -> list[MetricSpec]:
+    """The metrics; a metric's `when` becomes a hidden `condition` predicate in its `over`."""
     out: list[MetricSpec] = []
     seen: set[str] = set()
     for index, item in enumerate(rules.doc.get("metrics", [])):
@@ -670,13 +753,26 @@ def _load_metrics(rules: _Rules, names: set[str], schema: CaseSchema) -> list[Me
                 if bare != EXPECTED and bare not in names and bare not in schema.fields:
                     raise rules.fail((*here, key, i),
                                      f"metric {name!r}: {signal!r} is neither a predicate nor a case field")
+        over = tuple(item.get("over", ()))
+        when = item.get("when")
+        if when is not None:
+            signal_name = f"{name}:when"
+            if signal_name in names:
+                raise rules.fail((*here, "when"), f"metric {name!r}: a predicate is already named {signal_name!r}")
+            condition = KINDS["condition"]
+            hidden.append(PredicateSpec(
+                name=signal_name, code="", kind="condition", unit="surface", evaluate=condition.build({"when": when}),
+                default_severity="hint", report=False, aliases=(), applies_if=None, summary=f"`when` of {name}",
+                what="", why="", example_fail="", example_pass="", params={"when": when},
+                line=rules.positions.line((*here, "when")), reads=condition_fields(when), hidden=True))
+            over = (*over, signal_name)
         out.append(
             MetricSpec(
                 better=str(item.get("better", "higher")),
                 name=name,
                 kind=str(item.get("kind", "rate")),
                 passing=tuple(item.get("passing", ())),
-                over=tuple(item.get("over", ())),
+                over=over,
                 empty=float(item.get("empty", 1.0)),
                 aliases=tuple(item.get("aliases", ())),
                 runner=bool(item.get("runner", True)),
@@ -772,9 +868,9 @@ def load_lanes(
 def _check_codes_free(lane: Lane, lanes: Mapping[str, Lane]) -> None:
     """Raise at the first code of `lane` that another loaded lane (not one it replaces) uses."""
     owners = {spec.code: (other.name, spec.name) for other in lanes.values() if other.name != lane.name
-              for spec in other.predicates}
+              for spec in other.predicates if not spec.hidden}
     for spec in lane.predicates:
-        owner = owners.get(spec.code)
+        owner = owners.get(spec.code) if not spec.hidden else None
         if owner is not None:
             line, column = spec.code_at if spec.code_at[0] else (spec.line, 1)
             raise LaneError(lane.path, line, f"predicate {spec.name!r}: code {spec.code} is already used by "

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,9 +55,10 @@ class Subject:
 
 
 class Verdict:
-    """One predicate's answer on one subject: passed, and where it broke (spans)."""
+    """One predicate's answer on one subject: passed, where it broke (spans), and the facts its
+    message is written from (`facts` for the whole verdict, `span_facts` per span)."""
 
-    __slots__ = ("message", "passed", "spans", "target", "timed_out")
+    __slots__ = ("facts", "message", "passed", "span_facts", "span_messages", "spans", "target", "timed_out")
 
     def __init__(
         self,
@@ -66,18 +67,31 @@ class Verdict:
         message: str = "",
         target: str | None = None,  # for chain predicates: which record field to point at
         timed_out: bool = False,
+        facts: Mapping[str, str] | None = None,
+        span_facts: tuple[Mapping[str, str], ...] | None = None,
+        span_messages: tuple[str, ...] | None = None,
     ) -> None:
         self.passed = passed
         self.spans = spans
         self.message = message
         self.target = target
         self.timed_out = timed_out
+        self.facts = facts
+        self.span_facts = span_facts
+        self.span_messages = span_messages
+
+    def span_message(self, index: int) -> str:
+        """The message of the finding at spans[index] (its own match), else the verdict's."""
+        messages = self.span_messages
+        if messages is not None and 0 <= index < len(messages):
+            return messages[index]
+        return self.message
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Verdict):
             return NotImplemented
-        return (self.passed, self.spans, self.message, self.target, self.timed_out) == (
-            other.passed, other.spans, other.message, other.target, other.timed_out)
+        return (self.passed, self.spans, self.message, self.target, self.timed_out, self.span_messages) == (
+            other.passed, other.spans, other.message, other.target, other.timed_out, other.span_messages)
 
     def __repr__(self) -> str:
         return f"Verdict(passed={self.passed!r}, spans={self.spans!r}, message={self.message!r})"
@@ -148,7 +162,7 @@ class Context:
         return self._analysis
 
 
-Evaluator = Callable[[Context], Verdict]
+Evaluator = Callable[[Context], 'Verdict | None']  # None: not judged (the case gives it nothing)
 
 
 def _whole(surface: str) -> tuple[Span, ...]:
@@ -160,11 +174,51 @@ def _whole(surface: str) -> tuple[Span, ...]:
     return ((start, start + len(stripped)),)
 
 
+# --- messages: every verdict carries facts; a rule's `message` template is written from them ----
+
+
+class _Facts(dict[str, str]):
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def render(template: str, facts: Mapping[str, str]) -> str:
+    """`template` with `{name}` replaced by the fact of that name (`{{` is a brace)."""
+    return template.format_map(_Facts(facts))
+
+
+def failed(
+    spans: tuple[Span, ...],
+    template: str,
+    facts: Mapping[str, str],
+    span_facts: tuple[Mapping[str, str], ...] | None = None,
+    target: str | None = None,
+) -> Verdict:
+    """A failing verdict whose message (and each span's) is `template` written from its facts."""
+    span_messages = None
+    if span_facts is not None:
+        span_messages = tuple(render(template, {**facts, **one}) for one in span_facts)
+    return Verdict(False, spans, render(template, facts), target, facts=facts, span_facts=span_facts,
+                   span_messages=span_messages)
+
+
+def with_template(verdict: Verdict, template: str) -> Verdict:
+    """The verdict with its messages rewritten from the rule's own `message` template."""
+    if verdict.passed or verdict.timed_out:
+        return verdict
+    return failed(verdict.spans, template, verdict.facts or {}, verdict.span_facts, verdict.target)
+
+
+def ticked(items: Sequence[str]) -> str:
+    return ", ".join(f"`{item}`" for item in items)
+
+
 # --- kinds -----------------------------------------------------------------------------
 
 
 def _substring_absent(params: Mapping[str, Any]) -> Evaluator:
     markers: list[str] = list(params["markers"])
+    template = str(params["_message"])
 
     def evaluate(ctx: Context) -> Verdict:
         surface = ctx.subject.surface
@@ -173,29 +227,30 @@ def _substring_absent(params: Mapping[str, Any]) -> Evaluator:
                 break
         else:
             return PASS
-        spans: list[Span] = []
+        found: list[tuple[Span, str]] = []
         names: list[str] = []
         for marker in markers:
             pos = surface.find(marker)
             while pos != -1:
-                spans.append((pos, pos + len(marker)))
+                found.append(((pos, pos + len(marker)), marker))
                 pos = surface.find(marker, pos + len(marker))
             if marker in surface:
                 names.append(marker)
-        spans.sort()
-        found = ", ".join(f"`{n}`" for n in names)
-        return Verdict(False, tuple(spans), f"placeholder marker {found} in the surface")
+        found.sort()
+        return failed(tuple(span for span, _ in found), template,
+                      {"found": ticked(names), "match": names[0], "count": str(len(found))},
+                      tuple({"match": marker} for _, marker in found))
 
     return evaluate
 
 
 def _pattern_absent(params: Mapping[str, Any]) -> Evaluator:
     pattern: SafePattern = params["pattern"]
-    whole_match = params.get("mode", "search") == "match"
-    strip = bool(params.get("strip", False))
+    whole_match = params["mode"] == "match"
+    strip = bool(params["strip"])
     # Substrings every match contains: a surface lacking one cannot match (a cheap prefilter).
-    requires: tuple[str, ...] = tuple(params.get("requires", ()))
-    message: str = params.get("message", "the surface matches `{match}`")
+    requires: tuple[str, ...] = tuple(params["requires"])
+    template = str(params["_message"])
 
     def evaluate(ctx: Context) -> Verdict:
         surface = ctx.subject.surface
@@ -208,12 +263,13 @@ def _pattern_absent(params: Mapping[str, Any]) -> Evaluator:
             m = pattern.match(text)
             if m is None:
                 return PASS
-            return Verdict(False, _whole(surface), message.replace("{match}", m.group()))
-        m = pattern.search(text)
-        if m is None:
+            return failed(_whole(surface), template, {"match": m.group(), "count": "1"})
+        matches = pattern.finditer(text)
+        if not matches:
             return PASS
-        spans = tuple((offset + x.start(), offset + x.end()) for x in pattern.finditer(text))
-        return Verdict(False, spans, message.replace("{match}", m.group()))
+        spans = tuple((offset + x.start(), offset + x.end()) for x in matches)
+        return failed(spans, template, {"match": matches[0].group(), "count": str(len(matches))},
+                      tuple({"match": x.group()} for x in matches))
 
     return evaluate
 
@@ -221,6 +277,7 @@ def _pattern_absent(params: Mapping[str, Any]) -> Evaluator:
 def _ends_with(params: Mapping[str, Any]) -> Evaluator:
     endings = tuple(params["endings"])
     shown = " ".join(f"`{e}`" for e in endings)
+    template = params.get("_rule_message")
 
     def evaluate(ctx: Context) -> Verdict:
         surface = ctx.subject.surface
@@ -228,30 +285,30 @@ def _ends_with(params: Mapping[str, Any]) -> Evaluator:
         if stripped and stripped.endswith(endings):
             return PASS
         if not stripped:
-            return Verdict(False, ((0, 0),), f"the surface is empty; it must end with {shown}")
+            return failed(((0, 0),), template or "the surface is empty; it must end with {endings}",
+                          {"endings": shown, "last": ""})
         last = len(stripped) - 1
         # Point at the whole last character: a base emoji plus its variation selector or marks.
         while last > 0 and unicodedata.category(stripped[last]) in ("Mn", "Me", "Cf"):
             last -= 1
-        return Verdict(
-            False,
-            ((last, len(stripped)),),
-            f"the surface ends with `{stripped[last:]}`, not terminal punctuation ({shown})",
-        )
+        return failed(((last, len(stripped)),),
+                      template or "the surface ends with `{last}`, not terminal punctuation ({endings})",
+                      {"endings": shown, "last": stripped[last:]})
 
     return evaluate
 
 
 def _words_present(params: Mapping[str, Any]) -> Evaluator:
     pattern: SafePattern = params["_compiled"]
-    lowercase = bool(params.get("lowercase", True))
+    lowercase = bool(params["lowercase"])
+    template = str(params["_message"])
 
     def evaluate(ctx: Context) -> Verdict:
         surface = ctx.subject.surface
         text = surface.lower() if lowercase else surface
         if pattern.search(text) is not None:
             return PASS
-        return Verdict(False, _whole(surface), "no finite verb or inflected verb form in the surface")
+        return failed(_whole(surface), template, {})
 
     return evaluate
 
@@ -273,6 +330,7 @@ def _compile_words(params: dict[str, Any]) -> None:
 def _grounding_marker_consistent(params: Mapping[str, Any]) -> Evaluator:
     grounded = set(params["grounded_sources"])
     markers = list(params["markers"])
+    template = str(params["_message"])
 
     def evaluate(ctx: Context) -> Verdict:
         surface = ctx.subject.surface
@@ -287,64 +345,58 @@ def _grounding_marker_consistent(params: Mapping[str, Any]) -> Evaluator:
             return PASS
         spans.sort()
         marker = surface[spans[0][0] : spans[0][1]]
-        return Verdict(
-            False,
-            tuple(spans),
-            f"the surface says `{marker}` but grounding_source is `{ctx.subject.grounding}`",
-        )
+        return failed(tuple(spans), template, {"match": marker, "grounding": ctx.subject.grounding},
+                      tuple({"match": surface[a:b]} for a, b in spans))
 
     return evaluate
 
 
 def _sentence_count_min(params: Mapping[str, Any]) -> Evaluator:
     minimum = int(params["minimum"])
+    template = str(params["_message"])
 
     def evaluate(ctx: Context) -> Verdict:
         count = len(ctx.analysis.sentences)
         if count >= minimum:
             return PASS
         noun = "sentence" if count == 1 else "sentences"
-        return Verdict(
-            False,
-            _whole(ctx.subject.surface),
-            f"{count} substantive {noun} (tails stripped); at least {minimum} required",
-        )
+        return failed(_whole(ctx.subject.surface), template,
+                      {"count": str(count), "noun": noun, "bound": str(minimum)})
 
     return evaluate
 
 
 def _sentence_min_tokens(params: Mapping[str, Any]) -> Evaluator:
     minimum = int(params["minimum"])
+    template = params.get("_rule_message")
 
     def evaluate(ctx: Context) -> Verdict:
         sentences = ctx.analysis.sentences
         if not sentences:
-            return Verdict(False, _whole(ctx.subject.surface), "no substantive sentence")
-        short = [
-            (text, start)
-            for text, start in sentences
-            if ctx.lane_analysis.tokens(text) < minimum
-        ]
+            return failed(_whole(ctx.subject.surface), template or "no substantive sentence",
+                          {"bound": str(minimum), "short": "0", "counts": "", "match": ""})
+        short = [(text, start) for text, start in sentences if ctx.lane_analysis.tokens(text) < minimum]
         if not short:
             return PASS
         spans = tuple((start, start + len(text)) for text, start in short)
-        counts = ", ".join(str(ctx.lane_analysis.tokens(t)) for t, _ in short)
-        return Verdict(
-            False,
-            spans,
-            f"{len(short)} sentence(s) with fewer than {minimum} alphabetic tokens ({counts})",
-        )
+        counts = [str(ctx.lane_analysis.tokens(t)) for t, _ in short]
+        return failed(spans,
+                      template or "{short} sentence(s) with fewer than {bound} alphabetic tokens ({counts})",
+                      {"bound": str(minimum), "short": str(len(short)), "counts": ", ".join(counts),
+                       "match": short[0][0]},
+                      tuple({"match": text, "count": n} for (text, _), n in zip(short, counts, strict=True)))
 
     return evaluate
 
 
 def _connective_present(params: Mapping[str, Any]) -> Evaluator:
     pattern: SafePattern = params["_compiled"]
+    template = str(params["_message"])
 
     def evaluate(ctx: Context) -> Verdict:
         if pattern.search(ctx.analysis.stripped.lower()) is not None:
             return PASS
-        return Verdict(False, _whole(ctx.subject.surface), "no connective in the surface")
+        return failed(_whole(ctx.subject.surface), template, {})
 
     return evaluate
 
@@ -356,44 +408,54 @@ def _compile_connectives(params: dict[str, Any]) -> None:
 
 
 def _not_only_tail(params: Mapping[str, Any]) -> Evaluator:
+    template = str(params["_message"])
+
     def evaluate(ctx: Context) -> Verdict:
         surface = ctx.subject.surface
         if not surface.strip() or ctx.analysis.stripped:
             return PASS
-        return Verdict(False, _whole(surface), "the surface is only a provenance / trust tail")
+        return failed(_whole(surface), template, {})
 
     return evaluate
 
 
 def _grounding_in(params: Mapping[str, Any]) -> Evaluator:
-    sources = set(params["sources"])
-    shown = ", ".join(sorted(sources))
+    constant = set(params["sources"])
+    field = params.get("sources_field")
+    template = str(params["_message"])
 
-    def evaluate(ctx: Context) -> Verdict:
+    def evaluate(ctx: Context) -> Verdict | None:
+        sources = constant
+        if field:
+            listed = case_value(ctx.subject.case, str(field))
+            if isinstance(listed, str):
+                listed = [listed]
+            if not isinstance(listed, list):
+                return NOT_JUDGED
+            sources = {s for s in listed if isinstance(s, str)}
         if ctx.subject.grounding in sources:
             return PASS
-        return Verdict(
-            False,
-            _whole(ctx.subject.surface),
-            f"grounding_source `{ctx.subject.grounding}` is not one of {shown}",
-            target="grounding_source",
-        )
+        return failed(_whole(ctx.subject.surface), template,
+                      {"grounding": ctx.subject.grounding, "sources": ", ".join(sorted(sources)) or "(none)",
+                       "field": str(field or "")},
+                      target="grounding_source")
 
     return evaluate
 
 
 def _case_field_in_surface(params: Mapping[str, Any]) -> Evaluator:
     name = str(params["field"])
+    template = str(params["_message"])
 
     def evaluate(ctx: Context) -> Verdict:
-        case = ctx.subject.case or {}
-        value = case.get(name)
-        needle = value.lower() if isinstance(value, str) else ""
-        if not needle or needle in ctx.subject.surface.lower():
+        value = case_value(ctx.subject.case, name)
+        needles = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+        surface = ctx.subject.surface.lower()
+        missing = [n for n in needles if isinstance(n, str) and n and n.lower() not in surface]
+        if not missing:
             return PASS
-        return Verdict(
-            False, _whole(ctx.subject.surface), f"the surface never names `{value}` ({name})"
-        )
+        return failed(_whole(ctx.subject.surface), template,
+                      {"value": missing[0], "field": name, "missing": ticked(missing)})
 
     return evaluate
 
@@ -406,32 +468,37 @@ def _primed(params: Mapping[str, Any]) -> Evaluator:
 
 
 def _case_int(ctx: Context, params: Mapping[str, Any]) -> int:
-    case = ctx.subject.case or {}
-    value = case.get(str(params["field"]), params.get("default", 0))
+    value = case_value(ctx.subject.case, str(params["field"]))
+    if value is MISSING:
+        return int(params["default"])
     try:
         return int(value)
-    except (TypeError, ValueError):
-        return int(params.get("default", 0))
+    except (TypeError, ValueError, OverflowError):
+        return int(params["default"])
 
 
 def _vault_hits_min(params: Mapping[str, Any]) -> Evaluator:
+    template = str(params["_message"])
+
     def evaluate(ctx: Context) -> Verdict:
         need = _case_int(ctx, params)
         have = ctx.subject.vault_hits or 0
         if have >= need:
             return PASS
-        return Verdict(
-            False, (), f"probe vault_hits {have} < min_vault_hits {need}", target="vault_hits"
-        )
+        return failed((), template, {"value": str(have), "bound": str(need), "field": str(params["field"])},
+                      target="vault_hits")
 
     return evaluate
 
 
 def _replay_identical(params: Mapping[str, Any]) -> Evaluator:
+    template = params.get("_rule_message")
+
     def evaluate(ctx: Context) -> Verdict:
         s = ctx.subject
         if s.trace_hash_replay is None and s.vault_hits_replay is None and s.proposal_count_replay is None:
-            return Verdict(False, (), "no replay run captured (chain 1)", target="trace_hash")
+            return failed((), template or "no replay run captured (chain 1)", {"problems": "no replay run"},
+                          target="trace_hash")
         problems = []
         if not s.trace_hash:
             problems.append("empty trace_hash")
@@ -440,36 +507,68 @@ def _replay_identical(params: Mapping[str, Any]) -> Evaluator:
         if s.vault_hits != s.vault_hits_replay:
             problems.append(f"vault_hits {s.vault_hits} != replay {s.vault_hits_replay}")
         if s.proposal_count != s.proposal_count_replay:
-            problems.append(
-                f"proposal_count {s.proposal_count} != replay {s.proposal_count_replay}"
-            )
+            problems.append(f"proposal_count {s.proposal_count} != replay {s.proposal_count_replay}")
         if not problems:
             return PASS
-        return Verdict(False, (), "replay differs: " + "; ".join(problems), target="trace_hash")
+        return failed((), template or "replay differs: {problems}", {"problems": "; ".join(problems)},
+                      target="trace_hash")
 
     return evaluate
 
 
 def _proposal_count_equal(params: Mapping[str, Any]) -> Evaluator:
+    template = str(params["_message"])
+
     def evaluate(ctx: Context) -> Verdict:
         want = _case_int(ctx, params)
         have = ctx.subject.proposal_count or 0
         if have == want:
             return PASS
-        return Verdict(
-            False,
-            (),
-            f"{have} pack-mutation proposal(s) fired; expected_proposals is {want}",
-            target="proposal_count",
-        )
+        return failed((), template, {"value": str(have), "bound": str(want), "field": str(params["field"])},
+                      target="proposal_count")
 
     return evaluate
 
 
+# --- reading the case ------------------------------------------------------------------------
+
+MISSING: Any = object()  # a case path that leads nowhere
+NOT_JUDGED: Verdict | None = None  # an evaluator's answer when the case gives it nothing to judge
+
+
+def case_value(case: Mapping[str, Any] | None, path: str) -> Any:
+    """The value at a dotted path (`constraints.must_contain`) of the case, or MISSING."""
+    node: Any = case
+    for part in path.split("."):
+        if not isinstance(node, Mapping) or part not in node:
+            return MISSING
+        node = node[part]
+    return node
+
+
+# --- the registry --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class KindExample:
+    """An executed example for the generated reference: the rule's params, the subject, the
+    verdict it must give (the reference test runs every one)."""
+
+    params: Mapping[str, Any]
+    surface: str
+    passes: bool
+    message: str = ""  # the expected message when it fails (the kind's default template)
+    case: Mapping[str, Any] | None = None
+    grounding: str = "none"
+    analysis: Mapping[str, Any] | None = None  # the example lane's [analysis] table
+    chain: Mapping[str, Any] | None = None  # Subject counters of a chain (vault_hits, trace_hash, ...)
+
+
 @dataclass(frozen=True, slots=True)
 class Kind:
-    """A predicate kind: the parameters it declares (name -> typed Value with its default)
-    and how to build an evaluator from them (every declared default already filled in)."""
+    """A predicate kind: the parameters it declares (name -> typed Value with its default),
+    the facts its messages are written from, and how to build an evaluator from them (every
+    declared default already filled in; `_message` is the rule's template or the kind's)."""
 
     build: Callable[[Mapping[str, Any]], Evaluator]
     params: Mapping[str, Value]
@@ -477,6 +576,12 @@ class Kind:
     # Which subjects it can judge: "surface" (a turn's text) or "chain" (symbolic runs).
     unit: str = "surface"
     summary: str = ""
+    message: str = ""  # the default message template ("" when the kind words its own by case)
+    facts: Mapping[str, str] = field(default_factory=dict)  # placeholder -> what it holds
+    case_params: tuple[str, ...] = ()  # params naming a case field path the verdict needs
+    judged_without_case: bool = False  # judged (not skipped) when the case lacks that field
+    example: KindExample | None = None
+    check: Callable[[Mapping[str, Any]], str | None] | None = None  # a rule across params ("give one of ...")
 
     @property
     def regex_params(self) -> tuple[str, ...]:
@@ -497,10 +602,16 @@ def register_kind(name: str, kind: Kind) -> Kind:
 
 
 _TERMS = "list[string]"
+_SENTENCES = {"sentence_split": r"(?<=[.!?])\s+(?=[A-Z0-9])", "token_pattern": "[A-Za-z]+"}  # the shipped sentence rule (vetted)
+_MATCH = {"match": "the text that matched (per finding)", "count": "how many matches"}
 register_kind("substring_absent", Kind(
     _substring_absent,
     {"markers": Value(_TERMS, REQUIRED, "Substrings that must not occur (case-sensitive).", non_empty=True)},
     summary="No listed substring occurs in the surface; every occurrence is a span.",
+    message="{found} in the surface",
+    facts={**_MATCH, "found": "every marker found, ticked and comma-separated"},
+    example=KindExample({"markers": ["<pending>"]}, "The answer is <pending>.", False,
+                        "`<pending>` in the surface"),
 ))
 register_kind("pattern_absent", Kind(
     _pattern_absent,
@@ -511,15 +622,19 @@ register_kind("pattern_absent", Kind(
         "strip": Value("boolean", False, "Match against the surface with surrounding whitespace removed."),
         "requires": Value(_TERMS, [], "Substrings every match contains: a surface lacking one is not searched.",
                           non_empty=True),
-        "message": Value("string", "the surface matches `{match}`", "The finding's message; `{match}` is the match.",
-                         non_empty=True),
     },
-    summary="A regular expression does not match the surface.",
+    summary="A regular expression does not match the surface; each match is a finding.",
+    message="the surface matches `{match}`",
+    facts=_MATCH,
+    example=KindExample({"pattern": r"\bTODO\b"}, "Done. TODO: check.", False, "the surface matches `TODO`"),
 ))
 register_kind("ends_with", Kind(
     _ends_with,
     {"endings": Value(_TERMS, REQUIRED, "Accepted last characters (after trailing whitespace).", non_empty=True)},
     summary="The surface, right-stripped, ends with one of the endings.",
+    facts={"last": "the surface's last character (empty when the surface is)", "endings": "the endings, ticked"},
+    example=KindExample({"endings": ["."]}, "river flows valley", False,
+                        "the surface ends with `y`, not terminal punctuation (`.`)"),
 ))
 register_kind("words_present", Kind(
     _words_present,
@@ -530,6 +645,9 @@ register_kind("words_present", Kind(
     },
     prepare=_compile_words,
     summary="At least one listed word (or a word matching a suffix pattern) occurs.",
+    message="none of the listed words in the surface",
+    example=KindExample({"words": ["is", "are"]}, "Light, truth, order.", False,
+                        "none of the listed words in the surface"),
 ))
 register_kind("grounding_marker_consistent", Kind(
     _grounding_marker_consistent,
@@ -538,35 +656,75 @@ register_kind("grounding_marker_consistent", Kind(
         "markers": Value(_TERMS, REQUIRED, "Substrings that claim grounding.", non_empty=True),
     },
     summary="A grounding marker in the surface agrees with the turn's grounding_source.",
+    message="the surface says `{match}` but grounding_source is `{grounding}`",
+    facts={"match": "the marker found (per finding)", "grounding": "the turn's grounding_source"},
+    example=KindExample({"grounded_sources": ["pack"], "markers": ["pack-grounded"]},
+                        "Truth is real. pack-grounded (p).", False,
+                        "the surface says `pack-grounded` but grounding_source is `none`"),
 ))
 register_kind("sentence_count_min", Kind(
     _sentence_count_min,
     {"minimum": Value("integer", REQUIRED, "The fewest sentences (tails stripped).", minimum=0)},
     summary="At least `minimum` sentences after the lane's tails are stripped.",
+    message="{count} substantive {noun} (tails stripped); at least {bound} required",
+    facts={"count": "the sentences found", "noun": "`sentence` or `sentences`", "bound": "the minimum"},
+    example=KindExample({"minimum": 2}, "One sentence.", False,
+                        "1 substantive sentence (tails stripped); at least 2 required", analysis=_SENTENCES),
 ))
 register_kind("sentence_min_tokens", Kind(
     _sentence_min_tokens,
     {"minimum": Value("integer", REQUIRED, "The fewest tokens per sentence.", minimum=0)},
     summary="Every sentence has at least `minimum` tokens (the lane's token_pattern).",
+    facts={"bound": "the minimum", "short": "how many sentences are short", "counts": "their token counts",
+           "match": "the short sentence (per finding)", "count": "its token count (per finding)"},
+    example=KindExample({"minimum": 3}, "Light. It reveals the truth.", False,
+                        "1 sentence(s) with fewer than 3 alphabetic tokens (1)", analysis=_SENTENCES),
 ))
 register_kind("connective_present", Kind(
     _connective_present,
     {"connectives": Value(_TERMS, REQUIRED, "Whole words or phrases, matched case-insensitively.", non_empty=True)},
     prepare=_compile_connectives,
     summary="A listed connective occurs in the tail-stripped surface.",
+    message="no connective in the surface",
+    example=KindExample({"connectives": ["because"]}, "It is. It was.", False, "no connective in the surface"),
 ))
-register_kind("not_only_tail", Kind(_not_only_tail, {}, summary="The surface is more than its tails."))
+register_kind("not_only_tail", Kind(
+    _not_only_tail, {}, summary="The surface is more than the lane's tails ([analysis] tail_patterns).",
+    message="the surface is only a provenance / trust tail",
+    example=KindExample({}, "Some words.", True),
+))
 register_kind("grounding_in", Kind(
     _grounding_in,
-    {"sources": Value(_TERMS, REQUIRED, "Accepted grounding_source values.", non_empty=True)},
-    summary="The turn's grounding_source is one of `sources`.",
+    {
+        "sources": Value(_TERMS, [], "Accepted grounding_source values.", non_empty=True),
+        "sources_field": Value("string", None, "A case field (dotted path) listing the accepted values, "
+                               "instead of `sources`; a case without it is not judged.", non_empty=True),
+    },
+    summary="The turn's grounding_source is one of `sources` (or of the case's `sources_field` list).",
+    message="grounding_source `{grounding}` is not one of {sources}",
+    facts={"grounding": "the turn's grounding_source", "sources": "the accepted values",
+           "field": "sources_field"},
+    case_params=("sources_field",),
+    check=lambda p: None if bool(p.get("sources")) != bool(p.get("sources_field"))
+    else "give exactly one of `sources` and `sources_field`",
+    example=KindExample({"sources_field": "allowed_sources"}, "From the vault.", False,
+                        "grounding_source `vault` is not one of pack, teaching",
+                        case={"allowed_sources": ["pack", "teaching"]}, grounding="vault"),
 ))
 register_kind("case_field_in_surface", Kind(
     _case_field_in_surface,
-    {"field": Value("string", REQUIRED, "The case field whose text must occur (case-insensitive).", non_empty=True)},
-    summary="The case field's string occurs in the surface.",
+    {"field": Value("string", REQUIRED, "The case field (dotted path; a string or a list of strings) whose "
+                    "text must occur, case-insensitively.", non_empty=True)},
+    summary="The case field's string (each string of a list) occurs in the surface.",
+    message="the surface never names `{value}` ({field})",
+    facts={"value": "the first missing string", "missing": "every missing string, ticked", "field": "the field"},
+    case_params=("field",),
+    judged_without_case=True,
+    example=KindExample({"field": "subject_lemma"}, "Light reveals meaning.", False,
+                        "the surface never names `truth` (subject_lemma)", case={"subject_lemma": "truth"}),
 ))
-register_kind("primed", Kind(_primed, {}, summary="The case ran priming prompts."))
+register_kind("primed", Kind(_primed, {}, summary="The case ran priming prompts (a signal).",
+                             example=KindExample({}, "Anything.", False)))
 register_kind("vault_hits_min", Kind(
     _vault_hits_min,
     {
@@ -575,9 +733,18 @@ register_kind("vault_hits_min", Kind(
     },
     unit="chain",
     summary="The probe's vault_hits is at least the case field's value.",
+    case_params=(),
+    example=KindExample({"field": "min_vault_hits", "default": 1}, "", False, "probe vault_hits 0 < min_vault_hits 2",
+                        case={"min_vault_hits": 2}, chain={"vault_hits": 0}),
+    message="probe vault_hits {value} < {field} {bound}",
+    facts={"value": "the probe's vault_hits", "bound": "the minimum", "field": "the field"},
 ))
 register_kind("replay_identical", Kind(
-    _replay_identical, {}, unit="chain", summary="Both runs agree on trace_hash, vault_hits and proposal count."
+    _replay_identical, {}, unit="chain", summary="Both runs agree on trace_hash, vault_hits and proposal count.",
+    facts={"problems": "what differs"},
+    example=KindExample({}, "", False, "replay differs: vault_hits 2 != replay 3",
+                        chain={"trace_hash": "ab", "trace_hash_replay": "ab", "vault_hits": 2, "vault_hits_replay": 3,
+                               "proposal_count": 0, "proposal_count_replay": 0}),
 ))
 register_kind("proposal_count_equal", Kind(
     _proposal_count_equal,
@@ -587,4 +754,10 @@ register_kind("proposal_count_equal", Kind(
     },
     unit="chain",
     summary="The fired proposal count equals the case field's value.",
+    message="{value} pack-mutation proposal(s) fired; {field} is {bound}",
+    facts={"value": "the proposals fired", "bound": "the expected count", "field": "the field"},
+    case_params=("field",),
+    example=KindExample({"field": "expected_proposals"}, "", False,
+                        "1 pack-mutation proposal(s) fired; expected_proposals is 2",
+                        case={"expected_proposals": 2}, chain={"proposal_count": 1}),
 ))

@@ -9,11 +9,8 @@ from typing import Any
 from .lanes import EXPECTED, Lane, MetricSpec, PredicateSpec, ThresholdCheck
 from .predicates import Context, RegexTimeout, Subject, Verdict
 
-# Kinds that need a case field; without it (and without a stored verdict) they are not judged...
-CASE_FIELD_KINDS = {"case_field_in_surface": "field", "proposal_count_equal": "field"}
-# ...except those whose verdict without the field is defined: a case that names no subject
-# passes subject_named (its docs: "passes when the case names no subject, or no case is joined").
-JUDGED_WITHOUT_FIELD = {"case_field_in_surface"}
+# A predicate that needs a case field (spec.case_field, declared by its kind) is not judged
+# without it (and without a stored verdict), unless its kind says it is (spec.judged_without_field).
 
 
 _Plan = tuple[tuple[PredicateSpec, str | None], ...]
@@ -23,11 +20,8 @@ def _plan(lane: Lane) -> _Plan:
     """Per lane, once (kept on the lane object): each predicate with the case field it needs."""
     memo = lane._memo
     if memo.plan is None:
-        memo.plan = tuple(
-            (spec, str(spec.params[CASE_FIELD_KINDS[spec.kind]]) if spec.kind in CASE_FIELD_KINDS else None)
-            for spec in lane.predicates
-        )
-        memo.needed = tuple(name for _, name in memo.plan if name is not None)
+        memo.plan = tuple((spec, spec.case_field) for spec in lane.predicates)
+        memo.needed = tuple(dict.fromkeys(name for spec in lane.predicates for name in spec.reads))
     return memo.plan
 
 
@@ -100,10 +94,12 @@ def _evaluate(
             if stored is not None and isinstance(stored.get(spec.name), bool):
                 out[spec.name] = Verdict(bool(stored[spec.name]), message="stored verdict")
                 continue
-            if spec.kind not in JUDGED_WITHOUT_FIELD:
+            if not spec.judged_without_field:
                 continue
         try:
-            out[spec.name] = spec.evaluate(ctx)
+            verdict = spec.evaluate(ctx)
+            if verdict is not None:  # None: the case gives this predicate nothing to judge
+                out[spec.name] = verdict
         except RegexTimeout as exc:  # a user pattern's character budget (patterns.py): no clock
             out[spec.name] = Verdict(False, message=f"a pattern of `{spec.name}` {exc}", timed_out=True)
     return out

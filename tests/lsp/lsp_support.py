@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -104,16 +105,23 @@ def open_file(client: RecordingClient, path: Path, text: str | None = None, lang
 
 
 def offset_of(text: str, line: int, character: int, encoding: str) -> int:
-    """An LSP position -> offset in `text` (written independently of the server's code)."""
-    lines = text.split("\n")
-    start = sum(len(x) + 1 for x in lines[:line])
-    row = lines[line] if line < len(lines) else ""
+    """An LSP position -> offset in `text` (written independently of the server's code).
+    Lines end at "\\r\\n", "\\n" or a bare "\\r", as an LSP client counts them."""
+    bounds, at = [], 0
+    for m in re.finditer(r"\r\n|\r|\n", text):
+        bounds.append((at, m.start()))
+        at = m.end()
+    bounds.append((at, len(text)))
+    if line >= len(bounds):
+        return len(text)
+    a, b = bounds[line]
     units = 0
-    for i, ch in enumerate(row):
+    for i in range(a, b):
         if units >= character:
-            return start + i
-        units += {"utf-8": len(ch.encode("utf-8")), "utf-16": len(ch.encode("utf-16-le")) // 2}.get(encoding, 1)
-    return start + len(row)
+            return i
+        units += {"utf-8": len(text[i].encode("utf-8")), "utf-16": len(text[i].encode("utf-16-le")) // 2}.get(
+            encoding, 1)
+    return b
 
 
 def change(client: RecordingClient, uri: str, edits: Sequence[tuple[types.Range, str]],

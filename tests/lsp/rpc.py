@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import queue
+import socket
 import subprocess
 import threading
 from collections.abc import Sequence
@@ -33,20 +34,30 @@ class RpcClient:
     def __init__(self, command: Sequence[str], cwd: str | None = None) -> None:
         self.proc = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, cwd=cwd)
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self._start(self.proc.stdout, self.proc.stdin)
+        threading.Thread(target=self._read_stderr, daemon=True).start()
+
+    def _start(self, out: IO[bytes], into: IO[bytes]) -> None:
+        self._out = out
+        self._in = into
         self._next = 0
         self._responses: dict[int, queue.Queue[dict[str, Any]]] = {}
         self._lock = threading.Lock()
         self.notifications: list[dict[str, Any]] = []
         self.stderr: list[str] = []
+        self.closed = threading.Event()  # the server closed the stream
         threading.Thread(target=self._read, daemon=True).start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
 
     def _read(self) -> None:
-        out = self.proc.stdout
-        assert out is not None
+        out = self._out
         while True:
-            body = read_frame(out)
+            try:
+                body = read_frame(out)
+            except (OSError, ValueError):
+                body = None
             if body is None:
+                self.closed.set()
                 return
             message = json.loads(body)
             if "id" in message and "method" in message:  # a request from the server
@@ -67,8 +78,7 @@ class RpcClient:
 
     def _send(self, message: dict[str, Any]) -> None:
         body = json.dumps(message).encode("utf-8")
-        stdin = self.proc.stdin
-        assert stdin is not None
+        stdin = self._in
         with self._lock:
             stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
             stdin.flush()
@@ -98,3 +108,15 @@ class RpcClient:
         except Exception:
             self.proc.kill()
             self.proc.wait()
+
+
+class SocketRpcClient(RpcClient):
+    """The same client over a TCP connection to `surface-lint server --tcp`."""
+
+    def __init__(self, port: int) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+        self.sock.settimeout(None)
+        self._start(self.sock.makefile("rb"), self.sock.makefile("wb"))
+
+    def disconnect(self) -> None:
+        self.sock.close()

@@ -184,6 +184,10 @@ def test_parse_settings() -> None:
     assert settings == ClientSettings("reference", (("complete_punctuation", "off"),), "onSave")
     assert problems == ["surfaceLint.severity.x: 'loud' is not one of error, warning, information, hint, off"]
     assert parse_settings(None) == (ClientSettings(), [])
+    # The aliases come from the one table (severity_levels.json), case and spaces ignored.
+    aliased, none = parse_settings({"severity": {"a": " Warn ", "b": "ERR", "c": "info", "d": "Hint"}})
+    assert aliased.severity == (("a", "warning"), ("b", "error"), ("c", "information"), ("d", "hint"))
+    assert none == []
 
 
 def test_auto_profile_leaves_it_to_the_project_config(tmp_path: Path) -> None:

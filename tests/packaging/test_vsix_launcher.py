@@ -1,6 +1,6 @@
 """The VS Code extension's launcher (vscode-extension/bundled/tool/surface_lint_server.py) on a
 bundle laid out as scripts/bundle_python.py lays it out: bundled/libs (pure Python) and
-bundled/native/cpXY (regex). The bundle is made of links to this environment's packages, and the
+bundled/native/cpXY (the compiled google-re2). The bundle is made of links to this environment's packages, and the
 launcher runs with `-S` (no site-packages), so it can only import what the bundle holds."""
 
 from __future__ import annotations
@@ -39,8 +39,12 @@ def make_bundle(root: Path, *, native: bool = True, libs: bool = True) -> Path:
         for name in PURE:
             link_package(name, bundled / "libs")
     if native:
-        link_package("regex", bundled / "native" / TAG)
-    manifest = {"target": "linux-x64" if native else "universal", "native_pythons": [TAG] if native else []}
+        link_package("re2", bundled / "native" / TAG)
+    # As scripts/bundle_python.py writes it.
+    manifest = {
+        "target": "linux-x64" if native else "universal",
+        "native": {"google_re2": {"requirement": "google-re2>=1.1", "modules": ["re2"], "pythons": {TAG: "1.1"} if native else {}}},
+    }
     (bundled / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     return bundled / "tool" / LAUNCHER.name
 
@@ -72,7 +76,7 @@ def test_check_names_a_bundled_package_that_is_missing(tmp_path: Path) -> None:
     assert json.loads(done.stdout)["problem"] == f"the bundled pygls is missing from {libs}: reinstall the extension"
 
 
-def test_check_names_the_missing_regex_build_and_the_fix(tmp_path: Path) -> None:
+def test_check_names_the_missing_compiled_package_and_the_fix(tmp_path: Path) -> None:
     launcher = make_bundle(tmp_path, native=False)
     done = run_launcher(launcher, "--check")
     assert done.returncode == 1
@@ -80,9 +84,9 @@ def test_check_names_the_missing_regex_build_and_the_fix(tmp_path: Path) -> None
         "ok": False,
         "python": sys.executable,
         "version": FULL_VERSION,
-        "problem": f"the `regex` package (compiled) is not bundled for cpython Python {VERSION} on this platform "
-        f"(this .vsix: target universal, regex built for none) and {sys.executable} does not have it: "
-        f"run `{sys.executable} -m pip install regex`, or install the .vsix built for your platform",
+        "problem": f"the compiled package google-re2 (module re2) is not bundled for cpython Python {VERSION} on this platform "
+        f"(this .vsix: target universal, built for none) and {sys.executable} does not have it (No module named 're2'): "
+        f"run `{sys.executable} -m pip install 'google-re2>=1.1'`, or install the .vsix built for your platform",
     }
 
 

@@ -3,6 +3,7 @@ import * as vscode from "vscode";
 
 import { LIVE_SETTINGS, RESTART_SETTINGS } from "./core/settings";
 import { LaneStatus } from "./laneStatus";
+import { registerReview } from "./review/reviewPanels";
 import { onPythonInterpreterChange } from "./pythonExtension";
 import { ServerController } from "./serverController";
 
@@ -36,6 +37,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       void server.trustGranted();
     }),
   );
+
+  registerReview(context, server); // review: case lenses' links, transcript review, run diff
 
   const pythonListener = await onPythonInterpreterChange(() => {
     void server.restart("the Python extension's interpreter changed");

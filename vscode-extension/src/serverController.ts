@@ -455,7 +455,8 @@ export class ServerController implements vscode.Disposable {
       return;
     }
     this.output.info(`The workspace is now trusted: sending ${DID_GRANT_TRUST_METHOD}.`);
-    await client.sendNotification(DID_GRANT_TRUST_METHOD);
+    // `{}`, not no params: pygls answers a notification without `params` with "Error in server: Internal Error".
+    await client.sendNotification(DID_GRANT_TRUST_METHOD, {});
   }
 
   /** Candidates as they would be resolved now, without notifying (undefined when none). */

@@ -149,14 +149,14 @@ class Engine:
             else:
                 locations = [record.whole()]
             fixes = _ending_fix(spec, verdict, locations[-1]) if spec.kind == "ends_with" else ()
-            for loc in locations:
+            for index, loc in enumerate(locations):
                 out.append(
                     Finding(
                         location=loc,
                         code=spec.code,
                         rule=spec.name,
                         severity=severity,
-                        message=f"{spec.name}: {verdict.message}",
+                        message=f"{spec.name}: {verdict.span_message(index)}",  # each span its own match
                         record_id=case_id,
                         record_index=record.index,
                         fixes=fixes,

@@ -21,7 +21,7 @@ from ..findings import Finding, Fix, Location, Related
 from ..lanes import Lane
 from ..sources.base import check_finding
 from ..sources.lintable import HEAD_BYTES, document_kind
-from .documents import Snapshot
+from .documents import Bare, LineMap, Snapshot
 
 if TYPE_CHECKING:
     from .workspace import EngineEntry, ServerState
@@ -71,6 +71,14 @@ class LintResult:
     rechecked: int = 0  # lines given to the engine (the rest came from the memo)
     generation: int = 0  # ServerState.generation when the lint started
     _pairs: list[tuple[int, RecordInfo]] | None = None
+    bare: Bare = field(default_factory=dict)  # the snapshot's bare CRs (client line ends)
+    _linemap: LineMap | None = None
+
+    @property
+    def linemap(self) -> LineMap:
+        if self._linemap is None:
+            self._linemap = LineMap(self.lines, self.bare)
+        return self._linemap
 
     @property
     def records(self) -> list[RecordInfo]:
@@ -164,7 +172,7 @@ def lint_document(state: ServerState, entry: EngineEntry, snap: Snapshot, memo: 
     head = _head(snap)
     kind = document_kind(snap.path, head, snap.language_id)
     if kind is None:
-        return LintResult(snap.uri, snap.path, snap.version, snap.lines, None, None, [], [], entry)
+        return LintResult(snap.uri, snap.path, snap.version, snap.lines, None, None, [], [], entry, bare=snap.bare)
     lane: Lane | None = None
     if kind in ("turns", "telemetry"):
         lane = engine.detect_lane(snap.path, kind, first=first_object(head))
@@ -182,17 +190,19 @@ def lint_document(state: ServerState, entry: EngineEntry, snap: Snapshot, memo: 
         before = memo.misses
         findings, pairs = lint_lines(engine, snap, lane, kind, cases, memo, token, progress)
         return LintResult(snap.uri, snap.path, snap.version, snap.lines, kind, lane.name, findings, None,
-                          entry, case_paths, line_mode=True, rechecked=memo.misses - before, _pairs=pairs)
+                          entry, case_paths, line_mode=True, rechecked=memo.misses - before, _pairs=pairs,
+                          bare=snap.bare)
     data = snap.data()
     memo.reset(memo_key)
     if memo.whole is not None and memo.whole[1] == state.generation and memo.whole[0] == data:
         old = memo.whole[2]
         memo.hits += 1
-        return dataclasses.replace(old, uri=snap.uri, version=snap.version, lines=snap.lines, rechecked=0)
+        return dataclasses.replace(old, uri=snap.uri, version=snap.version, lines=snap.lines, rechecked=0,
+                                   bare=snap.bare, _linemap=None)
     memo.misses += 1
     result: DocResult = engine.check_bytes(snap.path, data, None, lane.name if lane else None, cases)
     out = LintResult(snap.uri, snap.path, snap.version, snap.lines, result.kind, result.lane,
-                     result.findings, result.records, entry, case_paths, rechecked=len(snap.lines))
+                     result.findings, result.records, entry, case_paths, rechecked=len(snap.lines), bare=snap.bare)
     memo.whole = (data, state.generation, out)
     return out
 

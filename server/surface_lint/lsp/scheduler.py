@@ -45,7 +45,6 @@ class Run:
     task: asyncio.Task[None] | None = None
     token: CancelToken | None = None
     dirty: bool = False
-    last_change: float = 0.0
     result: LintResult | None = None  # the newest finished lint
     items: list[str] = field(default_factory=list)  # its diagnostics as JSON
     shown: tuple[LintResult, list[str]] | None = None  # what the client was last given
@@ -150,7 +149,7 @@ class Scheduler:
         """Publish the findings of the lines checked so far while a long first lint runs."""
         def progress(findings: list[Finding]) -> None:
             partial = LintResult(snap.uri, snap.path, snap.version, snap.lines, None, None, findings, [],
-                                 self.server.state.engine_for(snap.path))
+                                 self.server.state.engine_for(snap.path), bare=snap.bare)
             if run.result is not None and run.result.lane is not None:
                 partial.lane = run.result.lane
             items = run.builder.json_items(partial, (), keep=True)

@@ -12,6 +12,7 @@ import asyncio
 import inspect
 import json
 import logging
+import sys
 import time
 import traceback
 from collections.abc import Callable, Mapping
@@ -25,25 +26,24 @@ from pygls.lsp.server import LanguageServer
 from .. import __version__
 from ..config import CONFIG_FILES, ConfigError, parse_config
 from ..lanes import LaneError, parse_lane
-from .documents import Snapshot, TextDoc, path_to_uri, to_client_units, uri_to_path
+from .documents import LineMap, Snapshot, TextDoc, path_to_uri, uri_to_path
 from .features import register_features
 from .features.common import Positions, lsp_range
 from .features.diagnostics import DiagnosticBuilder, error_diagnostic, items_json
 from .lint import LintResult
 from .scheduler import Scheduler
-from .wire import Protocol
-from .workspace import ServerState, parse_settings
+from .wire import Protocol, strict_converter
+from .workspace import ServerState, parse_settings, parse_trusted
 
 log = logging.getLogger("surface_lint.lsp")
 
-BURST_GAP_S = 0.1  # a change within this long of the previous one is part of a burst
-BURST_DELAY_S = 0.05  # how long a burst waits before its lint starts
+DID_GRANT_TRUST = "surfaceLint/didGrantTrust"  # notification, no params (HELPERS.md trust contract)
 WATCH_GLOBS = ("**/*.toml", "**/cases*.jsonl")
 
 
 class SurfaceLintServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("surface-lint", __version__, protocol_cls=Protocol,
+        super().__init__("surface-lint", __version__, protocol_cls=Protocol, converter_factory=strict_converter,
                          text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
         self.state = ServerState()
         self.score_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="surface-lint-score")
@@ -78,8 +78,11 @@ class SurfaceLintServer(LanguageServer):
             roots = [params.root_path]
         state.roots = [Path(r) for r in roots]
         # {"settings": {...}} (the VS Code extension), {"surfaceLint": {...}} or the settings themselves.
-        settings, problems = parse_settings(_plain(params.initialization_options))
-        state.set_settings(settings, problems)
+        options = _plain(params.initialization_options)
+        trusted, trust_problems = parse_trusted(options)
+        state.set_trusted(trusted)
+        settings, problems = parse_settings(options)
+        state.set_settings(settings, trust_problems + problems)
         caps = params.capabilities
         text = caps.text_document
         self.pull = text is not None and text.diagnostic is not None
@@ -129,8 +132,21 @@ class SurfaceLintServer(LanguageServer):
         self.report_settings_problems()
 
     def on_shutdown(self, params: Any) -> None:
+        self.close_session()
+
+    def close_session(self) -> None:
+        """Stop this session's lint work (shutdown, exit, or its connection closed)."""
         self.scheduler.stop()
         self.score_pool.shutdown(wait=False, cancel_futures=True)
+
+    def shutdown(self) -> None:
+        """pygls's shutdown without waiting on its pool: its stdin reader may block forever."""
+        if self._stop_event is not None:
+            self._stop_event.set()
+        if self._thread_pool is not None:
+            self._thread_pool.shutdown(wait=False, cancel_futures=True)
+        if self._server is not None:
+            self._server.close()
 
     # --- settings and config ----------------------------------------------------------------
 
@@ -149,6 +165,12 @@ class SurfaceLintServer(LanguageServer):
             return False
         settings, problems = parse_settings(_plain(raw))
         return self.state.set_settings(settings, problems)
+
+    def on_did_grant_trust(self, params: Any) -> None:
+        """The client's workspace became trusted: load its config and lane files now."""
+        if self.state.set_trusted(True):
+            self.relint_all()
+            self.publish_file_problems()
 
     def report_settings_problems(self) -> None:
         for problem in self.state.settings_problems:
@@ -211,13 +233,11 @@ class SurfaceLintServer(LanguageServer):
             else:
                 doc.apply_change(None, change.text, encoding)
         doc.version = params.text_document.version
-        run = self.scheduler.runs[uri]
-        now = time.monotonic()
-        delay = BURST_DELAY_S if now - run.last_change < BURST_GAP_S else 0.0
-        run.last_change = now
-        run.changed_at = time.perf_counter()
+        self.scheduler.runs[uri].changed_at = time.perf_counter()
         if self.state.settings.run == "onType" or self.is_settings_file(doc.path):
-            self.scheduler.request_lint(uri, delay)
+            # At once: a change during a lint cancels it, and the newest version is linted next
+            # (a burst coalesces into the lints it overtakes, never waits on a timer).
+            self.scheduler.request_lint(uri, 0.0)
 
     def on_did_save(self, params: types.DidSaveTextDocumentParams) -> None:
         uri = params.text_document.uri
@@ -304,12 +324,13 @@ class SurfaceLintServer(LanguageServer):
         return f"{exc.message}{tail}"
 
     def _line_diagnostic(self, snap: Snapshot | None, line: int, column: int, message: str,
-                         code: str, lines: list[str] | None = None) -> dict[str, Any]:
+                         code: str, lines: LineMap | None = None) -> dict[str, Any]:
+        """From (1-based line, column) to the end of that line."""
+        linemap = snap.linemap if snap is not None else lines if lines is not None else LineMap([], {})
         index = max(line - 1, 0)
-        text = snap.line(index) if snap is not None else (lines[index] if lines and index < len(lines) else "")
-        start = to_client_units(text, max(column - 1, 0), self.state.encoding)
-        end = to_client_units(text, len(text), self.state.encoding)
-        return error_diagnostic(message, code, rng=lsp_range(index, min(start, end), index, end))
+        start = linemap.to_client(index, max(column - 1, 0), self.state.encoding)
+        end = linemap.to_client(index, sys.maxsize, self.state.encoding)
+        return error_diagnostic(message, code, rng=lsp_range(*min(start, end), *end))
 
     def publish_file_problems(self) -> None:
         """Push the load errors of rules and config files that are not open (both modes)."""
@@ -376,6 +397,7 @@ class SurfaceLintServer(LanguageServer):
         self.handle(types.TEXT_DOCUMENT_DID_CLOSE)(self.on_did_close)
         self.handle(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(self.on_did_change_configuration)
         self.handle(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(self.on_did_change_watched_files)
+        self.handle(DID_GRANT_TRUST)(self.on_did_grant_trust)
 
 
 def _plain(value: Any) -> Any:

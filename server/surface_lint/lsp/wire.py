@@ -1,5 +1,19 @@
-"""The JSON-RPC wire: pygls's protocol with our document store and pre-serialised results,
-and `start()` (stdio or TCP)."""
+"""The JSON-RPC wire: pygls's protocol made spec-exact, pre-serialised results, and `start()`.
+
+pygls 2.1.1 leaves some of LSP 3.17's lifecycle to the server; this protocol enforces it:
+
+* params that do not fit the method's type (`line: -1`, a string line, a code action
+  without a range) get -32602 InvalidParams (pygls logs them and never answers);
+  ints, strings and booleans are not coerced (cattrs would read `"3"` as 3);
+* a request before `initialize` gets -32002 ServerNotInitialized, a notification then is
+  dropped; a second `initialize` gets -32600 InvalidRequest;
+* any request after `shutdown` gets -32600 InvalidRequest (pygls drops it silently);
+* `exit` ends the process with 0 after `shutdown` and 1 without it (pygls exits 0 always);
+  on TCP it ends only that connection's session.
+
+TCP: every connection is its own session (its own server object, documents, settings,
+lint pool); nothing is shared but the process. Only loopback addresses may be bound.
+"""
 
 from __future__ import annotations
 
@@ -7,23 +21,137 @@ import asyncio
 import inspect
 import json
 import logging
+import os
 import sys
-from typing import Any, ClassVar
+import threading
+from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING, Any, ClassVar
 
+import cattrs
 from lsprotocol import types
-from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.io_ import run_async
+from pygls.protocol import LanguageServerProtocol, default_converter, lsp_method
+
+if TYPE_CHECKING:
+    from .server import SurfaceLintServer
+
+log = logging.getLogger("surface_lint.lsp")
+
+INVALID_REQUEST = -32600
+INVALID_PARAMS = -32602
+SERVER_NOT_INITIALIZED = -32002
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
 class RawResult(str):
     """A handler result that is already JSON text (sent as is, without cattrs)."""
 
 
-class Protocol(LanguageServerProtocol):
-    """pygls's protocol, with our own document store and pre-serialised results.
+class _Rejected:
+    """A request whose params could not be structured: answered with InvalidParams."""
 
-    Open documents live in `ServerState.docs` (lines split as the engine reads files, edits
+    jsonrpc = "2.0"
+
+    def __init__(self, msg_id: Any, method: str, problem: str) -> None:
+        self.id = msg_id
+        self.method = method
+        self.problem = problem
+
+
+def _strict(kind: type) -> Callable[[Any, Any], Any]:
+    def structure(value: Any, _: Any) -> Any:
+        if type(value) is not kind:  # bool is not an int here, "3" is not a number
+            raise TypeError(f"expected {'an integer' if kind is int else 'a ' + kind.__name__}, got {value!r}")
+        return value
+    return structure
+
+
+def strict_converter() -> cattrs.Converter:
+    """pygls's converter without its coercions of ints, strings and booleans."""
+    converter: cattrs.Converter = default_converter()  # type: ignore[no-untyped-call]
+    for kind in (int, str, bool):
+        converter.register_structure_hook(kind, _strict(kind))
+    return converter
+
+
+def _problems(exc: BaseException) -> str:
+    def describe(error: BaseException, _: Any) -> str:
+        if isinstance(error, KeyError):
+            return "required field missing"
+        return str(error) or type(error).__name__
+
+    cause = exc.__cause__ or exc
+    try:
+        found = cattrs.transform_error(cause, path="$", format_exception=describe)
+    except Exception:  # not a cattrs error: say what it is
+        found = [str(cause) or type(cause).__name__]
+    return "; ".join(found)
+
+
+class Protocol(LanguageServerProtocol):
+    """pygls's protocol, with the lifecycle of LSP 3.17, our own document store and
+    pre-serialised results.
+
+    Open documents live in `ServerState.docs` (lines split as the client splits them, edits
     applied in O(edit)); pygls's workspace copy of them is not kept.
     """
+
+    _writes: ClassVar[set[asyncio.Future[Any]]] = set()  # pending async writes, kept alive until done
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.initialize_seen = False
+        self.exit_code: int | None = None  # set by `exit`
+        self.on_exit: Callable[[int], None] | None = None  # how this session ends (stdio or TCP)
+
+    # --- lifecycle ---------------------------------------------------------------------------
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except Exception as exc:
+            if isinstance(data, dict) and "id" in data and isinstance(data.get("method"), str):
+                return _Rejected(data["id"], data["method"], _problems(exc))
+            raise  # a notification: pygls logs it (there is no one to answer)
+
+    def handle_message(self, message: Any) -> None:
+        method = getattr(message, "method", None)
+        is_request = method is not None and hasattr(message, "id")
+        if method == types.EXIT:
+            super().handle_message(message)
+            return
+        if self._shutdown:
+            if is_request:
+                self._error(message.id, INVALID_REQUEST, f"the server is shut down; {method} is not served")
+            return
+        if not self.initialize_seen:
+            if not is_request:
+                return  # notifications before initialize are dropped (LSP 3.17)
+            if method != types.INITIALIZE:
+                self._error(message.id, SERVER_NOT_INITIALIZED, f"{method} before initialize")
+                return
+        elif is_request and method == types.INITIALIZE:
+            self._error(message.id, INVALID_REQUEST, "initialize may be sent only once")
+            return
+        if isinstance(message, _Rejected):
+            self._error(message.id, INVALID_PARAMS, f"invalid params for {message.method}: {message.problem}")
+            return
+        if method == types.INITIALIZE:
+            self.initialize_seen = True
+        super().handle_message(message)
+
+    def _error(self, msg_id: Any, code: int, text: str) -> None:
+        self.send_raw(json.dumps({"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": text}}))
+
+    @lsp_method(types.EXIT)
+    def lsp_exit(self, *args: Any) -> Generator[Any, Any, None]:
+        code = 0 if self._shutdown else 1
+        self.exit_code = code
+        if self.on_exit is not None:
+            self.on_exit(code)
+        yield from ()
+
+    # --- documents: ours, not pygls's workspace -----------------------------------------------
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams) -> Any:
@@ -40,7 +168,7 @@ class Protocol(LanguageServerProtocol):
         if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CLOSE)) is not None:
             yield handler, (params,), None
 
-    _writes: ClassVar[set[asyncio.Future[Any]]] = set()  # pending async writes, kept alive until done
+    # --- output ------------------------------------------------------------------------------
 
     def _send_response(self, msg_id: Any, result: Any | None = None, error: Any = None) -> None:
         if error is None and isinstance(result, RawResult):
@@ -63,17 +191,92 @@ class Protocol(LanguageServerProtocol):
             task.add_done_callback(self._writes.discard)
 
 
+# --- starting -------------------------------------------------------------------------------------
 
 
 def start(tcp: str | None = None) -> None:
-    """Run the server on stdio, or on TCP when given HOST:PORT."""
-    from .server import create_server
-
+    """Run the server on stdio, or on TCP when given HOST:PORT; exits with the LSP exit code."""
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    server = create_server()
     if tcp:
-        host, _, port = tcp.rpartition(":")
-        server.start_tcp(host or "127.0.0.1", int(port))
-    else:
-        server.start_io()
+        host, port = parse_tcp(tcp)
+        asyncio.run(serve_tcp(host, port))
+        return
+    code = serve_stdio()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Hard exit: pygls's stdin reader thread may still block on a stream the client keeps open.
+    os._exit(code)
+
+
+def parse_tcp(value: str) -> tuple[str, int]:
+    """HOST:PORT (or PORT) -> a loopback host and port; anything else is a usage error."""
+    from ..engine import UsageError
+
+    host, _, port_text = value.rpartition(":")
+    host = host.strip("[]") or "127.0.0.1"
+    if host not in LOOPBACK_HOSTS:
+        raise UsageError(f"--tcp {value}: the server listens on loopback only (127.0.0.1, localhost or ::1)")
+    try:
+        port = int(port_text)
+    except ValueError:
+        raise UsageError(f"--tcp {value}: the port must be a number") from None
+    if not 0 <= port <= 65535:
+        raise UsageError(f"--tcp {value}: the port must be 0-65535")
+    return ("127.0.0.1" if host == "localhost" else host), port
+
+
+def serve_stdio() -> int:
+    from .server import create_server
+
+    server = create_server()
+    protocol = server.raw
+
+    def stop(code: int) -> None:
+        raise SystemExit(code)  # ends pygls's loop; the code is kept on the protocol
+
+    protocol.on_exit = stop
+    server.start_io()
+    server.close_session()
+    if protocol.exit_code is not None:
+        return protocol.exit_code
+    return 0 if protocol._shutdown else 1  # the client went away: clean only after shutdown
+
+
+async def serve_tcp(host: str, port: int, ready: Callable[[int], None] | None = None) -> None:
+    """Serve each TCP connection its own session until the process is stopped."""
+    async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await run_session(reader, writer)
+
+    listener = await asyncio.start_server(connection, host, port)
+    bound = listener.sockets[0].getsockname()[1]
+    log.warning("surface-lint server listening on %s:%s (one session per connection)", host, bound)
+    if ready is not None:
+        ready(bound)
+    async with listener:
+        await listener.serve_forever()
+
+
+async def run_session(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """One client's session on one connection; its `exit` closes this connection only."""
+    from .server import create_server
+
+    server: SurfaceLintServer = create_server()
+    protocol = server.raw
+    stopped = threading.Event()
+
+    def stop(code: int) -> None:
+        stopped.set()
+        writer.close()
+
+    protocol.on_exit = stop
+    protocol.set_writer(writer)
+    try:
+        await run_async(stop_event=stopped, reader=reader, protocol=protocol, logger=log,
+                        error_handler=server.report_server_error)
+    except (ConnectionError, asyncio.IncompleteReadError):
+        pass
+    finally:
+        server.close_session()
+        if not writer.is_closing():
+            writer.close()

@@ -22,13 +22,24 @@ from ..findings import Finding
 from ..lanes import PROFILES, Lane, LaneError, builtin_rule_files
 from ..severity_levels import LEVELS, normalize_level
 from ..sources.lintable import HEAD_BYTES
-from .documents import Snapshot, TextDoc
+from .documents import LineMap, Snapshot, TextDoc
 from .lint import Cancelled, CancelToken, DocMemo, LintResult, lint_document
 
 ENCODINGS = ("utf-16", "utf-8", "utf-32")
 RUN_MODES = ("onType", "onSave")
-SEVERITY_LEVELS = LEVELS
 SETTINGS_SECTION = "surfaceLint"
+TRUSTED_OPTION = "trusted"  # initializationOptions.trusted: bool, absent = trusted
+
+
+def parse_trusted(options: Any) -> tuple[bool, list[str]]:
+    """The trust state from initializationOptions; anything but a boolean is untrusted."""
+    if not isinstance(options, Mapping) or TRUSTED_OPTION not in options:
+        return True, []
+    value = options[TRUSTED_OPTION]
+    if isinstance(value, bool):
+        return value, []
+    return False, [f"initializationOptions.{TRUSTED_OPTION}: {value!r} is not a boolean; the workspace is "
+                   "treated as untrusted"]
 
 # --- settings -----------------------------------------------------------------------------------
 
@@ -72,7 +83,7 @@ def parse_settings(raw: Any) -> tuple[ClientSettings, list[str]]:
             severity.append((name, level))
         else:
             shown = given.strip().lower() if isinstance(given, str) else given
-            problems.append(f"{SETTINGS_SECTION}.severity.{name}: {shown!r} is not one of {', '.join(SEVERITY_LEVELS)}")
+            problems.append(f"{SETTINGS_SECTION}.severity.{name}: {shown!r} is not one of {', '.join(LEVELS)}")
     return ClientSettings(profile, tuple(sorted(severity)), run), problems
 
 
@@ -101,6 +112,7 @@ class ServerState:
         self.roots: list[Path] = []
         self.settings = ClientSettings()
         self.settings_problems: list[str] = []
+        self.trusted = True  # False: no config files, so no user lane files (HELPERS.md trust contract)
         self.encoding = "utf-16"
         self.docs: dict[str, TextDoc] = {}
         self.memos: dict[str, DocMemo] = {}
@@ -112,7 +124,7 @@ class ServerState:
         self._last_good: dict[tuple[str, str], Lane] = {}  # (profile, rules path) -> lane
         self._case_paths: dict[tuple[Any, ...], tuple[float, tuple[str, ...]]] = {}
         self._case_index: dict[tuple[Any, ...], tuple[Lane, CaseIndex]] = {}
-        self._file_lines: dict[str, tuple[tuple[int, int], list[str]]] = {}
+        self._file_lines: dict[str, tuple[tuple[int, int], LineMap]] = {}
 
     # --- invalidation ---------------------------------------------------------------------
 
@@ -128,6 +140,14 @@ class ServerState:
                 self._config_paths.clear()
                 self._engines.clear()
 
+    def set_trusted(self, trusted: bool) -> bool:
+        with self.lock:
+            changed = trusted != self.trusted
+            self.trusted = trusted
+        if changed:
+            self.invalidate()
+        return changed
+
     def set_settings(self, settings: ClientSettings, problems: list[str]) -> bool:
         with self.lock:
             changed = settings != self.settings
@@ -140,6 +160,8 @@ class ServerState:
     # --- config and engines ---------------------------------------------------------------
 
     def config_path_for(self, path: str) -> Path | None:
+        if not self.trusted:
+            return None  # an untrusted workspace: built-in lanes and the client's settings only
         folder = self._folder_of(path)
         with self.lock:
             if folder in self._config_paths:
@@ -301,13 +323,13 @@ class ServerState:
             self._case_index[key] = (lane, index)
         return index, key
 
-    def file_lines(self, path: str) -> list[str]:
+    def file_lines(self, path: str) -> LineMap:
         """Lines of another file as saved (what related locations were computed from)."""
         try:
             st = Path(path).stat()
             stamp = (st.st_mtime_ns, st.st_size)
         except OSError:
-            return []
+            return LineMap([], {})
         with self.lock:
             cached = self._file_lines.get(path)
             if cached is not None and cached[0] == stamp:
@@ -315,10 +337,10 @@ class ServerState:
         try:
             text = Path(path).read_bytes().decode("utf-8", "replace")
         except OSError:
-            return []
-        lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
-        if lines and lines[0].startswith("\ufeff"):
-            lines[0] = lines[0][1:]
+            return LineMap([], {})
+        if text.startswith("\ufeff"):
+            text = text[1:]  # the engine's columns on line 1 do not count it
+        lines = LineMap.scan(text.split("\n"))
         with self.lock:
             self._file_lines[path] = (stamp, lines)
         return lines
@@ -337,7 +359,7 @@ class ServerState:
         except Cancelled:
             raise
         except Exception as exc:  # an engine bug must not silence the document
-            result = LintResult(snap.uri, snap.path, snap.version, snap.lines, None, None, [], [], entry,
+            result = LintResult(snap.uri, snap.path, snap.version, snap.lines, None, None, [], [], entry, bare=snap.bare,
                                 error=f"surface-lint could not check this document: {type(exc).__name__}: {exc}")
         result.seconds = time.perf_counter() - start
         result.generation = generation

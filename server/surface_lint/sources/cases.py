@@ -21,6 +21,10 @@ _TYPE_NAMES = {
     "number": "a number",
     "boolean": "a boolean",
     "list[string]": "an array of strings",
+    "list[integer]": "an array of integers",
+    "list[number]": "an array of numbers",
+    "object": "an object",
+    "list[object]": "an array of objects",
 }
 
 
@@ -66,8 +70,10 @@ def _type_ok(value: Any, type_name: str) -> bool:
         return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
     if type_name == "boolean":
         return isinstance(value, bool)
-    if type_name == "list[string]":
-        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    if type_name.startswith("list["):
+        return isinstance(value, list) and all(_type_ok(v, type_name[5:-1]) for v in value)
+    if type_name == "object":
+        return isinstance(value, dict)
     return True
 
 

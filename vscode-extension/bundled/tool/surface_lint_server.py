@@ -2,8 +2,10 @@
 
 Run as `<python> surface_lint_server.py` (the server, over stdio) or `... --check` (prints one JSON
 line saying whether this Python can run the bundled server, and exits 0 if it can). The bundled
-pure-Python packages (bundled/libs) and the `regex` build for this Python (bundled/native/cpXY)
-go first on sys.path, so an older surface-lint in the environment never shadows them. Stays
+pure-Python packages (bundled/libs) and the compiled ones built for this Python
+(bundled/native/cpXY, listed in bundled/manifest.json) go first on sys.path, so an older
+surface-lint in the environment never shadows them; a compiled one not built for this Python is
+taken from the environment. Stays
 importable by Python 3.6, so that an old interpreter gets a clear message, not a SyntaxError.
 """
 
@@ -47,17 +49,22 @@ def _problem():
     if sys.implementation.name == "cpython" and os.path.isdir(native):
         paths.append(native)
     sys.path[0:0] = paths
-    try:
-        import regex  # noqa: F401
-    except ImportError:
-        manifest = _manifest()
-        built = ", ".join(manifest.get("native_pythons", [])) or "none"
-        return (
-            "the `regex` package (compiled) is not bundled for %s Python %s on this platform "
-            "(this .vsix: target %s, regex built for %s) and %s does not have it: run `%s -m pip install regex`, "
-            "or install the .vsix built for your platform"
-            % (sys.implementation.name, version, manifest.get("target", "?"), built, sys.executable, sys.executable)
-        )
+    # The compiled dependencies (google-re2): this Python's bundled build, else its own.
+    manifest = _manifest()
+    for name, native_info in sorted(manifest.get("native", {}).items()):
+        for module in native_info.get("modules", []):
+            try:
+                __import__(module)
+            except ImportError as error:
+                built = ", ".join(sorted(native_info.get("pythons", {}))) or "none"
+                requirement = native_info.get("requirement", name)
+                return (
+                    "the compiled package %s (module %s) is not bundled for %s Python %s on this platform "
+                    "(this .vsix: target %s, built for %s) and %s does not have it (%s): run `%s -m pip install '%s'`, "
+                    "or install the .vsix built for your platform"
+                    % (requirement.split(">")[0].split("=")[0].split("<")[0], module, sys.implementation.name, version,
+                       manifest.get("target", "?"), built, sys.executable, error, sys.executable, requirement)
+                )
     # Found, not imported: importing the server takes seconds, and it is imported once, to run.
     import importlib.util
 

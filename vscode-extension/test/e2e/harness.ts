@@ -278,7 +278,7 @@ export function extensionLog(userData: string): string {
 
 /**
  * A Python with nothing installed: a venv without pip or system site-packages, so that the
- * server can only come from the .vsix (no surface-lint, pygls or regex of its own).
+ * server can only come from the .vsix (no surface-lint, pygls or re2 of its own).
  */
 export function makeBareVenv(python: string, where: string): string {
   const made = cp.spawnSync(python, ["-m", "venv", "--without-pip", where], { encoding: "utf8", timeout: 120_000 });

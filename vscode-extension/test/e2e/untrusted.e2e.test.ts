@@ -137,6 +137,9 @@ describe("surface-lint in an untrusted workspace (code-server + headless Chromiu
     await trust.first().click();
     await waitForLog(/The workspace is now trusted: sending surfaceLint\/didGrantTrust\./);
     assert.deepEqual(bundledServers(), [server], "the same server process");
+    await vscode.page.waitForTimeout(1_000);
+    const errors = vscode.page.locator(".notifications-toasts .notification-toast", { hasText: "Error in server" });
+    assert.equal(await errors.count(), 0, "the server took the notification without an error");
     assert.equal(fs.existsSync(marker()), false, "the planted python ran");
   });
 });

@@ -1,7 +1,7 @@
 // End to end: the packaged extension in a real VS Code (code-server) shows surface-lint's server
 // findings as a person sees them, with zero set-up: no surfaceLint setting, and the only Python
 // first on PATH is a bare venv (made from SURFACE_LINT_PYTHON) with nothing installed, so the
-// server and its dependencies (regex included) come from the .vsix. Needs code-server and
+// server and its dependencies (the compiled google-re2 included) come from the .vsix. Needs code-server and
 // Chromium (see scripts/ci-e2e.sh).
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
@@ -140,14 +140,14 @@ describe("surface-lint in a real VS Code (code-server + headless Chromium)", { t
     });
   };
 
-  step("has no surface-lint in any Python the extension can find (nor pygls or regex in the first)", () => {
+  step("has no surface-lint in any Python the extension can find (nor pygls, lsprotocol or re2 in the first)", () => {
     const found = [...new Set(PATH_INTERPRETERS.map((name) => which(name, { pathValue: vscode.path })).filter((p) => p !== undefined))];
     assert.ok(found.length > 0, `no Python on ${vscode.path}`);
     assert.equal(path.dirname(found[0] ?? ""), path.join(root, "bare-python", "bin"));
     for (const python of found) {
       assert.equal(canImport(python, "surface_lint"), false, `${python} has surface_lint`);
     }
-    for (const module of ["pygls", "lsprotocol", "regex"]) {
+    for (const module of ["pygls", "lsprotocol", "re2"]) {
       assert.equal(canImport(found[0] ?? "", module), false, `the bare venv has ${module}`);
     }
     assert.ok(!fs.readFileSync(vscode.userSettingsFile, "utf8").includes("surfaceLint"), "no surfaceLint setting");

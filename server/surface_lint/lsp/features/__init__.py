@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import code_actions, completion, diagnostics, hover, lane_score, symbols
+from . import code_actions, completion, diagnostics, hover, lane_score, review, symbols
 
 if TYPE_CHECKING:
     from ..server import SurfaceLintServer
 
-FEATURE_MODULES = (diagnostics, hover, completion, code_actions, symbols, lane_score)
+FEATURE_MODULES = (diagnostics, hover, completion, code_actions, symbols, lane_score, review)
 
 
 def register_features(server: SurfaceLintServer) -> None:

@@ -11,12 +11,10 @@ from lsprotocol import types
 
 from ...findings import Finding
 from ...positions import JsonSyntaxError, value_spans
-from ...suppress import DISABLE_KEY, SUPPRESSION_KEY, disabled_rules
-from ..documents import to_client_units
+from ...suppress import DISABLE_KEY, SUPPRESSION_KEY
 from ..lint import LintResult
-from ..wire import RawResult
-from .common import MAX_FEATURE_LINE, JsonRange, lsp_range
-from .diagnostics import DiagnosticBuilder
+from .common import MAX_FEATURE_LINE, JsonRange, lsp_range, to_range
+from .diagnostics import DiagnosticBuilder, typed_diagnostic
 
 if TYPE_CHECKING:
     from ..server import SurfaceLintServer
@@ -25,7 +23,7 @@ if TYPE_CHECKING:
 def register(server: SurfaceLintServer) -> None:
     @server.handle(types.TEXT_DOCUMENT_CODE_ACTION,
                    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
-    async def on_code_action(params: types.CodeActionParams) -> RawResult | None:
+    async def on_code_action(params: types.CodeActionParams) -> list[types.CodeAction] | None:
         uri = params.text_document.uri
         doc = server.state.docs.get(uri)
         result = await server.current_result(uri) if doc is not None else None
@@ -34,12 +32,13 @@ def register(server: SurfaceLintServer) -> None:
             return None
         r = params.range
         encoding = server.state.encoding
-        sl, sc = doc.point(r.start.line, r.start.character, encoding)
-        el, ec = doc.point(r.end.line, r.end.character, encoding)
-        requested = lsp_range(sl, to_client_units(doc.line(sl), sc, encoding),
-                              el, to_client_units(doc.line(el), ec, encoding))
+        # The range as the document's own positions (clamped into it, as the findings are).
+        lines = doc.linemap
+        start = lines.to_client(*lines.to_engine(r.start.line, r.start.character, encoding), encoding)
+        end = lines.to_client(*lines.to_engine(r.end.line, r.end.character, encoding), encoding)
+        requested = lsp_range(*start, *end)
         only = [str(getattr(k, "value", k)) for k in (params.context.only or [])]
-        return RawResult(json.dumps(code_actions(result, requested, run.builder, only or None)))
+        return code_actions(result, requested, run.builder, only or None)
 
 
 def _overlaps(a: JsonRange, b: JsonRange) -> bool:
@@ -50,22 +49,23 @@ def _overlaps(a: JsonRange, b: JsonRange) -> bool:
 
 
 def code_actions(result: LintResult, requested: JsonRange, builder: DiagnosticBuilder,
-                 only: Sequence[str] | None = None) -> list[dict[str, Any]]:
+                 only: Sequence[str] | None = None) -> list[types.CodeAction]:
     """Quick fixes from the findings' Fixes, and "disable this rule for this record"."""
     if only and not any(k == "quickfix" or k.startswith("quickfix") or k == "" for k in only):
         return []
-    actions: list[dict[str, Any]] = []
+    actions: list[types.CodeAction] = []
     disable_offered: set[tuple[int, str]] = set()
     for f in result.findings:
-        diag = builder.diagnostic(f, result)
-        if not _overlaps(diag["range"], requested):
+        found = builder.diagnostic(f, result)
+        if not _overlaps(found["range"], requested):
             continue
+        diag = typed_diagnostic(found)
         fixes = [x for x in f.fixes if x.location.path == result.path]
         for fix in fixes:
-            edit = {"range": builder.positions.range(fix.location, result), "newText": fix.replacement}
-            actions.append({"title": fix.title, "kind": "quickfix", "diagnostics": [diag],
-                            "isPreferred": len(fixes) == 1,
-                            "edit": {"changes": {result.uri: [edit]}}})
+            edit = types.TextEdit(range=builder.positions.typed_range(fix.location, result), new_text=fix.replacement)
+            actions.append(types.CodeAction(title=fix.title, kind=types.CodeActionKind.QuickFix, diagnostics=[diag],
+                                            is_preferred=len(fixes) == 1,
+                                            edit=types.WorkspaceEdit(changes={result.uri: [edit]})))
         if f.record_index is not None:
             key = (f.location.line, f.code)
             if key in disable_offered:
@@ -73,9 +73,14 @@ def code_actions(result: LintResult, requested: JsonRange, builder: DiagnosticBu
             disable_offered.add(key)
             edit_ = disable_edit(result, f, builder.positions.encoding)
             if edit_ is not None:
-                actions.append({"title": f"Disable {f.code} ({f.rule}) for this record", "kind": "quickfix",
-                                "diagnostics": [diag], "edit": {"changes": {result.uri: [edit_]}}})
+                actions.append(types.CodeAction(
+                    title=f"Disable {f.code} ({f.rule}) for this record", kind=types.CodeActionKind.QuickFix,
+                    diagnostics=[diag], edit=types.WorkspaceEdit(changes={result.uri: [to_edit(edit_)]})))
     return actions
+
+
+def to_edit(edit: Mapping[str, Any]) -> types.TextEdit:
+    return types.TextEdit(range=to_range(edit["range"]), new_text=edit["newText"])
 
 
 def disable_edit(result: LintResult, f: Finding, encoding: str) -> dict[str, Any] | None:
@@ -111,9 +116,8 @@ def disable_edit(result: LintResult, f: Finding, encoding: str) -> dict[str, Any
         replacement = f"{sep}{key}{_dumps(new_value, compact)}"
         if not record and not compact:
             replacement = replacement.lstrip()
-    text_line = result.line(index)
-    rng = lsp_range(index, to_client_units(text_line, start + lead, encoding),
-                    index, to_client_units(text_line, end + lead, encoding))
+    lines = result.linemap
+    rng = lsp_range(*lines.to_client(index, start + lead, encoding), *lines.to_client(index, end + lead, encoding))
     return {"range": rng, "newText": replacement}
 
 
@@ -121,15 +125,23 @@ def _merged_suppression(record: Mapping[str, Any], code: str) -> tuple[Any, tupl
     """The new value and which span to replace: the disable list, the table, or nothing (insert)."""
     table = record.get(SUPPRESSION_KEY)
     if isinstance(table, dict):
-        listed = table.get(DISABLE_KEY)
-        if isinstance(listed, list):
-            if code in disabled_rules(record):
-                return listed, (SUPPRESSION_KEY, DISABLE_KEY)
-            return [*listed, code], (SUPPRESSION_KEY, DISABLE_KEY)
+        if DISABLE_KEY in table:
+            return merged_disable(table[DISABLE_KEY], code), (SUPPRESSION_KEY, DISABLE_KEY)
         return {**table, DISABLE_KEY: [code]}, (SUPPRESSION_KEY,)
     if SUPPRESSION_KEY in record:
         return {DISABLE_KEY: [code]}, (SUPPRESSION_KEY,)
     return {DISABLE_KEY: [code]}, None
+
+
+def merged_disable(listed: Any, code: str) -> list[Any]:
+    """What the record disabled already (a code, or a list of them), in order, without
+    duplicates, then `code`. A value that disables nothing (not a string or list) is replaced."""
+    current: list[Any] = [listed] if isinstance(listed, str) else list(listed) if isinstance(listed, list) else []
+    merged: list[Any] = []
+    for item in [*current, code]:
+        if item not in merged:
+            merged.append(item)
+    return merged
 
 
 def _dumps(value: Any, compact: bool) -> str:
@@ -173,8 +185,9 @@ def _disable_in_report(result: LintResult, f: Finding, encoding: str) -> dict[st
         sep = "," if record else ""
         replacement = f'{sep}\n{indent}"{SUPPRESSION_KEY}": {json.dumps(new_value)}'
     sl, el = _line_of(starts, start), _line_of(starts, end)
-    return {"range": lsp_range(sl, to_client_units(result.line(sl), start - starts[sl], encoding),
-                               el, to_client_units(result.line(el), end - starts[el], encoding)),
+    lines = result.linemap
+    return {"range": lsp_range(*lines.to_client(sl, start - starts[sl], encoding),
+                               *lines.to_client(el, end - starts[el], encoding)),
             "newText": replacement}
 
 

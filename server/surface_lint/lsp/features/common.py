@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import re
+import sys
+from collections.abc import Callable
 from typing import Any
 
+from lsprotocol import types
+
 from ...findings import Location, Severity
-from ..documents import path_to_uri, to_client_units
+from ..documents import LineMap, path_to_uri
 from ..lint import LintResult
 
 SOURCE = "surface-lint"
@@ -25,39 +29,33 @@ def lsp_range(start_line: int, start_char: int, end_line: int, end_char: int) ->
 class Positions:
     """Engine Locations (1-based, code points) -> LSP ranges in the negotiated encoding."""
 
-    def __init__(self, encoding: str, lines_of: Callable[[str], Sequence[str]]) -> None:
+    def __init__(self, encoding: str, lines_of: Callable[[str], LineMap]) -> None:
         self.encoding = encoding
-        self.lines_of = lines_of  # other files' lines (open buffer or disk)
+        self.lines_of = lines_of  # other files' lines (as saved on disk)
 
     def range(self, loc: Location, result: LintResult | None) -> JsonRange:
-        line_text: Callable[[int], str]
         if result is not None and loc.path == result.path:
-            line_text = result.line
-            count = len(result.lines)
+            lines = result.linemap
             bom = bool(result.lines) and result.lines[0].startswith("\ufeff")
         else:
-            other = self.lines_of(loc.path)
-            count = len(other)
-
-            def other_line(i: int) -> str:
-                return other[i] if 0 <= i < len(other) else ""
-
-            line_text = other_line
+            lines = self.lines_of(loc.path)
             bom = False
-        return lsp_range(*self._point(loc.line, loc.column, line_text, count, bom),
-                         *self._point(loc.end_line, loc.end_column, line_text, count, bom))
+        return lsp_range(*self.point(lines, loc.line, loc.column, bom),
+                         *self.point(lines, loc.end_line, loc.end_column, bom))
 
-    def _point(self, line: int, column: int, line_text: Callable[[int], str], count: int,
-               bom: bool) -> tuple[int, int]:
+    def point(self, lines: LineMap, line: int, column: int, bom: bool = False) -> tuple[int, int]:
+        """1-based engine (line, column) -> 0-based client (line, units); past the end: the end."""
         index = line - 1
-        if index >= count:  # past the end: the end of the last line
-            index = max(count - 1, 0)
-            text = line_text(index)
-            return index, to_client_units(text, len(text), self.encoding)
-        index = max(index, 0)
-        text = line_text(index)
+        if index >= len(lines.lines):
+            return lines.to_client(len(lines.lines) - 1, sys.maxsize, self.encoding)
         col = column - 1 + (1 if bom and index == 0 else 0)  # the engine read line 1 without its BOM
-        return index, to_client_units(text, min(max(col, 0), len(text)), self.encoding)
+        return lines.to_client(index, col, self.encoding)
+
+    def typed_range(self, loc: Location, result: LintResult | None) -> types.Range:
+        return to_range(self.range(loc, result))
+
+    def typed_location(self, loc: Location, result: LintResult | None) -> types.Location:
+        return types.Location(uri=self.location(loc, result)["uri"], range=self.typed_range(loc, result))
 
     def location(self, loc: Location, result: LintResult | None) -> dict[str, Any]:
         return {"uri": path_to_uri(loc.path) if result is None or loc.path != result.path else result.uri,
@@ -65,11 +63,83 @@ class Positions:
 
 
 
+_INLINE_MARKUP = re.compile(r"([\\`*_\[\]<>&!~|])")  # what starts inline Markdown or HTML mid-line
+_BACKTICKS = re.compile(r"`+")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
-def markup(text: str, markdown: bool) -> dict[str, str]:
-    return {"kind": "markdown" if markdown else "plaintext", "value": text}
+def md_text(text: str) -> str:
+    """Data as literal Markdown text in the middle of a line: every character that could start
+    inline markup (HTML, entity, link, emphasis, code) backslash-escaped; line ends become spaces."""
+    return _INLINE_MARKUP.sub(r"\\\1", " ".join(text.splitlines()))
 
+
+def md_message(text: str) -> str:
+    """A message quoting data in code spans: the spans that CommonMark would parse are kept
+    (their content is literal), everything around them is `md_text`."""
+    flat = " ".join(text.splitlines())
+    return "".join(part if is_code else md_text(part) for is_code, part in _code_spans(flat))
+
+
+def md_code(text: str) -> str:
+    """Data as one Markdown code span (its content is literal): the fence is longer than any
+    run of backticks inside, and spaces pad content that starts or ends with one."""
+    flat = " ".join(text.splitlines())
+    longest = max((len(m.group()) for m in _BACKTICKS.finditer(flat)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if flat.startswith(("`", " ")) or flat.endswith(("`", " ")) or not flat else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
+
+
+def no_html(markdown: str) -> str:
+    """Authored Markdown (rule docs) with any raw HTML shown as text: "<" outside code spans and
+    fenced blocks becomes "&lt;" (CommonMark: an entity is text, never a tag)."""
+    out: list[str] = []
+    fence: str | None = None
+    for line in markdown.split("\n"):
+        opened = _FENCE.match(line)
+        if fence is not None:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = None
+            out.append(line)
+            continue
+        if opened:
+            fence = opened.group(1)
+            out.append(line)
+            continue
+        out.append(_escape_outside_code(line))
+    return "\n".join(out)
+
+
+def _escape_outside_code(line: str) -> str:
+    return "".join(part if is_code else part.replace("<", "&lt;") for is_code, part in _code_spans(line))
+
+
+def _code_spans(line: str) -> list[tuple[bool, str]]:
+    """A line cut into (is a code span, text), as CommonMark finds spans: a backtick run opens one
+    that the next run of the same length closes; a run with no such closer is literal."""
+    parts: list[tuple[bool, str]] = []
+    at = 0
+    for run in _BACKTICKS.finditer(line):
+        if run.start() < at:
+            continue
+        close = re.compile(r"(?<!`)" + run.group() + r"(?!`)").search(line, run.end())
+        if close is None:
+            continue
+        parts.append((False, line[at:run.start()]))
+        parts.append((True, line[run.start():close.end()]))
+        at = close.end()
+    parts.append((False, line[at:]))
+    return [p for p in parts if p[1]]
+
+
+def to_range(r: JsonRange) -> types.Range:
+    return types.Range(start=types.Position(line=r["start"]["line"], character=r["start"]["character"]),
+                       end=types.Position(line=r["end"]["line"], character=r["end"]["character"]))
+
+
+def markup_content(text: str, markdown: bool) -> types.MarkupContent:
+    return types.MarkupContent(kind=types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText, value=text)
 
 def contains(loc: Location, line: int, column: int) -> bool:
     """Is 1-based (line, column) inside `loc` (its end column included: the cursor after the text)?"""

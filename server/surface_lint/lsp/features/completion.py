@@ -13,8 +13,7 @@ from ...docs import predicate_markdown
 from ...findings import Location
 from ...lanes import Lane
 from ..lint import LintResult
-from ..wire import RawResult
-from .common import MAX_FEATURE_LINE, JsonRange, Positions, markup
+from .common import MAX_FEATURE_LINE, Positions, markup_content, md_code, md_text, no_html
 
 if TYPE_CHECKING:
     from ..server import SurfaceLintServer
@@ -22,7 +21,7 @@ if TYPE_CHECKING:
 
 def register(server: SurfaceLintServer) -> None:
     @server.handle(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=['"', "[", ",", "{"]))
-    async def on_completion(params: types.CompletionParams) -> RawResult | None:
+    async def on_completion(params: types.CompletionParams) -> types.CompletionList | None:
         at = await server.at(params.text_document.uri, params.position)
         if at is None:
             return None
@@ -32,7 +31,7 @@ def register(server: SurfaceLintServer) -> None:
             name = result.lane or _lane_of_path(result)
             lane = result.entry.engine.lane_set.get(name) if name else None
         items = completion(result, lane, line, column, server.positions(), server.markdown_completion)
-        return RawResult(json.dumps({"isIncomplete": False, "items": items}))
+        return types.CompletionList(is_incomplete=False, items=items)
 
 
 def _lane_of_path(result: LintResult) -> str | None:
@@ -110,7 +109,7 @@ def _escaped_end(tok: str) -> bool:
 
 
 def completion(result: LintResult, lane: Lane | None, line: int, column: int,
-               positions: Positions, markdown: bool = True) -> list[dict[str, Any]]:
+               positions: Positions, markdown: bool = True) -> list[types.CompletionItem]:
     """Predicate names inside predicate lists; case field names as keys (per the lane schema)."""
     # Case files; a new one whose first line is still being typed reads as a broken report.
     if lane is None or result.kind not in ("cases", None, "report") or not result.path.endswith(".jsonl"):
@@ -121,8 +120,8 @@ def completion(result: LintResult, lane: Lane | None, line: int, column: int,
     ctx = completion_context(text[:column])
     if ctx is None:
         return []
-    items: list[dict[str, Any]] = []
-    rng = positions.range(Location(result.path, line + 1, ctx.start + 1, line + 1, column + 1), result)
+    items: list[types.CompletionItem] = []
+    rng = positions.typed_range(Location(result.path, line + 1, ctx.start + 1, line + 1, column + 1), result)
     if ctx.where == "value-in-list":
         field_spec = lane.schema.fields.get(ctx.owner or "")
         if field_spec is None or not field_spec.predicate_list:
@@ -132,23 +131,22 @@ def completion(result: LintResult, lane: Lane | None, line: int, column: int,
                 continue
             for name in (spec.name, *spec.aliases):
                 alias = f" (alias of `{spec.name}`)" if name != spec.name else ""
-                items.append(_item(name, 20, f"{spec.code}{alias} · {spec.summary}",
-                                   predicate_markdown(spec, lane), ctx, rng, markdown))
+                items.append(_item(name, types.CompletionItemKind.EnumMember, f"{spec.code}{alias} · {spec.summary}",
+                                   no_html(predicate_markdown(spec, lane)), ctx, rng, markdown))
     else:
         for name, fspec in lane.schema.fields.items():
             if name in ctx.seen:
                 continue
             need = "required" if fspec.required else "optional"
             detail = f"{fspec.type}, {need}" + (", predicate names" if fspec.predicate_list else "")
-            items.append(_item(name, 5, detail, f"Case field `{name}` of lane `{lane.name}`: {detail}.", ctx, rng,
-                               markdown))
+            doc = f"Case field {md_code(name)} of lane {md_code(lane.name)}: {md_text(detail)}."
+            items.append(_item(name, types.CompletionItemKind.Field, detail, doc, ctx, rng, markdown))
     return items
 
 
-def _item(label: str, kind: int, detail: str, doc: str, ctx: CompletionContext,
-          rng: JsonRange, markdown: bool) -> dict[str, Any]:
+def _item(label: str, kind: types.CompletionItemKind, detail: str, doc: str, ctx: CompletionContext,
+          rng: types.Range, markdown: bool) -> types.CompletionItem:
     new_text = label if ctx.in_string else json.dumps(label)
-    return {"label": label, "kind": kind, "detail": detail,
-            "documentation": markup(doc, True) if markdown else doc,
-            "filterText": label if ctx.in_string else json.dumps(label),
-            "textEdit": {"range": rng, "newText": new_text}}
+    return types.CompletionItem(label=label, kind=kind, detail=detail,
+                                documentation=markup_content(doc, True) if markdown else doc,
+                                filter_text=new_text, text_edit=types.TextEdit(range=rng, new_text=new_text))

@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
+from lsprotocol.converters import get_converter
 
 from ...checks import CHECKS
 from ...docs import check_url, rule_url
 from ...findings import Finding
-from ..documents import Snapshot, TextDoc, path_to_uri
+from ..documents import Bare, Snapshot, TextDoc, path_to_uri
 from ..lint import LintResult
 from ..wire import RawResult
 from ..workspace import EngineEntry
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from ..server import SurfaceLintServer
 
 _COMPACT = (",", ":")
+_CONVERTER = get_converter()
 
 
 def register(server: SurfaceLintServer) -> None:
@@ -119,6 +121,7 @@ class DiagnosticBuilder:
         self.code_description = code_description
         self.data = data
         self._cache: dict[int, tuple[Finding, str]] = {}
+        self._bare: Bare = {}  # the bare CRs the cached ranges were computed with
 
     def diagnostic(self, f: Finding, result: LintResult) -> dict[str, Any]:
         pos = self.positions
@@ -153,6 +156,9 @@ class DiagnosticBuilder:
 
         The cache is replaced by this result's findings, or only added to with `keep`
         (a partial result while a long lint runs)."""
+        if result.bare != self._bare:  # client line numbers moved: no cached range holds
+            self._cache = {}
+            self._bare = dict(result.bare)
         cache = self._cache
         fresh: dict[int, tuple[Finding, str]] = cache if keep else {}
         items: list[str] = []
@@ -165,6 +171,12 @@ class DiagnosticBuilder:
         self._cache = fresh
         items.extend(json.dumps(d, separators=_COMPACT) for d in extra)
         return items
+
+
+def typed_diagnostic(diagnostic: Mapping[str, Any]) -> types.Diagnostic:
+    """A Diagnostic built as JSON (the hot path) as the lsprotocol type (for typed results)."""
+    found: types.Diagnostic = _CONVERTER.structure(diagnostic, types.Diagnostic)
+    return found
 
 
 def error_diagnostic(message: str, code: str | None = None, line: int = 0,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
@@ -16,8 +16,7 @@ from ...findings import Location
 from ...lanes import Lane
 from ...predicates import Verdict
 from ..lint import LintResult
-from ..wire import RawResult
-from .common import MAX_FEATURE_LINE, Positions, contains, markup
+from .common import MAX_FEATURE_LINE, Positions, contains, markup_content, md_code, md_message, no_html
 
 if TYPE_CHECKING:
     from ..server import SurfaceLintServer
@@ -25,12 +24,11 @@ if TYPE_CHECKING:
 
 def register(server: SurfaceLintServer) -> None:
     @server.handle(types.TEXT_DOCUMENT_HOVER)
-    async def on_hover(params: types.HoverParams) -> RawResult | None:
+    async def on_hover(params: types.HoverParams) -> types.Hover | None:
         at = await server.at(params.text_document.uri, params.position)
         if at is None:
             return None
-        found = hover(at[0], at[1], at[2], server.positions(), server.markdown_hover)
-        return RawResult(json.dumps(found)) if found is not None else None
+        return hover(at[0], at[1], at[2], server.positions(), server.markdown_hover)
 
 
 _STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
@@ -54,8 +52,9 @@ def string_at(text: str, column: int) -> tuple[str, int, int] | None:
 
 def verdict_markdown(lane: Lane, record: RecordInfo, verdicts: Mapping[str, Verdict], profile: str) -> str:
     """✓/✗ per predicate with the verdict's message and the predicate's one-line definition."""
-    who = f"case `{record.id}`" if record.id else "a record without a case id"
-    lines = [f"**surface-lint** · lane `{lane.name}` · {who} · profile `{profile}`", ""]
+    # Everything from data is a code span or escaped text: no HTML or Markdown from a transcript.
+    who = f"case {md_code(record.id)}" if record.id else "a record without a case id"
+    lines = [f"**surface-lint** · lane {md_code(lane.name)} · {who} · profile {md_code(profile)}", ""]
     for spec in lane.predicates:
         verdict = verdicts.get(spec.name)
         if verdict is None:
@@ -63,13 +62,13 @@ def verdict_markdown(lane: Lane, record: RecordInfo, verdicts: Mapping[str, Verd
         mark = "✓" if verdict.passed else "✗"
         kind = " (signal)" if not spec.report else ""
         message = verdict.message or ("passes" if verdict.passed else "fails")
-        lines.append(f"- {mark} `{spec.name}`{kind} — {message}  ")
-        lines.append(f"  {spec.summary}")
+        lines.append(f"- {mark} {md_code(spec.name)}{kind} — {md_message(message)}  ")
+        lines.append(f"  {no_html(spec.summary)}")
     return "\n".join(lines)
 
 
 def hover(result: LintResult, line: int, column: int, positions: Positions,
-          markdown: bool = True) -> dict[str, Any] | None:
+          markdown: bool = True) -> types.Hover | None:
     """Hover at 0-based (line, code-point column): verdicts on a surface, docs on a predicate name."""
     entry = result.entry
     if entry is None:
@@ -80,7 +79,7 @@ def hover(result: LintResult, line: int, column: int, positions: Positions,
         if record.surface is not None and record.verdicts is not None and lane is not None \
                 and contains(record.surface, line + 1, column + 1):
             text = verdict_markdown(lane, record, record.verdicts, engine.profile)
-            return {"contents": markup(text, markdown), "range": positions.range(record.surface, result)}
+            return types.Hover(contents=markup_content(text, markdown), range=positions.typed_range(record.surface, result))
     token = string_at(result.line(line), column)
     if token is None:
         return None
@@ -89,10 +88,10 @@ def hover(result: LintResult, line: int, column: int, positions: Positions,
     if lane is not None:
         spec = lane.predicate(value) or next((p for p in lane.predicates if p.code == value), None)
         if spec is not None:
-            text = predicate_markdown(spec, lane)
+            text = no_html(predicate_markdown(spec, lane))
     if not text and value in CHECKS:
-        text = check_markdown(CHECKS[value])
+        text = no_html(check_markdown(CHECKS[value]))
     if not text:
         return None
     loc = Location(result.path, line + 1, start + 1, line + 1, end + 1)
-    return {"contents": markup(text, markdown), "range": positions.range(loc, result)}
+    return types.Hover(contents=markup_content(text, markdown), range=positions.typed_range(loc, result))

@@ -14,7 +14,7 @@ from lsprotocol import types
 from ...engine import LaneResult
 from ..lint import LintResult
 from ..wire import RawResult
-from .common import lsp_range
+from .common import md_code
 
 if TYPE_CHECKING:
     from ..server import SurfaceLintServer
@@ -25,17 +25,18 @@ SCORE_COMMAND = "surfaceLint.scoreLane"
 
 def register(server: SurfaceLintServer) -> None:
     @server.handle(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
-    async def on_code_lens(params: types.CodeLensParams) -> RawResult | None:
+    async def on_code_lens(params: types.CodeLensParams) -> list[types.CodeLens]:
         uri = params.text_document.uri
         score = await score_of(server, uri)
         if score is None:
-            return RawResult("[]")
-        lens = {"range": lsp_range(0, 0, 0, 0),
-                "command": {"title": lens_title(score), "command": SCORE_COMMAND, "arguments": [uri]}}
-        return RawResult(json.dumps([lens]))
+            return []
+        top = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))
+        return [types.CodeLens(range=top, command=types.Command(title=lens_title(score), command=SCORE_COMMAND,
+                                                                arguments=[uri]))]
 
     @server.handle(LANE_SCORE_METHOD)
     async def on_lane_score(params: Any) -> RawResult:
+        # A method of ours: no lsprotocol type to give; the answer is plain JSON.
         uri = params.get("uri") if isinstance(params, Mapping) else getattr(params, "uri", None)
         if not isinstance(uri, str):
             return RawResult("null")
@@ -107,7 +108,7 @@ def lane_score(result: LaneResult, file_name: str) -> dict[str, Any]:
                     f"{('✓' if t.passed else '✗') if t else ''} |")
     sets = f", thresholds `{result.threshold_set}`" if result.threshold_set else ""
     scored = result.case_count
-    notes = [f"{scored} case(s) scored from `{file_name}`."]
+    notes = [f"{scored} case(s) scored from {md_code(file_name)}."]  # a file name is data
     if result.missing_transcripts:
         notes.append(f"{len(result.missing_transcripts)} case(s) have no transcript here.")
     if result.unknown_cases:
