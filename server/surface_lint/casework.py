@@ -41,7 +41,6 @@ LANE_FUNCTION_DOCS: dict[str, str] = {
     "passes": "passes(t, 'name'): the lane's predicate `name` passes on turn `t` (the verdict is kept on the turn).",
     "reasons": "reasons(t, 'name'): the failing predicate's reasons (one per failed term), [] when it passes.",
     "share_present": "share_present(terms, text): share of terms that are substrings of the lower-cased text.",
-    "measure": "measure(text, unit): words, tokens, chars or sentences of a text (as count_bound counts).",
     "sentences": "sentences(text): the sentences of the lane's [analysis] sentence_split, stripped, non-blank.",
     "starts_upper": "starts_upper(text): the first alphabetic character is upper-case (true when none).",
 }
@@ -364,7 +363,6 @@ class CaseworkEvaluator:
             "passes": self.passes,
             "reasons": self.reasons,
             "share_present": lambda terms, text: kinds_extra.share_present(terms, text or ""),
-            "measure": lambda text, unit: kinds_extra.measure(text or "", unit, {}),
             "sentences": lambda text: kinds_extra.sentences(text or "", self.lane.analysis.sentence_split),
             "starts_upper": lambda text: kinds_extra.first_alpha_is_upper(text or ""),
         }

@@ -1,13 +1,13 @@
-"""Case-driven predicate kinds (issue 9): terms, order, bounds and lists taken from the case.
+"""Case-driven predicate kinds (issue 9): terms, order, lists and per-case groundings.
 
-Every kind here is general: what it reads comes from its parameters, and each rule gives its
-own `message` template. Placeholders: `{term}` (the term a reason is about), `{terms}` (the
+Every kind here is general: what it reads comes from its parameters, and each rule may give
+its own `message` template (the rule-level key, as for every kind). Placeholders: `{term}` (the term a reason is about), `{terms}` (the
 list, comma-joined), `{count}` (what was measured), `{bound}` (the limit), `{field}` (the case
 path); `{name:py}` prints the value as a Python literal (runners written in Python print
 lists that way). A kind that fails for several terms gives one reason per term
 (`ReasonedVerdict.reasons`), joined with "; " in the finding's message.
 
-Case paths (`field`, `min_field`, ...) are dotted paths into the subject's case mapping:
+Numeric bounds are case_kinds' `count_between`. Case paths (`field`) are dotted paths into the subject's case mapping:
 `constraints.must_contain`; case-driven lanes also put the case's per-turn entry under
 `turn.` and the captured record under `record.` (see casework.py).
 """
@@ -155,7 +155,7 @@ def _terms_present(params: Mapping[str, Any]) -> Evaluator:
         "none": "`{term}` is in the surface",
         "fraction": "{count} of the terms ({terms}) are in the surface; at least {bound} required",
     }
-    template = str(params.get("message", defaults.get(mode, "")))
+    template = str(params.get("_rule_message") or defaults.get(mode, ""))
     where = str(params.get("field", "terms"))
 
     def evaluate(ctx: Context) -> Verdict:
@@ -194,7 +194,7 @@ def _terms_present(params: Mapping[str, Any]) -> Evaluator:
 
 
 def _terms_in_order(params: Mapping[str, Any]) -> Evaluator:
-    template = str(params.get("message", "the words {terms} do not appear in this order"))
+    template = str(params.get("_rule_message") or "the words {terms} do not appear in this order")
     where = str(params.get("field", "terms"))
 
     def evaluate(ctx: Context) -> Verdict:
@@ -209,9 +209,6 @@ def _terms_in_order(params: Mapping[str, Any]) -> Evaluator:
         return Verdict(False, _whole(surface), render(template, {"terms": terms, "field": where}))
 
     return evaluate
-
-
-_UNITS = ("words", "tokens", "chars", "sentences")
 
 
 def sentences(text: str, split: SafePattern | None) -> list[str]:
@@ -230,50 +227,6 @@ def first_alpha_is_upper(text: str) -> bool:
     return True
 
 
-def measure(surface: str, unit: str, params: Mapping[str, Any], lane_split: SafePattern | None = None) -> int:
-    """The size `count_bound` compares: whitespace words, pattern tokens, characters of the
-    stripped surface, or sentences (non-blank parts of a `sentence_split`)."""
-    if unit == "words":
-        return len(surface.split())
-    if unit == "tokens":
-        pattern: SafePattern | None = params.get("token_pattern")
-        return len(pattern.findall(surface)) if pattern is not None else len(surface.split())
-    if unit == "chars":
-        return len(surface.strip())
-    return len(sentences(surface, params.get("sentence_split") or lane_split))
-
-
-def _bound(ctx: Context, params: Mapping[str, Any], side: str) -> int | None:
-    if f"{side}_field" in params:
-        value = resolve_path(ctx.subject.case, str(params[f"{side}_field"]))
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return int(value)
-    if side in params:
-        return int(params[side])
-    return None
-
-
-def _count_bound(params: Mapping[str, Any]) -> Evaluator:
-    unit = str(params["unit"])
-    template_min = str(params.get("message_min", params.get("message", "{count} " + unit + "; at least {bound} required")))
-    template_max = str(params.get("message_max", params.get("message", "{count} " + unit + "; at most {bound} allowed")))
-
-    def evaluate(ctx: Context) -> Verdict:
-        surface = _judged(ctx, params)
-        low = _bound(ctx, params, "min")
-        high = _bound(ctx, params, "max")
-        if low is None and high is None:
-            return PASS
-        count = measure(surface, unit, params, ctx.lane_analysis.sentence_split)
-        if low is not None and count < low:
-            return Verdict(False, _whole(surface), render(template_min, {"count": count, "bound": low}))
-        if high is not None and count > high:
-            return Verdict(False, _whole(surface), render(template_max, {"count": count, "bound": high}))
-        return PASS
-
-    return evaluate
-
-
 def _normalise(text: str, how: str) -> str:
     if how == "lower_strip":
         return text.lower().strip()
@@ -287,7 +240,7 @@ def _surface_in_list(params: Mapping[str, Any]) -> Evaluator:
     how = str(params.get("normalise", "lower_strip"))
     where = str(params.get("field", "terms"))
     default = "the surface is none of `" + where + "`" if mode == "accept" else "the surface is listed in `" + where + "`"
-    template = str(params.get("message", default))
+    template = str(params.get("_rule_message") or default)
 
     def evaluate(ctx: Context) -> Verdict:
         surface = _judged(ctx, params)
@@ -305,7 +258,7 @@ def _surface_in_list(params: Mapping[str, Any]) -> Evaluator:
 def _pattern_present(params: Mapping[str, Any]) -> Evaluator:
     pattern: SafePattern = params["pattern"]
     lowercase = bool(params.get("lowercase", False))
-    template = str(params.get("message", "the surface does not match `{pattern}`"))
+    template = str(params.get("_rule_message") or "the surface does not match `{pattern}`")
 
     def evaluate(ctx: Context) -> Verdict:
         surface = _judged(ctx, params)
@@ -318,7 +271,7 @@ def _pattern_present(params: Mapping[str, Any]) -> Evaluator:
 
 def _first_letter_upper(params: Mapping[str, Any]) -> Evaluator:
     per_sentence = bool(params.get("per_sentence", False))
-    template = str(params.get("message", "`{term}` does not start with a capital letter"))
+    template = str(params.get("_rule_message") or "`{term}` does not start with a capital letter")
 
     def evaluate(ctx: Context) -> Verdict:
         surface = _judged(ctx, params)
@@ -356,7 +309,7 @@ def _first_letter_upper(params: Mapping[str, Any]) -> Evaluator:
 def _grounding_in_field(params: Mapping[str, Any]) -> Evaluator:
     where = str(params["field"])
     empty_passes = bool(params.get("empty_passes", True))
-    template = str(params.get("message", "grounding_source `{term}` is not one of {terms} (`" + where + "`)"))
+    template = str(params.get("_rule_message") or "grounding_source `{term}` is not one of {terms} (`" + where + "`)")
 
     def evaluate(ctx: Context) -> Verdict:
         allowed = _terms(ctx, params)
@@ -399,33 +352,17 @@ register_kind("terms_present", Kind(_terms_present, _term_params({
     "min_fraction": Value("number", 1.0, "mode fraction: the share of terms that must be present.", minimum=0),
     "empty_passes": Value("boolean", True, "An empty term list passes."),
     "missing_passes": Value("boolean", True, "A case without the field passes."),
-    "message": Value("string", None, "Template: {term} (one reason per term), {terms}, {count}, {bound}, {field}."),
-}), summary="Terms (constant or from the case) are present / absent in the surface; one reason per failed term.",
+}), facts={"term": "the term a reason is about (one reason per term)", "terms": "the terms, comma-separated",
+           "count": "mode fraction: the share found", "bound": "`min_fraction`", "field": "`field`"},
+    summary="Terms (constant or from the case) are present / absent in the surface; one reason per failed term.",
     example=KindExample({"field": "constraints.must_contain"}, "The river flows.", False,
                         "`valley` is not in the surface", case={"constraints": {"must_contain": ["river", "valley"]}}),
 ))
-register_kind("terms_in_order", Kind(_terms_in_order, {k: v for k, v in _term_params({
-    "message": Value("string", None, "Template: {terms}, {field}."),
-}).items() if k != "match"}, summary="The terms appear in order among the surface's tokens (a subsequence).",
+register_kind("terms_in_order", Kind(_terms_in_order, {k: v for k, v in _term_params({}).items() if k != "match"},
+    facts={"terms": "the words, comma-separated (`{terms:py}`: as a Python list)", "field": "`field`"},
+    summary="The terms appear in order among the surface's tokens (a subsequence).",
     example=KindExample({"field": "word_order", "strip_chars": ".,"}, "Valley, river flows.", False,
                         "the words river, valley do not appear in this order", case={"word_order": ["river", "valley"]}),
-))
-register_kind("count_bound", Kind(_count_bound, {
-    "rstrip": _RSTRIP,
-    "unit": Value("string", REQUIRED, "words (whitespace), tokens (`token_pattern`), chars (stripped) or sentences.",
-                  choices=_UNITS),
-    "min": Value("integer", None, "A constant lower bound."),
-    "max": Value("integer", None, "A constant upper bound."),
-    "min_field": Value("string", None, "A case path holding the lower bound (wins over `min`).", non_empty=True),
-    "max_field": Value("string", None, "A case path holding the upper bound (wins over `max`).", non_empty=True),
-    "token_pattern": Value("regex", None, "unit tokens: what one token is."),
-    "sentence_split": Value("regex", None, "unit sentences: the split (default: the lane's [analysis])."),
-    "message": Value("string", None, "Template for both bounds: {count}, {bound}."),
-    "message_min": Value("string", None, "Template when under the lower bound."),
-    "message_max": Value("string", None, "Template when over the upper bound."),
-}, summary="A size of the surface is within bounds (constants or case fields); `tokens` by the rule's own pattern.",
-    example=KindExample({"unit": "tokens", "token_pattern": "[A-Za-z]+", "min": 4}, "Truth, order 42.", False,
-                        "2 tokens; at least 4 required"),
 ))
 register_kind("surface_matches_list", Kind(_surface_in_list, {
     "terms": Value(_TERMS, None, "Constant surfaces (give `terms` or `field`)."),
@@ -433,8 +370,8 @@ register_kind("surface_matches_list", Kind(_surface_in_list, {
     "rstrip": _RSTRIP,
     "mode": Value("string", "accept", "accept: must be one of them; reject: must be none.", choices=("accept", "reject")),
     "normalise": Value("string", "lower_strip", "How both sides are compared.", choices=("lower_strip", "strip", "exact")),
-    "message": Value("string", None, "Template: {field}, {terms}."),
-}, summary="The surface is one of (or none of) a list of surfaces (`lower_strip`: the runners' .lower().strip()).",
+}, facts={"field": "`field`", "terms": "the listed surfaces, normalised"},
+    summary="The surface is one of (or none of) a list of surfaces (`lower_strip`: the runners' .lower().strip()).",
     example=KindExample({"field": "accept_surfaces"}, "Valley flows river", False,
                         "the surface is none of `accept_surfaces`", case={"accept_surfaces": ["river flows valley"]}),
 ))
@@ -442,8 +379,7 @@ register_kind("pattern_present", Kind(_pattern_present, {
     "rstrip": _RSTRIP,
     "pattern": Value("regex", REQUIRED, "The pattern that must match somewhere."),
     "lowercase": Value("boolean", False, "Search the case-folded surface."),
-    "message": Value("string", None, "Template: {pattern}."),
-}, summary="The pattern matches somewhere in the surface.",
+}, facts={"pattern": "`pattern`"}, summary="The pattern matches somewhere in the surface.",
     example=KindExample({"pattern": "(?i)\\bis\\b"}, "Truth, order.", False,
                         "the surface does not match `(?i)\\bis\\b`"),
 ))
@@ -451,8 +387,7 @@ register_kind("first_letter_upper", Kind(_first_letter_upper, {
     "rstrip": _RSTRIP,
     "sentence_split": Value("regex", None, "Judge each sentence of this split."),
     "per_sentence": Value("boolean", False, "Judge each sentence of the lane's [analysis] sentence_split."),
-    "message": Value("string", None, "Template: {term} (the sentence)."),
-}, summary="The first alphabetic character (of the surface or of each sentence) is upper-case.",
+}, facts={"term": "the sentence (one reason per sentence)"}, summary="The first alphabetic character (of the surface or of each sentence) is upper-case.",
     example=KindExample({"per_sentence": True}, "Wisdom grounds. next, it rests.", False,
                         "`next, it rests` does not start with a capital letter",
                         analysis={"sentence_split": "[.!?]\\s+|[.!?]$"}),
@@ -460,8 +395,7 @@ register_kind("first_letter_upper", Kind(_first_letter_upper, {
 register_kind("grounding_in_field", Kind(_grounding_in_field, {
     "field": Value("string", REQUIRED, "A case path listing the allowed grounding sources.", non_empty=True),
     "empty_passes": Value("boolean", True, "An empty or missing list passes."),
-    "message": Value("string", None, "Template: {term} (the grounding), {terms}."),
-}, summary="The turn's grounding_source is one of a per-case list.",
+}, facts={"term": "the turn's grounding", "terms": "the allowed sources"}, summary="The turn's grounding_source is one of a per-case list.",
     example=KindExample({"field": "expected_grounding_source"}, "I know.", False,
                         "grounding_source `pack` is not one of oov, none (`expected_grounding_source`)",
                         case={"expected_grounding_source": ["oov", "none"]}, grounding="pack"),

@@ -34,9 +34,9 @@ what = "w"
 why = "y"
 example_fail = "x"
 example_pass = "x"
+message = "does not name {term}"
 [predicates.params]
 field = "turn.anchor"
-message = "does not name {term}"
 
 [casework]
 turn_list = "turns"
