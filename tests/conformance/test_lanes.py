@@ -146,3 +146,21 @@ def test_both_profiles_give_the_runner_reports(lanes_dir: Path, profile: str) ->
         result = engine.score(lane, [str(cases_file(folder, stems[0]))], [str(folder / "captures" / f"{stems[0]}.jsonl")])
         assert (result.profile, result.metrics) == (profile, report["metrics"]), lane
         assert [o.details for o in result.outcomes] == report["cases"], lane
+
+
+def test_the_lanes_case_files_lint_without_findings(lanes_dir: Path) -> None:
+    """Every case file of the lane corpus against its lane's typed schema (object fields and their
+    nested fields included): no finding, and every line read."""
+    from surface_lint.engine import Engine
+
+    engine = Engine()
+    files = sorted(p for p in lanes_dir.glob("*/cases/**/*.jsonl"))
+    assert len(files) == 41
+    found = []
+    lines = 0
+    for path in files:
+        result = engine.check_bytes(str(path), path.read_bytes())
+        lines += result.stats.lines
+        found.extend((path.relative_to(lanes_dir).as_posix(), f.location.line, f.code) for f in result.findings)
+    assert found == []
+    assert lines == 1186
