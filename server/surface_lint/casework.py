@@ -81,7 +81,7 @@ class TurnValueSpec:
     otherwise: Expr | None
 
 
-_TURN_FIELDS = ("record", "case", "turn", "index", "surface", "grounding")
+_TURN_FIELDS = ("record", "case", "entry", "index", "surface", "grounding")
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,7 +283,7 @@ _SCOPE_NAMES = ("case", "failures", "runs", "run", "metrics", "t")
 
 class _Turn(dict[str, Any]):
     """One captured turn as expressions see it: `t.surface`, `t.grounding`, `t.record.x`,
-    `t.turn.x` (the case's entry for this turn), `t.index` (position in its view)."""
+    `t.entry.x` (the case's entry for this turn in `turn_list`), `t.index` (position in its view)."""
 
     __slots__ = ("verdicts",)
 
@@ -346,7 +346,7 @@ class CaseworkEvaluator:
         if spec is None:
             raise ExprError(f"unknown predicate {name!r}")
         scope = dict(turn["case"] or {})
-        scope["turn"] = turn["turn"]
+        scope["entry"] = turn["entry"]
         scope["record"] = turn["record"]
         subject = Subject(surface=turn["surface"], grounding=turn["grounding"], case=scope)
         try:
@@ -379,21 +379,21 @@ class CaseworkEvaluator:
                 key = record.get(cw.turn_key)
                 if isinstance(entries, list) and isinstance(key, int) and 0 <= key < len(entries):
                     entry = entries[key] if isinstance(entries[key], dict) else {}
-                scope = {"record": record, "case": case, "turn": entry}
+                scope = {"record": record, "case": case, "entry": entry}
                 if view.where is not None and not view.where.evaluate(scope, fns):
                     continue
                 surface = view.surface.evaluate(scope, fns) if view.surface is not None else record.get("surface")
                 grounding = (view.grounding.evaluate(scope, fns) if view.grounding is not None
                              else record.get("grounding_source"))
                 turns.append(_Turn(
-                    record=record, case=case, turn=entry, index=len(turns),
+                    record=record, case=case, entry=entry, index=len(turns),
                     surface=surface if isinstance(surface, str) else "",
                     grounding="none" if grounding is None else str(grounding),
                 ))
             out[view.name] = turns
         for spec in cw.turn_values:
             for t in out[spec.view]:
-                scope = {"t": t, "case": case, "turn": t["turn"], "record": t["record"]}
+                scope = {"t": t, "case": case, "entry": t["entry"], "record": t["record"]}
                 if spec.when is not None and not spec.when.evaluate(scope, fns):
                     t[spec.name] = spec.otherwise.evaluate(scope, fns) if spec.otherwise is not None else None
                 elif spec.expr is not None:

@@ -8,8 +8,9 @@ lists that way). A kind that fails for several terms gives one reason per term
 (`ReasonedVerdict.reasons`), joined with "; " in the finding's message.
 
 Numeric bounds are case_kinds' `count_between`. Case paths (`field`) are dotted paths into the subject's case mapping:
-`constraints.must_contain`; case-driven lanes also put the case's per-turn entry under
-`turn.` and the captured record under `record.` (see casework.py).
+`constraints.must_contain`; case-driven lanes also put the case's entry for the turn (of its
+`turn_list`) under `entry.` and the captured record under `record.` (see casework.py; `turn.`
+is left to conditions, where it names the scored turn's own fields).
 """
 
 from __future__ import annotations
@@ -334,7 +335,7 @@ def _term_params(extra: Mapping[str, Value]) -> dict[str, Value]:
     """The parameters every term-reading kind shares, plus its own."""
     return {
         "terms": Value(_TERMS, None, "Constant terms (give `terms` or `field`)."),
-        "field": Value("string", None, "A case path holding the terms: `constraints.must_contain`, `turn.x`.",
+        "field": Value("string", None, "A case path holding the terms: `constraints.must_contain`, `entry.x`.",
                        non_empty=True),
         "lowercase": Value("boolean", True, "Compare case-folded (str.lower)."),
         "match": Value("string", "substring", "`substring`, or `token`: equal to a whole token.",

@@ -36,7 +36,7 @@ example_fail = "x"
 example_pass = "x"
 message = "does not name {term}"
 [predicates.params]
-field = "turn.anchor"
+field = "entry.anchor"
 
 [casework]
 turn_list = "turns"
@@ -51,7 +51,7 @@ surface = "rstrip(record.surface, '.')"
 [[casework.turn_values]]
 name = "anchored"
 view = "answers"
-when = "turn.anchor"
+when = "entry.anchor"
 predicate = "names_topic"
 
 [[casework.values]]
@@ -245,7 +245,7 @@ def test_case_driven_rules_judge_nothing_without_a_case() -> None:
     from surface_lint.predicates import Context, Subject
 
     assert spec.evaluate(Context(Subject(surface="anything"), lane.analysis)).passed is True
-    failing = spec.evaluate(Context(Subject(surface="anything", case={"turn": {"anchor": "light"}}), lane.analysis))
+    failing = spec.evaluate(Context(Subject(surface="anything", case={"entry": {"anchor": "light"}}), lane.analysis))
     assert (failing.passed, failing.message) == (False, "does not name light")
 
 
