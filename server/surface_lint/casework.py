@@ -313,6 +313,7 @@ class CaseworkResult:
     missing: list[str]  # cases without any captured turn
     unknown: list[str]  # captured case ids with no case
     errors: list[str] = field(default_factory=list)  # file:line: message of unreadable lines
+    raw: dict[str, Any] = field(default_factory=dict)  # the metrics unrounded (thresholds compare these)
 
     @property
     def metrics(self) -> dict[str, Any]:
@@ -469,10 +470,11 @@ class CaseworkEvaluator:
 
     # --- metrics ---------------------------------------------------------------------
 
-    def metrics(self, outcomes: Sequence[CaseOutcome]) -> dict[str, dict[str, Any]]:
+    def metrics(self, outcomes: Sequence[CaseOutcome], raw: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+        """Every [[casework.metrics]] by report section; `raw` (when given) gets the unrounded values."""
         fns = self.functions()
         sections: dict[str, dict[str, Any]] = {}
-        raw: dict[str, Any] = {}
+        raw = {} if raw is None else raw
         for spec in self.casework.metrics:
             if spec.kind == "thresholds":
                 value: Any = _thresholds(spec, raw)
@@ -543,6 +545,28 @@ def _render(template: str, scope: Mapping[str, Any]) -> str:
         out.append("" if value is None else str(value))
         i = end + 1
     return "".join(out)
+
+
+def _threshold_results(casework: Casework, result: CaseworkResult) -> tuple[list[Any], bool | None, str | None]:
+    """The lane's first `thresholds` metric as the engine's threshold results: CI's exit code and
+    every reporter's threshold lines come from it (None when the lane has none, or no case)."""
+    from .lanes import ThresholdCheck
+    from .scoring import ThresholdResult
+
+    spec = next((m for m in casework.metrics if m.kind == "thresholds"), None)
+    if spec is None or not result.outcomes:
+        return [], None, None
+    out: list[Any] = []
+    for check in spec.checks:
+        actual = result.raw.get(check.metric)
+        values = list(actual.values()) if isinstance(actual, dict) else [actual]
+        for value in values:
+            if value is None and spec.skip_null:
+                continue
+            number = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+            ok = number is not None and _compare(number, check.op, check.value)
+            out.append(ThresholdResult(ThresholdCheck(check.metric, check.op, check.value), number, ok))
+    return out, all(r.passed for r in out), spec.name
 
 
 def _thresholds(spec: CaseMetric, raw: Mapping[str, Any]) -> Any:
@@ -671,10 +695,11 @@ def lane_result(profile: str, lane: Lane, casework: Casework, case_paths: Sequen
         for o in result.outcomes
     ]
     metrics = dict(result.metrics)
+    thresholds, passed, set_name = _threshold_results(casework, result)
 
     return LaneResult(
-        lane=lane.name, profile=profile, version=lane.version, threshold_set=None,
-        metrics=metrics, thresholds=[], passed=None, outcomes=outcomes, findings=list(read.findings),
+        lane=lane.name, profile=profile, version=lane.version, threshold_set=set_name,
+        metrics=metrics, thresholds=thresholds, passed=passed, outcomes=outcomes, findings=list(read.findings),
         missing_transcripts=result.missing, unknown_cases=sorted(result.unknown), remainder=[],
         stats=read.stats or ReadStats(), sources=[*case_paths, *capture_paths],
         headline=lane.headline if lane.headline in metrics else next(iter(metrics), ""),
@@ -700,5 +725,6 @@ def score(casework: Casework, cases: Sequence[Mapping[str, Any]],
             outcomes.append(evaluator.evaluate_case(case, got))
         except RegexTimeout as exc:  # a user pattern's character budget (patterns.py): not judged
             errors.append(f"case `{case_id}` was not judged: a pattern {exc}")
-    sections = evaluator.metrics(outcomes) if outcomes else {}
-    return CaseworkResult(casework.lane.name, sections, outcomes, missing, list(unknown), errors)
+    raw: dict[str, Any] = {}
+    sections = evaluator.metrics(outcomes, raw) if outcomes else {}
+    return CaseworkResult(casework.lane.name, sections, outcomes, missing, list(unknown), errors, raw)

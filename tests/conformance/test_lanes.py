@@ -164,3 +164,26 @@ def test_the_lanes_case_files_lint_without_findings(lanes_dir: Path) -> None:
         found.extend((path.relative_to(lanes_dir).as_posix(), f.location.line, f.code) for f in result.findings)
     assert found == []
     assert lines == 1186
+
+
+def test_a_lanes_thresholds_decide_the_result_as_its_runner_does(lanes_dir: Path) -> None:
+    """calibration dev: correction_proposed_accuracy 0.75 < 0.80, so overall_pass is false and
+    the result fails (exit 1 in CI); fabrication_control dev passes all four thresholds."""
+    from surface_lint.engine import Engine
+
+    engine = Engine(profile="reference")
+    folder = lanes_dir / "calibration"
+    result = engine.score("calibration", [str(folder / "cases" / "dev" / "cases.jsonl")],
+                          [str(folder / "captures" / "dev.jsonl")])
+    assert result.threshold_set == "overall_pass"
+    assert [(t.check.metric, t.check.op, t.check.value, t.actual, t.passed) for t in result.thresholds] == [
+        ("no_grounding_accuracy", ">=", 0.8, 1.0, True),
+        ("coherent_accuracy", ">=", 0.8, 1.0, True),
+        ("correction_proposed_accuracy", ">=", 0.8, 0.75, False),
+        ("overall_accuracy", ">=", 0.8, 11 / 12, True),
+    ]
+    assert result.passed is False and result.metrics["overall_pass"] is False
+    folder = lanes_dir / "fabrication_control"
+    result = engine.score("fabrication_control", [str(folder / "cases" / "cases" / "dev.jsonl")],
+                          [str(folder / "captures" / "dev.jsonl")])
+    assert (result.threshold_set, result.passed, len(result.thresholds)) == ("threshold_evaluation", True, 4)
