@@ -262,7 +262,7 @@ def normalise(text: str, how: str) -> str:
     return collapsed.casefold() if how == "fold" else collapsed
 
 
-def _surface_in_list(params: Mapping[str, Any]) -> Evaluator:
+def _surface_equals(params: Mapping[str, Any]) -> Evaluator:
     one_of = params["mode"] == "one_of"
     how = str(params["normalise"])
     template = params.get("_rule_message")
@@ -284,8 +284,8 @@ def _surface_in_list(params: Mapping[str, Any]) -> Evaluator:
     return evaluate
 
 
-register_kind("surface_in_list", Kind(
-    _surface_in_list,
+register_kind("surface_equals", Kind(
+    _surface_equals,
     {
         "field": Value("string", None, _FIELD_DOC, non_empty=True),
         "values": Value("list[string]", [], "Constant surfaces (instead of `field`)."),

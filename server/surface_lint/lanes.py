@@ -92,6 +92,8 @@ class MetricSpec:
     runner: bool = True
     description: str = ""
     better: str = "higher"  # which way is an improvement: higher | lower (diff, baseline)
+    value: str | None = None  # v2 mean/min/max/sum: `case.PATH`, a number per case
+    by: str | None = None  # v2: also per category of `case.PATH`, as metrics `name.category`
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +135,47 @@ class FieldSpec:
     predicate_list: bool
     fields: Mapping[str, FieldSpec] = field(default_factory=dict)  # inside an object / list[object]
     description: str = ""
+
+
+NestedProblem = tuple[tuple[str | int, ...], "FieldSpec", bool, Any]
+
+
+def nested_problems(value: Any, spec: FieldSpec, path: tuple[str | int, ...] = ()) -> list[NestedProblem]:
+    """Inside a well-typed object / list[object] value: (path, the field's spec, missing, the value)
+    for every declared field missing while required (missing=True) or of the wrong JSON type."""
+    out: list[NestedProblem] = []
+    if not spec.fields:
+        return out
+    objects = [(path, value)] if isinstance(value, dict) else [
+        ((*path, i), item) for i, item in enumerate(value) if isinstance(item, dict)] if isinstance(value, list) else []
+    for where, obj in objects:
+        for name, child in spec.fields.items():
+            if name not in obj:
+                if child.required:
+                    out.append(((*where, name), child, True, None))
+                continue
+            if not json_type_ok(obj[name], child.type):
+                out.append(((*where, name), child, False, obj[name]))
+                continue
+            out.extend(nested_problems(obj[name], child, (*where, name)))
+    return out
+
+
+def json_type_ok(value: Any, type_name: str) -> bool:
+    """Whether a JSON value has a [case_schema] type (numbers finite; a bool is not a number)."""
+    if type_name == "string":
+        return isinstance(value, str)
+    if type_name == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if type_name == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if type_name == "boolean":
+        return isinstance(value, bool)
+    if type_name == "object":
+        return isinstance(value, dict)
+    if type_name.startswith("list["):
+        return isinstance(value, list) and all(json_type_ok(v, type_name[5:-1]) for v in value)
+    return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,7 +316,7 @@ def _regex_values(value: Any, spec: Any) -> list[str]:
 CASE_FIELD_TYPES = ("string", "integer", "number", "boolean", "list[string]", "list[integer]", "list[number]",
                     "object", "list[object]")
 SEVERITIES = ("error", "warning", "information", "hint")
-METRIC_KINDS = ("rate", "count", "thresholds_pass")
+METRIC_KINDS = ("rate", "count", "thresholds_pass", "mean", "min", "max", "sum")
 THRESHOLD_OPS = (">=", "<=", "==", "~=")
 DETAIL_KINDS = ("case", "turn", "chain", "signal", "analysis", "verdicts")
 DETAIL_TURN_FIELDS = ("prompt", "surface", "grounding")
@@ -303,7 +346,7 @@ def detail_source_problem(source: str) -> str | None:
     if bar:
         try:
             value = json.loads(default_text)
-        except ValueError:
+        except (ValueError, RecursionError):
             return f"has a default `{default_text}` that is not JSON (quote a string: \"|\\\"text\\\"\")"
         if isinstance(value, float) and not math.isfinite(value):
             return "has a default that is not a finite number"
@@ -383,6 +426,11 @@ METRIC_TABLE = Table({
     "better": Value("string", "higher", "Which way is an improvement.", choices=("higher", "lower")),
     "when": Value("conditions", None, "Count only the cases whose fields satisfy these conditions (added to "
                   "`over`).", check=condition_problem),
+    "value": Value("string", None, "For mean, min, max, sum: `case.PATH`, a number of each case (cases without "
+                   "one, or failing `passing`, are left out).", check=lambda v: None if v.startswith("case.") and len(v) > 5
+                   else "must be `case.` and a field path"),
+    "by": Value("string", None, "Also report the metric per category of `case.PATH`, as `NAME.CATEGORY`.",
+                check=lambda v: None if v.startswith("case.") and len(v) > 5 else "must be `case.` and a field path"),
 })
 CHECK_TABLE = Table({
     "metric": Value("string", REQUIRED, "A metric of this lane.", non_empty=True),
@@ -499,6 +547,8 @@ def parse_lane(text: str, shown: str, profile: str = DEFAULT_PROFILE, trusted: b
     except tomllib.TOMLDecodeError as exc:
         line, column = _toml_error_position(str(exc))
         raise LaneError(shown, line, f"invalid TOML: {exc}", column) from None
+    except RecursionError:  # tomllib recurses per nesting level of arrays and inline tables
+        raise LaneError(shown, 1, "invalid TOML: arrays or inline tables nested too deeply") from None
     rules = _Rules(data, text, shown, trusted)
     if "lane" not in data:
         raise LaneError(shown, 1, "missing [lane] table")
@@ -524,6 +574,11 @@ def parse_lane(text: str, shown: str, profile: str = DEFAULT_PROFILE, trusted: b
     headline = lane_t.get("headline") or (metrics[0].name if metrics else "")
     if metrics and not any(m.name == headline for m in metrics):
         raise rules.fail(("lane", "headline"), f"headline {headline!r} is not a metric")
+    for spec in predicates:
+        if spec.applies_if is not None and spec.applies_if not in schema.fields:
+            index = next(i for i, item in enumerate(rules.doc.get("predicates", [])) if item.get("name") == spec.name)
+            raise rules.fail(("predicates", index, "applies_if"),
+                             f"predicate {spec.name!r}: `applies_if` {spec.applies_if!r} is not a [case_schema] field")
     for key in ("expected_field", "informational_field"):
         if key in lane_t and lane_t[key] not in schema.fields:
             raise rules.fail(("lane", key), f"[lane] `{key}` {lane_t[key]!r} is not a [case_schema] field")
@@ -599,7 +654,9 @@ def _load_predicates(rules: _Rules, profile: str) -> list[PredicateSpec]:
         applies_if = item.get("applies_if")
         params = _kind_params(rules, here, name, kind_name, kind, profile)
         message = item.get("message")
-        if message is not None:
+        if message is not None and "message" in kind.params and not kind.facts:
+            params.setdefault("message", message)  # a kind that takes its template as a declared param
+        elif message is not None:
             _check_template(rules, (*here, "message"), name, kind_name, kind, message)
         params["_message"] = message if message is not None else kind.message
         params["_rule_message"] = message
@@ -766,8 +823,15 @@ def _load_metrics(rules: _Rules, names: set[str], schema: CaseSchema,
                 what="", why="", example_fail="", example_pass="", params={"when": when},
                 line=rules.positions.line((*here, "when")), reads=condition_fields(when), hidden=True))
             over = (*over, signal_name)
+        kind = str(item.get("kind", "rate"))
+        if kind in ("mean", "min", "max", "sum") and not item.get("value"):
+            raise rules.fail((*here, "kind"), f"metric {name!r}: kind {kind!r} needs a `value` (`case.PATH`)")
+        if item.get("value") and kind not in ("mean", "min", "max", "sum"):
+            raise rules.fail((*here, "value"), f"metric {name!r}: `value` is for kinds mean, min, max and sum")
         out.append(
             MetricSpec(
+                value=item.get("value"),
+                by=item.get("by"),
                 better=str(item.get("better", "higher")),
                 name=name,
                 kind=str(item.get("kind", "rate")),
@@ -789,7 +853,8 @@ def _load_thresholds(rules: _Rules, metrics: Sequence[MetricSpec]) -> dict[str, 
         checks = []
         for index, check in enumerate(spec.get("checks", [])):
             metric = check["metric"]
-            if metric not in known:
+            by_prefix = metric.rpartition(".")[0]
+            if metric not in known and not any(m.by and m.name == by_prefix for m in metrics):
                 close = difflib.get_close_matches(metric, known, n=1, cutoff=0.6)
                 hint = f" (did you mean {close[0]!r}?)" if close else ""
                 raise rules.fail(("thresholds", set_name, "checks", index, "metric"),

@@ -44,7 +44,7 @@ class TomlPositions:
         self._i = 0
         try:
             self._document()
-        except (IndexError, ValueError, tomllib.TOMLDecodeError):  # pragma: no cover - text already parsed
+        except (IndexError, ValueError, RecursionError, tomllib.TOMLDecodeError):  # positions found so far stay
             pass
 
     def at(self, path: KeyPath) -> tuple[int, int]:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from .lanes import EXPECTED, Lane, MetricSpec, PredicateSpec, ThresholdCheck
-from .predicates import Context, RegexTimeout, Subject, Verdict
+from .predicates import MISSING, Context, RegexTimeout, Subject, Verdict, case_value
 
 # A predicate that needs a case field (spec.case_field, declared by its kind) is not judged
 # without it (and without a stored verdict), unless its kind says it is (spec.judged_without_field).
@@ -146,8 +148,11 @@ def signal_values(
     case_fields: Mapping[str, Any] | None,
 ) -> tuple[bool, ...]:
     """`signal` for every name at once (the hot path of scoring)."""
-    out = []
+    out: list[Any] = []
     for name in names:
+        if name[0] in VALUE_SLOTS:  # a metric's per-case value or category (v2), not a signal
+            out.append(_slot_value(name, case_fields))
+            continue
         v = verdicts.get(name)
         if v is not None:
             out.append(v.passed)
@@ -159,14 +164,35 @@ def signal_values(
 
 
 def lane_signals(lane: Lane) -> tuple[str, ...]:
-    """Every signal any metric reads, in a fixed order (one tuple slot each per outcome)."""
+    """Every signal any metric reads, in a fixed order (one tuple slot each per outcome); then
+    the per-case values (`=case.PATH`) and categories (`#case.PATH`) of v2 metrics."""
     names: list[str] = []
     for metric in lane.metrics:
         for s in (*metric.passing, *metric.over):
             bare = s.lstrip("!")
             if bare not in names:
                 names.append(bare)
+    for metric in lane.metrics:
+        for slot in (f"={metric.value}" if metric.value else "", f"#{metric.by}" if metric.by else ""):
+            if slot and slot not in names:
+                names.append(slot)
     return tuple(names)
+
+
+VALUE_SLOTS = "=#"  # the first character of a value slot's name: = a number, # a category
+
+
+def _slot_value(name: str, case_fields: Mapping[str, Any] | None) -> Any:
+    """A case's value for a metric slot: a finite number (`=`) or a category string (`#`), else None.
+    Distinct values take distinct tally entries: categories and small integer counts stay few."""
+    value = case_value(case_fields, name[1:].removeprefix("case."))
+    if name[0] == "=":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            return None
+        return value
+    if value is MISSING or isinstance(value, (dict, list)) or value is None:
+        return None
+    return json.dumps(value) if not isinstance(value, str) else value
 
 
 @dataclass(slots=True)
@@ -196,22 +222,44 @@ def metrics_from_tally(lane: Lane, tally: Mapping[tuple[bool, ...], int]) -> dic
     metrics: dict[str, Any] = {}
     pending_pass: list[MetricSpec] = []
     for spec in lane.metrics:
-        pool = [(v, n) for v, n in tally.items() if all(holds(v, s) for s in spec.over)]
-        size = sum(n for _, n in pool)
-        if spec.kind == "count":
-            metrics[spec.name] = size
-        elif spec.kind == "rate":
-            if not size:
-                metrics[spec.name] = spec.empty
-            else:
-                passed = sum(n for v, n in pool if all(holds(v, s) for s in spec.passing))
-                metrics[spec.name] = round(passed / size, 4)
-        else:
+        if spec.kind == "thresholds_pass":
             pending_pass.append(spec)
+            continue
+        pool = [(v, n) for v, n in tally.items() if all(holds(v, s) for s in spec.over)]
+        metrics[spec.name] = _metric(spec, pool, index, holds)
+        if spec.by:  # v2: the same metric per category of the case field, as `name.category`
+            slot = index[f"#{spec.by}"]
+            for category in sorted({v[slot] for v, _ in pool if v[slot] is not None}):
+                part = [(v, n) for v, n in pool if v[slot] == category]
+                metrics[f"{spec.name}.{category}"] = _metric(spec, part, index, holds)
     for spec in pending_pass:
         results = threshold_results(lane, metrics, lane.default_thresholds)
         metrics[spec.name] = all(r.passed for r in results) if results else None
     return dict(sorted(metrics.items()))
+
+
+def _metric(spec: MetricSpec, pool: list[tuple[tuple[Any, ...], int]], index: Mapping[str, int],
+            holds: Any) -> Any:
+    """One metric over the cases of `pool` (signal tuple, count): count, rate, or (v2) the mean,
+    min, max or sum of a per-case value (cases without a number are left out)."""
+    size = sum(n for _, n in pool)
+    if spec.kind == "count":
+        return size
+    if spec.kind == "rate":
+        if not size:
+            return spec.empty
+        passed = sum(n for v, n in pool if all(holds(v, s) for s in spec.passing))
+        return round(passed / size, 4)
+    slot = index[f"={spec.value}"]
+    numbers = [(v[slot], n) for v, n in pool if v[slot] is not None and all(holds(v, s) for s in spec.passing)]
+    if not numbers:
+        return spec.empty
+    if spec.kind == "mean":
+        return round(sum(x * n for x, n in numbers) / sum(n for _, n in numbers), 4)
+    if spec.kind == "sum":
+        return round(sum(x * n for x, n in numbers), 4)
+    pick = min if spec.kind == "min" else max
+    return round(pick(x for x, _ in numbers), 4)
 
 
 @dataclass(frozen=True, slots=True)

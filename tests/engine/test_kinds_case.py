@@ -67,7 +67,7 @@ max_field = "constraints.max_words"
 [[predicates]]
 name = "accepted"
 code = "VV4"
-kind = "surface_in_list"
+kind = "surface_equals"
 when = { field = "kind", op = "==", value = "exact" }
 [predicates.params]
 field = "accept_surfaces"
@@ -132,7 +132,7 @@ def test_count_between_takes_its_bound_from_the_case_and_is_not_judged_without_i
     assert "short" not in _verdicts({"id": "c1", "constraints": {"max_words": "3"}}, "one two three four")
 
 
-def test_surface_in_list_normalises_and_applies_only_when_its_condition_holds() -> None:
+def test_surface_equals_normalises_and_applies_only_when_its_condition_holds() -> None:
     case = {"id": "c1", "kind": "exact", "accept_surfaces": ["Hello,   World."]}
     assert _verdicts(case, "  hello, world. ")["accepted"] == (True, "")
     assert _verdicts(case, "Hello world.")["accepted"] == (False, "the surface is none of the 1 accepted (accept_surfaces)")
@@ -218,4 +218,136 @@ def test_each_finding_of_a_pattern_names_its_own_match() -> None:
     assert [(f.location.column, f.message) for f in result.findings if f.code == "SL105"] == [
         (31, "no_dotted_inventory: dotted-path inventory `a.b; c.d; e.f` in the surface"),
         (31 + 18, "no_dotted_inventory: dotted-path inventory `g.h; i.j; k.l` in the surface"),
+    ]
+
+
+METRICS_LANE = """\
+[lane]
+name = "v2m"
+default_thresholds = "v1"
+[case_schema.fields.id]
+type = "string"
+[case_schema.fields.category]
+type = "string"
+[case_schema.fields.score]
+type = "number"
+
+[[predicates]]
+name = "ends"
+code = "VM1"
+kind = "ends_with"
+[predicates.params]
+endings = ["."]
+
+[[metrics]]
+name = "ends_rate"
+passing = ["ends"]
+by = "case.category"
+
+[[metrics]]
+name = "mean_score"
+kind = "mean"
+value = "case.score"
+by = "case.category"
+
+[[metrics]]
+name = "max_score_when_ended"
+kind = "max"
+value = "case.score"
+passing = ["ends"]
+empty = 0.0
+
+[[metrics]]
+name = "scored"
+kind = "count"
+when = { field = "score", op = "exists" }
+
+[thresholds.v1]
+checks = [{ metric = "ends_rate.b", op = ">=", value = 1.0 }, { metric = "mean_score", op = "<=", value = 0.5 }]
+"""
+
+
+def test_mean_max_count_and_per_category_metrics_with_thresholds_on_them(tmp_path: Path) -> None:
+    lane_file = write(tmp_path / "v2m.toml", METRICS_LANE)
+    cases = write(tmp_path / "cases.jsonl", [
+        json.dumps({"id": "1", "category": "a", "score": 0.25}),
+        json.dumps({"id": "2", "category": "a", "score": 0.75}),
+        json.dumps({"id": "3", "category": "b", "score": 1}),
+        json.dumps({"id": "4", "category": "b"}),
+    ])
+    turns = write(tmp_path / "turns.jsonl", [
+        json.dumps({"case_id": "1", "surface": "Yes."}), json.dumps({"case_id": "2", "surface": "No"}),
+        json.dumps({"case_id": "3", "surface": "Maybe"}), json.dumps({"case_id": "4", "surface": "Done."}),
+    ])
+    result = Engine(Config(lane_files=[lane_file])).score("v2m", [str(cases)], [str(turns)])
+    assert result.metrics == {
+        "ends_rate": 0.5, "ends_rate.a": 0.5, "ends_rate.b": 0.5,
+        "max_score_when_ended": 0.25,
+        "mean_score": 0.6667, "mean_score.a": 0.5, "mean_score.b": 1,
+        "scored": 3,
+    }
+    assert result.passed is False  # ends_rate.b 0.5 < 1.0 and mean_score 0.6667 > 0.5
+
+
+def test_a_value_metric_needs_its_value() -> None:
+    with pytest.raises(LaneError) as info:
+        parse_lane(METRICS_LANE.replace('value = "case.score"\nby', 'by', 1), "v2m.toml")
+    assert (info.value.line, info.value.message) == (
+        25, "metric 'mean_score': kind 'mean' needs a `value` (`case.PATH`)")
+
+
+def test_case_field_in_surface_on_a_list_field_needs_every_item() -> None:
+    """It passed silently on a list field."""
+    text = LANE.replace('[[predicates]]\nname = "has_terms"', '[[predicates]]\nname = "names_all"\ncode = "VV9"\n'
+                        'kind = "case_field_in_surface"\n[predicates.params]\nfield = "word_order"\n\n'
+                        '[[predicates]]\nname = "has_terms"', 1)
+    lane = parse_lane(text, "v2.toml")
+    case = {"id": "c1", "word_order": ["dog", "Cat", "bird"]}
+    verdict = evaluate(lane, Subject("The cat and the dog.", "none", case), None, case)["names_all"]
+    assert (verdict.passed, verdict.message) == (False, "the surface never names `bird` (word_order)")
+
+
+def test_applies_if_must_name_a_case_field() -> None:
+    text = LANE.replace('kind = "ordered_words"', 'kind = "ordered_words"\napplies_if = "expects_order"', 1)
+    with pytest.raises(LaneError) as info:
+        parse_lane(text, "v2.toml")
+    assert (info.value.line, info.value.message) == (
+        61, "predicate 'in_order': `applies_if` 'expects_order' is not a [case_schema] field")
+
+
+def test_a_kind_that_takes_its_template_as_a_param_gets_the_rules_message() -> None:
+    """Kinds registered elsewhere may declare `message` among their params: the rule's key reaches them."""
+    from surface_lint.predicates import KINDS, Kind, failed, register_kind
+    from surface_lint.rule_schema import Value
+
+    def build(params: Any) -> Any:
+        return lambda ctx: failed((), str(params.get("message") or "default"), {})
+
+    if "test_param_message" not in KINDS:
+        register_kind("test_param_message", Kind(build, {"message": Value("string", None, "Its template.")},
+                                                 summary="A test kind."))
+    try:
+        text = ('[lane]\nname = "t"\n[[predicates]]\nname = "p"\ncode = "TP1"\nkind = "test_param_message"\n'
+                'message = "from the rule {x}"\n')
+        lane = parse_lane(text, "t.toml")
+        assert evaluate(lane, Subject("s"), None, {})["p"].message == "from the rule {x}"
+    finally:
+        del KINDS["test_param_message"]
+
+
+NESTED = LANE.replace('[case_schema.fields.constraints.fields.max_words]\ntype = "integer"',
+                      '[case_schema.fields.constraints.fields.max_words]\ntype = "integer"\nrequired = true\n'
+                      '[case_schema.fields.steps]\ntype = "list[object]"\n[case_schema.fields.steps.fields.say]\n'
+                      'type = "string"', 1)
+
+
+def test_nested_fields_are_typed_in_case_files_at_their_own_position(tmp_path: Path) -> None:
+    lane_file = write(tmp_path / "v2.toml", NESTED)
+    line = '{"id": "c1", "constraints": {"must_contain": "x", "max_words": 3}, "steps": [{"say": "a"}, {"say": 7}]}'
+    result = check([line, '{"id": "c2", "constraints": {}}'], path="cases.jsonl",
+                   engine=Engine(Config(lane_files=[lane_file])), lane_name="v2", kind="cases")
+    assert [(f.location.line, f.location.column, f.location.end_column, f.code, f.message) for f in result.findings] == [
+        (1, 46, 49, "SL003", "`constraints.must_contain` must be an array of strings, not a string"),
+        (1, 100, 101, "SL003", "`steps.1.say` must be a string, not a number"),
+        (2, 29, 31, "SL002", "missing required field `constraints.max_words` (an integer) for lane v2"),
     ]

@@ -97,7 +97,8 @@ def test_the_base_lane_loads() -> None:
         ("value = 1.0", 'value = "1.0"', (19, 51, "threshold set 'v1', check 1: `value` must be number, not string")),
         ('op = ">=", value = 1.0 }', 'op = ">=" }', (19, 11, "threshold set 'v1', check 1: missing key `value`")),
         ('kind = "rate"', 'kind = "ratio"',
-         (15, 1, 'metric \'no_marker_rate\': `kind` must be "rate", "count" or "thresholds_pass", not "ratio"')),
+         (15, 1, 'metric \'no_marker_rate\': `kind` must be "rate", "count", "thresholds_pass", "mean", "min", "max" '
+                 'or "sum", not "ratio"')),
         ('kind = "rate"', 'kind = "rate"\nrunner = "yes"', (16, 1, "metric 'no_marker_rate': `runner` must be boolean, not string")),
         ('default_severity = "warning"', 'default_severity = "warning"\nreport = 0',
          (10, 1, "predicate 'no_marker': `report` must be boolean, not integer")),
@@ -262,3 +263,10 @@ def test_positions_follow_strings_inline_tables_and_nested_arrays() -> None:
     assert where[("t", 0, "c", "e f", 1, 0)] == (7, 27)
     assert where[("t", 1, "u")] == (9, 1)
     assert where[("t", 1, "u", "g", "h")] == (10, 3)
+
+
+def test_a_rules_file_nested_too_deeply_is_an_error_not_a_crash() -> None:
+    deep = BASE + "[analysis]\ntail_patterns = " + "[" * 3000 + "]" * 3000 + "\n"
+    assert _error(deep) == (1, 1, "invalid TOML: arrays or inline tables nested too deeply")
+    default = BASE.replace('case_id = "case.id"', 'case_id = "case.id|' + "[" * 3000 + "]" * 3000 + '"')
+    assert _error(default)[2].startswith("[details]: `case_id` has a default `[[[")

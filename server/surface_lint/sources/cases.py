@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..findings import Finding, Fix, Related
-from ..lanes import Lane
+from ..lanes import Lane, nested_problems
 from ..suppress import SUPPRESSION_KEY
 from .base import JsonlReader, ReadStats, Record, check_finding, json_type
 
@@ -134,6 +134,16 @@ def _check_record(record: Record, lane: Lane, findings: list[Finding]) -> Case |
             continue
         if spec.predicate_list:
             findings.extend(_unknown_predicates(record, name, value, lane, shown_id))
+        for path, inner, missing, actual in nested_problems(value, spec, (name,)):  # object fields' own fields
+            shown = ".".join(str(p) for p in path)
+            if missing:
+                message = f"missing required field `{shown}` ({_TYPE_NAMES[inner.type]}) for lane {lane.name}"
+                findings.append(check_finding("SL002", record.location(*path[:-1]), message, shown_id,
+                                              record_index=record.index))
+            else:
+                message = f"`{shown}` must be {_TYPE_NAMES[inner.type]}, not {json_type(actual)}"
+                findings.append(check_finding("SL003", record.location(*path), message, shown_id,
+                                              record_index=record.index))
     for name in data:
         if name not in schema.fields and name != SUPPRESSION_KEY:
             close = difflib.get_close_matches(name, list(schema.fields), n=1, cutoff=0.75)
