@@ -365,7 +365,7 @@ register_kind("terms_in_order", Kind(_terms_in_order, {k: v for k, v in _term_pa
     example=KindExample({"field": "word_order", "strip_chars": ".,"}, "Valley, river flows.", False,
                         "the words river, valley do not appear in this order", case={"word_order": ["river", "valley"]}),
 ))
-register_kind("surface_matches_list", Kind(_surface_in_list, {
+register_kind("surface_in_list", Kind(_surface_in_list, {
     "terms": Value(_TERMS, None, "Constant surfaces (give `terms` or `field`)."),
     "field": Value("string", None, "A case path holding the surfaces.", non_empty=True),
     "rstrip": _RSTRIP,
