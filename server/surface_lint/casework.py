@@ -22,15 +22,17 @@ Captures are read as they are (the runtime's turn records: `case_id`, `turn_inde
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from . import kinds_extra
 from .caseexpr import Expr, ExprError, resolve_path
+from .findings import sorted_findings
 from .lanes import Lane, LaneError
 from .predicates import PASS, Context, RegexTimeout, Subject, Verdict
 from .rule_schema import TomlPositions
+from .sources.base import Record, check_finding
 
 if TYPE_CHECKING:
     from .engine.results import LaneResult
@@ -625,7 +627,7 @@ class _Read:
     stats: Any = None
 
 
-def _records(path: str, texts: Mapping[str, bytes], read: _Read) -> Iterable[Any]:
+def _records(path: str, texts: Mapping[str, bytes], read: _Read) -> Iterator[Record]:
     """Every intact record of a JSONL file, read by the project's reader (a bad line is a
     finding, the lines around it are still read)."""
     import io
@@ -658,7 +660,14 @@ def score_files(casework: Casework, case_paths: Sequence[str], capture_paths: Se
     for path in case_paths:
         for record in _records(path, texts, read):
             case_id = record.data.get(id_field)
-            if isinstance(case_id, str) and case_id not in seen:
+            if not isinstance(case_id, str) or not case_id:
+                read.findings.append(check_finding(
+                    "SL002", record.whole(), f"case without a string `{id_field}`; not scored"))
+            elif case_id in seen:
+                read.findings.append(check_finding(
+                    "SL005", record.location(id_field), f"case id `{case_id}` is given twice; the first is scored",
+                    case_id))
+            else:
                 seen.add(case_id)
                 cases.append(record.data)
     records: dict[str, list[Mapping[str, Any]]] = {}
@@ -667,12 +676,17 @@ def score_files(casework: Casework, case_paths: Sequence[str], capture_paths: Se
         for record in _records(path, texts, read):
             case_id = record.data.get(casework.case_field)
             if not isinstance(case_id, str):
-                continue
-            if case_id not in seen:
+                read.findings.append(check_finding(
+                    "SL015", record.whole(), f"record without a string `{casework.case_field}`; joined to no case"))
+            elif case_id not in seen:
                 if case_id not in unknown:
                     unknown.append(case_id)
-                continue
-            records.setdefault(case_id, []).append(record.data)
+                    read.findings.append(check_finding(
+                        "SL015", record.location(casework.case_field),
+                        f"case id `{case_id}` matches no case in the given case files", case_id))
+            else:
+                records.setdefault(case_id, []).append(record.data)
+    read.findings = sorted_findings(read.findings)
     errors = [f"{f.location.path}:{f.location.line}:{f.location.column}: {f.code} {f.message}" for f in read.findings]
     return score(casework, cases, records, unknown, errors)
 

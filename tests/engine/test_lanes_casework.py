@@ -143,6 +143,7 @@ def test_a_multi_turn_lane_scores_every_turn_with_its_own_expectations(tmp_path:
         rec("c2", 1, 0, "It is."),
         rec("c9", 0, 0, "Nobody asked."),
         "{not json",
+        {"chain": 0, "surface": "Whose?"},
     ])
     result = score_files(casework_of(LANE), [cases], [captures])
     assert [o.details for o in result.outcomes] == [
@@ -157,7 +158,11 @@ def test_a_multi_turn_lane_scores_every_turn_with_its_own_expectations(tmp_path:
     }
     assert result.missing == ["c3"]
     assert result.unknown == ["c9"]
-    assert result.errors == [f"{captures}:8:2: SL001 invalid JSON: Expecting property name enclosed in double quotes"]
+    assert result.errors == [
+        f"{captures}:7:13: SL015 case id `c9` matches no case in the given case files",
+        f"{captures}:8:2: SL001 invalid JSON: Expecting property name enclosed in double quotes",
+        f"{captures}:9:1: SL015 record without a string `case_id`; joined to no case",
+    ]
 
 
 @pytest.mark.parametrize(("old", "new", "where", "message"), [
@@ -255,3 +260,15 @@ def test_a_headline_that_is_no_casework_metric_is_an_error_at_its_line() -> None
                    "demo.toml", "reference")
     assert (info.value.line, info.value.column, info.value.message) == (
         3, 1, "headline 'accuracy' is not a [[casework.metrics]] metric")
+
+
+def test_cases_without_an_id_or_given_twice_are_findings_not_silence(tmp_path: Path) -> None:
+    cases = write_jsonl(tmp_path / "cases.jsonl", [CASES[1], {"topic": "x"}, {**CASES[1], "topic": "light"}])
+    captures = write_jsonl(tmp_path / "captures.jsonl", [rec("c2", 0, 0, "Truth is real."), rec("c2", 1, 0, "Truth.")])
+    result = score_files(casework_of(LANE), [cases], [captures])
+    assert [o.case_id for o in result.outcomes] == ["c2"]
+    assert result.metrics["by_topic"] == {"truth": 1.0}
+    assert result.errors == [
+        f"{cases}:2:1: SL002 case without a string `id`; not scored",
+        f"{cases}:3:8: SL005 case id `c2` is given twice; the first is scored",
+    ]
