@@ -180,7 +180,7 @@ def _parse(text: str) -> ast.Expression:
 class Expr:
     """One parsed expression; `evaluate(scope)` interprets it."""
 
-    __slots__ = ("names", "text", "tree")
+    __slots__ = ("_strings", "names", "text", "tree")
 
     def __init__(self, text: str, extra_functions: Iterable[str] = ()) -> None:
         self.text = text
@@ -202,6 +202,11 @@ class Expr:
                 raise ExprError(f"expression {text!r}: async comprehensions are not supported")
         self.tree = tree.body
         self.names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        self._strings = frozenset(n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str))
+
+    def strings(self) -> frozenset[str]:
+        """Every string literal of the expression (the predicate names it passes to functions)."""
+        return self._strings
 
     def evaluate(self, scope: Scope, functions: Mapping[str, Callable[..., Any]] | None = None) -> Any:
         return _Interpreter(scope, functions or {}).run(self.tree)

@@ -124,6 +124,77 @@ class Casework:
     details: Mapping[str, Expr]
     details_if: Mapping[str, Expr]  # a detail field is written only when its condition holds
     not_judged: tuple[str, ...]  # what the runner reads that a transcript does not hold
+    # Which views each predicate is judged on (from the values and turn values that use it):
+    # `check` holds a captured turn to a predicate only where the lane itself would.
+    judged_on: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def subject_case(self, record: Mapping[str, Any], case: Mapping[str, Any] | None) -> dict[str, Any] | None:
+        """What a predicate reads as the case for one captured turn: the case's fields, its entry
+        for this turn (`entry`) and the record (`record`), as when the lane is scored."""
+        if case is None:
+            return None
+        scope = dict(case)
+        scope["entry"] = _entry_of(self, case, record)
+        scope["record"] = record
+        return scope
+
+    def judges(self, predicate: str, record: Mapping[str, Any], case: Mapping[str, Any] | None) -> bool:
+        """Whether the lane judges `predicate` on this captured turn: some run and some view the
+        predicate is judged on select it (a predicate no value names, or a turn joined to no
+        case, is judged everywhere)."""
+        views = self.judged_on.get(predicate)
+        if views is None or case is None:  # without its case a turn cannot be placed in a view
+            return True
+        scope = {"record": record, "case": case or {}, "entry": _entry_of(self, case or {}, record)}
+        for run in self.runs.values():
+            if run is not None and not _safe_holds(run, {"record": record, "case": case or {}}):
+                continue
+            for name in views:
+                where = self.views[name].where
+                if where is None or _safe_holds(where, scope):
+                    return True
+        return False
+
+
+def _entry_of(casework: Casework, case: Mapping[str, Any], record: Mapping[str, Any]) -> Any:
+    entries = resolve_path(case, casework.turn_list) if casework.turn_list else None
+    key = record.get(casework.turn_key)
+    if isinstance(entries, list) and isinstance(key, int) and not isinstance(key, bool) and 0 <= key < len(entries):
+        return entries[key] if isinstance(entries[key], dict) else {}
+    return {}
+
+
+def _safe_holds(expr: Expr, scope: Mapping[str, Any]) -> bool:
+    try:
+        return bool(expr.evaluate(scope))
+    except (ExprError, TypeError, ValueError, ArithmeticError, RegexTimeout):
+        return False
+
+
+def _judged_on(values: Sequence[ValueSpec], turn_values: Sequence[TurnValueSpec],
+               views: Mapping[str, ViewSpec], predicates: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """Predicate -> the views it is judged on: a value's or turn value's `predicate` + `view`, and
+    every predicate named (as a string) in an expression, with the views that expression names."""
+    found: dict[str, list[str]] = {}
+
+    def add(name: str, view: str) -> None:
+        found.setdefault(name, [])
+        if view not in found[name]:
+            found[name].append(view)
+
+    for spec in turn_values:
+        named = [spec.predicate] if spec.predicate else (spec.expr.strings() & set(predicates) if spec.expr else set())
+        for name in sorted(n for n in named if n):
+            add(name, spec.view)
+    for value in values:
+        if value.predicate and value.view:
+            add(value.predicate, value.view)
+        elif value.expr is not None:
+            in_views = sorted(value.expr.names & set(views))
+            for name in sorted(value.expr.strings() & set(predicates)):
+                for view in in_views:
+                    add(name, view)
+    return {k: tuple(v) for k, v in found.items()}
 
 
 def load_casework(lane: Lane) -> Casework | None:
@@ -273,6 +344,7 @@ def parse_casework(lane: Lane, table: Mapping[str, Any], positions: TomlPosition
         details=details,
         details_if=details_if,
         not_judged=tuple(table.get("not_judged", [])),
+        judged_on=_judged_on(values, turn_values, views, [p.name for p in lane.predicates]),
     )
 
 
@@ -373,15 +445,11 @@ class CaseworkEvaluator:
     def _views(self, case: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> dict[str, list[_Turn]]:
         cw = self.casework
         fns = self.functions()
-        entries = resolve_path(case, cw.turn_list) if cw.turn_list else None
         out: dict[str, list[_Turn]] = {}
         for view in cw.views.values():
             turns: list[_Turn] = []
             for record in records:
-                entry: Any = {}
-                key = record.get(cw.turn_key)
-                if isinstance(entries, list) and isinstance(key, int) and 0 <= key < len(entries):
-                    entry = entries[key] if isinstance(entries[key], dict) else {}
+                entry = _entry_of(cw, case, record)
                 scope = {"record": record, "case": case, "entry": entry}
                 if view.where is not None and not view.where.evaluate(scope, fns):
                     continue

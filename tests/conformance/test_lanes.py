@@ -187,3 +187,24 @@ def test_a_lanes_thresholds_decide_the_result_as_its_runner_does(lanes_dir: Path
     result = engine.score("fabrication_control", [str(folder / "cases" / "cases" / "dev.jsonl")],
                           [str(folder / "captures" / "dev.jsonl")])
     assert (result.threshold_set, result.passed, len(result.thresholds)) == ("threshold_evaluation", True, 4)
+
+
+@pytest.mark.parametrize(("lane", "stem", "code", "count", "failing"), [
+    # `check` holds a captured turn only to the predicates the lane judges it on: premises,
+    # fillers and the replay run are not held to the probe's expected tokens or key terms.
+    ("compositionality", "public_v1", "SLC901", 8, lambda c: not c["compositional_hit"]),
+    ("inference_closure", "public_v1", "SLC951", 15, lambda c: not c["surface_hit"]),
+    ("discourse_paragraph", "public_v2", None, 0, lambda c: not c["passed"]),
+])
+def test_check_on_captures_agrees_with_the_runner_verdicts(lanes_dir: Path, lane: str, stem: str, code: str | None,
+                                                          count: int, failing: Any) -> None:
+    from surface_lint.engine import Engine
+
+    folder = lanes_dir / lane
+    report = json.loads((folder / "reports" / f"{stem}.json").read_text(encoding="utf-8"))
+    engine = Engine(profile="reference")
+    _, index = engine.load_cases([str(cases_file(folder, stem))])
+    captures = folder / "captures" / f"{stem}.jsonl"
+    result = engine.check_bytes(str(captures), captures.read_bytes(), cases=index)
+    assert sorted({f.code for f in result.findings}) == ([code] if count else [])
+    assert len(result.findings) == count == sum(1 for c in report["cases"] if failing(c))

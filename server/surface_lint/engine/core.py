@@ -283,9 +283,13 @@ class Engine:
                 case = cases.by_id.get(turn.case_id) if cases and turn.case_id else None
                 case_fields = case.data if case else None
                 findings.extend(unjoined(turn.record, turn.case_id, cases, unknown))
-                subject = Subject(turn.surface or "", turn.grounding, case_fields,
+                casework = lane.casework  # a case-driven lane: the turn's own case entry, and only its predicates
+                subject = Subject(turn.surface or "", turn.grounding,
+                                  casework.subject_case(turn.record.data, case_fields) if casework else case_fields,
                                   primed=is_primed(case_fields, turn.case_id in primed))
                 verdicts = evaluate(lane, subject, None, case_fields)
+                if casework is not None:
+                    verdicts = {k: v for k, v in verdicts.items() if casework.judges(k, turn.record.data, case_fields)}
                 # Only the scored turn is held to the case's expectations.
                 judged_fields = case_fields if turn.scored else None
                 findings.extend(self.predicate_findings(lane, verdicts, turn.record, judged_fields, turn.case_id))
