@@ -272,3 +272,14 @@ def test_cases_without_an_id_or_given_twice_are_findings_not_silence(tmp_path: P
         f"{cases}:2:1: SL002 case without a string `id`; not scored",
         f"{cases}:3:8: SL005 case id `c2` is given twice; the first is scored",
     ]
+
+
+def test_check_judges_a_turn_only_where_the_lane_does() -> None:
+    casework = casework_of(LANE)
+    case = CASES[0]
+    assert casework.judged_on == {"names_topic": ("answers",)}
+    assert casework.judges("names_topic", rec("c1", 0, 1, "x"), case) is True
+    assert casework.judges("names_topic", rec("c1", 0, 1, "x", role="priming"), case) is False
+    assert casework.judges("names_topic", rec("c1", 0, 1, "x", role="priming"), None) is True
+    assert casework.subject_case(rec("c1", 0, 1, "x"), case) == {
+        **case, "entry": {"prompt": "Why?", "anchor": "light"}, "record": rec("c1", 0, 1, "x")}
