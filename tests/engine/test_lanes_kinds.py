@@ -92,7 +92,7 @@ def test_word_order_is_a_subsequence_of_stripped_tokens() -> None:
 
 
 def test_surface_in_list_accepts_and_rejects_after_normalising() -> None:
-    accept = 'kind = "surface_matches_list"\n[predicates.params]\nfield = "accept_surfaces"\n'
+    accept = 'kind = "surface_in_list"\n[predicates.params]\nfield = "accept_surfaces"\n'
     reject = accept.replace('field = "accept_surfaces"', 'field = "reject"\nmode = "reject"')
     case = {"accept_surfaces": ["river flows valley"], "reject": ["valley flows river"]}
     assert judge(accept, "  River flows valley ", case).passed is True
