@@ -388,6 +388,7 @@ class CaseworkResult:
     unknown: list[str]  # captured case ids with no case
     errors: list[str] = field(default_factory=list)  # file:line: message of unreadable lines
     raw: dict[str, Any] = field(default_factory=dict)  # the metrics unrounded (thresholds compare these)
+    findings: list[Any] = field(default_factory=list)  # cases left out (SL015, SL013), at their case
 
     @property
     def metrics(self) -> dict[str, Any]:
@@ -724,6 +725,7 @@ def score_files(casework: Casework, case_paths: Sequence[str], capture_paths: Se
     read = read if read is not None else _Read()
     cases: list[Mapping[str, Any]] = []
     seen: set[str] = set()
+    where: dict[str, Record] = {}
     id_field = casework.lane.schema.id_field
     for path in case_paths:
         for record in _records(path, texts, read):
@@ -738,6 +740,7 @@ def score_files(casework: Casework, case_paths: Sequence[str], capture_paths: Se
             else:
                 seen.add(case_id)
                 cases.append(record.data)
+                where[case_id] = record
     records: dict[str, list[Mapping[str, Any]]] = {}
     unknown: list[str] = []
     for path in capture_paths:
@@ -756,7 +759,7 @@ def score_files(casework: Casework, case_paths: Sequence[str], capture_paths: Se
                 records.setdefault(case_id, []).append(record.data)
     read.findings = sorted_findings(read.findings)
     errors = [f"{f.location.path}:{f.location.line}:{f.location.column}: {f.code} {f.message}" for f in read.findings]
-    return score(casework, cases, records, unknown, errors)
+    return score(casework, cases, records, unknown, errors, where)
 
 
 def lane_result(profile: str, lane: Lane, casework: Casework, case_paths: Sequence[str],
@@ -781,7 +784,8 @@ def lane_result(profile: str, lane: Lane, casework: Casework, case_paths: Sequen
 
     return LaneResult(
         lane=lane.name, profile=profile, version=lane.version, threshold_set=set_name,
-        metrics=metrics, thresholds=thresholds, passed=passed, outcomes=outcomes, findings=list(read.findings),
+        metrics=metrics, thresholds=thresholds, passed=passed, outcomes=outcomes,
+        findings=sorted_findings([*read.findings, *result.findings]),
         missing_transcripts=result.missing, unknown_cases=sorted(result.unknown), remainder=[],
         stats=read.stats or ReadStats(), sources=[*case_paths, *capture_paths],
         headline=lane.headline if lane.headline in metrics else next(iter(metrics), ""),
@@ -791,8 +795,11 @@ def lane_result(profile: str, lane: Lane, casework: Casework, case_paths: Sequen
 
 def score(casework: Casework, cases: Sequence[Mapping[str, Any]],
           records: Mapping[str, Sequence[Mapping[str, Any]]], unknown: Sequence[str] = (),
-          errors: Sequence[str] = ()) -> CaseworkResult:
+          errors: Sequence[str] = (), where: Mapping[str, Record] | None = None) -> CaseworkResult:
+    """Score joined cases; `where` (case id -> its case record) places the findings of cases
+    left out: no captured turn (SL015), a pattern over its budget (SL013)."""
     errors = list(errors)
+    left_out: list[Any] = []
     evaluator = CaseworkEvaluator(casework)
     id_field = casework.lane.schema.id_field
     outcomes: list[CaseOutcome] = []
@@ -800,13 +807,22 @@ def score(casework: Casework, cases: Sequence[Mapping[str, Any]],
     for case in cases:
         case_id = str(case.get(id_field))
         got = records.get(case_id)
+        at = where.get(case_id) if where else None
         if not got:
             missing.append(case_id)
+            if at is not None:
+                left_out.append(check_finding(
+                    "SL015", at.location(id_field),
+                    f"case `{case_id}` has no captured turn in the transcripts; left out of the metrics",
+                    case_id))
             continue
         try:
             outcomes.append(evaluator.evaluate_case(case, got))
         except RegexTimeout as exc:  # a user pattern's character budget (patterns.py): not judged
             errors.append(f"case `{case_id}` was not judged: a pattern {exc}")
+            if at is not None:
+                left_out.append(check_finding(
+                    "SL013", at.whole(), f"case `{case_id}` was not judged: a pattern {exc}", case_id))
     raw: dict[str, Any] = {}
     sections = evaluator.metrics(outcomes, raw) if outcomes else {}
-    return CaseworkResult(casework.lane.name, sections, outcomes, missing, list(unknown), errors, raw)
+    return CaseworkResult(casework.lane.name, sections, outcomes, missing, list(unknown), errors, raw, left_out)

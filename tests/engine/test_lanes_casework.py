@@ -157,6 +157,8 @@ def test_a_multi_turn_lane_scores_every_turn_with_its_own_expectations(tmp_path:
         "mean_turns": 1.5, "replay_pass_rate": 0.5,
     }
     assert result.missing == ["c3"]
+    assert [(f.code, f.location.line, f.location.column, f.message) for f in result.findings] == [
+        ("SL015", 3, 8, "case `c3` has no captured turn in the transcripts; left out of the metrics")]
     assert result.unknown == ["c9"]
     assert result.errors == [
         f"{captures}:7:13: SL015 case id `c9` matches no case in the given case files",
