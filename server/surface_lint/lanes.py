@@ -577,9 +577,11 @@ def parse_lane(text: str, shown: str, profile: str = DEFAULT_PROFILE, trusted: b
     hidden: list[PredicateSpec] = []
     metrics = _load_metrics(rules, names, schema, hidden)
     predicates.extend(hidden)
-    if not predicates and not metrics and "casework" not in data:
+    casework = data.get("casework") or {}
+    if not predicates and not metrics and not casework.get("values") and not casework.get("metrics"):
         # Nothing would be checked, yet every run would report 0 findings and exit 0.
-        raise rules.fail(("lane",), f"lane {name!r} has no [[predicates]] and no [[metrics]]: it would check nothing")
+        raise rules.fail(("lane",), f"lane {name!r} defines no predicate, metric or [casework] value: "
+                                    "it would check nothing")
     thresholds = _load_thresholds(rules, metrics)
     default_thresholds = lane_t.get("default_thresholds")
     if default_thresholds is not None and default_thresholds not in thresholds:

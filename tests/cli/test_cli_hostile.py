@@ -120,13 +120,14 @@ def test_control_characters_in_a_file_name_are_escaped_in_text_output(tmp_path: 
     assert not any(line.startswith("::") for line in run.out.splitlines())
 
 
-def test_a_lane_with_nothing_to_check_is_a_rules_error(tmp_path: Path) -> None:
+@pytest.mark.parametrize("body", ["", "[casework]\n", '[casework.views.all]\nwhere = "true"\n'])
+def test_a_lane_with_nothing_to_check_is_a_rules_error(tmp_path: Path, body: str) -> None:
     write_turns(tmp_path / "turns.jsonl")
-    (tmp_path / "minimal.toml").write_text('[lane]\nname = "empty_lane"\n', "utf-8")
+    (tmp_path / "minimal.toml").write_text('[lane]\nname = "empty_lane"\n' + body, "utf-8")
     run = cli("check", "turns.jsonl", "--lane-file", "minimal.toml", "--lane", "empty_lane", cwd=tmp_path)
     assert (run.code, run.out) == (2, "")
-    assert run.err == ("surface-lint: config error: minimal.toml:1:1: lane 'empty_lane' has no [[predicates]] "
-                       "and no [[metrics]]: it would check nothing\n")
+    assert run.err == ("surface-lint: config error: minimal.toml:1:1: lane 'empty_lane' defines no predicate, "
+                       "metric or [casework] value: it would check nothing\n")
 
 
 @pytest.mark.parametrize("name", ["../../etc", "a/b", "9lives", "lane-name", "ünicode"])
