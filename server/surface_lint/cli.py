@@ -22,13 +22,15 @@ from .config import Config, ConfigError, find_config, load_config
 from .engine import Engine, UsageError
 from .findings import Finding, Severity
 from .lanes import DEFAULT_PROFILE, PROFILES
-from .outputs import open_output, refuse_input
+from .outputs import open_output, printable, refuse_input
 
 if TYPE_CHECKING:
     from .progress import Progress
     from .reporters import RenderOptions
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+# The reader closed the output early (`| head`): 128 + SIGPIPE, what a shell reports for grep there.
+EXIT_BROKEN_PIPE = 141
 SUBCOMMANDS = ("check", "rule", "server", "lanes", "diff")
 # Folders `check <folder>` does not search (tool state, dependencies); name one to check it.
 SKIPPED_FOLDERS = ("node_modules", "__pycache__")
@@ -150,7 +152,7 @@ def _engine(args: argparse.Namespace, anchor: Path) -> Engine:
     engine = Engine(cfg, args.profile or cfg.profile)
     if engine.lane_errors:
         err = engine.lane_errors[0]
-        raise ConfigError(err.path, err.line, err.message)
+        raise ConfigError(err.path, err.line, err.message, err.column)
     if engine.severity_errors:
         raise engine.severity_errors[0]
     return engine
@@ -266,7 +268,7 @@ def run_lane(argv: Sequence[str]) -> int:
                 raise
             # Updating replaces what is there: a broken baseline is the case that most needs it.
             if exc.exists:
-                print(f"surface-lint: warning: {exc}; --update-baseline replaces it", file=sys.stderr)
+                print(f"surface-lint: warning: {printable(str(exc))}; --update-baseline replaces it", file=sys.stderr)
         if report is not None:
             sys.stderr.write(report.render_text())
             options = replace(options, baseline=report)
@@ -280,7 +282,7 @@ def run_lane(argv: Sequence[str]) -> int:
         from .baseline import write_baseline
 
         write_baseline(args.baseline, result, inputs)
-        print(f"surface-lint: wrote the baseline {args.baseline}", file=sys.stderr)
+        print(f"surface-lint: wrote the baseline {printable(str(args.baseline))}", file=sys.stderr)
     return EXIT_FAIL if result.passed is False or not baseline_ok else EXIT_OK
 
 
@@ -456,7 +458,7 @@ def check_paths(paths: Sequence[Path], kind: str | None) -> list[str]:
         st = _stat_given(path)
         if not stat.S_ISDIR(st.st_mode):
             if kind is None and _kind_of(path, HEAD_BYTES) is None:
-                print(f"surface-lint: warning: {path}: not a case file, transcript or lane report; skipped "
+                print(f"surface-lint: warning: {printable(str(path))}: not a case file, transcript or lane report; skipped "
                       "(give --kind to read it anyway)", file=sys.stderr)
                 continue
             found.append(str(path))
@@ -473,7 +475,7 @@ def check_paths(paths: Sequence[Path], kind: str | None) -> list[str]:
                         head = fh.read(HEAD_BYTES)
                 except OSError as exc:
                     dangling = f" (a symbolic link to {os.readlink(member)})" if os.path.islink(member) else ""
-                    print(f"surface-lint: warning: {member}: skipped: {exc.strerror}{dangling}", file=sys.stderr)
+                    print(f"surface-lint: warning: {printable(str(member))}: skipped: {exc.strerror}{dangling}", file=sys.stderr)
                     continue
                 if document_kind(member, head) is not None:
                     found.append(member)
@@ -498,7 +500,7 @@ def _kind_of(path: Path, head_bytes: int) -> str | None:
 
 
 def _walk_error(exc: OSError) -> None:
-    print(f"surface-lint: warning: {exc.filename}: skipped: {exc.strerror}", file=sys.stderr)
+    print(f"surface-lint: warning: {printable(str(exc.filename))}: skipped: {exc.strerror}", file=sys.stderr)
 
 
 def run_rule(argv: Sequence[str]) -> int:
@@ -543,7 +545,7 @@ def run_lanes(argv: Sequence[str]) -> int:
         sets = ", ".join(sorted(lane.thresholds)) or "none"
         print(f"{name} {lane.version}  headline {lane.headline}  thresholds: {sets}  ({lane.path})")
     for err in engine.lane_errors:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"error: {printable(str(err))}", file=sys.stderr)
     return EXIT_USAGE if engine.lane_errors else EXIT_OK
 
 
@@ -597,25 +599,33 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "diff": run_diff}[command](rest)
         return run_lane(argv)
     except UsageError as exc:
-        print(f"surface-lint: error: {exc}", file=sys.stderr)
+        print(f"surface-lint: error: {printable(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except ConfigError as exc:
-        print(f"surface-lint: config error: {exc}", file=sys.stderr)
+        print(f"surface-lint: config error: {printable(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:  # the output's reader went away (`| head`): stop quietly, as SIGPIPE would
-        try:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
-        except (OSError, ValueError):
-            pass
-        return 141
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     except Exception:  # an internal error must never look like a failed threshold (exit 1)
         import traceback
 
         traceback.print_exc()
         print("surface-lint: internal error (a bug: please report it with the traceback above)", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _silence_stdout() -> None:
+    """Point stdout at the null device so flushing it at shutdown raises no second BrokenPipeError
+    (the recipe of the Python docs, "Note on SIGPIPE")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass  # stdout is no file descriptor (a test's StringIO): nothing is flushed at shutdown
 
 
 if __name__ == "__main__":

@@ -334,6 +334,16 @@ def _code_problem(value: Any) -> str | None:
     return None
 
 
+# A lane's name becomes a folder (`evals/<lane>/` with --split) and a `--lane` word: an identifier.
+_LANE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _lane_name_problem(value: Any) -> str | None:
+    if not _LANE_NAME.fullmatch(value):
+        return f"must be an identifier (ASCII letters, digits and _, not starting with a digit), not {value!r}"
+    return None
+
+
 def _name_problem(value: Any) -> str | None:
     if any(ch.isspace() for ch in value):
         return "must not contain whitespace"
@@ -370,7 +380,8 @@ _PARAMS = Value("table", {}, "The kind's parameters (see `surface-lint rule --ki
 _PROFILE = Table({"params": _PARAMS})
 
 LANE_TABLE = Table({
-    "name": Value("string", REQUIRED, "The lane's name (`--lane NAME`).", non_empty=True, check=_name_problem),
+    "name": Value("string", REQUIRED, "The lane's name (`--lane NAME`): an identifier.", non_empty=True,
+                  check=_lane_name_problem),
     "version": Value("string", "v1", "The rules' version."),
     "title": Value("string", None, "A human title (default: the name)."),
     "unit": Value("string", "surface", "What one scored subject is.", choices=("surface", "chain")),
@@ -566,6 +577,11 @@ def parse_lane(text: str, shown: str, profile: str = DEFAULT_PROFILE, trusted: b
     hidden: list[PredicateSpec] = []
     metrics = _load_metrics(rules, names, schema, hidden)
     predicates.extend(hidden)
+    casework = data.get("casework") or {}
+    if not predicates and not metrics and not casework.get("values") and not casework.get("metrics"):
+        # Nothing would be checked, yet every run would report 0 findings and exit 0.
+        raise rules.fail(("lane",), f"lane {name!r} defines no predicate, metric or [casework] value: "
+                                    "it would check nothing")
     thresholds = _load_thresholds(rules, metrics)
     default_thresholds = lane_t.get("default_thresholds")
     if default_thresholds is not None and default_thresholds not in thresholds:

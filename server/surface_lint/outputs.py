@@ -25,6 +25,18 @@ from .engine import UsageError
 ENCODING_ERRORS = "backslashreplace"
 
 
+# C0 and C1 controls, DEL and the Unicode line/paragraph separators: in a file name they could end
+# a line of text output and start a forged one (`::error ...` read by GitHub as a command).
+_CONTROL_ESCAPES = {c: f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+                    for c in (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)}
+_CONTROL_ESCAPES.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
+
+
+def printable(text: str) -> str:
+    """`text` with every control character as a backslash escape (`\\n`, `\\x1b`, `\\u2028`)."""
+    return text.translate(_CONTROL_ESCAPES)
+
+
 def same_file(a: str, b: str) -> bool:
     """Do two paths name one file? By inode when both exist (links, `./x`, case-insensitive
     file systems), else by their resolved paths."""
@@ -64,23 +76,29 @@ def open_output(path: str | os.PathLike[str] | None, inputs: Sequence[str | os.P
         sys.stdout.flush()
         return
     refuse_input(path, inputs, what)
-    # Write through a symbolic link to the file it names (the link stays a link).
-    target = Path(os.path.realpath(path))
     try:
-        mode = os.stat(target).st_mode
+        mode = os.stat(path).st_mode  # through links: /dev/stdout is whatever fd 1 is
     except FileNotFoundError:
         mode = None
     except OSError as exc:
         raise UsageError(f"{what} {path}: cannot write: {exc.strerror}") from None
     if mode is not None and stat.S_ISDIR(mode):
         raise UsageError(f"{what} {path}: is a folder, not a file")
-    if mode is not None and not stat.S_ISREG(mode):
+    descriptor = is_descriptor_path(path)
+    if descriptor or (mode is not None and not stat.S_ISREG(mode)):
+        # Opened by the name given, never its resolved path: /dev/stdout on a pipe resolves to
+        # `pipe:[N]`, a name nothing can open. A descriptor is appended to, so `>> log` keeps log.
         try:
-            with open(target, "a" if append else "w", encoding="utf-8", errors=ENCODING_ERRORS) as stream:
+            with open(path, "a" if append or descriptor else "w", encoding="utf-8",
+                      errors=ENCODING_ERRORS) as stream:
                 yield stream
+        except BrokenPipeError:
+            raise  # the reader went away: the CLI ends quietly, this is no write error
         except OSError as exc:
             raise UsageError(f"{what} {path}: cannot write: {exc.strerror}") from None
         return
+    # Write through a symbolic link to the file it names (the link stays a link).
+    target = Path(os.path.realpath(path))
     folder = target.parent
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -108,6 +126,16 @@ def open_output(path: str | os.PathLike[str] | None, inputs: Sequence[str | os.P
             raise UsageError(f"{what} {path}: cannot write: {exc.strerror}") from None
         raise
     _sync_folder(folder)
+
+
+# Names of an already open descriptor of this process (Linux, macOS, the BSDs).
+DESCRIPTOR_PREFIXES = ("/dev/fd/", "/proc/self/fd/", "/dev/stdout", "/dev/stderr")
+
+
+def is_descriptor_path(path: str | os.PathLike[str]) -> bool:
+    """Does `path` name one of this process's open descriptors? Such a target is written in
+    place: a rename would detach it from the stream the caller redirected."""
+    return str(path).startswith(DESCRIPTOR_PREFIXES)
 
 
 def write_output(path: str | os.PathLike[str] | None, text: str,

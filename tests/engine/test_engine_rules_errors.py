@@ -131,9 +131,9 @@ def test_the_cli_exits_2_on_a_broken_rules_file(tmp_path: Path, capsys: pytest.C
     turns = write(tmp_path / "t.jsonl", ['{"case_id": "c", "surface": "It is."}'])
     assert main(["rule", "--lane-file", str(bad), "SL101"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"surface-lint: config error: {bad}:10: predicate 'no_marker': unknown kind 'x'")
+    assert err.startswith(f"surface-lint: config error: {bad}:10:1: predicate 'no_marker': unknown kind 'x'")
     assert main(["--lane", "deterministic_fluency", "--lane-file", str(bad), "--transcripts", str(turns)]) == 2
-    assert f"{bad}:10:" in capsys.readouterr().err
+    assert f"{bad}:10:1: predicate 'no_marker': unknown kind 'x'" in capsys.readouterr().err
 
 
 # --- user regexes: linear time (RE2) and a character budget, never a clock ---------------------

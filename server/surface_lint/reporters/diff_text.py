@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from ..outputs import printable
 from .common import display_path, fmt_value
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ def render_text(diff: LaneDiff, options: RenderOptions) -> str:
     c = options.colour
     verdict = (_paint(f"REGRESSED ({diff.regressions} regression(s))", _RED, c) if diff.regressed
                else _paint("no regression", _GREEN, c))
-    out = [f"diff {diff.new.lane}: {display_path(diff.old_label)} -> {display_path(diff.new_label)} · "
+    out = [f"diff {diff.new.lane}: {printable(display_path(diff.old_label))} -> {printable(display_path(diff.new_label))} · "
            f"profile {diff.new.profile} · {verdict}", "metrics:"]
     width = max((len(d.name) for d in diff.metrics), default=10) + 2
     for d in diff.metrics:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from ..engine import LaneResult
 from ..findings import Finding, Severity
+from ..outputs import printable
 from .common import SafeOut, capture, fmt_value
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ def finding_line(f: Finding, colour: bool) -> str:
         code = f"{_BOLD}{f.code}{_RESET}"
     else:
         code = f.code
-    return f"{loc.path}:{loc.line}:{loc.column}: {code} [{sev}] {f.message}"
+    return f"{printable(loc.path)}:{loc.line}:{loc.column}: {code} [{sev}] {f.message}"
 
 
 def write_check(run: CheckRun, out: TextIO, colour: bool = False) -> None:
