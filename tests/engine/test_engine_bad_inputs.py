@@ -35,7 +35,7 @@ BAD_FILE = b"\xef\xbb\xbf" + b"\n".join(BAD_LINES) + b"\n"
 
 EXPECTED = [
     (P, 1, 1, 1, 1, "SL009", "information", "file starts with a UTF-8 byte-order mark (ignored)"),
-    (P, 2, 33, 2, 34, "SL001", "error", "invalid JSON: Expecting ',' delimiter"),
+    (P, 2, 33, 2, 33, "SL001", "error", "invalid JSON: Expecting ',' delimiter"),  # at the end of the line
     (P, 3, 30, 3, 31, "SL003", "error", "`surface` must be a string or null, not a number"),
     (P, 4, 36, 4, 37, "SL008", "error", "invalid UTF-8 byte 0xff; line skipped"),
     (P, 5, 1, 5, 7, "SL001", "error", "expected a JSON object, found an array"),
@@ -109,7 +109,8 @@ def test_an_empty_jsonl_file_has_nothing_to_report(kind: str | None) -> None:
 
 def test_an_empty_report_is_invalid_json() -> None:
     result = check(b"", path="empty.json", kind="report")
-    assert fts(result.findings) == [("empty.json", 1, 1, 1, 2, "SL001", "error", "invalid JSON: Expecting value")]
+    # An empty range at the end of the (empty) line: a position never lies past its line.
+    assert fts(result.findings) == [("empty.json", 1, 1, 1, 1, "SL001", "error", "invalid JSON: Expecting value")]
 
 
 def test_only_blank_lines() -> None:

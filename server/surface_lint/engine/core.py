@@ -361,7 +361,8 @@ class Engine:
         if lane is None:
             if not transcript_paths:
                 raise UsageError("give --lane, --cases or --transcripts")
-            first = texts.get(transcript_paths[0]) or self.read_bytes(transcript_paths[0])
+            path0 = transcript_paths[0]  # an empty buffer is a text too: never read from disk then
+            first = texts[path0] if path0 in texts else self.read_bytes(path0)
             kind, whole = sniff(first)
             hint = whole.get("lane") if isinstance(whole, dict) else None
             lane = self.detect_lane(transcript_paths[0], kind, hint if isinstance(hint, str) else None,

@@ -294,6 +294,10 @@ class JsonlReader:
                 f"file is {encoding.label} (byte-order mark); read as {encoding.label}, "
                 "but JSON Lines files should be UTF-8"))
         for number, raw in lines:
+            if number == 1 and raw == UTF8_BOM:  # a file that is only a byte-order mark has no line
+                self.findings.append(check_finding("SL009", Location(self.path, 1, 1, 1, 1),
+                                                   "file starts with a UTF-8 byte-order mark (ignored)"))
+                break
             self.stats.lines += 1
             if raw is None:
                 self.stats.errors += 1
@@ -329,7 +333,8 @@ class JsonlReader:
                     check_finding(
                         "SL008",
                         Location(self.path, number, col, number, col + 1),
-                        f"invalid UTF-8 byte 0x{raw[exc.start]:02x}; line skipped",
+                        f"invalid {encoding.label} data (an unpaired surrogate or a cut-off character); line skipped"
+                        if encoding.transcoded else f"invalid UTF-8 byte 0x{raw[exc.start]:02x}; line skipped",
                     )
                 )
                 continue
@@ -342,7 +347,7 @@ class JsonlReader:
             self.stats.records += 1
             self.yielded += 1
             record = Record(data, number, self.yielded - 1, None, (), self.path, text)
-            if "\\u" in text:
+            if ("\\ud" in text or "\\uD" in text) and _SURROGATE_ESCAPE.search(text):
                 self.findings.extend(surrogate_findings(record, repair_surrogates(data)))
             yield record
         if crlf_lines:
@@ -360,26 +365,28 @@ class JsonlReader:
             self.stats.lines += 1
             self.stats.errors += 1
         self.findings.append(check_finding(
-            "SL008", Location(self.path, 1, 1, 1, 2), refused_message(encoding)))
+            "SL008", Location(self.path, 1, 1, 1, 1), refused_message(encoding)))
 
     def _parse(self, text: str, number: int) -> dict[str, Any] | None:
         try:
             data = _loads(text)
         except json.JSONDecodeError as exc:
-            self._error(number, exc.colno, f"invalid JSON: {exc.msg}")
+            self._error(number, exc.colno, f"invalid JSON: {exc.msg}", 1, len(text))
             return None
         except RecursionError:
-            self._error(number, 1, "invalid JSON: nesting too deep to read")
+            self._error(number, 1, "invalid JSON: nesting too deep to read", 1, len(text))
             return None
         if not isinstance(data, dict):
-            self._error(number, 1, f"expected a JSON object, found {_json_type(data)}", len(text))
+            self._error(number, 1, f"expected a JSON object, found {_json_type(data)}", len(text), len(text))
             return None
         return data
 
-    def _error(self, number: int, col: int, message: str, width: int = 1) -> None:
+    def _error(self, number: int, col: int, message: str, width: int, line_length: int) -> None:
         self.stats.errors += 1
+        # An error at the end of the line (`Expecting value` after `{`) is an empty range there.
+        end = min(col + width, line_length + 1)
         self.findings.append(
-            check_finding("SL001", Location(self.path, number, col, number, col + width), message)
+            check_finding("SL001", Location(self.path, number, min(col, end), number, end), message)
         )
 
 
@@ -411,9 +418,9 @@ def refused_message(encoding: Encoding) -> str:
 def decode_document(raw: bytes, path: str) -> tuple[str | None, list[Finding]]:
     """Decode a whole JSON document's bytes (BOM tolerated) or say where it is broken."""
     findings: list[Finding] = []
-    encoding = detect_encoding(raw[:4])
+    encoding = detect_encoding(raw[:8])
     if encoding.refused:
-        return None, [check_finding("SL008", Location(path, 1, 1, 1, 2), refused_message(encoding))]
+        return None, [check_finding("SL008", Location(path, 1, 1, 1, 1), refused_message(encoding))]
     if encoding.transcoded:
         findings.append(check_finding(
             "SL009", Location(path, 1, 1, 1, 1),
@@ -446,7 +453,14 @@ def decode_document(raw: bytes, path: str) -> tuple[str | None, list[Finding]]:
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# The only way a surrogate gets into a string json.loads returns (strict UTF-8 has none).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 REPLACEMENT = "\ufffd"
+
+
+def has_surrogate_escape(text: str) -> bool:
+    """Whether a JSON text may hold an unpaired surrogate (a `\\uD800`-`\\uDFFF` escape)."""
+    return _SURROGATE_ESCAPE.search(text) is not None
 
 
 def repair_surrogates(value: Any) -> list[tuple[JsonPath, int, bool]]:

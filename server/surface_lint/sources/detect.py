@@ -79,8 +79,8 @@ def _decide(lines: Iterator[tuple[int, bytes | None]], whole: Callable[[], Any])
             first = stripped
             if isinstance(obj, dict):
                 kind = detect_kind(None, obj)
-                if kind is not None:
-                    return kind, None
+                if kind is not None:  # a report on one line is the whole document
+                    return kind, obj if kind == "report" else None
                 continue
             if stopped_at_end:
                 unfinished = True
@@ -101,14 +101,16 @@ def _decide(lines: Iterator[tuple[int, bytes | None]], whole: Callable[[], Any])
 
 def _whole_of(data: bytes) -> Any:
     try:
-        return json.loads(decode_text(data, detect_encoding(data[:4])).lstrip("\ufeff"))
+        return json.loads(decode_text(data, detect_encoding(data[:8])).lstrip("\ufeff"))
     except (ValueError, RecursionError):
         return None
 
 
 def sniff(data: bytes) -> tuple[str | None, Any]:
     """(kind, the parsed whole document when it was parsed whole) of a file's bytes."""
-    _, lines = open_lines(io.BytesIO(data), _PROBE_LINE_BYTES)
+    encoding, lines = open_lines(io.BytesIO(data), _PROBE_LINE_BYTES)
+    if encoding.refused:  # nothing in it is read: the line reader says so, counting its lines
+        return None, None
     return _decide(lines, lambda: _whole_of(data))
 
 
@@ -117,11 +119,17 @@ def sniff_stream(stream: IO[bytes]) -> str | None:
     Only a multi-line document is read whole."""
     start = stream.tell()
     try:
-        _, lines = open_lines(stream, _PROBE_LINE_BYTES)
+        encoding, lines = open_lines(stream, _PROBE_LINE_BYTES)
+        if encoding.refused:
+            return None
 
         def whole() -> Any:
+            here = stream.tell()  # the line reader goes on from here afterwards
             stream.seek(start)
-            return _whole_of(stream.read())
+            try:
+                return _whole_of(stream.read())
+            finally:
+                stream.seek(here)
 
         return _decide(lines, whole)[0]
     finally:
@@ -130,7 +138,9 @@ def sniff_stream(stream: IO[bytes]) -> str | None:
 
 def first_record(data: bytes) -> dict[str, Any] | None:
     """The first line of a JSONL text that parses as an object (for guessing the lane)."""
-    _, lines = open_lines(io.BytesIO(data), _PROBE_LINE_BYTES)
+    encoding, lines = open_lines(io.BytesIO(data), _PROBE_LINE_BYTES)
+    if encoding.refused:
+        return None
     probed = 0
     for number, raw in lines:
         if raw is None:

@@ -10,7 +10,7 @@ with one finding, its lines counted as errors.
 from __future__ import annotations
 
 import codecs
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO
 
@@ -43,19 +43,21 @@ UTF8 = Encoding("utf-8", "UTF-8")
 
 
 def detect_encoding(head: bytes) -> Encoding:
-    """The encoding of a file from its first (up to 4) bytes."""
+    """The encoding of a file from its first (up to 8) bytes."""
     for mark, codec, label in _BOMS:
         if head.startswith(mark):
             return Encoding(codec, label, len(mark))
-    # RFC 4627 section 3: JSON text starts with an ASCII character, so NULs among the first
-    # bytes give away a UTF-16/32 text without a byte-order mark (never valid UTF-8 JSON).
-    if len(head) >= 4 and head[0] and not head[1] and not head[2] and not head[3]:
+    # RFC 4627 section 3: JSON text starts with ASCII characters, so a NUL in every other
+    # byte of the first four code units gives away UTF-16 without a byte-order mark (every
+    # fourth: UTF-32). One stray NUL on line 1 of a UTF-8 file is not enough: that line is
+    # then one bad line and the others are read.
+    if len(head) >= 8 and all(head[i] for i in (0, 4)) and not any(head[i] for i in (1, 2, 3, 5, 6, 7)):
         return Encoding("utf-32-le", "UTF-32-LE", refused=True)
-    if len(head) >= 4 and not head[0] and not head[1] and not head[2] and head[3]:
+    if len(head) >= 8 and all(head[i] for i in (3, 7)) and not any(head[i] for i in (0, 1, 2, 4, 5, 6)):
         return Encoding("utf-32-be", "UTF-32-BE", refused=True)
-    if len(head) >= 2 and head[0] and not head[1]:
+    if len(head) >= 8 and all(head[i] for i in (0, 2, 4, 6)) and not any(head[i] for i in (1, 3, 5, 7)):
         return Encoding("utf-16-le", "UTF-16-LE", refused=True)
-    if len(head) >= 2 and not head[0] and head[1]:
+    if len(head) >= 8 and all(head[i] for i in (1, 3, 5, 7)) and not any(head[i] for i in (0, 2, 4, 6)):
         return Encoding("utf-16-be", "UTF-16-BE", refused=True)
     return UTF8
 
@@ -94,35 +96,57 @@ class _Prefixed:
 def open_lines(stream: IO[bytes], limit: int) -> tuple[Encoding, Iterator[tuple[int, bytes | None]]]:
     """(encoding, (line number, UTF-8 bytes with their `\\n`) for each line); None for a line
     over `limit` bytes (drained, never held). A refused encoding yields its raw lines."""
-    head = stream.read(4)
+    head = stream.read(8)
     encoding = detect_encoding(head)
-    if encoding.transcoded and not encoding.refused:
+    if encoding.refused:  # its lines as the guessed encoding counts them, to be counted as errors
+        return encoding, _decoded_lines(_Prefixed(head, stream), encoding.codec, limit, "replace")
+    if encoding.transcoded:
         return encoding, _decoded_lines(_Prefixed(head[encoding.bom :], stream), encoding.codec, limit)
     return encoding, _utf8_lines(_Prefixed(head, stream), limit)
 
 
+def _content_length(raw: bytes) -> int:
+    """Bytes of a line without its ending (`\\n` or `\\r\\n`): what `limit` bounds."""
+    if raw.endswith(b"\r\n"):
+        return len(raw) - 2
+    return len(raw) - 1 if raw.endswith(b"\n") else len(raw)
+
+
 def _utf8_lines(stream: _Prefixed, limit: int) -> Iterator[tuple[int, bytes | None]]:
     number = 0
-    readline = stream.readline
+    readline: Callable[[int], bytes] = stream.readline
+    most = limit + 2
     while True:
-        raw = readline(limit + 1)
+        raw = readline(most)
         if not raw:
             return
         number += 1
-        if len(raw) > limit and not raw.endswith(b"\n"):
-            while True:
-                chunk = readline(_CHUNK)
-                if not chunk or chunk.endswith(b"\n"):
-                    break
+        if not stream.head:
+            readline = stream.stream.readline  # the peeked bytes are used up: read directly
+        if len(raw) > limit and _content_length(raw) > limit:
+            if not raw.endswith(b"\n"):  # drain the rest of the line without holding it
+                while True:
+                    chunk = readline(_CHUNK)
+                    if not chunk or chunk.endswith(b"\n"):
+                        break
             yield number, None
             continue
         yield number, raw
 
 
-def _decoded_lines(stream: _Prefixed, codec: str, limit: int) -> Iterator[tuple[int, bytes | None]]:
-    # Unpaired surrogates survive decoding (surrogatepass) and make the line invalid UTF-8
-    # below: the reader reports that line (SL008) and reads the others.
-    decoder = codecs.getincrementaldecoder(codec)("surrogatepass")
+def _mark_undecodable(exc: UnicodeError) -> tuple[str, int]:
+    return "\udcff", exc.end  # type: ignore[attr-defined]
+
+
+# Undecodable data (an unpaired surrogate, a cut-off code unit) becomes a lone surrogate, which
+# makes its line invalid UTF-8 below: the reader reports that line (SL008) and reads the others.
+_MARK = "surface_lint.mark"
+codecs.register_error(_MARK, _mark_undecodable)
+
+
+def _decoded_lines(stream: _Prefixed, codec: str, limit: int,
+                   errors: str = _MARK) -> Iterator[tuple[int, bytes | None]]:
+    decoder = codecs.getincrementaldecoder(codec)(errors)
     parts: list[str] = []
     size = 0  # code points held for the current line; over `limit` its bytes surely are too
     number = 0
@@ -133,7 +157,7 @@ def _decoded_lines(stream: _Prefixed, codec: str, limit: int) -> Iterator[tuple[
         while True:
             newline = text.find("\n", start)
             stop = len(text) if newline < 0 else newline + 1
-            if size <= limit + 1:
+            if size <= limit + 2:
                 parts.append(text[start:stop])
                 size += stop - start
             if newline < 0:
@@ -149,10 +173,10 @@ def _decoded_lines(stream: _Prefixed, codec: str, limit: int) -> Iterator[tuple[
 
 
 def _line_bytes(parts: list[str], size: int, limit: int) -> bytes | None:
-    if size > limit + 1:
+    if size > limit + 2:
         return None
     raw = "".join(parts).encode("utf-8", "surrogatepass")
-    return raw if len(raw) - raw.endswith(b"\n") <= limit else None
+    return raw if _content_length(raw) <= limit else None
 
 
 def decode_text(raw: bytes, encoding: Encoding) -> str:

@@ -21,6 +21,7 @@ from .base import (
     Record,
     check_finding,
     decode_document,
+    has_surrogate_escape,
     json_type,
     repair_surrogates,
     surrogate_findings,
@@ -245,12 +246,14 @@ def read_report(path: str, data: bytes) -> Transcript:
     if text is None:
         out.stats.errors += 1
         return out
+    # Counted in the decoded text: a UTF-16 document's bytes hold 0x0A in other characters too.
+    out.stats.lines = text.count("\n") + (0 if text.endswith("\n") else 1)
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
         out.stats.errors += 1
         out.findings.append(
-            check_finding("SL001", Location(path, exc.lineno, exc.colno, exc.lineno, exc.colno + 1), f"invalid JSON: {exc.msg}")
+            check_finding("SL001", _error_location(path, text, exc), f"invalid JSON: {exc.msg}")
         )
         return out
     except RecursionError:
@@ -267,7 +270,7 @@ def read_report(path: str, data: bytes) -> Transcript:
     except JsonSyntaxError:
         locator._spans = {}
     # Unpaired surrogates anywhere in the report: U+FFFD in place, SL016 at each escape.
-    repaired = repair_surrogates(obj) if "\\u" in text else []
+    repaired = repair_surrogates(obj) if "\\u" in text and has_surrogate_escape(text) else []
     out.report = obj
     lane = obj.get("lane")
     out.lane_hint = lane if isinstance(lane, str) else None
@@ -308,3 +311,13 @@ def read_report(path: str, data: bytes) -> Transcript:
                     f"not {json_type(entry[field_name])}",
                     entry_id if isinstance(entry_id, str) else None, record_index=i))
     return out
+
+
+def _error_location(path: str, text: str, exc: json.JSONDecodeError) -> Location:
+    """Where json stopped, one character wide, kept inside its line (an end-of-line error is
+    an empty range at the end; a CR before the LF is not part of the line)."""
+    start = text.rfind("\n", 0, exc.pos) + 1
+    stop = text.find("\n", exc.pos)
+    line = text[start : len(text) if stop < 0 else stop].removesuffix("\r")
+    end = min(exc.colno + 1, len(line) + 1)
+    return Location(path, exc.lineno, min(exc.colno, end), exc.lineno, end)
