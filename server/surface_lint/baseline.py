@@ -110,7 +110,8 @@ def check_baseline(path: Path, result: LaneResult, lane: Lane, tolerance: float)
 
 def write_baseline(path: Path, result: LaneResult, inputs: Sequence[str] = ()) -> None:
     """Atomically, like every output (a kill mid-write leaves the old baseline whole)."""
-    from .outputs import write_output
-    from .reporters.json_format import render_lane
+    from .outputs import open_output
+    from .reporters.json_format import write_lane
 
-    write_output(path, render_lane(result), inputs, "--update-baseline")
+    with open_output(path, inputs, "--update-baseline") as out:  # streamed: the cases are not held
+        write_lane(result, out)

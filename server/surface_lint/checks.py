@@ -6,6 +6,7 @@ Lane predicates live in rules/*.toml; these belong to the readers and the case l
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +106,37 @@ _CHECKS = [
           " (one character for one, so every position stays exact).",
           "Half an emoji is text no UTF-8 tool can write: it is usually a surface cut in the middle of a character.",
           '"surface": "Truth is real \\ud83d"', '"surface": "Truth is real \\ud83d\\ude00"'),
+    Check("SL017", "nothing-scored", "error",
+          "A lane run with thresholds that scored no case at all.",
+          "Reported once per run at the first transcript, and says why: an empty transcript, turns without `case_id`, "
+          "ids that match no case, or lines that could not be read; the run exits 1.",
+          "A threshold checked over zero cases says nothing; a CI step must not pass on it.",
+          'an empty transcripts file', 'a transcript with one scored turn per case'),
 ]
 
 CHECKS: dict[str, Check] = {c.code: c for c in _CHECKS}
+
+
+class CheckCode:
+    """The check codes as typed constants: code refers to these, never to `"SL0.."` literals."""
+
+    INVALID_JSON: Final = "SL001"
+    MISSING_FIELD: Final = "SL002"
+    WRONG_TYPE: Final = "SL003"
+    UNKNOWN_PREDICATE: Final = "SL004"
+    DUPLICATE_ID: Final = "SL005"
+    HOLDOUT_LEAK: Final = "SL006"
+    EXPECTED_PROPOSALS: Final = "SL007"
+    INVALID_UTF8: Final = "SL008"
+    ENCODING_NOTICE: Final = "SL009"
+    LINE_TOO_LONG: Final = "SL010"
+    STORED_MISMATCH: Final = "SL011"
+    UNKNOWN_FIELD: Final = "SL012"
+    PATTERN_LIMIT: Final = "SL013"
+    RULES_FILE: Final = "SL014"
+    UNJOINED: Final = "SL015"
+    UNPAIRED_SURROGATE: Final = "SL016"
+    NOTHING_SCORED: Final = "SL017"
+
+
+CHECK_CODES = CheckCode

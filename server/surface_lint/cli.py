@@ -20,13 +20,11 @@ from typing import TYPE_CHECKING, TextIO
 from . import __version__
 from .config import Config, ConfigError, find_config, load_config
 from .engine import Engine, UsageError
-from .findings import Severity, sorted_findings
+from .findings import Finding, Severity
 from .lanes import DEFAULT_PROFILE, PROFILES
 from .outputs import open_output, refuse_input
-from .sources.base import ReadStats
 
 if TYPE_CHECKING:
-    from .engine import LaneResult
     from .progress import Progress
     from .reporters import RenderOptions
 
@@ -177,9 +175,10 @@ def _output(args: argparse.Namespace, inputs: Sequence[str]) -> AbstractContextM
     return open_output(args.output, inputs)
 
 
-def _emit(args: argparse.Namespace, text: str, inputs: Sequence[str]) -> None:
+def _emit(args: argparse.Namespace, write: Callable[[TextIO], None], inputs: Sequence[str]) -> None:
+    """The output streamed to its place: reporters write as the rows come, nothing is held."""
     with _output(args, inputs) as out:
-        out.write(text)
+        write(out)
 
 
 def find_split(lane: str, split: str, version: str | None, start: Path) -> Path:
@@ -208,9 +207,9 @@ def find_split(lane: str, split: str, version: str | None, start: Path) -> Path:
 
 
 def run_lane(argv: Sequence[str]) -> int:
-    from .reporters import LANE_FORMATS
+    from .reporters import LANE_WRITERS
 
-    args = _lane_parser(list(LANE_FORMATS)).parse_args(argv)
+    args = _lane_parser(list(LANE_WRITERS)).parse_args(argv)
     if args.version is True:
         print(f"surface-lint {__version__}")
         return EXIT_OK
@@ -249,7 +248,9 @@ def run_lane(argv: Sequence[str]) -> int:
     jobs = _jobs(args)
     with _progress(len(transcripts)) as progress:
         result = engine.score(args.lane, cases, transcripts, args.thresholds, want_details,
-                              None if want_details else args.show, jobs=jobs, progress=progress.advance)
+                              # Text lists the positions of the first `--show` failing cases only.
+                              args.show if args.output_format == "text" else None,
+                              mapper=process_mapper(jobs), progress=progress.advance)
     options = _options(args, engine, result.lane)
     baseline_ok = True
     if args.baseline:
@@ -268,12 +269,11 @@ def run_lane(argv: Sequence[str]) -> int:
             sys.stderr.write(report.render_text())
             options = replace(options, baseline=report)
             baseline_ok = report.passed or args.update_baseline
-    shown = _first_failing(result, args.show) if args.output_format == "text" and want_details else result
-    _emit(args, LANE_FORMATS[args.output_format](shown, options), inputs)
+    _emit(args, lambda out: LANE_WRITERS[args.output_format](result, options, out), inputs)
     if args.github_summary:
         from .reporters import markdown
 
-        _github_summary(lambda o: markdown.render_lane(result, o), options, inputs)
+        _github_summary(lambda o, out: markdown.write_lane(result, o, out), options, inputs)
     if args.update_baseline:
         from .baseline import write_baseline
 
@@ -283,9 +283,10 @@ def run_lane(argv: Sequence[str]) -> int:
 
 
 def run_check(argv: Sequence[str]) -> int:
-    from .reporters import CHECK_FORMATS, CheckRun
+    from .engine.spool import Spool
+    from .reporters import CHECK_WRITERS, CheckRun
 
-    args = _check_parser(list(CHECK_FORMATS)).parse_args(argv)
+    args = _check_parser(list(CHECK_WRITERS)).parse_args(argv)
     files = check_paths(args.paths, args.kind)
     cases = _unique_paths(args.cases)
     engine = _engine(args, args.paths[0] if args.paths else Path.cwd())
@@ -296,32 +297,35 @@ def run_check(argv: Sequence[str]) -> int:
         _, index = engine.load_cases(cases, engine.lane(args.lane) if args.lane else None)
     from .parallel import check_files
 
-    findings = []
-    stats = ReadStats()
+    threshold = Severity.parse(args.fail_on)
+    # Findings are sorted on disk as they come (memory stays flat); the exit code is tracked here.
+    findings: Spool[Finding] = Spool(key=Finding.sort_key)
+    failing = False
+
+    def sink(f: Finding) -> None:
+        nonlocal failing
+        findings.append(f)
+        failing = failing or f.severity >= threshold
+
     with _progress(len(files)) as progress:
-        per_file = check_files(engine, index, cases, files, args.kind, args.lane, _jobs(args),
-                               progress.advance)
-    for file_findings, file_stats in per_file:
-        findings.extend(file_findings)
-        stats.add(file_stats)
-    findings = sorted_findings(findings)
+        stats = check_files(engine, index, cases, files, args.kind, args.lane, _jobs(args),
+                            progress.advance, sink)
     run = CheckRun(findings, engine.profile, files, stats.lines, stats.records, stats.errors,
                    stats.blank, stats.skipped)
     options = _options(args, engine, None)
-    _emit(args, CHECK_FORMATS[args.output_format](run, options), inputs)
+    _emit(args, lambda out: CHECK_WRITERS[args.output_format](run, options, out), inputs)
     if args.github_summary:
         from .reporters import markdown
 
-        _github_summary(lambda o: markdown.render_check(run, o), options, inputs)
-    threshold = Severity.parse(args.fail_on)
-    return EXIT_FAIL if any(f.severity >= threshold for f in findings) else EXIT_OK
+        _github_summary(lambda o, out: markdown.write_check(run, o, out), options, inputs)
+    return EXIT_FAIL if failing else EXIT_OK
 
 
 def run_diff(argv: Sequence[str]) -> int:
     from .diff import diff_results
-    from .reporters import DIFF_FORMATS
+    from .reporters import DIFF_WRITERS
 
-    args = _diff_parser(list(DIFF_FORMATS)).parse_args(argv)
+    args = _diff_parser(list(DIFF_WRITERS)).parse_args(argv)
     old_path, new_path = str(args.old), str(args.new)
     cases = _unique_paths(args.cases)
     engine = _engine(args, Path.cwd())
@@ -341,11 +345,9 @@ def run_diff(argv: Sequence[str]) -> int:
     lane = engine.lane(new.lane)
     diff = diff_results(old, new, lane, old_path, new_path)
     options = _options(args, engine, new.lane)
-    _emit(args, DIFF_FORMATS[args.output_format](diff, options), inputs)
+    _emit(args, lambda out: DIFF_WRITERS[args.output_format](diff, options, out), inputs)
     if args.github_summary:
-        from .reporters import markdown
-
-        _github_summary(lambda o: markdown.render_diff(diff, o), options, inputs)
+        _github_summary(lambda o, out: DIFF_WRITERS["markdown"](diff, o, out), options, inputs)
     return EXIT_FAIL if diff.regressed else EXIT_OK
 
 
@@ -366,6 +368,15 @@ def _report_lane(engine: Engine, path: str) -> str | None:
         return None  # unreadable or broken: scoring has already said so, or reports it as findings
     lane = whole.get("lane") if isinstance(whole, dict) else None
     return lane if isinstance(lane, str) else None
+
+
+def process_mapper(jobs: int) -> Callable[..., list[object]] | None:
+    """Worker processes for `--jobs N` (N > 1): the engine is given them, it starts none itself."""
+    if jobs <= 1:
+        return None
+    from .parallel import ordered_map
+
+    return lambda fn, calls, init, initargs, on_done: ordered_map(fn, calls, jobs, init, initargs, on_done)
 
 
 def _jobs(args: argparse.Namespace) -> int:
@@ -393,7 +404,7 @@ def _options(args: argparse.Namespace, engine: Engine, lane: str | None) -> Rend
                          rules=rule_index(engine), lane=engine.lane(lane) if lane else None)
 
 
-def _github_summary(render: Callable[[RenderOptions], str], options: RenderOptions,
+def _github_summary(write: Callable[[RenderOptions, TextIO], None], options: RenderOptions,
                     inputs: Sequence[str]) -> None:
     """Append Markdown to $GITHUB_STEP_SUMMARY, within what is left of GitHub's 1 MiB per step.
 
@@ -411,15 +422,8 @@ def _github_summary(render: Callable[[RenderOptions], str], options: RenderOptio
         used = 0
     except OSError as exc:
         raise UsageError(f"GITHUB_STEP_SUMMARY {target}: cannot write: {exc.strerror}") from None
-    text = render(replace(options, colour=False, byte_limit=max(0, STEP_SUMMARY_LIMIT - used)))
     with open_output(target, inputs, "GITHUB_STEP_SUMMARY", append=True) as out:
-        out.write(text)
-
-
-def _first_failing(result: LaneResult, show: int) -> LaneResult:
-    """Text output lists the positions of the first `show` failing cases only (as `--show` says)."""
-    dropped = {id(f) for o in [o for o in result.outcomes if o.findings][show:] for f in o.findings}
-    return replace(result, findings=[f for f in result.findings if id(f) not in dropped])
+        write(replace(options, colour=False, byte_limit=max(0, STEP_SUMMARY_LIMIT - used)), out)
 
 
 def _unique_paths(paths: Sequence[str | Path]) -> list[str]:

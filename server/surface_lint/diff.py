@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .engine import LaneResult
+from .engine import LaneResult, UsageError
 from .lanes import Lane
 from .reporters.common import CaseView, case_views, fmt_value, numeric
 
@@ -179,6 +179,12 @@ def _changed_fields(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None
 
 def diff_results(old: LaneResult, new: LaneResult, lane: Lane,
                  old_label: str, new_label: str) -> LaneDiff:
+    """Two runs of one lane compared. Runs of two lanes (as scored, or as their reports name
+    themselves) are refused: their metrics and verdicts do not correspond."""
+    old_lane, new_lane = old.declared_lane or old.lane, new.declared_lane or new.lane
+    if old.lane != new.lane or old_lane != new_lane:
+        raise UsageError(f"{old_label} is a run of {old_lane} but {new_label} one of {new_lane}: "
+                         "diff compares two runs of one lane")
     old_views = {v.case_id: v for v in case_views(old, lane)}
     new_list = case_views(new, lane)
     old_details = {o.case_id: o.details for o in old.outcomes}

@@ -45,6 +45,10 @@ class Location:
     def sort_key(self) -> tuple[str, int, int, int, int]:
         return (self.path, self.line, self.column, self.end_line, self.end_column)
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # Findings are spooled to disk by the hundred thousand: a tuple pickles fast.
+        return (Location, (self.path, self.line, self.column, self.end_line, self.end_column))
+
 
 @dataclass(frozen=True, slots=True)
 class Related:
@@ -80,6 +84,10 @@ class Finding:
     @property
     def path(self) -> str:
         return self.location.path
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (Finding, (self.location, self.code, self.rule, self.severity, self.message, self.record_id,
+                          self.related, self.fixes, self.record_index, self.extra))
 
     def sort_key(self) -> tuple[str, int, int, int, int, str, str]:
         return (*self.location.sort_key(), self.code, self.message)

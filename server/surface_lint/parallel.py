@@ -1,4 +1,8 @@
-"""Spreading independent work over processes, results in input order (the same as one process)."""
+"""Spreading independent work over processes, results in input order (the same as one process).
+
+The engine starts no process: the CLI gives it `ordered_map` (see cli.process_mapper); this
+module imports the engine, never the other way round.
+"""
 
 from __future__ import annotations
 
@@ -74,8 +78,9 @@ def _start_check_worker(config: Config, profile: str, case_paths: Sequence[str],
 
 def _check_one(engine: Engine, index: CaseIndex | None, path: str, kind: str | None,
                lane_name: str | None) -> tuple[list[Finding], ReadStats]:
-    result = engine.check_bytes(path, engine.read_bytes(path), kind, lane_name, index)
-    return result.findings, result.stats
+    found: list[Finding] = []
+    stats = engine.check_file(path, kind, lane_name, index, found.append)
+    return found, stats
 
 
 def _check_in_worker(path: str, kind: str | None, lane_name: str | None) -> tuple[list[Finding], ReadStats]:
@@ -84,15 +89,24 @@ def _check_in_worker(path: str, kind: str | None, lane_name: str | None) -> tupl
 
 def check_files(engine: Engine, index: CaseIndex | None, case_paths: Sequence[str], paths: Sequence[str],
                 kind: str | None, lane_name: str | None, jobs: int = 1,
-                on_done: Callable[[tuple[Any, ...]], None] | None = None) -> list[tuple[list[Finding], ReadStats]]:
-    """Each file's findings and counts, in the order of `paths`; files are independent."""
+                on_done: Callable[[tuple[Any, ...]], None] | None = None,
+                sink: Callable[[Finding], None] | None = None) -> ReadStats:
+    """Every file's findings to `sink` (file by file, in the order of `paths`) and the read counts.
+    One process streams each file from disk; N processes check whole files and send them back."""
+    from .sources.base import ReadStats
+
+    total = ReadStats()
+    give: Callable[[Finding], None] = sink or (lambda f: None)
     if jobs <= 1 or len(paths) <= 1:
-        out = []
         for path in paths:
-            out.append(_check_one(engine, index, path, kind, lane_name))
+            total.add(engine.check_file(path, kind, lane_name, index, give))
             if on_done is not None:
                 on_done((path,))
-        return out
-    return ordered_map(_check_in_worker, [(p, kind, lane_name) for p in paths], jobs,
-                       _start_check_worker, (engine.config, engine.profile, list(case_paths), lane_name),
-                       on_done)
+        return total
+    for findings, stats in ordered_map(_check_in_worker, [(p, kind, lane_name) for p in paths], jobs,
+                                       _start_check_worker,
+                                       (engine.config, engine.profile, list(case_paths), lane_name), on_done):
+        for f in findings:
+            give(f)
+        total.add(stats)
+    return total

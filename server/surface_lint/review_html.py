@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from .diff import LaneDiff
 from .reporters import RenderOptions
 from .reporters import html as report_html
 from .reporters.common import CaseView
@@ -30,8 +31,6 @@ text-decoration:none;color:var(--fg)}.chip.on{background:var(--fg);color:var(--b
 .case h3 a{color:inherit}.prompt{margin:2px 0;color:var(--muted)}
 .verdicts{margin:2px 0}.verdicts .ok{color:var(--pass)}.verdicts .ko{color:var(--fail);font-weight:600}
 """
-# The diff page's filters need its script, which the webview does not run: hide them there.
-DIFF_EXTRA_CSS = ".filters{display:none!important}"
 
 
 def _e(text: object) -> str:
@@ -139,6 +138,6 @@ def page_css() -> str:
     return report_html.CSS + REVIEW_CSS
 
 
-def diff_page(diff: Any, options: RenderOptions) -> str:
+def diff_page(diff: LaneDiff, options: RenderOptions) -> str:
     """`surface-lint diff --output-format html`, as it is (the webview adds its own CSP)."""
     return report_html.render_diff(diff, options)

@@ -205,7 +205,9 @@ class Outcome:
     details: dict[str, Any] | None = None
     failed: tuple[str, ...] = ()  # predicates that failed (expected or not)
     findings: tuple[Any, ...] = ()
-    verdicts: dict[str, Verdict] | None = None  # every verdict with its spans, when details are wanted
+    verdicts: dict[str, Verdict] | None = None  # the failed predicates' verdicts (messages, spans)
+    judged: tuple[str, ...] = ()  # reported predicates that had a verdict, in lane order
+    levels: dict[str, Any] | None = None  # failed predicate -> its finding's Severity (None: reports none)
 
 
 def metrics_from_tally(lane: Lane, tally: Mapping[tuple[bool, ...], int]) -> dict[str, Any]:

@@ -2,20 +2,22 @@
 
 JSONL has no comments, so a record carries its own suppressions under one reserved key.
 A finding is dropped when the record it belongs to lists the finding's code or rule name.
-File-level findings (no record) and records that do not parse are never suppressed.
+File-level findings (no record) and records that do not parse are never suppressed. The
+suppressions are read from the parsed records as the pipeline reads them (no second read).
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from .findings import Finding
 
+if TYPE_CHECKING:
+    from .sources.base import Record
+
 SUPPRESSION_KEY = "surface_lint"
 DISABLE_KEY = "disable"
-_NEEDLE = b'"' + SUPPRESSION_KEY.encode() + b'"'
 
 
 def disabled_rules(record: Any) -> frozenset[str]:
@@ -33,61 +35,32 @@ def disabled_rules(record: Any) -> frozenset[str]:
     return frozenset(x for x in listed if isinstance(x, str))
 
 
-def apply_suppressions(findings: list[Finding], data: bytes, kind: str | None) -> list[Finding]:
-    """Drop findings whose record disables their code or rule. Cheap when nothing is disabled."""
-    if _NEEDLE not in data or not findings:
-        return findings
-    if kind == "report":
-        lookup = _report_records(data)
-    else:
-        lookup = _jsonl_records(data)
-    out = []
-    for finding in findings:
-        if finding.record_index is not None:
-            disabled = lookup(finding)
-            if finding.code in disabled or finding.rule in disabled:
-                continue
-        out.append(finding)
-    return out
+class Suppressions:
+    """`"surface_lint": {"disable": [...]}` of the parsed records, by record index: a finding is
+    dropped when its record disables its code or rule. Only records that disable something are kept."""
 
+    __slots__ = ("by_index",)
 
-def _jsonl_records(data: bytes) -> Any:
-    """A JSONL record is its line: the line a finding starts on."""
-    lines = data.split(b"\n")
-    cache: dict[int, frozenset[str]] = {}
+    def __init__(self) -> None:
+        self.by_index: dict[int, frozenset[str]] = {}
 
-    def lookup(finding: Finding) -> frozenset[str]:
-        number = finding.location.line
-        if number not in cache:
-            raw = lines[number - 1] if 0 < number <= len(lines) else b""
-            disabled: frozenset[str] = frozenset()
-            if _NEEDLE in raw:
-                try:
-                    disabled = disabled_rules(json.loads(raw))
-                except (ValueError, RecursionError):
-                    pass
-            cache[number] = disabled
-        return cache[number]
+    def note(self, record: Record) -> None:
+        if SUPPRESSION_KEY in record.data:
+            disabled = disabled_rules(record.data)
+            if disabled:
+                self.by_index[record.index] = disabled
 
-    return lookup
+    def note_all(self, records: Iterable[Record]) -> None:
+        for record in records:
+            self.note(record)
 
+    def keeps(self, finding: Finding) -> bool:
+        if not self.by_index or finding.record_index is None:
+            return True
+        disabled = self.by_index.get(finding.record_index)
+        return disabled is None or (finding.code not in disabled and finding.rule not in disabled)
 
-def _report_records(data: bytes) -> Any:
-    """A lane report's record is its `cases` (or `case_details`) entry, by index."""
-    try:
-        obj = json.loads(data)
-    except (ValueError, RecursionError):
-        obj = None
-    entries: Any = None
-    if isinstance(obj, dict):
-        entries = obj.get("cases") if "cases" in obj else obj.get("case_details")
-    if not isinstance(entries, list):
-        entries = []
-
-    def lookup(finding: Finding) -> frozenset[str]:
-        index = finding.record_index
-        if index is None or not 0 <= index < len(entries):
-            return frozenset()
-        return disabled_rules(entries[index])
-
-    return lookup
+    def filter(self, findings: list[Finding]) -> list[Finding]:
+        if not self.by_index:
+            return findings
+        return [f for f in findings if self.keeps(f)]

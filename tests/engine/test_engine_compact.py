@@ -29,7 +29,7 @@ def test_compact_and_detailed_scoring_agree(tmp_path: Path) -> None:
         engine = Engine()
         detailed = engine.score(lane, [], [path], want_details=True, finding_limit=None)
         compact = engine.score(lane, [], [path], want_details=False, finding_limit=None)
-        assert compact.outcomes == [] and len(detailed.outcomes) == 4
+        assert list(compact.outcomes) == [] and len(detailed.outcomes) == 4
         assert compact.metrics == detailed.metrics
         assert (compact.case_count, compact.failing_count) == (detailed.case_count, detailed.failing_count) == (
             4, detailed.failing_count)

@@ -125,3 +125,14 @@ async def test_findings_after_a_bare_cr_and_an_edit_there(client: RecordingClien
     assert client.texts[uri].split("\n")[1] == split.replace('rises"', 'rises."').replace("\r", " ")
     assert spans(await published(client, uri, v3)) == [(0, 50, 0, 51, "SL103"), (2, 50, 2, 51, "SL103")]
     no_server_errors(client)
+
+
+async def test_a_bare_cr_in_the_first_record(client: RecordingClient, workspace: Path) -> None:
+    """The file's kind comes from the records (a CR in line 1 no longer makes it a report)."""
+    await start(client, workspace)
+    split = '{"case_id": "fl_tide_001",\r"surface": "A tide rises", "grounding_source": "pack"}'
+    plain = json.dumps({"case_id": "fl_tide_001", "surface": "A tide rises", "grounding_source": "pack"})
+    uri = open_file(client, workspace / "transcripts" / "cr1_deterministic_fluency_transcript.jsonl",
+                    split + "\n" + plain + "\n")
+    assert spans(await published(client, uri, 1)) == [(1, 23, 1, 24, "SL103"), (2, 50, 2, 51, "SL103")]
+    no_server_errors(client)

@@ -104,3 +104,35 @@ def test_a_transcript_still_lints_under_the_strict_converter(rpc: RpcClient, tmp
     symbols = rpc.request("textDocument/documentSymbol", {"textDocument": {"uri": path.as_uri()}})
     assert [s["name"] for s in symbols["result"]] == ["fl_harbor_003", "fl_tide_001", "fl_lamp_002", "fl_doubt_010"]
     assert json.dumps(symbols).count('"error"') == 0
+
+
+@pytest.mark.parametrize("editor", ["visual-studio-code", "neovim", "emacs"])
+def test_real_editors_initialize_params_pass_the_strict_converter(editor: str) -> None:
+    """No coercion does not mean refusing what editors send (pytest-lsp's recorded capabilities)."""
+    import pytest_lsp
+    from lsprotocol import types
+
+    from surface_lint.lsp.wire import strict_converter
+
+    caps = pytest_lsp.client_capabilities(editor)
+    converter = strict_converter()
+    raw = json.loads(json.dumps(converter.unstructure(caps)))  # as it comes off the wire
+    params = converter.structure({"processId": 41, "rootUri": "file:///ws", "capabilities": raw, "trace": "off",
+                                  "workDoneToken": "t1"}, types.InitializeParams)
+    assert params.capabilities == caps
+    assert params.process_id == 41
+
+
+def test_a_notification_with_invalid_params_is_reported_to_the_client(rpc: RpcClient) -> None:
+    rpc.request("initialize", INIT)
+    rpc.notify("initialized", {})
+    rpc.notify("textDocument/didChange", {"textDocument": {"uri": "file:///x.jsonl", "version": 2},
+                                          "contentChanges": [{"range": {"start": {"line": -1, "character": 0},
+                                                                        "end": {"line": 0, "character": 0}},
+                                                              "text": "x"}]})
+    # A request after it is answered: the notification was handled (and reported) first.
+    assert rpc.request("shutdown", None)["result"] is None
+    logs = [n["params"] for n in rpc.notifications if n["method"] == "window/logMessage"]
+    assert len(logs) == 1 and logs[0]["type"] == 1
+    assert logs[0]["message"].startswith("surface-lint: invalid params for textDocument/didChange (ignored): ")
+    assert logs[0]["message"].endswith("@ $.params.contentChanges[0].range.start")

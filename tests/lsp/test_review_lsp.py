@@ -52,13 +52,13 @@ async def test_case_file_lenses_show_each_case_in_its_newest_run(client: Recordi
     got = _lenses(await client.text_document_code_lens_async(types.CodeLensParams(_doc(uri))))
     b = (review_ws / RUN_B).as_uri()
     assert got == [
-        (0, 7, "✓ pass in run_b.jsonl:1 (newest of 2 runs) · ✓ all 6 passed", "surfaceLint.openTurn", [b, 0]),
+        (0, 7, "✓ pass in run_b.jsonl:1 (newest of 2 runs) · ✓ SL101 SL102 SL103 SL104 SL105 SL106", "surfaceLint.openTurn", [b, 0]),
         (0, 7, "surface: “A river is water that moves toward the sea.”", "surfaceLint.openTurn", [b, 0]),
-        (1, 7, "✗ fail in run_b.jsonl:2 (newest of 3 runs) · ✗ no_placeholder · ✓ 5 passed", "surfaceLint.openTurn",
+        (1, 7, "✗ fail in run_b.jsonl:2 (newest of 3 runs) · ✗ no_placeholder · ✓ SL102 SL103 SL104 SL105 SL106", "surfaceLint.openTurn",
          [b, 1]),
         (1, 7, "surface: “💡 A lamp is <pending> light...”", "surfaceLint.openTurn", [b, 1]),
         (2, 7, "✗ fail in run_b.jsonl:3 (newest of 2 runs) · ✗ complete_punctuation · ✗ finite_predicate_shape "
-               "· ✓ 4 passed", "surfaceLint.openTurn", [b, 2]),
+               "· ✓ SL101 SL102 SL105 SL106", "surfaceLint.openTurn", [b, 2]),
         (2, 7, "surface: “zephyr <b>wind</b> & \"breeze\"”", "surfaceLint.openTurn", [b, 2]),
         (3, 7, "surface-lint: no run of this case found (3 run file(s) of deterministic_fluency searched)", "",
          None),
@@ -82,7 +82,7 @@ async def test_lenses_follow_the_transcript_globs_and_unsaved_runs(client: Recor
     client.protocol.notify("surfaceLint/reviewSettings", {"transcripts": ["transcripts/run_a.jsonl"]})
     got = _lenses(await client.text_document_code_lens_async(types.CodeLensParams(_doc(uri))))
     a = (review_ws / RUN_A).as_uri()
-    assert got[0] == (0, 7, "✗ fail in run_a.jsonl:1 · ✗ complete_punctuation · ✓ 5 passed", "surfaceLint.openTurn",
+    assert got[0] == (0, 7, "✗ fail in run_a.jsonl:1 · ✗ complete_punctuation · ✓ SL101 SL102 SL104 SL105 SL106", "surfaceLint.openTurn",
                       [a, 0])
     assert got[1] == (0, 7, "surface: “A river is water that moves toward the sea”", "surfaceLint.openTurn", [a, 0])
     # An edit to the run, not saved: the lens shows the buffer.
@@ -93,7 +93,7 @@ async def test_lenses_follow_the_transcript_globs_and_unsaved_runs(client: Recor
     change(client, run, [(rng(0, col, 0, col), "!")])
     await published(client, run, 2)
     got = _lenses(await client.text_document_code_lens_async(types.CodeLensParams(_doc(uri))))
-    assert got[0][2] == "✓ pass in run_a.jsonl:1 · ✓ all 6 passed"
+    assert got[0][2] == "✓ pass in run_a.jsonl:1 · ✓ SL101 SL102 SL103 SL104 SL105 SL106"
     assert got[1][2] == "surface: “A river is water that moves toward the sea!”"
     # Globs that match nothing: every case says so.
     client.protocol.notify("surfaceLint/reviewSettings", {"transcripts": ["nowhere/*.jsonl"]})
@@ -269,7 +269,7 @@ async def test_hostile_and_broken_inputs(client: RecordingClient, review_ws: Pat
     got = _lenses(await client.text_document_code_lens_async(types.CodeLensParams(_doc(uri))))
     r = run.as_uri()
     assert got[-2:] == [
-        (5, 7, "✗ fail in crlf.jsonl:2 · ✗ no_placeholder · ✓ 5 passed", "surfaceLint.openTurn", [r, 1]),
+        (5, 7, "✗ fail in crlf.jsonl:2 · ✗ no_placeholder · ✓ SL102 SL103 SL104 SL105 SL106", "surfaceLint.openTurn", [r, 1]),
         (5, 7, "surface: “Hello <pending> there.”", "surfaceLint.openTurn", [r, 1]),
     ]
     assert [g[0] for g in got] == [0, 0, 1, 1, 2, 2, 3, 5, 5], "the broken line 5 has no lens, the rest do"
@@ -321,3 +321,30 @@ def test_default_transcript_globs_are_the_extension_default() -> None:
 
     props = json.loads(PACKAGE_JSON.read_text(encoding="utf-8"))["contributes"]["configuration"]["properties"]
     assert props["surfaceLint.review.transcripts"]["default"] == list(DEFAULT_TRANSCRIPT_GLOBS)
+
+
+async def test_a_request_overtaken_before_it_starts_is_dropped() -> None:
+    import asyncio
+    import threading
+
+    from surface_lint.lsp.features.review import ReviewFeatures
+    from surface_lint.lsp.server import SurfaceLintServer
+
+    features = ReviewFeatures(SurfaceLintServer())
+    ran: list[str] = []
+
+    def review(params: dict[str, Any]) -> str:
+        ran.append(params["tag"])
+        return params["tag"]
+
+    handler = features.worker(review, superseded="dropped")
+    gate = threading.Event()
+    features.pool.submit(gate.wait)  # the one review thread is busy: both requests queue
+    first = asyncio.ensure_future(handler({"uri": "file:///run.jsonl", "tag": "first"}))
+    second = asyncio.ensure_future(handler({"uri": "file:///run.jsonl", "tag": "second"}))
+    other = asyncio.ensure_future(handler({"uri": "file:///other.jsonl", "tag": "other"}))
+    await asyncio.sleep(0.05)
+    gate.set()
+    assert await asyncio.gather(first, second, other) == ["dropped", "second", "other"]
+    assert ran == ["second", "other"]
+    features.pool.shutdown()

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from reporters_support import CASES, LANE, NEW, OLD, cli
+from reporters_support import CASES, LANE, NEW, OLD, ROOT, cli
 
 from surface_lint.diff import compare_metrics, metric_direction
 from surface_lint.engine import Engine
@@ -149,3 +149,19 @@ def test_runtime_reports_against_their_own_captures_do_not_regress(corpus: Path)
     code, out = diff_json(str(report), str(capture), "--cases", str(cases), "--profile", "reference")
     assert code == 0
     assert out["changed"] == [] and out["unchanged"] == 15
+
+
+def test_the_results_model_refuses_two_lanes(tmp_path: Path) -> None:
+    from surface_lint.diff import diff_results
+    from surface_lint.engine import UsageError
+
+    report = tmp_path / "multi.json"
+    report.write_text(json.dumps({"lane": "multi_sentence_response", "metrics": {}, "cases": []}), encoding="utf-8")
+    engine = Engine()
+    fluency = engine.score(LANE, [], [str(ROOT / NEW)], None, True, None)
+    other = engine.score(LANE, [], [str(report)], None, True, None)  # scored as fluency, names multi
+    assert other.declared_lane == "multi_sentence_response" and fluency.declared_lane is None
+    with pytest.raises(UsageError) as raised:
+        diff_results(fluency, other, engine.lane(LANE), "a.jsonl", "multi.json")
+    assert str(raised.value) == ("a.jsonl is a run of deterministic_fluency but multi.json one of "
+                                 "multi_sentence_response: diff compares two runs of one lane")

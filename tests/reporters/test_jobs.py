@@ -10,8 +10,13 @@ import pytest
 from reporters_support import LANE, cli
 
 from surface_lint.engine import Engine
-from surface_lint.engine.score import independent as _independent
-from surface_lint.engine.score import score_in_processes as _score_in_processes
+from surface_lint.engine.score import Part, independent, score_file, start_worker
+from surface_lint.parallel import ordered_map
+
+
+def _parts(engine: Engine, lane: str, paths: list[str], want_rows: bool) -> list[Part]:
+    return ordered_map(score_file, [(p, want_rows, None) for p in paths], 2, start_worker,
+                       (engine.config, engine.profile, lane, [], {}))
 
 SURFACES = [
     "A river carries water to the sea. pack-grounded (en_demo_nature_v1).",
@@ -60,10 +65,8 @@ def test_lane_text_keeps_the_show_limit_across_processes(tmp_path: Path) -> None
 
 def test_files_that_share_a_case_fall_back_to_one_process(tmp_path: Path) -> None:
     paths = write_runs(tmp_path / "runs", 4, 20, shared=True)
-    engine = Engine()
-    lane = engine.lane(LANE)
-    parts = _score_in_processes(engine, lane, [], paths, {}, True, None, 2, None)
-    assert not _independent(parts)
+    parts = _parts(Engine(), LANE, paths, True)
+    assert not independent(parts)
     one = cli("--lane", LANE, "--transcripts", *paths, "--output-format", "json", "--jobs", "1")
     two = cli("--lane", LANE, "--transcripts", *paths, "--output-format", "json", "--jobs", "2")
     assert one.out == two.out
@@ -72,10 +75,9 @@ def test_files_that_share_a_case_fall_back_to_one_process(tmp_path: Path) -> Non
 
 def test_independent_files_are_merged(tmp_path: Path) -> None:
     paths = write_runs(tmp_path / "runs", 3, 10)
-    engine = Engine()
-    parts = _score_in_processes(engine, engine.lane(LANE), [], paths, {}, False, None, 2, None)
-    assert _independent(parts)
-    assert [len(p.events) for p in parts] == [10, 10, 10]
+    parts = _parts(Engine(), LANE, paths, False)
+    assert independent(parts)
+    assert [len(p.scored) for p in parts] == [10, 10, 10]
 
 
 def test_a_symbolic_chain_split_over_two_files(tmp_path: Path) -> None:

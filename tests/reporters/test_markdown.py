@@ -103,18 +103,37 @@ def _many_failures(tmp_path: Path, n: int) -> Path:
     return path
 
 
+QUOTA_NOTE = ("_… {n} more failing case(s) of `no_placeholder` not shown (the first 20 of each predicate "
+              "are listed). The JSON, SARIF or HTML output lists them all._")
+
+
+def test_the_first_20_failing_cases_of_each_predicate_and_a_count_of_the_rest(tmp_path: Path) -> None:
+    path = _many_failures(tmp_path, 60)
+    engine = Engine()
+    result = engine.score(LANE, [], [str(path)])
+    full = markdown.render_lane(result, RenderOptions(lane=engine.lane(LANE))).splitlines()
+    rows = [line for line in full if line.startswith("| `m")]
+    assert [row.split(" | ")[0] for row in rows] == [f"| `m{i:05d}`" for i in range(20)]
+    assert "### Failing cases (60)" in full
+    assert full[-2:] == ["", QUOTA_NOTE.format(n=40)]
+    # Every metric is shown, whatever the number of cases.
+    assert [line.split(" | ")[0] for line in full if line.startswith("| `") and "_rate" in line] == [
+        "| `complete_punctuation_rate`", "| `finite_predicate_shape_rate`", "| `no_dotted_inventory_rate`",
+        "| `no_placeholder_rate`", "| `no_provenance_only_rate`", "| `surface_provenance_match_rate`"]
+
+
 def test_byte_limit_cuts_the_failing_cases_with_a_note(tmp_path: Path) -> None:
     path = _many_failures(tmp_path, 60)
     engine = Engine()
     result = engine.score(LANE, [], [str(path)])
-    full = markdown.render_lane(result, RenderOptions(lane=engine.lane(LANE)))
-    cut = markdown.render_lane(result, RenderOptions(lane=engine.lane(LANE), byte_limit=8000))
-    assert len(full.encode()) > 8000 >= len(cut.encode())
+    cut = markdown.render_lane(result, RenderOptions(lane=engine.lane(LANE), byte_limit=4000))
+    assert len(cut.encode()) <= 4000
     rows = [line for line in cut.splitlines() if line.startswith("| `m")]
-    assert 0 < len(rows) < 60
-    assert cut.splitlines()[-1] == (f"_… {60 - len(rows)} more failing case(s) not shown: this summary is kept "
-                                    "under 7 KiB. The JSON, SARIF or HTML output lists them all._")
-    assert full.splitlines()[-1].startswith("| `m00059` |")
+    assert 0 < len(rows) < 20
+    assert cut.splitlines()[-4:] == [
+        "", QUOTA_NOTE.format(n=40), "",
+        f"_… {20 - len(rows)} more failing case(s) not shown: this summary is kept under 3 KiB. "
+        "The JSON, SARIF or HTML output lists them all._"]
 
 
 def test_github_summary_appends_and_stays_under_one_mebibyte(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -127,9 +146,9 @@ def test_github_summary_appends_and_stays_under_one_mebibyte(tmp_path: Path, mon
     text = summary.read_text("utf-8")
     assert text.startswith("# Earlier step output\n")
     assert len(text.encode()) <= STEP_SUMMARY_LIMIT
-    assert len(text.encode()) > STEP_SUMMARY_LIMIT - 4096  # it uses what there is
     assert "## surface-lint · `deterministic_fluency` v1 · FAIL" in text
-    assert text.rstrip().splitlines()[-1].endswith("The JSON, SARIF or HTML output lists them all._")
+    assert len([line for line in text.splitlines() if line.startswith("| `m")]) == 20
+    assert text.rstrip().splitlines()[-1] == QUOTA_NOTE.format(n=2980)
     assert run.out.startswith("lane deterministic_fluency v1")  # stdout keeps the chosen format
 
 

@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..checks import CHECK_CODES as C
 from ..findings import Finding, Location, Severity
 from ..lanes import Lane
 from ..scoring import (
@@ -17,7 +18,7 @@ from .results import LaneResult  # noqa: F401
 
 
 def second_record(case_id: str, where: Location, index: int | None) -> Finding:
-    return check_finding("SL005", where, f"a second scored record for case `{case_id}` replaces the first",
+    return check_finding(C.DUPLICATE_ID, where, f"a second scored record for case `{case_id}` replaces the first",
                          case_id, severity=Severity.WARNING, record_index=index)
 
 
@@ -37,7 +38,8 @@ class Summary:
     case_count: int
     failing_count: int
     remainder: list[str]
-    findings: list[Finding]
+    findings: list[Finding]  # SL005 for each record that replaced an earlier one of its case
+    replaced: set[int]  # positions of records a later record of the same case replaced
 
 
 class CompactOutcomes:
@@ -65,10 +67,10 @@ class CompactOutcomes:
         self.suspects: dict[int, tuple[str, Location, int | None]] = {}
         self.suspect_digests: set[tuple[int, int]] = set()
         self.named: dict[int, str] = {}  # ids kept for the unbucketed remainder
-        self.findings: dict[int, tuple[Finding, ...]] = {}
 
-    def add(self, case_id: str, signals: tuple[bool, ...], failed: tuple[str, ...], record: Record,
-            findings: tuple[Finding, ...]) -> None:
+    def add(self, case_id: str, signals: tuple[bool, ...], failed: tuple[str, ...], where: Record | Location,
+            record_index: int | None) -> int:
+        """Count one scored record; its position (a later record of the same id replaces it)."""
         k = (signals, bool(failed))
         key = self.keys.get(k)
         if key is None:
@@ -84,15 +86,15 @@ class CompactOutcomes:
         i1, m1, i2, m2 = bit1 >> 3, 1 << (bit1 & 7), bit2 >> 3, 1 << (bit2 & 7)
         f = self.filter
         if f[i1] & m1 and f[i2] & m2:
-            self.suspects[position] = (case_id, whole_record(record), record.index)
+            at = where if isinstance(where, Location) else whole_record(where)
+            self.suspects[position] = (case_id, at, record_index)
             self.suspect_digests.add((high, low))
         else:
             f[i1] |= m1
             f[i2] |= m2
         if self.key_unbucketed[key]:
             self.named[position] = case_id
-        if findings:  # kept only if this record stays its case's scored one (see summary)
-            self.findings[position] = findings
+        return position
 
     def summary(self) -> Summary:
         # Exact check of the suspects: every position whose digest a suspect has.
@@ -121,8 +123,7 @@ class CompactOutcomes:
         tally = +tally  # drop zero counts
         cases = len(self.key) - len(replaced)
         remainder = [case_id for p, case_id in sorted(self.named.items()) if p not in replaced]
-        kept = [f for p in sorted(self.findings) if p not in replaced for f in self.findings[p]]
-        return Summary(tally, cases, failing, remainder, kept + duplicates)
+        return Summary(tally, cases, failing, remainder, duplicates, replaced)
 
 
 def whole_record(record: Record) -> Location:

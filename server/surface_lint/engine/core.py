@@ -1,38 +1,34 @@
-"""The engine's front door: check a document, score a lane. Front ends only call this."""
+"""The engine's front door: check a document or a line, score a lane. Front ends only call this."""
 
 from __future__ import annotations
 
 import io
-import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..config import Config, ConfigError, resolve_severity
-from ..findings import Finding, Fix, Location, Severity, sorted_findings
+from ..findings import Finding, Severity, sorted_findings
 from ..lanes import Lane, LaneError, LaneSet, PredicateSpec, load_lanes
-from ..predicates import Context, Subject, Verdict
-from ..scoring import (
-    evaluate,
-    expected_names,
-    metrics_from_tally,
-    threshold_results,
-)
-from ..sources.base import JsonlReader, ReadStats, Record, check_finding
-from ..sources.cases import (
-    CaseFile,
-    duplicate_findings,
-    leak_findings,
-    read_case_file,
-    sibling_case_files,
-)
+from ..predicates import Verdict
+from ..sources.base import ReadStats, Record
+from ..sources.cases import duplicate_findings, leak_findings, read_case_file
 from ..sources.paths import unique_paths
-from ..sources.transcripts import ReportEntry, Transcript, iter_turns, read_report, sniff, sniff_stream
-from ..suppress import apply_suppressions
-from .details import build_details, is_primed, report_case_fields, report_subject
+from ..sources.transcripts import sniff
+from .check import HEAD_BYTES, DocumentChecker, turn_stream
 from .detect import first_object
-from .results import SURFACE_PATH, CaseIndex, DocResult, LaneResult, RecordInfo, UsageError, unjoined
-from .score import Scorer, chains, independent, score_in_processes
+from .pipeline import Evaluator
+from .results import (
+    CaseIndex,
+    DocResult,
+    LaneResult,
+    LineCheck,
+    RecordInfo,
+    UsageError,
+    shift_finding,
+    shift_record,
+)
+from .score import FileMapper, LaneScorer, independent, score_file, start_worker
 
 
 class Engine:
@@ -91,77 +87,16 @@ class Engine:
             return lanes[self.config.default_lane]
         return lanes.get("deterministic_fluency")
 
-    # --- severities ----------------------------------------------------------------------
+    # --- findings of one evaluated subject (kept for callers; the pipeline's Evaluator does it) --
 
     def severity(self, lane: Lane, spec: PredicateSpec, case_fields: Mapping[str, Any] | None) -> Severity | None:
         """Expected -> error; informational (post-gloss) -> information; else config/default."""
-        if case_fields:
-            if spec.name in expected_names(lane, case_fields):
-                return Severity.ERROR
-            if lane.informational_field:
-                listed = case_fields.get(lane.informational_field)
-                if isinstance(listed, list) and any(
-                    isinstance(n, str) and lane.predicate(n) is spec for n in listed
-                ):
-                    return Severity.INFORMATION
-        override = self.severity_levels.get(spec.name)
-        if override == "off":
-            return None
-        return Severity.parse(override or spec.default_severity)
+        return Evaluator(lane, self.severity_levels).severity(spec, case_fields)
 
-    # --- findings of one evaluated subject ----------------------------------------------
-
-    def predicate_findings(
-        self,
-        lane: Lane,
-        verdicts: Mapping[str, Verdict],
-        record: Record,
-        case_fields: Mapping[str, Any] | None,
-        case_id: str | None,
-        targets: Mapping[str, Record] | None = None,
-    ) -> list[Finding]:
-        out: list[Finding] = []
-        for spec in lane.predicates:
-            verdict = verdicts.get(spec.name)
-            if verdict is None or verdict.passed or not spec.report:
-                continue
-            if spec.applies_if and not (case_fields or {}).get(spec.applies_if):
-                continue
-            severity = self.severity(lane, spec, case_fields)
-            if severity is None:
-                continue
-            if verdict.timed_out:
-                out.append(check_finding("SL013", record.location(*SURFACE_PATH), verdict.message, case_id,
-                                         record_index=record.index))
-                continue
-            locations: list[Location] = []
-            if verdict.spans and "surface" in record.data:
-                locations = [record.location(*SURFACE_PATH, inner=span) for span in verdict.spans]
-            elif verdict.target:
-                target = (targets or {}).get(verdict.target, record)
-                if verdict.target in target.data:
-                    locations = [target.location(verdict.target)]
-                else:
-                    locations = [target.whole()]
-            elif "surface" in record.data:
-                locations = [record.location(*SURFACE_PATH)]
-            else:
-                locations = [record.whole()]
-            fixes = _ending_fix(spec, verdict, locations[-1]) if spec.kind == "ends_with" else ()
-            for index, loc in enumerate(locations):
-                out.append(
-                    Finding(
-                        location=loc,
-                        code=spec.code,
-                        rule=spec.name,
-                        severity=severity,
-                        message=f"{spec.name}: {verdict.span_message(index)}",  # each span its own match
-                        record_id=case_id,
-                        record_index=record.index,
-                        fixes=fixes,
-                    )
-                )
-        return out
+    def predicate_findings(self, lane: Lane, verdicts: Mapping[str, Verdict], record: Record,
+                           case_fields: Mapping[str, Any] | None, case_id: str | None,
+                           targets: Mapping[str, Record] | None = None) -> list[Finding]:
+        return Evaluator(lane, self.severity_levels).predicate_findings(verdicts, record, case_fields, case_id, targets)
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -191,148 +126,37 @@ class Engine:
 
     # --- check: one document -------------------------------------------------------------
 
-    def check_bytes(
-        self,
-        path: str,
-        data: bytes,
-        kind: str | None = None,
-        lane_name: str | None = None,
-        cases: CaseIndex | None = None,
-        siblings: bool = True,
-    ) -> DocResult:
-        result = self._check_document(path, data, kind, lane_name, cases, siblings)
-        # A record's `"surface_lint": {"disable": [...]}` drops its findings of those rules.
-        result.findings = apply_suppressions(result.findings, data, result.kind)
-        return result
+    def check_bytes(self, path: str, data: bytes, kind: str | None = None, lane_name: str | None = None,
+                    cases: CaseIndex | None = None, siblings: bool = True) -> DocResult:
+        """One document in memory (an editor buffer): its findings and what the editor keeps of
+        each record. A record's `"surface_lint": {"disable": [...]}` drops its own findings."""
+        return DocumentChecker(self).document(path, data, kind, lane_name, cases, siblings)
 
-    def _check_document(
-        self,
-        path: str,
-        data: bytes,
-        kind: str | None,
-        lane_name: str | None,
-        cases: CaseIndex | None,
-        siblings: bool,
-    ) -> DocResult:
-        sniffed, _whole = sniff(data)
-        kind = kind or sniffed or "turns"
-        hint_lane = self.lane(lane_name) if lane_name else None
-        if kind == "cases":
-            return self._check_cases(path, data, hint_lane, siblings)
-        if kind == "report":
-            transcript = read_report(path, data)
-            lane = hint_lane or self.detect_lane(path, kind, transcript.lane_hint,
-                                                 transcript.entries[0].data if transcript.entries else None)
-            assert lane is not None
-            return self._check_report(path, lane, transcript, cases)
-        lane = hint_lane or self.detect_lane(path, kind, first=first_object(data))
-        assert lane is not None
-        return self._check_turns(path, data, kind, lane, cases)
+    def check_file(self, path: str, kind: str | None, lane_name: str | None, cases: CaseIndex | None,
+                   sink: Callable[[Finding], None]) -> ReadStats:
+        """One file from disk, streamed: each finding goes to `sink` as its record is read."""
+        return DocumentChecker(self).file(path, kind, lane_name, cases, sink)
 
-    def _check_cases(self, path: str, data: bytes, lane: Lane | None, siblings: bool) -> DocResult:
-        lane = lane or self.detect_lane(path, "cases", first=first_object(data))
-        assert lane is not None
-        case_file = read_case_file(path, data, lane, self.config.max_line_bytes)
-        findings = list(case_file.findings)
-        if siblings:
-            others = []
-            for sib in sibling_case_files(path, lane.name):
-                try:
-                    others.append(read_case_file(str(sib), sib.read_bytes(), lane, self.config.max_line_bytes))
-                except OSError:
-                    continue
-            # Canonical split order (dev, public, holdouts): the later twin is the one flagged,
-            # whichever file is open.
-            files = sorted([case_file, *others], key=_split_rank)
-            # Only findings that land in this document (the others are linted on their own).
-            ours = [f for f in duplicate_findings(files) + leak_findings(files) if f.path == path]
-            seen = {(f.code, f.location) for f in findings}
-            findings.extend(f for f in ours if (f.code, f.location) not in seen)
-        records = [
-            RecordInfo(
-                c.id, "case", c.record.whole(), c.record.location(lane.schema.id_field)
-            )
-            for c in case_file.cases
-        ]
-        return DocResult(path, "cases", lane.name, sorted_findings(findings), case_file.stats, records)
-
-    def _check_turns(self, path: str, data: bytes, kind: str, lane: Lane, cases: CaseIndex | None) -> DocResult:
-        reader = JsonlReader(path, self.config.max_line_bytes)
+    def check_line(self, path: str, text: str, line: int, kind: str, lane_name: str,
+                   cases: CaseIndex | None = None, primed: Collection[str] = ()) -> LineCheck:
+        """One line of a turn or telemetry JSONL document, as `check_bytes` would see it there
+        (the editor's re-checked lines). `line`: its 1-based number (only line 1 may start with
+        a byte-order mark); `primed`: case ids with a priming turn earlier in the document.
+        Findings the engine reports once per file and case id (SL015) are the caller's to merge."""
+        lane = self.lane(lane_name)
+        lead = b"\n" if line > 1 else b""  # a blank line keeps a later line's BOM a character
+        at = 2 if lead else 1
+        data = lead + text.encode("utf-8", "surrogatepass") + b"\n"
         findings: list[Finding] = []
         records: list[RecordInfo] = []
-        turns = iter_turns(path, io.BytesIO(data), kind, reader)
-        unknown: set[str] = set()
-        if lane.unit == "chain":
-            for item in chains(turns):
-                case = cases.by_id.get(item.case_id) if cases else None
-                case_fields = case.data if case else None
-                verdicts = evaluate(lane, item.subject(case_fields), None, case_fields)
-                probe = item.probe_record()
-                findings.extend(unjoined(probe, item.case_id, cases, unknown))
-                findings.extend(self.predicate_findings(lane, verdicts, probe, case_fields, item.case_id,
-                                                        {"proposal_count": probe}))
-                records.append(RecordInfo(item.case_id, "turn", probe.whole(), _id_loc(probe, "case_id"),
-                                          verdicts=verdicts,
-                                          case_location=case.record.whole() if case else None))
-        else:
-            primed: set[str] = set()
-            for turn in turns:
-                if turn.role == "priming" and turn.case_id:
-                    primed.add(turn.case_id)
-                case = cases.by_id.get(turn.case_id) if cases and turn.case_id else None
-                case_fields = case.data if case else None
-                findings.extend(unjoined(turn.record, turn.case_id, cases, unknown))
-                subject = Subject(turn.surface or "", turn.grounding, case_fields,
-                                  primed=is_primed(case_fields, turn.case_id in primed))
-                verdicts = evaluate(lane, subject, None, case_fields)
-                # Only the scored turn is held to the case's expectations.
-                judged_fields = case_fields if turn.scored else None
-                findings.extend(self.predicate_findings(lane, verdicts, turn.record, judged_fields, turn.case_id))
-                records.append(RecordInfo(turn.case_id, "turn", turn.record.whole(),
-                                          _id_loc(turn.record, "case_id"),
-                                          turn.record.location(*SURFACE_PATH), verdicts,
-                                          case.record.whole() if case else None))
-        findings.extend(reader.findings)
-        return DocResult(path, kind, lane.name, sorted_findings(findings), reader.stats, records)
-
-    def _check_report(self, path: str, lane: Lane, transcript: Transcript, cases: CaseIndex | None) -> DocResult:
-        findings = list(transcript.findings)
-        records: list[RecordInfo] = []
-        reference = self.reference_lane(lane.name) or lane
-        unknown: set[str] = set()
-        for entry in transcript.entries:
-            case = cases.by_id.get(entry.case_id) if cases and entry.case_id else None
-            findings.extend(unjoined(entry.record, entry.case_id, cases, unknown))
-            fields = report_case_fields(lane, entry, case)
-            subject = report_subject(lane, entry, fields)
-            verdicts = evaluate(lane, subject, entry.data, fields)
-            findings.extend(self.predicate_findings(lane, verdicts, entry.record, fields, entry.case_id))
-            findings.extend(self._stored_mismatches(reference, entry, fields))
-            surface_loc = entry.record.location("surface") if "surface" in entry.data else None
-            records.append(RecordInfo(entry.case_id, "report-case", entry.record.whole(),
-                                      _id_loc(entry.record, "case_id" if "case_id" in entry.data else "id"),
-                                      surface_loc, verdicts, case.record.whole() if case else None))
-        return DocResult(path, "report", lane.name, sorted_findings(findings), transcript.stats, records)
-
-    def _stored_mismatches(self, reference: Lane, entry: ReportEntry, fields: Mapping[str, Any]) -> list[Finding]:
-        """Stored per-case flags that do not follow from the entry's raw fields (reference profile)."""
-        subject = report_subject(reference, entry, fields)
-        verdicts = evaluate(reference, subject, entry.data, fields)
-        computed = build_details(reference, verdicts, subject, fields, entry.data, Context(subject, reference.analysis))
-        out = []
-        for key, source in reference.details.items():
-            if not source.startswith(("signal.", "verdicts", "analysis.")) or key not in entry.data:
-                continue
-            stored, ours = entry.data[key], computed.get(key)
-            pairs = ([((key, k), stored.get(k), v) for k, v in ours.items() if k in stored]
-                     if isinstance(stored, dict) and isinstance(ours, dict) else [((key,), stored, ours)])
-            for path, old, new in pairs:
-                if old != new:
-                    out.append(check_finding(
-                        "SL011", entry.record.location(*path),
-                        f"stored `{'.'.join(map(str, path))}` is {json.dumps(old)} but the raw fields give {json.dumps(new)}",
-                        entry.case_id, record_index=entry.record.index))
-        return out
+        for found, info in turn_stream(self, path, io.BytesIO(data), kind, lane, cases, True,
+                                       primed=frozenset(primed)):
+            findings.extend(f for f in found if f.location.line == at)
+            if info is not None and info.location.line == at:
+                records.append(info)
+        delta = line - at
+        return LineCheck(sorted_findings([shift_finding(f, path, delta) for f in findings]),
+                         [shift_record(r, path, delta) for r in records])
 
     # --- score: a lane ---------------------------------------------------------------------
 
@@ -345,13 +169,14 @@ class Engine:
         want_details: bool = True,
         finding_limit: int | None = None,
         texts: Mapping[str, bytes] | None = None,
-        jobs: int = 1,
+        mapper: FileMapper | None = None,
         progress: Callable[[str], None] | None = None,
     ) -> LaneResult:
         """Score a lane from files; `texts` gives the bytes of any path not to be read from disk
-        (an editor's unsaved buffers). With `jobs` > 1, transcript files are read and scored in
-        that many processes and merged in input order: the result is the one of a single process.
-        `progress` is called with each transcript path once it is done."""
+        (an editor's unsaved buffers). With a `mapper` (cli.process_mapper over parallel.ordered_map), transcript files
+        are scored in worker processes and merged in input order when no two share a case: the
+        result is the one of a single process. `progress` is called with each transcript path
+        once it is done. Case rows and findings are kept on disk: memory stays flat."""
         texts = texts or {}
         case_paths, transcript_paths = unique_paths(case_paths), unique_paths(transcript_paths)
         lane = self.lane(lane_name) if lane_name else None
@@ -361,112 +186,57 @@ class Engine:
         if lane is None:
             if not transcript_paths:
                 raise UsageError("give --lane, --cases or --transcripts")
-            path0 = transcript_paths[0]  # an empty buffer is a text too: never read from disk then
-            first = texts[path0] if path0 in texts else self.read_bytes(path0)
-            kind, whole = sniff(first)
-            hint = whole.get("lane") if isinstance(whole, dict) else None
-            lane = self.detect_lane(transcript_paths[0], kind, hint if isinstance(hint, str) else None,
-                                    first_object(first))
-            assert lane is not None
+            lane = self._transcript_lane(transcript_paths[0], texts)
         set_name = threshold_set or self.config.thresholds.get(lane.name) or lane.default_thresholds
         if set_name is not None and set_name not in lane.thresholds:
             known = ", ".join(sorted(lane.thresholds)) or "none"
             raise UsageError(f"lane {lane.name} has no threshold set {set_name!r} (known: {known})")
         stats = ReadStats()
-        findings: list[Finding] = []
         if index is not None:
-            findings.extend(index.findings)
             stats.add(index.stats)
+        scorer = LaneScorer(self, lane, index, want_details, finding_limit)
         parts = None
-        if jobs > 1 and len(transcript_paths) > 1:
-            parts = score_in_processes(self, lane, case_paths, transcript_paths, texts, want_details,
-                                        finding_limit, jobs, progress)
-        absorb = parts is not None and independent(parts)
-        # Outcomes absorbed from worker processes arrive as objects: no compact store then.
-        scorer = Scorer(self, lane, index, want_details, finding_limit, compact=not absorb)
-        if parts is not None and absorb:
+        if mapper is not None and len(transcript_paths) > 1:
+            parts = mapper(score_file, [(p, want_details, finding_limit) for p in transcript_paths],
+                           start_worker, (self.config, self.profile, lane.name, list(case_paths), dict(texts)),
+                           (lambda item: progress(item[0])) if progress else None)
+        if parts is not None and independent(parts):
             for part in parts:
-                findings.extend(part.read_findings)
-                stats.add(part.stats)
                 scorer.absorb(part)
         else:  # one process, or files that share a case (priming, a split chain, a repeat)
-            for path in transcript_paths:
-                read_findings, read_stats = self._read_transcript(scorer, path, texts)
-                findings.extend(read_findings)
-                stats.add(read_stats)
-                if progress is not None and parts is None:
-                    progress(path)
-        outcomes = scorer.finish()
-        summary = scorer.summary(outcomes)
-        findings.extend(scorer.findings)
-        findings.extend(summary.findings)
-        missing = scorer.missing()
-        if index is not None:
-            for case_id in missing:
-                case = index.by_id[case_id]
-                findings.append(check_finding(
-                    "SL015", case.record.location(lane.schema.id_field),
-                    f"case `{case_id}` has no scored turn in the transcripts; left out of the metrics",
-                    case_id, record_index=case.record.index))
-        metrics = metrics_from_tally(lane, summary.tally)
-        thresholds = threshold_results(lane, metrics, set_name) if summary.case_count else []
-        passed = all(t.passed for t in thresholds) if thresholds else None
-        aliases = {a: m.name for m in lane.metrics for a in m.aliases}
-        return LaneResult(
-            lane=lane.name, profile=self.profile, version=lane.version, threshold_set=set_name,
-            metrics=metrics, thresholds=thresholds, passed=passed, outcomes=outcomes,
-            findings=sorted_findings(findings),
-            missing_transcripts=missing, unknown_cases=sorted(scorer.unknown),
-            remainder=summary.remainder, stats=stats, sources=[*case_paths, *transcript_paths],
-            headline=lane.headline, metric_aliases=aliases,
-            case_count=summary.case_count, failing_count=summary.failing_count,
-        )
+            scorer.read(transcript_paths, texts, progress if parts is None else None)
+        stats.add(scorer.stats)
+        # The lane the inputs name themselves (a report's `lane`): `diff` compares it.
+        declared = scorer.declared
+        return scorer.result([*case_paths, *transcript_paths], set_name, stats,
+                             index.findings if index is not None else (), declared,
+                             transcript_paths[0] if transcript_paths else "")
 
-
-    def _read_transcript(self, scorer: Scorer, path: str,
-                         texts: Mapping[str, bytes]) -> tuple[list[Finding], ReadStats]:
-        """Feed one transcript file to the scorer; its reading findings and counts."""
-        data_path = Path(path)
+    def _head(self, path: str, texts: Mapping[str, bytes]) -> bytes:
         given = texts.get(path)
+        if given is not None:
+            return given[:HEAD_BYTES]
         try:
-            if given is not None:
-                kind = sniff_stream(io.BytesIO(given))
-            else:
-                with data_path.open("rb") as fh:
-                    kind = sniff_stream(fh)
+            with open(path, "rb") as fh:
+                return fh.read(HEAD_BYTES)
         except OSError as exc:
             raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
-        # The records that parse decide (a compact one-line report is a report).
-        if kind == "report":
-            transcript = read_report(path, given if given is not None else self.read_bytes(path))
-            scorer.add_report(transcript)
-            return list(transcript.findings), transcript.stats
-        if kind == "cases":
-            raise UsageError(f"{path}: this is a case file; pass it with --cases")
-        reader = JsonlReader(path, self.config.max_line_bytes)
-        with io.BytesIO(given) if given is not None else data_path.open("rb") as fh:
-            scorer.add_turns(iter_turns(path, fh, kind or "turns", reader))
-        return reader.findings, reader.stats
 
+    def _transcript_lane(self, path: str, texts: Mapping[str, bytes]) -> Lane:
+        """The lane of a run given only transcripts: a report's `lane`, the path, the first record."""
+        head = self._head(path, texts)
+        kind, whole = sniff(head)
+        if kind == "report" and whole is None:
+            data = texts.get(path)
+            kind, whole = sniff(data if data is not None else self.read_bytes(path))
+        hint = whole.get("lane") if isinstance(whole, dict) else None
+        lane = self.detect_lane(path, kind, hint if isinstance(hint, str) else None, first_object(head))
+        if lane is None:
+            raise UsageError(f"{path}: cannot tell which lane this run belongs to (use --lane)")
+        return lane
 
-def _ending_fix(spec: PredicateSpec, verdict: Verdict, where: Location) -> tuple[Fix, ...]:
-    """`complete_punctuation`-style findings: insert the first ending after the last character."""
-    endings = spec.params.get("endings") or ()
-    if not endings or not verdict.spans or verdict.spans[-1][1] <= verdict.spans[-1][0]:
-        return ()
-    at = Location(where.path, where.end_line, where.end_column, where.end_line, where.end_column)
-    return (Fix(f"Add terminal punctuation `{endings[0]}`", at, str(endings[0])),)
-
-
-def _split_rank(case_file: CaseFile) -> int:
-    return {"dev": 0, "public": 1, "holdouts": 2}.get(case_file.split or "", 3)
 
 
 def _cross_file(found: list[Finding], n_files: int) -> list[Finding]:
     """Duplicates across files only (each file's own were found when it was read)."""
     return [f for f in found if n_files > 1 and "this file" not in f.message]
-
-
-def _id_loc(record: Record, key: str) -> Location | None:
-    return record.location(key) if key in record.data else None
-

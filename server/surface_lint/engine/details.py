@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..lanes import Lane
@@ -52,6 +52,82 @@ def report_subject(lane: Lane, entry: ReportEntry, fields: Mapping[str, Any]) ->
     )
 
 
+_Getter = Callable[[Mapping[str, Verdict], Subject, Mapping[str, Any], Mapping[str, Any] | None,
+                    Mapping[str, Any] | None, Context, str | None], Any]
+
+
+class DetailsPlan:
+    """A lane's `[details]` compiled once: one getter per detail field, in the file's order."""
+
+    __slots__ = ("getters",)
+
+    def __init__(self, lane: Lane) -> None:
+        getters: list[tuple[str, _Getter]] = []
+        for key, source in lane.details.items():
+            expr, _, default_text = source.partition("|")
+            default = json.loads(default_text) if default_text else None
+            kind, _, name = expr.partition(".")
+            getters.append((key, _getter(lane, kind, name, default)))
+        self.getters: tuple[tuple[str, _Getter], ...] = tuple(getters)
+
+    def build(self, verdicts: Mapping[str, Verdict], subject: Subject, case_fields: Mapping[str, Any] | None,
+              turn: Mapping[str, Any] | None, ctx: Context, case_id: str | None = None) -> dict[str, Any]:
+        """One case's details, field for field as the runner writes them (from the lane's [details])."""
+        fields = case_fields or {}
+        return {key: get(verdicts, subject, fields, case_fields, turn, ctx, case_id) for key, get in self.getters}
+
+
+def _getter(lane: Lane, kind: str, name: str, default: Any) -> _Getter:
+    """How one detail field is read: `case.X`, `turn.X`, `chain.X`, `signal.A&B`, `analysis.X`, `verdicts`."""
+    if kind == "case":
+        is_id = name == lane.schema.id_field
+
+        def case(verdicts: Mapping[str, Verdict], subject: Subject, fields: Mapping[str, Any],
+                 case_fields: Mapping[str, Any] | None, turn: Mapping[str, Any] | None, ctx: Context,
+                 case_id: str | None) -> Any:
+            value = fields.get(name, default)
+            if is_id and value is None:
+                # Without a case file the record's own case id names the case (a report read
+                # back must score the same cases).
+                value = case_id if case_id else (default if default is not None else "")
+            if isinstance(default, bool):
+                return bool(value)
+            if isinstance(default, int):
+                try:
+                    return int(value)
+                except (TypeError, ValueError, OverflowError):
+                    return default
+            return value
+
+        return case
+    if kind == "turn":
+        if name == "prompt":
+            return lambda v, subject, fields, cf, turn, ctx, cid: fields.get("prompt", (turn or {}).get("prompt"))
+        if name == "surface":
+            return lambda v, subject, fields, cf, turn, ctx, cid: subject.surface
+        return lambda v, subject, fields, cf, turn, ctx, cid: subject.grounding
+    if kind == "chain":
+        empty: Any = 0 if name in ("vault_hits", "proposal_count") else ("" if name.startswith("trace_hash") else None)
+
+        def chain(v: Mapping[str, Verdict], subject: Subject, fields: Mapping[str, Any],
+                  cf: Mapping[str, Any] | None, turn: Mapping[str, Any] | None, ctx: Context,
+                  cid: str | None) -> Any:
+            value = getattr(subject, name, None)
+            return empty if value is None else value
+
+        return chain
+    if kind == "signal":
+        names = tuple(name.split("&"))
+        return lambda verdicts, subject, fields, cf, turn, ctx, cid: all(
+            signal(n, lane, verdicts, cf) for n in names)
+    if kind == "analysis":
+        return lambda v, subject, fields, cf, turn, ctx, cid: (
+            len(ctx.analysis.sentences) if name == "sentence_count" else None)
+    reported = tuple(spec.name for spec in lane.predicates if spec.report)
+    return lambda verdicts, subject, fields, cf, turn, ctx, cid: {
+        n: verdicts[n].passed for n in reported if n in verdicts}
+
+
 def build_details(
     lane: Lane,
     verdicts: Mapping[str, Verdict],
@@ -59,46 +135,7 @@ def build_details(
     case_fields: Mapping[str, Any] | None,
     turn: Mapping[str, Any] | None,
     ctx: Context,
+    case_id: str | None = None,
 ) -> dict[str, Any]:
     """One case's details, field for field as the runner writes them (from the lane's [details])."""
-    out: dict[str, Any] = {}
-    fields = case_fields or {}
-    for key, source in lane.details.items():
-        expr, _, default_text = source.partition("|")
-        default = json.loads(default_text) if default_text else None
-        kind, _, name = expr.partition(".")
-        value: Any
-        if kind == "case":
-            value = fields.get(name, default)
-            if name == lane.schema.id_field and value is None:
-                value = default if default is not None else ""
-            if isinstance(default, bool):
-                value = bool(value)
-            elif isinstance(default, int) and not isinstance(default, bool):
-                try:
-                    value = int(value)
-                except (TypeError, ValueError):
-                    value = default
-        elif kind == "turn":
-            if name == "prompt":
-                value = fields.get("prompt", (turn or {}).get("prompt"))
-            elif name == "surface":
-                value = subject.surface
-            else:
-                value = subject.grounding
-        elif kind == "chain":
-            value = getattr(subject, name, None)
-            if name in ("vault_hits", "proposal_count") and value is None:
-                value = 0
-            if name.startswith("trace_hash") and value is None:
-                value = ""
-        elif kind == "signal":
-            value = all(signal(n, lane, verdicts, case_fields) for n in name.split("&"))
-        elif kind == "analysis":
-            value = len(ctx.analysis.sentences) if name == "sentence_count" else None
-        else:  # verdicts
-            value = {spec.name: verdicts[spec.name].passed for spec in lane.predicates
-                     if spec.report and spec.name in verdicts}
-        out[key] = value
-    return out
-
+    return DetailsPlan(lane).build(verdicts, subject, case_fields, turn, ctx, case_id)

@@ -2,23 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
-from ..findings import Finding, Location
+from ..findings import Finding, Fix, Location, Related
 from ..predicates import Verdict
 from ..scoring import (
     Outcome,
     ThresholdResult,
 )
-from ..sources.base import ReadStats, Record, check_finding
+from ..sources.base import ReadStats
 from ..sources.cases import (
     Case,
     CaseFile,
 )
 
 SURFACE_PATH = ("surface",)
+T_co = TypeVar("T_co", covariant=True)
 
 
 class UsageError(Exception):
@@ -74,8 +75,21 @@ class CaseIndex:
         return out
 
 
+class Rows(Protocol[T_co]):
+    """A re-iterable, sized run of items (a list, or rows kept on disk: see spool.py)."""
+
+    def __iter__(self) -> Iterator[T_co]: ...
+
+    def __len__(self) -> int: ...
+
+
 @dataclass
 class LaneResult:
+    """One lane run: the results model `--lane`, `diff`, the baseline and every reporter read.
+
+    `outcomes` (scored cases, case-file order, else input order) and `findings` (sorted) may be
+    kept on disk: iterate them, as often as needed; never index them."""
+
     lane: str
     profile: str
     version: str
@@ -83,8 +97,8 @@ class LaneResult:
     metrics: dict[str, Any]
     thresholds: list[ThresholdResult]
     passed: bool | None
-    outcomes: list[Outcome]
-    findings: list[Finding]  # input problems + per-case failures (positioned)
+    outcomes: Rows[Outcome]
+    findings: Rows[Finding]  # input problems + per-case failures (positioned)
     missing_transcripts: list[str]
     unknown_cases: list[str]
     remainder: list[str]  # multi-sentence cases outside the three buckets
@@ -94,16 +108,43 @@ class LaneResult:
     metric_aliases: dict[str, str]
     case_count: int = 0  # cases scored (also when `outcomes` is not kept: text output)
     failing_count: int = 0  # of those, cases with a failing predicate
+    # The lane the inputs name themselves (a report's `lane`, a path, the records' shape), which
+    # `diff` compares: None when only `--lane` said it.
+    declared_lane: str | None = None
+    nothing_scored: str | None = None  # why no case was scored (exit 1 with thresholds), else None
 
 
 
-def unjoined(record: Record, case_id: str | None, cases: CaseIndex | None, seen: set[str]) -> list[Finding]:
-    """SL015 once per unknown case id, at its first record (only when cases were given)."""
-    if cases is None or not case_id or case_id in cases.by_id or case_id in seen:
-        return []
-    seen.add(case_id)
-    where = record.location("case_id") if "case_id" in record.data else (
-        record.location("id") if "id" in record.data else record.whole())
-    return [check_finding("SL015", where, f"case id `{case_id}` matches no case in the given case files",
-                          case_id, record_index=record.index)]
 
+@dataclass(slots=True)
+class LineCheck:
+    """`Engine.check_line`: one JSONL line's findings and what the editor keeps of its record."""
+
+    findings: list[Finding]
+    records: list[RecordInfo]
+
+
+def shift_location(location: Location, path: str, delta: int) -> Location:
+    """The same range `delta` lines further down (other files' locations unchanged)."""
+    if location.path != path or not delta:
+        return location
+    return Location(path, location.line + delta, location.column, location.end_line + delta, location.end_column)
+
+
+def shift_finding(f: Finding, path: str, delta: int) -> Finding:
+    if not delta:
+        return f
+    return Finding(
+        shift_location(f.location, path, delta), f.code, f.rule, f.severity, f.message, f.record_id,
+        tuple(Related(shift_location(r.location, path, delta), r.message) for r in f.related),
+        tuple(Fix(x.title, shift_location(x.location, path, delta), x.replacement) for x in f.fixes),
+        f.record_index, f.extra,
+    )
+
+
+def shift_record(r: RecordInfo, path: str, delta: int) -> RecordInfo:
+    def opt(location: Location | None) -> Location | None:
+        return shift_location(location, path, delta) if location is not None else None
+
+    return RecordInfo(r.id, r.kind, shift_location(r.location, path, delta), opt(r.id_location),
+                      opt(r.surface), r.verdicts, r.case_location)

@@ -1,258 +1,420 @@
-"""Scoring a lane: joining transcripts to cases, folding records into outcomes."""
+"""Scoring a lane: the pipeline's joined records folded into outcomes, metrics and thresholds.
+
+Every scored record is evaluated once (`pipeline.Evaluator`) and counted in bounded flat
+arrays (`compact.CompactOutcomes`: the tally the metrics read, the last record of a case
+wins). What reports list is kept on disk (`spool.Spool`): a row per scored case when a format
+needs them, and the findings, sorted. Memory does not grow with the number of turns.
+"""
 
 from __future__ import annotations
 
-from collections import Counter
+import io
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..checks import CHECK_CODES as C
 from ..config import Config
-from ..findings import Finding
+from ..findings import Finding, Location, Severity
 from ..lanes import Lane
-from ..predicates import PASS, Context, Subject, Verdict
-from ..scoring import (
-    Outcome,
-    evaluate,
-    lane_signals,
-    signal_values,
-)
-from ..sources.base import ReadStats, Record
-from ..sources.cases import (
-    Case,
-)
-from ..sources.transcripts import Transcript, Turn
-from .compact import CompactOutcomes, Summary, second_record, unbucketed, whole_record  # noqa: F401
-from .details import build_details, is_primed, report_case_fields, report_subject
-from .results import CaseIndex, LaneResult, UsageError, unjoined  # noqa: F401
+from ..predicates import PASS, Context, Verdict
+from ..scoring import Outcome, lane_signals, metrics_from_tally, signal_values, threshold_results
+from ..sources.base import JsonlReader, ReadStats, Record, check_finding
+from ..sources.transcripts import Turn, iter_turns, read_report, sniff_stream
+from .compact import CompactOutcomes, whole_record
+from .details import DetailsPlan
+from .pipeline import Evaluator, Joined, join_report, join_turns
+from .results import CaseIndex, LaneResult, Rows, UsageError
+from .spool import Mapped, Spool
 
 if TYPE_CHECKING:
     from .core import Engine
 
+# A mapper runs `fn(*args)` for each args in `calls` (in worker processes) and returns the
+# results in input order: parallel.ordered_map, given by the caller (the engine starts no process).
+FileMapper = Callable[..., list[Any]]
 
-@dataclass
-class Chain:
-    """Both runs of one symbolic case, accumulated from its turns."""
+
+@dataclass(slots=True)
+class Scored:
+    """One evaluated scored record, as the fold keeps it (also what a worker process sends back)."""
 
     case_id: str
-    probes: dict[int, Turn] = field(default_factory=dict)
-    proposals: dict[int, int] = field(default_factory=dict)
-    first: Turn | None = None
+    signals: tuple[bool, ...]
+    failed: tuple[str, ...]
+    where: Location | None  # the record's whole range (a second record of a case is flagged there)
+    record_index: int | None
+    grounding: str
+    details: dict[str, Any] | None
+    judged: tuple[str, ...]
+    failures: dict[str, Verdict]  # the failed predicates' verdicts
+    findings: tuple[Finding, ...]
+    levels: dict[str, Severity | None] = field(default_factory=dict)  # each failure's finding severity
 
-    def subject(self, case_fields: Mapping[str, Any] | None = None) -> Subject:
-        p0, p1 = self.probes.get(0), self.probes.get(1)
-        return Subject(
-            surface=p0.surface or "" if p0 else "",
-            grounding=p0.grounding if p0 else "none",
-            case=case_fields,
-            vault_hits=p0.vault_hits or 0 if p0 else 0,
-            trace_hash=(p0.trace_hash or "") if p0 else "",
-            proposal_count=self.proposals.get(0, 0),
-            vault_hits_replay=(p1.vault_hits or 0) if p1 else None,
-            trace_hash_replay=(p1.trace_hash or "") if p1 else None,
-            proposal_count_replay=self.proposals.get(1, 0) if p1 else None,
-        )
-
-    def probe_record(self) -> Record:
-        turn = self.probes.get(0) or self.first
-        assert turn is not None
-        return turn.record
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Spooled by the hundred thousand: builtins only (verdicts as message and spans, severities
+        # as numbers) pickle several times faster than the objects.
+        failures = {n: (v.message, v.spans, v.target, v.timed_out, v.span_messages) for n, v in self.failures.items()}
+        levels = {n: int(v) if v is not None else None for n, v in self.levels.items()}
+        return (_scored, (self.case_id, self.signals, self.failed, self.where, self.record_index, self.grounding,
+                          self.details, self.judged, failures, self.findings, levels))
 
 
-def chains(turns: Iterable[Turn]) -> Iterator[Chain]:
-    by_id: dict[str, Chain] = {}
-    for turn in turns:
-        if not turn.case_id:
-            continue
-        chain = by_id.get(turn.case_id)
-        if chain is None:
-            chain = by_id[turn.case_id] = Chain(turn.case_id, first=turn)
-        if turn.role == "premise" and turn.proposal:
-            chain.proposals[turn.chain] = chain.proposals.get(turn.chain, 0) + 1
-        if turn.scored or turn.role == "probe":
-            chain.probes[turn.chain] = turn
-    yield from by_id.values()
-
-
-class Scorer:
-    """Joins transcripts to cases and turns each scored case into an Outcome."""
-
-    def __init__(self, engine: Engine, lane: Lane, index: CaseIndex | None,
-                 want_details: bool, finding_limit: int | None, keep_events: bool = False,
-                 compact: bool = True) -> None:
-        self.engine = engine
-        self.lane = lane
-        self.index = index
-        self.want_details = want_details
-        self.finding_limit = finding_limit
-        self.signals = lane_signals(lane)
-        self.reported = {p.name for p in lane.predicates if p.report}
-        self._interned: dict[tuple[bool, ...], tuple[bool, ...]] = {}
-        self.outcomes: dict[str, Outcome] = {}
-        self.unknown: set[str] = set()
-        self.findings: list[Finding] = []
-        self.failing_shown = 0
-        self.primed: set[str] = set()
-        self.chains: dict[str, Chain] = {}
-        # Every recorded outcome in order, replaced ones too: only a worker's scorer keeps them.
-        self.keep_events = keep_events
-        self.events: list[Outcome] = []
-        # Text output of a transcript-only run keeps no Outcome per case: a few bytes a case.
-        use_compact = compact and not want_details and index is None and not keep_events
-        self.compact = CompactOutcomes(lane) if use_compact else None
-
-    def _case(self, case_id: str | None, record: Record | None = None) -> tuple[bool, Case | None]:
-        if self.index is None:
-            return True, None
-        case = self.index.by_id.get(case_id) if case_id else None
-        if case is None:
-            if case_id and case_id not in self.unknown:
-                self.unknown.add(case_id)
-                if record is not None:
-                    self.findings.extend(unjoined(record, case_id, self.index, set()))
-            return False, None
-        return True, case
-
-    def _record(self, case_id: str, subject: Subject, verdicts: Mapping[str, Verdict],
-                fields: Mapping[str, Any] | None, record: Record, turn_data: Mapping[str, Any] | None,
-                targets: Mapping[str, Record] | None = None) -> None:
-        signals = signal_values(self.lane, self.signals, verdicts, fields)
-        if self.compact is None:  # many Outcomes share their signal values: keep one tuple each
-            signals = self._interned.setdefault(signals, signals)
-        details = None
-        if self.want_details:
-            details = build_details(self.lane, verdicts, subject, fields, turn_data,
-                                    Context(subject, self.lane.analysis))
-        failed = tuple(n for n, v in verdicts.items() if v is not PASS and not v.passed and n in self.reported)
-        findings: list[Finding] = []
-        if failed and (self.finding_limit is None or self.failing_shown < self.finding_limit):
-            findings = self.engine.predicate_findings(self.lane, verdicts, record, fields, case_id, targets)
-            if findings:
-                self.failing_shown += 1
-        if self.compact is not None:
-            self.compact.add(case_id, signals, failed, record, tuple(findings))
-            return
-        if case_id in self.outcomes:
-            self.findings.append(second_record(case_id, record.whole(), record.index))
-        outcome = Outcome(case_id, signals, subject.grounding, details, failed, tuple(findings),
-                          dict(verdicts) if self.want_details else None)
-        self.outcomes[case_id] = outcome
-        if self.keep_events:
-            self.events.append(outcome)
-
-    def absorb(self, part: Part) -> None:
-        """Take one file's outcomes scored in another process, as if it had been read here."""
-        self.unknown |= part.unknown
-        self.findings.extend(part.scorer_findings)
-        for outcome in part.events:
-            if outcome.findings:  # the other process counted only its own file: apply the limit to all
-                if self.finding_limit is not None and self.failing_shown >= self.finding_limit:
-                    outcome = replace(outcome, findings=())
-                else:
-                    self.failing_shown += 1
-            self.outcomes[outcome.case_id] = outcome
-            if self.keep_events:
-                self.events.append(outcome)
-
-    def touched(self) -> set[str]:
-        """Case ids whose scoring state this scorer holds (primed, chained or scored)."""
-        return self.primed | set(self.chains) | {o.case_id for o in self.events}
-
-    def add_turns(self, turns: Iterable[Turn]) -> None:
-        chain_unit = self.lane.unit == "chain"
-        for turn in turns:
-            if turn.case_id is None:
-                continue
-            if chain_unit:
-                chain = self.chains.get(turn.case_id)
-                if chain is None:
-                    chain = self.chains[turn.case_id] = Chain(turn.case_id, first=turn)
-                if turn.role == "premise" and turn.proposal:
-                    chain.proposals[turn.chain] = chain.proposals.get(turn.chain, 0) + 1
-                if turn.scored or turn.role == "probe":
-                    chain.probes[turn.chain] = turn
-                continue
-            if turn.role == "priming":
-                self.primed.add(turn.case_id)
-            if not turn.scored or turn.chain != 0:
-                continue
-            ok, case = self._case(turn.case_id, turn.record)
-            if not ok:
-                continue
-            fields = case.data if case else None
-            subject = Subject(turn.surface or "", turn.grounding, fields,
-                              primed=is_primed(fields, turn.case_id in self.primed))
-            verdicts = evaluate(self.lane, subject, None, fields)
-            self._record(turn.case_id, subject, verdicts, fields, turn.record, turn.record.data)
-
-    def add_report(self, transcript: Transcript) -> None:
-        reference = self.engine.reference_lane(self.lane.name) or self.lane
-        for entry in transcript.entries:
-            case_id = entry.case_id
-            if case_id is None:
-                continue
-            ok, case = self._case(case_id, entry.record)
-            if not ok:
-                continue
-            fields = report_case_fields(self.lane, entry, case)
-            subject = report_subject(self.lane, entry, fields)
-            verdicts = evaluate(self.lane, subject, entry.data, fields)
-            self._record(case_id, subject, verdicts, fields, entry.record, entry.data)
-            # A CI run over a runner's report must say when its stored flags do not add up.
-            self.findings.extend(self.engine._stored_mismatches(reference, entry, fields))
-
-    def finish(self) -> list[Outcome]:
-        for chain in self.chains.values():
-            ok, case = self._case(chain.case_id, chain.probe_record())
-            if not ok:
-                continue
-            fields = case.data if case else None
-            subject = chain.subject(fields)
-            verdicts = evaluate(self.lane, subject, None, fields)
-            probe = chain.probe_record()
-            self._record(chain.case_id, subject, verdicts, fields, probe, probe.data, {"proposal_count": probe})
-        if self.index is None:
-            return list(self.outcomes.values())
-        ordered = [self.outcomes[c.id] for c in self.index.ordered() if c.id in self.outcomes]
-        return ordered
-
-    def summary(self, outcomes: Sequence[Outcome]) -> Summary:
-        """What the metrics and text output need of the scored cases."""
-        if self.compact is not None:
-            return self.compact.summary()
-        names = lane_signals(self.lane)
-        outside = unbucketed(self.lane, names)
-        return Summary(
-            tally=Counter(o.signals for o in outcomes),
-            case_count=len(outcomes),
-            failing_count=sum(1 for o in outcomes if o.failed),
-            remainder=[o.case_id for o in outcomes if outside(o.signals)],
-            findings=[f for o in outcomes for f in o.findings],
-        )
-
-    def missing(self) -> list[str]:
-        if self.index is None:
-            return []
-        return [c.id for c in self.index.ordered() if c.id not in self.outcomes]
+def _scored(case_id: str, signals: tuple[bool, ...], failed: tuple[str, ...], where: Location | None,
+            record_index: int | None, grounding: str, details: dict[str, Any] | None, judged: tuple[str, ...],
+            failures: dict[str, tuple[str, tuple[tuple[int, int], ...], str | None, bool, tuple[str, ...] | None]],
+            findings: tuple[Finding, ...], levels: dict[str, int | None]) -> Scored:
+    return Scored(case_id, signals, failed, where, record_index, grounding, details, judged,
+                  {n: Verdict(False, spans, message, target, timed_out, span_messages=span_messages)
+                   for n, (message, spans, target, timed_out, span_messages) in failures.items()},
+                  findings, {n: Severity(v) if v is not None else None for n, v in levels.items()})
 
 
 @dataclass
 class Part:
     """One transcript file scored on its own (in a worker process)."""
 
-    events: list[Outcome]
-    scorer_findings: list[Finding]
-    read_findings: list[Finding]
+    scored: list[Scored]
+    problems: list[Finding]  # reading findings and the join's (SL015, stored flags)
     stats: ReadStats
     unknown: set[str]
     touched: set[str]
+    unscored: dict[str, int] = field(default_factory=dict)
+    declared: str | None = None  # the lane the file names itself (a report's `lane`)
+    reports_read: int = 0
 
+
+# Why-nothing-scored counters, in the order the message names them.
+NO_CASE_ID, UNKNOWN_ID, NOT_SCORED = "no_case_id", "unknown_id", "not_scored"
+
+
+class LaneScorer:
+    """Folds the joined records of one lane run into a tally, case rows and findings."""
+
+    def __init__(self, engine: Engine, lane: Lane, index: CaseIndex | None, want_rows: bool,
+                 finding_limit: int | None) -> None:
+        self.engine = engine
+        self.lane = lane
+        self.index = index
+        self.want_rows = want_rows
+        self.finding_limit = finding_limit
+        self.evaluator = Evaluator(lane, engine.severity_levels, engine.reference_lane(lane.name))
+        self.details = DetailsPlan(lane)
+        self.signals = lane_signals(lane)
+        self.reported = {p.name for p in lane.predicates if p.report}
+        self.report_order = [p.name for p in lane.predicates if p.report]
+        self._interned: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self.compact = CompactOutcomes(lane)
+        self.rank: dict[str, int] | None = None
+        self.scored_ranks = bytearray()
+        if index is not None:
+            ordered = index.ordered()
+            self.rank = {c.id: i for i, c in enumerate(ordered)}
+            self.scored_ranks = bytearray(len(ordered))
+        # Case rows: (order, position, Scored); sorted by case-file rank when cases are given.
+        # A row is a tuple of builtins (see _row): hundreds of thousands pickle fast.
+        self.rows: Spool[tuple[Any, ...]] = Spool(key=_row_order if index is not None else None)
+        # Findings: (position or -1 for input problems, finding), sorted as every report lists them.
+        self.findings: Spool[tuple[int, Finding]] = Spool(key=_finding_order)
+        self.unknown: set[str] = set()
+        self.failing_shown = 0
+        # Case ids this scorer's records touch: kept only in a worker process (one file), where
+        # they decide whether files may be merged (a whole run's would grow with it).
+        self.touched: set[str] = set()
+        self.track_touched = False
+        self.unscored: dict[str, int] = {NO_CASE_ID: 0, UNKNOWN_ID: 0, NOT_SCORED: 0}
+        self.stats = ReadStats()
+        self.progress: Callable[[str], None] | None = None
+        self._pending_progress: str | None = None
+        self.on_scored: Callable[[Scored], None] | None = None  # a worker sends its records back instead
+        self.reports_read = 0
+        self.declared: str | None = None  # the lane the first lane report names itself
+
+    # --- evaluation (here or in a worker) ----------------------------------------------
+
+    def evaluate(self, joined: Joined) -> Scored | None:
+        """A joined record's Scored, or None when it is not scored (counted by why)."""
+        for problem in joined.problems:
+            self.problem(problem)
+        case_id = joined.case_id
+        if not case_id:
+            self.unscored[NO_CASE_ID] += 1
+            return None
+        if self.track_touched:
+            self.touched.add(case_id)
+        if not joined.known:
+            self.unknown.add(case_id)
+            self.unscored[UNKNOWN_ID] += 1
+            return None
+        if not joined.scored:
+            self.unscored[NOT_SCORED] += 1
+            return None
+        shown = self.finding_limit is None or self.failing_shown < self.finding_limit
+        done = self.evaluator.evaluate(joined, findings=shown)
+        for problem in done.mismatches:
+            self.problem(problem)
+        verdicts = done.verdicts
+        fields = joined.fields
+        signals = signal_values(self.lane, self.signals, verdicts, fields)
+        failed = tuple(n for n, v in verdicts.items() if v is not PASS and not v.passed and n in self.reported)
+        if failed and done.findings:
+            self.failing_shown += 1
+        details = None
+        judged: tuple[str, ...] = ()
+        failures: dict[str, Verdict] = {}
+        if self.want_rows:
+            subject = joined.subject
+            data = joined.stored if joined.stored is not None else joined.record.data
+            details = self.details.build(verdicts, subject, fields, data, Context(subject, self.lane.analysis),
+                                         case_id)
+            judged = tuple(n for n in self.report_order if n in verdicts)
+            judged = self._interned.setdefault(judged, judged)
+            failures = {n: verdicts[n] for n in failed}
+            levels = {n: self.evaluator.reported_severity(n, verdicts[n], joined.judged) for n in failed}
+        # Only a record that repeats a case needs its range: computed then (or here, for a worker).
+        where = whole_record(joined.record) if self.on_scored is not None else None
+        return Scored(case_id, signals, failed, where, joined.record.index, joined.subject.grounding, details,
+                      judged, failures, tuple(done.findings), levels if self.want_rows else {})
+
+    def problem(self, finding: Finding) -> None:
+        self.findings.append((-1, finding))
+
+    # --- the fold ----------------------------------------------------------------------
+
+    def keep(self, scored: Scored, record: Record | None = None) -> None:
+        where = scored.where if scored.where is not None else record
+        assert where is not None
+        position = self.compact.add(scored.case_id, scored.signals, scored.failed, where, scored.record_index)
+        rank = position
+        if self.rank is not None:
+            rank = self.rank.get(scored.case_id, -1)
+            if rank >= 0:
+                self.scored_ranks[rank] = 1
+        for f in scored.findings:
+            self.findings.append((position, f))
+        if self.want_rows:
+            self.rows.append(_row(rank, position, scored))
+
+    def fold(self, joined: Iterable[Joined]) -> None:
+        sink = self.on_scored
+        keep = self.keep
+        for item in joined:
+            scored = self.evaluate(item)
+            if scored is None:
+                continue
+            if sink is not None:
+                sink(scored)
+            else:
+                keep(scored, item.record)
+
+    def absorb(self, part: Part) -> None:
+        """One file scored in another process, as if it had been read here."""
+        self.unknown |= part.unknown
+        self.stats.add(part.stats)
+        self.reports_read += part.reports_read
+        if self.declared is None:
+            self.declared = part.declared
+        for key, n in part.unscored.items():
+            self.unscored[key] += n
+        for problem in part.problems:
+            self.problem(problem)
+        for scored in part.scored:
+            if scored.findings:  # the other process counted only its own file: apply the limit to all
+                if self.finding_limit is not None and self.failing_shown >= self.finding_limit:
+                    scored.findings = ()
+                else:
+                    self.failing_shown += 1
+            self.keep(scored)
+
+    # --- reading -----------------------------------------------------------------------
+
+    def turns(self, paths: Sequence[str], texts: Mapping[str, bytes]) -> Iterator[Turn]:
+        """The turns of every transcript file in order (reports are folded as they come), so that
+        priming and chains join across files as in one stream."""
+        self._pending_progress = None
+        for path in paths:
+            if self.progress is not None and self._pending_progress is not None:
+                self.progress(self._pending_progress)
+            self._pending_progress = path
+            given = texts.get(path)
+            try:
+                if given is not None:
+                    kind = sniff_stream(io.BytesIO(given))
+                else:
+                    with Path(path).open("rb") as fh:
+                        kind = sniff_stream(fh)
+            except OSError as exc:
+                raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
+            # The records that parse decide (a compact one-line report is a report).
+            if kind == "report":
+                transcript = read_report(path, given if given is not None else self.engine.read_bytes(path))
+                self.reports_read += 1
+                if self.declared is None:
+                    self.declared = transcript.lane_hint
+                for problem in transcript.findings:
+                    self.problem(problem)
+                self.stats.add(transcript.stats)
+                self.fold(join_report(self.lane, transcript, self.index, self.unknown_reported))
+                continue
+            if kind == "cases":
+                raise UsageError(f"{path}: this is a case file; pass it with --cases")
+            reader = JsonlReader(path, self.engine.config.max_line_bytes)
+            with io.BytesIO(given) if given is not None else Path(path).open("rb") as fh:
+                for turn in iter_turns(path, fh, kind or "turns", reader):
+                    if reader.findings:
+                        for problem in reader.findings:
+                            self.problem(problem)
+                        reader.findings.clear()
+                    yield turn
+            for problem in reader.findings:
+                self.problem(problem)
+            self.stats.add(reader.stats)
+
+    def read(self, paths: Sequence[str], texts: Mapping[str, bytes],
+             progress: Callable[[str], None] | None = None) -> None:
+        """Fold every transcript file, in order, as one stream."""
+        self.unknown_reported: set[str] = set()
+        self.progress = progress
+        self.fold(join_turns(self.lane, self.turns(paths, texts), self.index, unknown=self.unknown_reported))
+        if progress is not None and self._pending_progress is not None:
+            progress(self._pending_progress)
+
+    # --- the result --------------------------------------------------------------------
+
+    def result(self, sources: list[str], set_name: str | None, stats: ReadStats,
+               input_findings: Iterable[Finding], declared_lane: str | None,
+               first_transcript: str = "") -> LaneResult:
+        lane = self.lane
+        summary = self.compact.summary()
+        replaced = summary.replaced
+        for f in input_findings:
+            self.problem(f)
+        for f in summary.findings:
+            self.problem(f)
+        missing: list[str] = []
+        if self.index is not None:
+            for i, case in enumerate(self.index.ordered()):
+                if not self.scored_ranks[i]:
+                    missing.append(case.id)
+                    self.problem(check_finding(
+                        C.UNJOINED, case.record.location(lane.schema.id_field),
+                        f"case `{case.id}` has no scored turn in the transcripts; left out of the metrics",
+                        case.id, record_index=case.record.index))
+        nothing = None
+        if not summary.case_count:
+            nothing = self.nothing_scored(self.stats)  # what the transcripts held, not the cases
+        metrics = metrics_from_tally(lane, summary.tally)
+        thresholds = threshold_results(lane, metrics, set_name) if summary.case_count else []
+        has_thresholds = set_name is not None and set_name in lane.thresholds and bool(lane.thresholds[set_name].checks)
+        if nothing is not None and has_thresholds:
+            self.problem(check_finding(C.NOTHING_SCORED, Location(first_transcript, 1, 1, 1, 1),
+                                       f"no case was scored: {nothing}; the thresholds were not checked"))
+        passed: bool | None = all(t.passed for t in thresholds) if thresholds else None
+        if nothing is not None and has_thresholds:
+            passed = False
+        count = _count_kept(self.findings, replaced) if replaced else len(self.findings)
+        findings: Rows[Finding] = Mapped(_Kept(self.findings, replaced), count, _second)
+        outcomes: Rows[Outcome]
+        if self.want_rows:
+            outcomes = Mapped(_Kept(self.rows, replaced, position_at=1), summary.case_count, _row_outcome)
+        else:
+            outcomes = Mapped((), 0, _row_outcome)
+        aliases = {a: m.name for m in lane.metrics for a in m.aliases}
+        return LaneResult(
+            lane=lane.name, profile=self.engine.profile, version=lane.version, threshold_set=set_name,
+            metrics=metrics, thresholds=thresholds, passed=passed, outcomes=outcomes, findings=findings,
+            missing_transcripts=missing, unknown_cases=sorted(self.unknown), remainder=summary.remainder,
+            stats=stats, sources=sources, headline=lane.headline, metric_aliases=aliases,
+            case_count=summary.case_count, failing_count=summary.failing_count,
+            declared_lane=declared_lane, nothing_scored=nothing,
+        )
+
+    def nothing_scored(self, stats: ReadStats) -> str:
+        """Why no case was scored, from what was read and left out."""
+        reasons = []
+        if not stats.records:
+            if stats.errors:
+                reasons.append(f"none of the {stats.lines} line(s) read could be parsed as a record")
+            else:
+                if stats.lines == stats.blank:
+                    reasons.append("the transcripts hold no record")
+                elif self.reports_read and not stats.skipped:
+                    reasons.append("the lane report holds no case entry")
+                else:
+                    reasons.append(f"the transcripts hold no record with a surface ({stats.skipped} line(s) "
+                                   "without one skipped)")
+        if self.unscored[NO_CASE_ID]:
+            reasons.append(f"{self.unscored[NO_CASE_ID]} turn(s) without `case_id`")
+        if self.unscored[UNKNOWN_ID]:
+            reasons.append(f"{len(self.unknown)} case id(s) that match no case")
+        if self.unscored[NOT_SCORED] and not reasons:
+            reasons.append(f"{self.unscored[NOT_SCORED]} turn(s), none of them a scored turn")
+        return "; ".join(reasons) or "no transcript record reached the lane"
+
+
+def _row_order(row: tuple[Any, ...]) -> tuple[int, int]:
+    return row[0], row[1]
+
+
+def _finding_order(item: tuple[int, Finding]) -> tuple[str, int, int, int, int, str, str]:
+    return item[1].sort_key()
+
+
+def _second(item: tuple[int, Finding]) -> Finding:
+    return item[1]
+
+
+class _Kept:
+    """The items of a spool whose position a later record did not replace."""
+
+    def __init__(self, source: Iterable[Any], replaced: set[int], position_at: int = 0) -> None:
+        self.source = source
+        self.replaced = replaced
+        self.position_at = position_at
+
+    def __iter__(self) -> Iterator[Any]:
+        replaced, at = self.replaced, self.position_at
+        if not replaced:
+            yield from self.source
+            return
+        for item in self.source:
+            if item[at] not in replaced:
+                yield item
+
+
+def _count_kept(spool: Iterable[tuple[int, Finding]], replaced: set[int]) -> int:
+    return sum(1 for position, _ in spool if position not in replaced)
+
+
+def _row(rank: int, position: int, scored: Scored) -> tuple[Any, ...]:
+    """What a report needs of a scored case, as builtins (verdicts as message and spans,
+    severities as numbers; a passing case's are empty)."""
+    failures: tuple[Any, ...] = ()
+    levels: tuple[Any, ...] = ()
+    if scored.failures:
+        failures = tuple((n, v.message, v.spans, v.target, v.timed_out, v.span_messages)
+                         for n, v in scored.failures.items())
+        levels = tuple((n, int(v) if v is not None else None) for n, v in scored.levels.items())
+    return (rank, position, scored.case_id, scored.signals, scored.grounding, scored.details, scored.failed,
+            scored.judged, failures, scored.findings, levels)
+
+
+def _row_outcome(row: tuple[Any, ...]) -> Outcome:
+    (_, _, case_id, signals, grounding, details, failed, judged, failures, findings, levels) = row
+    verdicts = {n: Verdict(False, spans, message, target, timed_out, span_messages=span_messages)
+                for n, message, spans, target, timed_out, span_messages in failures} if failures else {}
+    severities = {n: Severity(v) if v is not None else None for n, v in levels} if levels else {}
+    return Outcome(case_id, signals, grounding, details, failed, findings, verdicts, judged, severities)
+
+
+# --- worker processes (started by the caller's mapper; the engine imports no pool) --------
 
 _WORKER: dict[str, Any] = {}  # per worker process: its engine, lane, case index and texts
 
 
-def _start_worker(config: Config, profile: str, lane_name: str, case_paths: Sequence[str],
-                  texts: Mapping[str, bytes]) -> None:
+def start_worker(config: Config, profile: str, lane_name: str, case_paths: Sequence[str],
+                 texts: Mapping[str, bytes]) -> None:
     from .core import Engine
 
     engine = Engine(config, profile)
@@ -261,23 +423,19 @@ def _start_worker(config: Config, profile: str, lane_name: str, case_paths: Sequ
     _WORKER.update(engine=engine, lane=lane, index=index, texts=texts)
 
 
-def _score_file(path: str, want_details: bool, finding_limit: int | None) -> Part:
+def score_file(path: str, want_rows: bool, finding_limit: int | None) -> Part:
+    """One file's scored records, in a worker process."""
     engine: Engine = _WORKER["engine"]
     # The first `finding_limit` failing cases of all files are among the first of each file.
-    scorer = Scorer(engine, _WORKER["lane"], _WORKER["index"], want_details, finding_limit, keep_events=True)
-    read_findings, stats = engine._read_transcript(scorer, path, _WORKER["texts"])
-    scorer.finish()  # a chain lane scores its chains here
-    return Part(scorer.events, scorer.findings, read_findings, stats, scorer.unknown, scorer.touched())
-
-
-def score_in_processes(engine: Engine, lane: Lane, case_paths: Sequence[str], paths: Sequence[str],
-                        texts: Mapping[str, bytes], want_details: bool, finding_limit: int | None,
-                        jobs: int, progress: Callable[[str], None] | None) -> list[Part]:
-    from ..parallel import ordered_map
-
-    return ordered_map(_score_file, [(p, want_details, finding_limit) for p in paths], jobs,
-                       _start_worker, (engine.config, engine.profile, lane.name, list(case_paths), dict(texts)),
-                       on_done=(lambda item: progress(item[0])) if progress else None)
+    scorer = LaneScorer(engine, _WORKER["lane"], _WORKER["index"], want_rows, finding_limit)
+    kept: list[Scored] = []
+    scorer.on_scored = kept.append
+    scorer.track_touched = True
+    scorer.read([path], _WORKER["texts"])
+    problems = [f for _, f in scorer.findings]
+    scorer.findings.close()
+    return Part(kept, problems, scorer.stats, scorer.unknown, scorer.touched, scorer.unscored, scorer.declared,
+                scorer.reports_read)
 
 
 def independent(parts: Sequence[Part]) -> bool:
@@ -288,4 +446,3 @@ def independent(parts: Sequence[Part]) -> bool:
             return False
         seen |= part.touched
     return True
-

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
@@ -138,6 +139,14 @@ class SurfaceLintServer(LanguageServer):
         """Stop this session's lint work (shutdown, exit, or its connection closed)."""
         self.scheduler.stop()
         self.score_pool.shutdown(wait=False, cancel_futures=True)
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """A notification with invalid params is said to the client (there is no response to
+        carry it, and pygls only logs it); anything else is logged as pygls does."""
+        if isinstance(error, JsonRpcInvalidParams):
+            self.log_error(error.message)
+            return
+        super().report_server_error(error, source)
 
     def shutdown(self) -> None:
         """pygls's shutdown without waiting on its pool: its stdin reader may block forever."""

@@ -22,6 +22,7 @@ import inspect
 import json
 import logging
 import os
+import re
 import sys
 import threading
 from collections.abc import Callable, Generator
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import cattrs
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.io_ import run_async
 from pygls.protocol import LanguageServerProtocol, default_converter, lsp_method
 
@@ -59,10 +61,11 @@ class _Rejected:
 
 
 def _strict(kind: type) -> Callable[[Any, Any], Any]:
-    def structure(value: Any, _: Any) -> Any:
+    def structure(value: Any, target: Any) -> Any:
         if type(value) is not kind:  # bool is not an int here, "3" is not a number
             raise TypeError(f"expected {'an integer' if kind is int else 'a ' + kind.__name__}, got {value!r}")
-        return value
+        # The hook also dispatches for subclasses: the str and int enums of lsprotocol.
+        return value if target is kind else target(value)
     return structure
 
 
@@ -85,7 +88,12 @@ def _problems(exc: BaseException) -> str:
         found = cattrs.transform_error(cause, path="$", format_exception=describe)
     except Exception:  # not a cattrs error: say what it is
         found = [str(cause) or type(cause).__name__]
-    return "; ".join(found)
+    # cattrs names Python attributes (content_changes); the client wrote JSON names (contentChanges).
+    return "; ".join(re.sub(r"@ (\S+)$", lambda m: "@ " + _camel(m.group(1)), item) for item in found)
+
+
+def _camel(path: str) -> str:
+    return re.sub(r"_([a-z])", lambda m: m.group(1).upper(), path)
 
 
 class Protocol(LanguageServerProtocol):
@@ -117,7 +125,10 @@ class Protocol(LanguageServerProtocol):
         except Exception as exc:
             if isinstance(data, dict) and "id" in data and isinstance(data.get("method"), str):
                 return _Rejected(data["id"], data["method"], _problems(exc))
-            raise  # a notification: pygls logs it (there is no one to answer)
+            if isinstance(data, dict) and isinstance(data.get("method"), str):
+                # A notification: no one to answer; the server reports it (see report_server_error).
+                raise JsonRpcInvalidParams(f"invalid params for {data['method']} (ignored): {_problems(exc)}") from exc
+            raise
 
     def handle_message(self, message: Any) -> None:
         method = getattr(message, "method", None)
@@ -283,5 +294,6 @@ async def run_session(reader: asyncio.StreamReader, writer: asyncio.StreamWriter
         pass
     finally:
         server.close_session()
+        server.shutdown()  # this session's pygls pool (nothing shared with other sessions)
         if not writer.is_closing():
             writer.close()

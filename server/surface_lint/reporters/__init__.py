@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from ..engine import LaneResult
+from ..engine.results import Rows
 from ..findings import Finding
 from . import diff_text, github, html, json_format, jsonl, junit, markdown, sarif, text
-from .common import RuleInfo
+from .common import RuleInfo, SafeOut, capture
 
 if TYPE_CHECKING:
     from ..baseline import BaselineReport
@@ -26,9 +27,10 @@ STEP_SUMMARY_LIMIT = 1024 * 1024  # GitHub rejects a step summary above 1 MiB
 
 @dataclass(frozen=True)
 class CheckRun:
-    """What `surface-lint check` found: the findings plus what was read."""
+    """What `surface-lint check` found: the findings (sorted; may be kept on disk: iterate them)
+    plus what was read."""
 
-    findings: list[Finding]
+    findings: Rows[Finding]
     profile: str
     files: list[str]
     lines: int
@@ -53,26 +55,31 @@ class RenderOptions:
 RenderCheck = Callable[[CheckRun, RenderOptions], str]
 RenderLane = Callable[[LaneResult, RenderOptions], str]
 RenderDiff = Callable[["LaneDiff", RenderOptions], str]
+# Writers render to a stream as the rows come (memory stays flat); the renderers above give
+# the same text as one string.
+WriteCheck = Callable[[CheckRun, RenderOptions, TextIO], None]
+WriteLane = Callable[[LaneResult, RenderOptions, TextIO], None]
+WriteDiff = Callable[["LaneDiff", RenderOptions, TextIO], None]
 
-CHECK_FORMATS: dict[str, RenderCheck] = {
-    "text": lambda run, o: text.render_check(run, o.colour),
-    "json": lambda run, o: json_format.render_check(run, o.colour),
-    "json-lines": jsonl.render_check,
-    "sarif": sarif.render_check,
-    "junit": junit.render_check,
-    "github": github.render_check,
-    "markdown": markdown.render_check,
-    "html": html.render_check,
+CHECK_WRITERS: dict[str, WriteCheck] = {
+    "text": lambda run, o, out: text.write_check(run, out, o.colour),
+    "json": lambda run, o, out: json_format.write_check(run, out),
+    "json-lines": jsonl.write_check,
+    "sarif": sarif.write_check,
+    "junit": junit.write_check,
+    "github": github.write_check,
+    "markdown": markdown.write_check,
+    "html": html.write_check,
 }
-LANE_FORMATS: dict[str, RenderLane] = {
-    "text": lambda result, o: text.render_lane(result, o.colour),
-    "json": lambda result, o: json_format.render_lane(result, o.colour),
-    "json-lines": jsonl.render_lane,
-    "sarif": sarif.render_lane,
-    "junit": junit.render_lane,
-    "github": github.render_lane,
-    "markdown": markdown.render_lane,
-    "html": html.render_lane,
+LANE_WRITERS: dict[str, WriteLane] = {
+    "text": lambda result, o, out: text.write_lane(result, out, o.colour),
+    "json": lambda result, o, out: json_format.write_lane(result, out),
+    "json-lines": jsonl.write_lane,
+    "sarif": sarif.write_lane,
+    "junit": junit.write_lane,
+    "github": github.write_lane,
+    "markdown": markdown.write_lane,
+    "html": html.write_lane,
 }
 DIFF_FORMATS: dict[str, RenderDiff] = {
     "text": diff_text.render_text,
@@ -83,4 +90,18 @@ DIFF_FORMATS: dict[str, RenderDiff] = {
     "html": html.render_diff,
     "json-lines": jsonl.render_diff,
     "sarif": sarif.render_diff,
+}
+
+
+def _string_writer(render: RenderDiff) -> WriteDiff:
+    return lambda diff, o, out: SafeOut(out).write(render(diff, o))
+
+
+DIFF_WRITERS: dict[str, WriteDiff] = {name: _string_writer(render) for name, render in DIFF_FORMATS.items()}
+CHECK_FORMATS: dict[str, RenderCheck] = {
+    name: (lambda w: lambda run, o: capture(lambda out: w(run, o, out)))(write) for name, write in CHECK_WRITERS.items()
+}
+LANE_FORMATS: dict[str, RenderLane] = {
+    name: (lambda w: lambda result, o: capture(lambda out: w(result, o, out)))(write)
+    for name, write in LANE_WRITERS.items()
 }

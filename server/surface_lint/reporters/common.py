@@ -5,11 +5,12 @@ Nothing here computes a verdict: it regroups what the engine returned.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import io
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path, PurePath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..engine import LaneResult
 from ..findings import Finding, Severity
@@ -202,7 +203,7 @@ class CaseView:
         return predicate not in self.failed_names()
 
 
-def reported_predicates(lane: Lane | None, outcomes: Sequence[Outcome] = ()) -> list[tuple[str, str]]:
+def reported_predicates(lane: Lane | None, outcomes: Iterable[Outcome] = ()) -> list[tuple[str, str]]:
     """(name, code) of the lane's reported predicates in lane order; without a lane, those seen failing."""
     if lane is not None:
         return [(p.name, p.code) for p in lane.predicates if p.report]
@@ -219,15 +220,19 @@ def case_view(outcome: Outcome, predicates: Sequence[tuple[str, str]]) -> CaseVi
     surface = details.get("surface") if isinstance(details.get("surface"), str) else None
     verdicts = outcome.verdicts or {}
     severity: dict[str, Severity] = {}
-    for f in outcome.findings:
-        if f.rule not in severity or f.severity > severity[f.rule]:
-            severity[f.rule] = f.severity
+    if outcome.levels is not None:  # known whether or not its findings were kept
+        severity = {name: level for name, level in outcome.levels.items() if level is not None}
+    else:
+        for f in outcome.findings:
+            if f.rule not in severity or f.severity > severity[f.rule]:
+                severity[f.rule] = f.severity
     judged: list[str] = []
     failures: list[PredicateFailure] = []
     failed = set(outcome.failed)
+    had_verdict = set(outcome.judged)
     for name, code in predicates:
         verdict = verdicts.get(name)
-        if verdict is None and name not in failed:
+        if name not in had_verdict and name not in failed:
             continue
         judged.append(name)
         if name in failed:
@@ -238,8 +243,8 @@ def case_view(outcome: Outcome, predicates: Sequence[tuple[str, str]]) -> CaseVi
 
 
 def case_views(result: LaneResult, lane: Lane | None) -> list[CaseView]:
-    predicates = reported_predicates(lane, result.outcomes)
-    return [case_view(o, predicates) for o in result.outcomes]
+    """Every case view in memory: for `diff`, which joins two runs by case id."""
+    return list(iter_case_views(result, lane))
 
 
 def highlight_segments(surface: str, failures: Sequence[PredicateFailure]) -> list[tuple[str, tuple[str, ...]]]:
@@ -262,3 +267,64 @@ def highlight_segments(surface: str, failures: Sequence[PredicateFailure]) -> li
         else:
             out.append((surface[a:b], names))
     return out
+
+
+# --- streaming output --------------------------------------------------------------------
+
+SHOW_PER_PREDICATE = 20  # reports people read list this many failing cases per predicate
+LIST_LIMIT = 500  # rows of a long list (matrix, findings, ids) shown in reports people read
+
+
+class SafeOut:
+    """Writes text to a stream that may not encode everything (a lone surrogate from half an
+    emoji, a non-UTF-8 terminal): what it cannot encode is written as a backslash escape,
+    which in JSON output is the same character's JSON escape."""
+
+    __slots__ = ("_write", "encoding")
+
+    def __init__(self, out: TextIO) -> None:
+        self._write = out.write
+        self.encoding = getattr(out, "encoding", None) or "utf-8"
+
+    def write(self, text: str) -> None:
+        try:
+            self._write(text)
+        except UnicodeEncodeError:
+            self._write(text.encode(self.encoding, "backslashreplace").decode(self.encoding))
+
+
+def capture(write: Callable[[TextIO], None]) -> str:
+    """What a streaming writer writes, as one string (tests, small outputs)."""
+    buffer = io.StringIO()
+    write(buffer)
+    return buffer.getvalue()
+
+
+def iter_case_views(result: LaneResult, lane: Lane | None) -> Iterator[CaseView]:
+    """`case_views` as a stream (the outcomes may be on disk)."""
+    predicates = reported_predicates(lane, result.outcomes if lane is None else ())
+    for outcome in result.outcomes:
+        yield case_view(outcome, predicates)
+
+
+class PerPredicateQuota:
+    """The first `limit` failing cases of each predicate: a case is shown while one of its failed
+    predicates has shown fewer; the rest are counted per predicate."""
+
+    def __init__(self, limit: int = SHOW_PER_PREDICATE) -> None:
+        self.limit = limit
+        self.shown: dict[str, int] = {}
+        self.hidden: dict[str, int] = {}
+
+    def admit(self, names: Sequence[str]) -> bool:
+        keep = any(self.shown.get(n, 0) < self.limit for n in names)
+        for n in names:
+            if keep:
+                self.shown[n] = self.shown.get(n, 0) + 1
+            else:
+                self.hidden[n] = self.hidden.get(n, 0) + 1
+        return keep
+
+    def notes(self) -> list[tuple[str, int]]:
+        """(predicate, failing cases not shown), in name order."""
+        return sorted((n, c) for n, c in self.hidden.items() if c)

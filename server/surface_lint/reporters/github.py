@@ -6,13 +6,13 @@ at most `annotation_limit` are printed, and a closing `::notice::` says how many
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from ..engine import LaneResult
 from ..findings import Finding, Severity
-from .common import by_severity, display_path, fmt_value
+from .common import SafeOut, capture, display_path, fmt_value
 
 if TYPE_CHECKING:
     from ..diff import LaneDiff
@@ -59,44 +59,69 @@ def finding_annotation(f: Finding, title_prefix: str = "") -> Annotation:
     return Annotation(f.severity, f.message, f"{title_prefix}{f.code} {f.rule}", f)
 
 
-def render_annotations(annotations: Sequence[Annotation], limit: int) -> str:
-    """Most severe first (stable within a severity), cut at `limit`, with a closing count."""
-    ordered = sorted(annotations, key=lambda a: -int(a.severity))
-    shown = ordered[: max(0, limit)]
-    lines = [a.command() for a in shown]
-    left_out = len(ordered) - len(shown)
+def write_annotations(annotations: Iterable[Annotation], limit: int, out: TextIO) -> None:
+    """Most severe first (stable within a severity), cut at `limit`, with a closing count. Only
+    the first `limit` of each severity are held while the annotations stream by."""
+    w = SafeOut(out).write
+    limit = max(0, limit)
+    kept: dict[int, list[Annotation]] = {}
+    total = 0
+    for a in annotations:
+        total += 1
+        bucket = kept.setdefault(-int(a.severity), [])
+        if len(bucket) < limit:
+            bucket.append(a)
+    shown = [a for key in sorted(kept) for a in kept[key]][:limit]
+    for a in shown:
+        w(a.command() + "\n")
+    left_out = total - len(shown)
     if left_out:
-        lines.append(Annotation(
+        w(Annotation(
             Severity.INFORMATION,
             f"surface-lint: {left_out} more annotation(s) not shown (limit {limit}, "
-            "--annotation-limit); the SARIF, JSON or Markdown output lists them all.").command())
-    return "".join(line + "\n" for line in lines)
+            "--annotation-limit); the SARIF, JSON or Markdown output lists them all.").command() + "\n")
+
+
+def render_annotations(annotations: Sequence[Annotation], limit: int) -> str:
+    return capture(lambda out: write_annotations(annotations, limit, out))
+
+
+def write_check(run: CheckRun, options: RenderOptions, out: TextIO) -> None:
+    write_annotations((finding_annotation(f) for f in run.findings), options.annotation_limit, out)
 
 
 def render_check(run: CheckRun, options: RenderOptions) -> str:
-    return render_annotations([finding_annotation(f) for f in by_severity(run.findings)],
-                              options.annotation_limit)
+    return capture(lambda out: write_check(run, options, out))
 
 
 def threshold_annotations(result: LaneResult) -> list[Annotation]:
     title = f"surface-lint {result.lane}: threshold failed"
-    return [
+    out = [
         Annotation(Severity.ERROR,
                    f"{t.check.metric} is {fmt_value(t.actual)}; the {result.threshold_set} "
                    f"threshold needs {t.check.describe()}", title)
         for t in result.thresholds if not t.passed
     ]
+    if result.nothing_scored is not None and result.passed is False:
+        out.append(Annotation(Severity.ERROR, f"no case was scored: {result.nothing_scored}",
+                              f"surface-lint {result.lane}: nothing scored"))
+    return out
+
+
+def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
+    def annotations() -> Iterator[Annotation]:
+        if options.baseline is not None:
+            for line in options.baseline.regression_lines():
+                yield Annotation(Severity.ERROR, line, f"surface-lint {result.lane}: below baseline")
+        yield from threshold_annotations(result)
+        for f in result.findings:
+            yield finding_annotation(f)
+
+    write_annotations(annotations(), options.annotation_limit, out)
 
 
 def render_lane(result: LaneResult, options: RenderOptions) -> str:
-    annotations = threshold_annotations(result)
-    annotations += [finding_annotation(f) for f in by_severity(result.findings)]
-    if options.baseline is not None:
-        annotations[:0] = [
-            Annotation(Severity.ERROR, line, f"surface-lint {result.lane}: below baseline")
-            for line in options.baseline.regression_lines()
-        ]
-    return render_annotations(annotations, options.annotation_limit)
+    return capture(lambda out: write_lane(result, options, out))
 
 
 def render_diff(diff: LaneDiff, options: RenderOptions) -> str:

@@ -1,80 +1,236 @@
-"""JSON output: sorted keys, no timestamps; the lane's per-case details match the runner's."""
+"""JSON output: sorted keys, no timestamps; the lane's per-case details match the runner's.
+
+Written as the rows stream by (cases, findings), byte for byte what
+`json.dumps(payload, sort_keys=True, indent=2, ensure_ascii=False)` gives for the whole payload.
+"""
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Mapping
+from json.encoder import encode_basestring
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..engine import LaneResult
+from ..engine.spool import Spool
+from .common import SafeOut, capture
 
 if TYPE_CHECKING:
     from . import CheckRun
+
+_encode_str: Callable[[str], str] = encode_basestring
+_INF = float("inf")
 
 
 def dumps(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
 
 
+def _float(value: float) -> str:
+    if value != value:
+        return "NaN"
+    if value == _INF:
+        return "Infinity"
+    if value == -_INF:
+        return "-Infinity"
+    return float.__repr__(value)
+
+
+def indented(value: Any, pad: str = "", sort_keys: bool = True) -> str:
+    """`json.dumps(value, indent=2, sort_keys=sort_keys, ensure_ascii=False)` at indentation
+    `pad` (its first line unpadded): the same text, without the pure-Python encoder's cost."""
+    t = type(value)
+    if t is str:
+        return _encode_str(value)
+    if t is dict:
+        if not value:
+            return "{}"
+        inner = pad + "  "
+        sep = ",\n" + inner
+        items = sorted(value.items()) if sort_keys else value.items()
+        keys = _KEYS
+        parts = []
+        for k, v in items:
+            ek = keys.get(k)
+            if ek is None:
+                ek = _key(k)
+                if len(keys) < 4096:
+                    keys[k] = ek
+            tv = type(v)
+            if tv is str:
+                parts.append(ek + _encode_str(v))
+            elif tv is bool:
+                parts.append(ek + ("true" if v else "false"))
+            elif v is None:
+                parts.append(ek + "null")
+            elif tv is int:
+                parts.append(ek + int.__repr__(v))
+            else:
+                parts.append(ek + indented(v, inner, sort_keys))
+        return "{\n" + inner + sep.join(parts) + "\n" + pad + "}"
+    if t is list or t is tuple:
+        if not value:
+            return "[]"
+        inner = pad + "  "
+        sep = ",\n" + inner
+        if all(type(v) is str for v in value):
+            return "[\n" + inner + sep.join(map(_encode_str, value)) + "\n" + pad + "]"
+        return "[\n" + inner + sep.join(indented(v, inner, sort_keys) for v in value) + "\n" + pad + "]"
+    if value is None:
+        return "null"
+    if t is bool:
+        return "true" if value else "false"
+    if t is int:
+        return int.__repr__(value)
+    if t is float:
+        return _float(value)
+    if isinstance(value, Mapping):
+        return indented(dict(value), pad, sort_keys)
+    # Anything else (an int or float subclass, an enum): as the json module writes it.
+    return json.dumps(value, indent=2, sort_keys=sort_keys, ensure_ascii=False).replace("\n", "\n" + pad)
+
+
+_KEYS: dict[Any, str] = {}  # encoded `"key": ` prefixes (detail and finding keys repeat)
+
+
+def _key(key: Any) -> str:
+    if isinstance(key, str):
+        return _encode_str(key) + ": "
+    if isinstance(key, bool):
+        return ('"true"' if key else '"false"') + ": "
+    if key is None:
+        return '"null": '
+    return _encode_str(indented(key)) + ": "
+
+
+class ObjectWriter:
+    """A JSON object written member by member (in the order given), at indentation 2 per level;
+    a member's value may be a stream of items (an array written as they come)."""
+
+    def __init__(self, write: Callable[[str], None], pad: str = "", sort_keys: bool = True) -> None:
+        self.write = write
+        self.pad = pad
+        self.inner = pad + "  "
+        self.sort_keys = sort_keys
+        self.first = True
+
+    def _member(self, key: str) -> None:
+        self.write(("{\n" if self.first else ",\n") + self.inner + _key(key))
+        self.first = False
+
+    def value(self, key: str, value: Any) -> None:
+        self._member(key)
+        self.write(indented(value, self.inner, self.sort_keys))
+
+    def array(self, key: str, items: Iterable[Any]) -> None:
+        self._member(key)
+        pad = self.inner + "  "
+        empty = True
+        for item in items:
+            self.write(("[\n" if empty else ",\n") + pad + indented(item, pad, self.sort_keys))
+            empty = False
+        self.write("[]" if empty else "\n" + self.inner + "]")
+
+    def mapping(self, key: str, items: Iterable[tuple[str, Any]]) -> None:
+        """An object member whose own members stream by (keys already in order)."""
+        self._member(key)
+        pad = self.inner + "  "
+        empty = True
+        for k, v in items:
+            self.write(("{\n" if empty else ",\n") + pad + _key(k) + indented(v, pad, self.sort_keys))
+            empty = False
+        self.write("{}" if empty else "\n" + self.inner + "}")
+
+    def close(self) -> None:
+        self.write("{}" if self.first else "\n" + self.pad + "}")
+
+
+def write_check(run: CheckRun, out: TextIO) -> None:
+    w = SafeOut(out).write
+    obj = ObjectWriter(w)
+    n = 0
+
+    def counted() -> Iterable[dict[str, object]]:
+        nonlocal n
+        for f in run.findings:
+            n += 1
+            yield f.to_dict()
+
+    # Sorted keys: counts (which holds the findings count) comes before findings.
+    obj.value("counts", {"blank": run.blank, "errors": run.errors, "findings": len(run.findings),
+                         "lines": run.lines, "records": run.records, "skipped": run.skipped})
+    obj.value("files", run.files)
+    obj.array("findings", counted())
+    obj.value("profile", run.profile)
+    obj.value("tool", "surface-lint")
+    obj.close()
+    w("\n")
+
+
 def check_payload(run: CheckRun) -> dict[str, Any]:
-    return {
-        "tool": "surface-lint",
-        "profile": run.profile,
-        "files": run.files,
-        "counts": {
-            "lines": run.lines,
-            "records": run.records,
-            "errors": run.errors,
-            "blank": run.blank,
-            "skipped": run.skipped,
-            "findings": len(run.findings),
-        },
-        "findings": [f.to_dict() for f in run.findings],
-    }
+    return json.loads(capture(lambda out: write_check(run, out)))  # type: ignore[no-any-return]
 
 
 def render_check(run: CheckRun, colour: bool = False) -> str:
-    return dumps(check_payload(run))
+    return capture(lambda out: write_check(run, out))
+
+
+def _thresholds(result: LaneResult) -> list[dict[str, Any]]:
+    return [
+        {"metric": t.check.metric, "op": t.check.op, "value": t.check.value, "tolerance": t.check.tolerance,
+         "actual": t.actual, "passed": t.passed}
+        for t in result.thresholds
+    ]
+
+
+def write_lane(result: LaneResult, out: TextIO) -> None:
+    w = SafeOut(out).write
+    obj = ObjectWriter(w)
+    # failed_predicates is keyed by case id (sorted): gathered while the cases stream by.
+    failed: Spool[tuple[str, list[str]]] = Spool(key=_first)
+
+    def cases() -> Iterable[dict[str, Any]]:
+        for o in result.outcomes:
+            if o.failed:
+                failed.append((o.case_id, list(o.failed)))
+            if o.details is not None:
+                yield o.details
+
+    obj.array("cases", cases())
+    s = result.stats
+    obj.value("counts", {"blank": s.blank, "cases": len(result.outcomes), "errors": s.errors, "lines": s.lines,
+                         "records": s.records, "skipped": s.skipped})
+    obj.mapping("failed_predicates", iter(failed))
+    failed.close()
+    obj.array("findings", (f.to_dict() for f in result.findings))
+    obj.value("headline", result.headline)
+    obj.value("lane", result.lane)
+    obj.value("metric_aliases", result.metric_aliases)
+    obj.value("metrics", result.metrics)
+    obj.value("missing_transcripts", result.missing_transcripts)
+    if result.nothing_scored is not None:
+        obj.value("nothing_scored", result.nothing_scored)
+    obj.value("passed", result.passed)
+    obj.value("profile", result.profile)
+    obj.value("sources", result.sources)
+    obj.value("threshold_set", result.threshold_set)
+    obj.value("thresholds", _thresholds(result))
+    obj.value("tool", "surface-lint")
+    obj.value("unbucketed_cases", result.remainder)
+    obj.value("unknown_cases", result.unknown_cases)
+    obj.value("version", result.version)
+    obj.close()
+    w("\n")
+
+
+def _first(item: tuple[str, list[str]]) -> str:
+    return item[0]
 
 
 def lane_payload(result: LaneResult) -> dict[str, Any]:
-    return {
-        "tool": "surface-lint",
-        "lane": result.lane,
-        "version": result.version,
-        "profile": result.profile,
-        "threshold_set": result.threshold_set,
-        "headline": result.headline,
-        "metrics": result.metrics,
-        "metric_aliases": result.metric_aliases,
-        "thresholds": [
-            {
-                "metric": t.check.metric,
-                "op": t.check.op,
-                "value": t.check.value,
-                "tolerance": t.check.tolerance,
-                "actual": t.actual,
-                "passed": t.passed,
-            }
-            for t in result.thresholds
-        ],
-        "passed": result.passed,
-        "cases": [o.details for o in result.outcomes if o.details is not None],
-        "failed_predicates": {o.case_id: list(o.failed) for o in result.outcomes if o.failed},
-        "missing_transcripts": result.missing_transcripts,
-        "unknown_cases": result.unknown_cases,
-        "unbucketed_cases": result.remainder,
-        "counts": {
-            "cases": len(result.outcomes),
-            "lines": result.stats.lines,
-            "records": result.stats.records,
-            "errors": result.stats.errors,
-            "blank": result.stats.blank,
-            "skipped": result.stats.skipped,
-        },
-        "findings": [f.to_dict() for f in result.findings],
-        "sources": result.sources,
-    }
+    """The whole JSON report as one object (small runs: the baseline, tests)."""
+    return json.loads(capture(lambda out: write_lane(result, out)))  # type: ignore[no-any-return]
 
 
 def render_lane(result: LaneResult, colour: bool = False) -> str:
-    return dumps(lane_payload(result))
+    return capture(lambda out: write_lane(result, out))

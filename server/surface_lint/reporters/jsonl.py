@@ -7,10 +7,10 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..engine import LaneResult
-from .common import case_views
+from .common import SafeOut, capture, iter_case_views
 from .diff_text import diff_payload
 
 if TYPE_CHECKING:
@@ -22,28 +22,38 @@ def _line(obj: dict[str, Any]) -> str:
     return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
+def write_check(run: CheckRun, options: RenderOptions, out: TextIO) -> None:
+    w = SafeOut(out).write
+    for f in run.findings:
+        w(_line({"type": "finding", **f.to_dict()}) + "\n")
+
+
 def render_check(run: CheckRun, options: RenderOptions) -> str:
-    lines = [_line({"type": "finding", **f.to_dict()}) for f in run.findings]
-    return "".join(line + "\n" for line in lines)
+    return capture(lambda out: write_check(run, options, out))
 
 
-def render_lane(result: LaneResult, options: RenderOptions) -> str:
-    lines: list[str] = []
-    for view, outcome in zip(case_views(result, options.lane), result.outcomes, strict=True):
-        lines.append(_line({
-            "type": "case", "case_id": view.case_id, "status": view.status,
-            "failed_predicates": view.failed_names(), "details": outcome.details}))
-    lines.extend(_line({"type": "finding", **f.to_dict()}) for f in result.findings)
+def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
+    w = SafeOut(out).write
+    for view, outcome in zip(iter_case_views(result, options.lane), result.outcomes, strict=True):
+        w(_line({"type": "case", "case_id": view.case_id, "status": view.status,
+                 "failed_predicates": view.failed_names(), "details": outcome.details}) + "\n")
+    for f in result.findings:
+        w(_line({"type": "finding", **f.to_dict()}) + "\n")
     for t in result.thresholds:
-        lines.append(_line({
-            "type": "threshold", "metric": t.check.metric, "op": t.check.op, "value": t.check.value,
-            "tolerance": t.check.tolerance, "actual": t.actual, "passed": t.passed}))
-    lines.append(_line({
+        w(_line({"type": "threshold", "metric": t.check.metric, "op": t.check.op, "value": t.check.value,
+                 "tolerance": t.check.tolerance, "actual": t.actual, "passed": t.passed}) + "\n")
+    summary = {
         "type": "summary", "lane": result.lane, "version": result.version, "profile": result.profile,
         "threshold_set": result.threshold_set, "headline": result.headline, "passed": result.passed,
         "metrics": result.metrics, "cases": len(result.outcomes),
-        "missing_transcripts": result.missing_transcripts, "unknown_cases": result.unknown_cases}))
-    return "".join(line + "\n" for line in lines)
+        "missing_transcripts": result.missing_transcripts, "unknown_cases": result.unknown_cases}
+    if result.nothing_scored is not None:
+        summary["nothing_scored"] = result.nothing_scored
+    w(_line(summary) + "\n")
+
+
+def render_lane(result: LaneResult, options: RenderOptions) -> str:
+    return capture(lambda out: write_lane(result, options, out))
 
 
 def render_diff(diff: LaneDiff, options: RenderOptions) -> str:

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, TextIO
 
 from ..engine import LaneResult
 from ..findings import Finding
-from .common import CaseView, case_views, display_path, fmt_value, where
+from .common import CaseView, SafeOut, capture, display_path, fmt_value, iter_case_views, where
 
 if TYPE_CHECKING:
     from ..diff import LaneDiff
@@ -66,79 +66,164 @@ def _properties(suite: ET.Element, values: Sequence[tuple[str, str]]) -> None:
         _el(props, "property", name=name, value=value)
 
 
-def _case_element(suite: ET.Element, lane: str, view: CaseView) -> ET.Element:
+def _esc_text(text: str) -> str:
+    return _clean(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _esc_attr(text: str) -> str:
+    return (_esc_text(text).replace('"', "&quot;").replace("\r", "&#13;").replace("\n", "&#10;")
+            .replace("\t", "&#09;"))
+
+
+class XmlWriter:
+    """Elements written as they come, indented two spaces a level (as ET.indent lays them out)."""
+
+    def __init__(self, write: Callable[[str], None]) -> None:
+        self.write = write
+        self.stack: list[str] = []
+
+    def _attrs(self, attrs: Mapping[str, str]) -> str:
+        return "".join(f' {k}="{_esc_attr(v)}"' for k, v in attrs.items())
+
+    def open(self, tag: str, **attrs: str) -> None:
+        self.write(f"{'  ' * len(self.stack)}<{tag}{self._attrs(attrs)}>\n")
+        self.stack.append(tag)
+
+    def leaf(self, tag: str, text: str | None = None, **attrs: str) -> None:
+        pad = "  " * len(self.stack)
+        if text is None or text == "":
+            self.write(f"{pad}<{tag}{self._attrs(attrs)} />\n")
+        else:
+            self.write(f"{pad}<{tag}{self._attrs(attrs)}>{_esc_text(text)}</{tag}>\n")
+
+    def close(self) -> None:
+        tag = self.stack.pop()
+        self.write(f"{'  ' * len(self.stack)}</{tag}>\n")
+
+
+def _counts(tests: int, failures: int, skipped: int) -> dict[str, str]:
+    return {"tests": str(tests), "failures": str(failures), "errors": "0", "skipped": str(skipped)}
+
+
+def _properties_xml(x: XmlWriter, values: Sequence[tuple[str, str]]) -> None:
+    x.open("properties")
+    for name, value in values:
+        x.leaf("property", name=name, value=value)
+    x.close()
+
+
+def _case_xml(x: XmlWriter, lane: str, view: CaseView) -> None:
     attrs = {"classname": f"{lane}.{view.group}" if view.group else lane, "name": view.case_id}
     if view.findings:
         first = min(view.findings, key=Finding.sort_key)
         attrs.update(file=display_path(first.path), line=str(first.location.line))
-    case = _el(suite, "testcase", **attrs)
+    out = []
+    if view.surface is not None:
+        out.append(f"surface: {view.surface}")
+    if not view.failing and view.failures:
+        out += [f"note: {f.name} ({f.code}) failed: {f.message}" for f in view.failures]
+    if not view.failing and not out:
+        x.leaf("testcase", **attrs)
+        return
+    x.open("testcase", **attrs)
     if view.failing:
         names = ", ".join(f"{f.name} ({f.code})" for f in view.failures if f.blocking)
         worst = view.worst
         assert worst is not None
         body = []
         for f in view.failures:
-            sev = f.severity_label
-            places = [where(x) for x in view.findings if x.rule == f.name]
+            places = [where(z) for z in view.findings if z.rule == f.name]
             at = f" at {', '.join(places)}" if places else ""
-            body.append(f"{f.name} ({f.code}, {sev}): {f.message}{at}")
-        _el(case, "failure", "\n".join(body), message=f"failed: {names}", type=worst.label)
-    out = []
-    if view.surface is not None:
-        out.append(f"surface: {view.surface}")
-    if not view.failing and view.failures:
-        out += [f"note: {f.name} ({f.code}) failed: {f.message}" for f in view.failures]
+            body.append(f"{f.name} ({f.code}, {f.severity_label}): {f.message}{at}")
+        x.leaf("failure", "\n".join(body), message=f"failed: {names}", type=worst.label)
     if out:
-        _el(case, "system-out", "\n".join(out))
-    return case
+        x.leaf("system-out", "\n".join(out))
+    x.close()
+
+
+def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
+    """Totals come first in JUnit: one pass over the cases counts them, a second writes them."""
+    w = SafeOut(out).write
+    lane = result.lane
+    n_cases = failing = 0
+    for view in iter_case_views(result, options.lane):
+        n_cases += 1
+        failing += view.failing
+    missing = len(result.missing_transcripts)
+    threshold_fail = sum(1 for t in result.thresholds if not t.passed)
+    baseline = [d for d in options.baseline.deltas if d.better is not None] if options.baseline else []
+    baseline_fail = sum(1 for d in baseline if d.regressed)
+    tests = n_cases + missing + len(result.thresholds) + len(baseline)
+    w('<?xml version="1.0" encoding="UTF-8"?>\n')
+    x = XmlWriter(w)
+    x.open("testsuites", name=f"surface-lint {lane}",
+           **_counts(tests, failing + threshold_fail + baseline_fail, missing))
+    info = [("lane", lane), ("version", result.version), ("profile", result.profile),
+            ("threshold_set", result.threshold_set or "none")]
+    if result.thresholds:
+        x.open("testsuite", name=f"{lane}.thresholds", **_counts(len(result.thresholds), threshold_fail, 0))
+        _properties_xml(x, info)
+        for t in result.thresholds:
+            name = f"{t.check.metric} {t.check.describe()}"
+            if t.passed:
+                x.leaf("testcase", classname=f"{lane}.thresholds", name=name)
+            else:
+                x.open("testcase", classname=f"{lane}.thresholds", name=name)
+                x.leaf("failure", message=f"{t.check.metric} is {fmt_value(t.actual)}; needs {t.check.describe()}",
+                       type="threshold")
+                x.close()
+        x.close()
+    if options.baseline is not None:
+        x.open("testsuite", name=f"{lane}.baseline", **_counts(len(baseline), baseline_fail, 0))
+        _properties_xml(x, [("baseline", display_path(options.baseline.path)),
+                            ("tolerance", f"{options.baseline.tolerance:g}")])
+        for d in baseline:
+            if d.regressed:
+                x.open("testcase", classname=f"{lane}.baseline", name=d.name)
+                x.leaf("failure", message=f"below the baseline: {d.describe()}", type="baseline")
+                x.close()
+            else:
+                x.leaf("testcase", classname=f"{lane}.baseline", name=d.name)
+        x.close()
+    x.open("testsuite", name=f"{lane}.cases", **_counts(n_cases + missing, failing, missing))
+    _properties_xml(x, info)
+    for view in iter_case_views(result, options.lane):
+        _case_xml(x, lane, view)
+    for case_id in result.missing_transcripts:
+        x.open("testcase", classname=lane, name=case_id)
+        x.leaf("skipped", message="no transcript for this case")
+        x.close()
+    x.close()
+    x.close()
 
 
 def render_lane(result: LaneResult, options: RenderOptions) -> str:
-    root = ET.Element("testsuites", name=f"surface-lint {result.lane}")
-    info = [("lane", result.lane), ("version", result.version), ("profile", result.profile),
-            ("threshold_set", result.threshold_set or "none")]
-    if result.thresholds:
-        suite = _suite(root, f"{result.lane}.thresholds")
-        _properties(suite, info)
-        for t in result.thresholds:
-            case = _el(suite, "testcase", classname=f"{result.lane}.thresholds",
-                       name=f"{t.check.metric} {t.check.describe()}")
-            if not t.passed:
-                _el(case, "failure", message=f"{t.check.metric} is {fmt_value(t.actual)}; needs {t.check.describe()}",
-                    type="threshold")
-    if options.baseline is not None:
-        suite = _suite(root, f"{result.lane}.baseline")
-        _properties(suite, [("baseline", display_path(options.baseline.path)),
-                            ("tolerance", f"{options.baseline.tolerance:g}")])
-        for d in options.baseline.deltas:
-            if d.better is None:
-                continue
-            case = _el(suite, "testcase", classname=f"{result.lane}.baseline", name=d.name)
-            if d.regressed:
-                _el(case, "failure", message=f"below the baseline: {d.describe()}", type="baseline")
-    suite = _suite(root, f"{result.lane}.cases")
-    _properties(suite, info)
-    for view in case_views(result, options.lane):
-        _case_element(suite, result.lane, view)
-    for case_id in result.missing_transcripts:
-        case = _el(suite, "testcase", classname=result.lane, name=case_id)
-        _el(case, "skipped", message="no transcript for this case")
-    return _count(root)
+    return capture(lambda out: write_lane(result, options, out))
+
+
+def write_check(run: CheckRun, options: RenderOptions, out: TextIO) -> None:
+    w = SafeOut(out).write
+    n = len(run.findings)
+    w('<?xml version="1.0" encoding="UTF-8"?>\n')
+    x = XmlWriter(w)
+    x.open("testsuites", name="surface-lint check", **_counts(max(n, 1), n, 0))
+    x.open("testsuite", name="surface-lint check", **_counts(max(n, 1), n, 0))
+    _properties_xml(x, [("profile", run.profile), ("files", str(len(run.files)))])
+    if not n:
+        x.leaf("testcase", classname="surface-lint", name="no findings")
+    for f in run.findings:
+        x.open("testcase", classname=display_path(f.path),
+               name=f"{f.code} {f.rule} at {f.location.line}:{f.location.column}",
+               file=display_path(f.path), line=str(f.location.line))
+        x.leaf("failure", f"{where(f)}: {f.code} [{f.severity.label}] {f.message}",
+               message=f.message, type=f.severity.label)
+        x.close()
+    x.close()
+    x.close()
 
 
 def render_check(run: CheckRun, options: RenderOptions) -> str:
-    root = ET.Element("testsuites", name="surface-lint check")
-    suite = _suite(root, "surface-lint check")
-    _properties(suite, [("profile", run.profile), ("files", str(len(run.files)))])
-    if not run.findings:
-        _el(suite, "testcase", classname="surface-lint", name="no findings")
-    for f in run.findings:
-        case = _el(suite, "testcase", classname=display_path(f.path),
-                   name=f"{f.code} {f.rule} at {f.location.line}:{f.location.column}",
-                   file=display_path(f.path), line=str(f.location.line))
-        _el(case, "failure", f"{where(f)}: {f.code} [{f.severity.label}] {f.message}",
-            message=f.message, type=f.severity.label)
-    return _count(root)
+    return capture(lambda out: write_check(run, options, out))
 
 
 def render_diff(diff: LaneDiff, options: RenderOptions) -> str:

@@ -9,18 +9,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from ..engine import LaneResult
 from .common import (
+    LIST_LIMIT,
     CaseView,
+    PerPredicateQuota,
     PredicateFailure,
-    case_views,
+    SafeOut,
+    capture,
     display_path,
     fmt_value,
     highlight_segments,
+    iter_case_views,
     metric_rows,
-    severity_counts,
     verdict_word,
     where,
 )
@@ -30,19 +33,25 @@ if TYPE_CHECKING:
     from . import CheckRun, RenderOptions
 
 SURFACE_CHARS = 240  # a surface longer than this is cut in tables (the HTML report has it whole)
-_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+_SPECIAL = re.compile(r"([\\`*_\[\]|~#])")
+_LINE_BREAK = re.compile(r"\r\n|[\r\n\u2028\u2029\x85\v\f]")
+_BACKTICKS = re.compile(r"`+")
 
 
 def md_text(text: str) -> str:
     """Plain text safe inside a table cell: Markdown punctuation escaped, HTML neutralised."""
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     text = _SPECIAL.sub(r"\\\1", text)
-    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "<br>")
+    return _LINE_BREAK.sub("<br>", text)
 
 
 def md_code(text: str) -> str:
-    """Inline code safe inside a table cell."""
-    fence, pad = ("``", " ") if "`" in text else ("`", "")
+    """Inline code safe inside a table cell and on one line: a fence longer than any run of
+    backticks in the text, line breaks as spaces (a case id cannot start a heading or a row)."""
+    text = _LINE_BREAK.sub(" ", text)
+    longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if "`" in text else ""
     body = text.replace("|", "\\|")
     return f"{fence}{pad}{body}{pad}{fence}"
 
@@ -145,21 +154,31 @@ def _metric_table(result: LaneResult, options: RenderOptions) -> list[str]:
     return lines
 
 
-def render_lane(result: LaneResult, options: RenderOptions) -> str:
-    views = case_views(result, options.lane)
-    failing = [v for v in views if v.failing]
-    notes = sum(1 for v in views if v.status == "note")
-    out = [
+def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
+    """Every metric; the first SHOW_PER_PREDICATE failing cases of each predicate, with how many
+    more there are; within the byte limit. A first pass over the cases counts them."""
+    w = SafeOut(out).write
+    failing = notes = 0
+    surfaces = False
+    for view in iter_case_views(result, options.lane):
+        if view.failing:
+            failing += 1
+            surfaces = surfaces or view.surface is not None
+        elif view.status == "note":
+            notes += 1
+    head = [
         f"## surface-lint · {md_code(result.lane)} {md_text(result.version)} · {verdict_word(result.passed)}",
         "",
         f"Profile {md_code(result.profile)} · thresholds {md_code(result.threshold_set or 'none')} · "
-        f"{len(result.outcomes)} case(s) · {len(failing)} failing · {notes} with notes only",
+        f"{len(result.outcomes) or result.case_count} case(s) · {failing} failing · {notes} with notes only",
         "",
         *_metric_table(result, options),
     ]
+    if result.nothing_scored is not None:
+        head += ["", f"**No case was scored:** {md_text(result.nothing_scored)}."]
     if options.baseline is not None:
         b = options.baseline
-        out += ["", f"Baseline {md_code(display_path(b.path))}: " + (
+        head += ["", f"Baseline {md_code(display_path(b.path))}: " + (
             "no metric below it." if b.passed else f"**{len(b.regressions)} metric(s) below it.**")]
     lists = []
     if result.missing_transcripts:
@@ -172,45 +191,98 @@ def render_lane(result: LaneResult, options: RenderOptions) -> str:
                      + (" …" if len(result.unknown_cases) > 20 else ""))
     if result.remainder:
         lists.append(f"- {len(result.remainder)} multi-sentence case(s) outside the three buckets: "
-                     + ", ".join(md_code(c) for c in result.remainder[:20]))
+                     + ", ".join(md_code(c) for c in result.remainder[:20])
+                     + (" …" if len(result.remainder) > 20 else ""))
     if lists:
-        out += ["", *lists]
-    if failing:
-        out += ["", f"### Failing cases ({len(failing)})", ""]
-        # Symbolic reports carry no surface: then the column is left out.
-        surfaces = any(v.surface is not None for v in failing)
-        rows = [
-            f"| {md_code(v.case_id)} | {md_text(v.group or '')} | {_failures(v)} |"
-            + (f" {md_surface(v.surface, v.failures)} |" if surfaces else "")
-            for v in failing
-        ]
-        head = ("| Case | Group | Failed predicates | Surface |\n|---|---|---|---|" if surfaces
-                else "| Case | Group | Failed predicates |\n|---|---|---|")
-        budget = _Budget(options.byte_limit, "\n".join(out))
-        out += _table(head, rows, budget, "failing case(s)")
-    return "\n".join(out) + "\n"
+        head += ["", *lists]
+    text = "\n".join(head)
+    w(text)
+    if not failing:
+        w("\n")
+        return
+    section = ["", f"### Failing cases ({failing})", ""]
+    table_head = ("| Case | Group | Failed predicates | Surface |\n|---|---|---|---|" if surfaces
+                  else "| Case | Group | Failed predicates |\n|---|---|---|")
+    budget = _Budget(options.byte_limit, text)
+    w("\n" + "\n".join(section) + "\n" + table_head)
+    budget.fits("\n".join(section) + "\n" + table_head + "\n")
+    quota = PerPredicateQuota()
+    cut = 0
+    for view in iter_case_views(result, options.lane):
+        if not view.failing:
+            continue
+        if not quota.admit([f.name for f in view.failures if f.blocking]):
+            continue
+        if cut:
+            cut += 1
+            continue
+        row = (f"| {md_code(view.case_id)} | {md_text(view.group or '')} | {_failures(view)} |"
+               + (f" {md_surface(view.surface, view.failures)} |" if surfaces else ""))
+        if not budget.fits(row + "\n"):
+            cut = 1
+            continue
+        w("\n" + row)
+    tail = []
+    hidden = quota.notes()
+    if hidden:
+        tail.append("")
+        tail += [f"_… {n} more failing case(s) of {md_code(name)} not shown (the first {quota.limit} of "
+                 "each predicate are listed). The JSON, SARIF or HTML output lists them all._"
+                 for name, n in hidden]
+    if cut:
+        tail.append("")
+        tail.append(f"_… {cut} more failing case(s) not shown: this summary is kept under "
+                    f"{(budget.limit or 0) // 1024} KiB. The JSON, SARIF or HTML output lists them all._")
+    w("\n".join(["", *tail]) if tail else "")
+    w("\n")
+
+
+def render_lane(result: LaneResult, options: RenderOptions) -> str:
+    return capture(lambda out: write_lane(result, options, out))
 
 
 # --- check -----------------------------------------------------------------------------
 
 
-def render_check(run: CheckRun, options: RenderOptions) -> str:
-    out = [
+def write_check(run: CheckRun, options: RenderOptions, out: TextIO) -> None:
+    w = SafeOut(out).write
+    counts: dict[str, int] = {}
+    for f in run.findings:
+        counts[f.severity.label] = counts.get(f.severity.label, 0) + 1
+    summary = ", ".join(f"{c} {s}" for s, c in sorted(counts.items())) or "no findings"
+    head = "\n".join([
         f"## surface-lint check · {len(run.findings)} finding(s)",
         "",
-        f"{severity_counts(run.findings)} in {len(run.files)} file(s) · profile {md_code(run.profile)} · "
+        f"{summary} in {len(run.files)} file(s) · profile {md_code(run.profile)} · "
         f"{run.records} record(s) read",
-    ]
+    ])
+    w(head)
     if run.findings:
-        rows = [
-            f"| {md_code(where(f))} | "
-            f"{f.code} {md_code(f.rule)} | {f.severity.label} | {md_text(f.message)} |"
-            for f in run.findings
-        ]
-        out.append("")
-        budget = _Budget(options.byte_limit, "\n".join(out))
-        out += _table("| Location | Code | Severity | Message |\n|---|---|---|---|", rows, budget, "finding(s)")
-    return "\n".join(out) + "\n"
+        w("\n")
+        budget = _Budget(options.byte_limit, head + "\n")
+        table = "| Location | Code | Severity | Message |\n|---|---|---|---|"
+        w("\n" + table)
+        budget.fits(table + "\n")
+        shown = 0
+        for f in run.findings:
+            if shown >= LIST_LIMIT:
+                break
+            row = (f"| {md_code(where(f))} | "
+                   f"{f.code} {md_code(f.rule)} | {f.severity.label} | {md_text(f.message)} |")
+            if not budget.fits(row + "\n"):
+                break
+            w("\n" + row)
+            shown += 1
+        if shown < len(run.findings):
+            why = (f"this summary is kept under {(budget.limit or 0) // 1024} KiB" if shown < LIST_LIMIT
+                   else f"the first {LIST_LIMIT} are listed")
+            w(f"\n\n_… {len(run.findings) - shown} more finding(s) not shown: {why}. "
+              "The JSON, SARIF or HTML output lists them all._")
+    w("\n")
+
+
+def render_check(run: CheckRun, options: RenderOptions) -> str:
+    return capture(lambda out: write_check(run, options, out))
 
 
 # --- diff ------------------------------------------------------------------------------

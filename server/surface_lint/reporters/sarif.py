@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import quote
 
 from .. import __version__
 from ..engine import LaneResult
 from ..findings import Finding, Location, Severity
-from .common import RuleInfo, display_path
+from .common import RuleInfo, SafeOut, capture, display_path
+from .json_format import indented
 
 if TYPE_CHECKING:
     from ..diff import LaneDiff
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 FINGERPRINT_KEY = "surfaceLint/v1"
 SRCROOT = "%SRCROOT%"
+FINGERPRINT_MEMORY = 65536  # distinct fingerprint keys whose occurrence counts are kept
 LEVELS = {
     Severity.ERROR: "error",
     Severity.WARNING: "warning",
@@ -52,17 +55,29 @@ def physical(loc: Location) -> dict[str, Any]:
     return {"physicalLocation": {"artifactLocation": artifact_location(loc.path), "region": region(loc)}}
 
 
-def fingerprints(findings: Sequence[Finding]) -> list[str]:
-    """Per finding: a hash of (code, path, case id or line) and its occurrence number among equals."""
-    seen: dict[str, int] = {}
-    out = []
-    for f in findings:
+class Fingerprints:
+    """Per finding: a hash of (code, path, case id or line) and its occurrence number among equals.
+
+    Equal keys sit together in the sorted findings (one record's); the counts of the last
+    FINGERPRINT_MEMORY distinct keys are kept, so memory stays bounded."""
+
+    def __init__(self) -> None:
+        self.seen: OrderedDict[str, int] = OrderedDict()
+
+    def __call__(self, f: Finding) -> str:
         anchor = f"case:{f.record_id}" if f.record_id is not None else f"line:{f.location.line}"
         key = "\0".join((f.code, display_path(f.path), anchor))
-        digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
-        seen[digest] = seen.get(digest, 0) + 1
-        out.append(f"{digest}:{seen[digest]}")
-    return out
+        digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        n = self.seen.pop(digest, 0) + 1
+        self.seen[digest] = n
+        if len(self.seen) > FINGERPRINT_MEMORY:
+            self.seen.popitem(last=False)
+        return f"{digest}:{n}"
+
+
+def fingerprints(findings: Sequence[Finding]) -> list[str]:
+    fp = Fingerprints()
+    return [fp(f) for f in findings]
 
 
 def _rule(code: str, info: RuleInfo | None) -> dict[str, Any]:
@@ -81,29 +96,35 @@ def _rule(code: str, info: RuleInfo | None) -> dict[str, Any]:
     }
 
 
-def sarif_log(findings: Iterable[Finding], rules: Mapping[str, RuleInfo],
-              properties: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    ordered = list(findings)
-    codes = sorted({f.code for f in ordered})
+def _result(f: Finding, index: Mapping[str, int], fp: str) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "ruleId": f.code,
+        "ruleIndex": index[f.code],
+        "level": LEVELS[f.severity],
+        "message": {"text": f.message},
+        "locations": [physical(f.location)],
+        "partialFingerprints": {FINGERPRINT_KEY: fp},
+    }
+    if f.related:
+        result["relatedLocations"] = [
+            {"id": i, **physical(r.location), "message": {"text": r.message}}
+            for i, r in enumerate(f.related, 1)
+        ]
+    if f.record_id is not None:
+        result["properties"] = {"caseId": f.record_id}
+    return result
+
+
+_RESULTS = "\0surface-lint-results\0"  # where the streamed results go in the log's text
+
+
+def write_log(findings: Iterable[Finding], rules: Mapping[str, RuleInfo], out: TextIO,
+              properties: Mapping[str, Any] | None = None) -> None:
+    """The SARIF log, its results written as the findings stream by (a first pass collects the
+    rule codes the driver lists before them)."""
+    w = SafeOut(out).write
+    codes = sorted({f.code for f in findings})
     index = {code: i for i, code in enumerate(codes)}
-    results = []
-    for f, fp in zip(ordered, fingerprints(ordered), strict=True):
-        result: dict[str, Any] = {
-            "ruleId": f.code,
-            "ruleIndex": index[f.code],
-            "level": LEVELS[f.severity],
-            "message": {"text": f.message},
-            "locations": [physical(f.location)],
-            "partialFingerprints": {FINGERPRINT_KEY: fp},
-        }
-        if f.related:
-            result["relatedLocations"] = [
-                {"id": i, **physical(r.location), "message": {"text": r.message}}
-                for i, r in enumerate(f.related, 1)
-            ]
-        if f.record_id is not None:
-            result["properties"] = {"caseId": f.record_id}
-        results.append(result)
     run: dict[str, Any] = {
         "tool": {"driver": {
             "name": "surface-lint",
@@ -112,23 +133,31 @@ def sarif_log(findings: Iterable[Finding], rules: Mapping[str, RuleInfo],
             "rules": [_rule(code, rules.get(code)) for code in codes],
         }},
         "columnKind": "unicodeCodePoints",
-        "results": results,
+        "results": _RESULTS,
     }
     if properties:
         run["properties"] = dict(properties)
-    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+    log = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+    head, tail = indented(log, "", sort_keys=False).split(indented(_RESULTS), 1)
+    w(head)
+    pad = "        "  # results sit in runs[0]: three levels down
+    fp = Fingerprints()
+    empty = True
+    for f in findings:
+        w(("[\n" if empty else ",\n") + pad + indented(_result(f, index, fp(f)), pad, sort_keys=False))
+        empty = False
+    w("[]" if empty else "\n      ]")
+    w(tail + "\n")
 
 
-def _dump(log: dict[str, Any]) -> str:
-    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+def sarif_log(findings: Iterable[Finding], rules: Mapping[str, RuleInfo],
+              properties: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    ordered = list(findings)
+    return json.loads(capture(lambda out: write_log(ordered, rules, out, properties)))  # type: ignore[no-any-return]
 
 
-def render_check(run: CheckRun, options: RenderOptions) -> str:
-    return _dump(sarif_log(run.findings, options.rules, {"profile": run.profile}))
-
-
-def render_lane(result: LaneResult, options: RenderOptions) -> str:
-    properties = {
+def _lane_properties(result: LaneResult) -> dict[str, Any]:
+    return {
         "lane": result.lane,
         "version": result.version,
         "profile": result.profile,
@@ -141,7 +170,22 @@ def render_lane(result: LaneResult, options: RenderOptions) -> str:
             for t in result.thresholds
         ],
     }
-    return _dump(sarif_log(result.findings, options.rules, properties))
+
+
+def write_check(run: CheckRun, options: RenderOptions, out: TextIO) -> None:
+    write_log(run.findings, options.rules, out, {"profile": run.profile})
+
+
+def render_check(run: CheckRun, options: RenderOptions) -> str:
+    return capture(lambda out: write_check(run, options, out))
+
+
+def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
+    write_log(result.findings, options.rules, out, _lane_properties(result))
+
+
+def render_lane(result: LaneResult, options: RenderOptions) -> str:
+    return capture(lambda out: write_lane(result, options, out))
 
 
 def diff_regressions(diff: LaneDiff) -> list[Finding]:
@@ -173,4 +217,4 @@ def render_diff(diff: LaneDiff, options: RenderOptions) -> str:
             for d in diff.metrics
         ],
     }
-    return _dump(sarif_log(diff_regressions(diff), options.rules, properties))
+    return capture(lambda out: write_log(diff_regressions(diff), options.rules, out, properties))

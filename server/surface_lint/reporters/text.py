@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, TextIO
 
 from ..engine import LaneResult
 from ..findings import Finding, Severity
-from .common import fmt_value, severity_counts
+from .common import SafeOut, capture, fmt_value
 
 if TYPE_CHECKING:
     from . import CheckRun
@@ -32,27 +33,33 @@ def finding_line(f: Finding, colour: bool) -> str:
     return f"{loc.path}:{loc.line}:{loc.column}: {code} [{sev}] {f.message}"
 
 
+def write_check(run: CheckRun, out: TextIO, colour: bool = False) -> None:
+    w = SafeOut(out).write
+    counts: dict[str, int] = {}
+    n = 0
+    for f in run.findings:
+        w(finding_line(f, colour) + "\n")
+        counts[f.severity.label] = counts.get(f.severity.label, 0) + 1
+        n += 1
+    summary = ", ".join(f"{c} {s}" for s, c in sorted(counts.items())) or "no findings"
+    w(f"Found {n} finding(s) ({summary}) in {len(run.files)} file(s); profile: {run.profile}.\n")
+    w(f"{run.lines} lines read: {run.records} records, {run.errors} errors, "
+      f"{run.blank} blank, {run.skipped} skipped.\n")
+
+
 def render_check(run: CheckRun, colour: bool = False) -> str:
-    lines = [finding_line(f, colour) for f in run.findings]
-    summary = severity_counts(run.findings)
-    lines.append(
-        f"Found {len(run.findings)} finding(s) ({summary}) in {len(run.files)} file(s); "
-        f"profile: {run.profile}."
-    )
-    lines.append(
-        f"{run.lines} lines read: {run.records} records, {run.errors} errors, "
-        f"{run.blank} blank, {run.skipped} skipped."
-    )
-    return "\n".join(lines) + "\n"
+    return capture(lambda out: write_check(run, out, colour))
 
 
-def render_lane(result: LaneResult, colour: bool = False) -> str:
-    out: list[str] = []
+def _ids(title: str, ids: Sequence[str], limit: int = 20) -> str:
+    return f"{title} ({len(ids)}): " + ", ".join(ids[:limit]) + (" …" if len(ids) > limit else "")
+
+
+def write_lane(result: LaneResult, out: TextIO, colour: bool = False) -> None:
+    w = SafeOut(out).write
     thresholds = {t.check.metric: t for t in result.thresholds}
-    out.append(
-        f"lane {result.lane} {result.version} · profile {result.profile} · "
-        f"thresholds {result.threshold_set or 'none'} · {result.case_count} case(s)"
-    )
+    w(f"lane {result.lane} {result.version} · profile {result.profile} · "
+      f"thresholds {result.threshold_set or 'none'} · {result.case_count} case(s)\n")
     width = max((len(k) for k in result.metrics), default=10) + 2
     for name, value in result.metrics.items():
         mark = ""
@@ -63,26 +70,27 @@ def render_lane(result: LaneResult, colour: bool = False) -> str:
                 verdict = f"\x1b[32m{verdict}{_RESET}" if t.passed else f"\x1b[31m{verdict}{_RESET}"
             mark = f"  {t.check.describe():<12} {verdict}"
         star = "*" if name == result.headline else " "
-        out.append(f" {star}{name:<{width}}{fmt_value(value):>8}{mark}")
+        w(f" {star}{name:<{width}}{fmt_value(value):>8}{mark}\n")
     if result.passed is None:
-        out.append("result: no thresholds checked")
+        w("result: no thresholds checked\n")
     else:
-        out.append(f"result: {'PASS' if result.passed else 'FAIL'}")
+        w(f"result: {'PASS' if result.passed else 'FAIL'}\n")
+    if result.nothing_scored is not None:
+        w(f"nothing scored: {result.nothing_scored}\n")
     if result.missing_transcripts:
-        out.append(f"cases without a transcript ({len(result.missing_transcripts)}): "
-                   + ", ".join(result.missing_transcripts[:20])
-                   + (" …" if len(result.missing_transcripts) > 20 else ""))
+        w(_ids("cases without a transcript", result.missing_transcripts) + "\n")
     if result.unknown_cases:
-        out.append(f"transcripts without a case ({len(result.unknown_cases)}): "
-                   + ", ".join(result.unknown_cases[:20])
-                   + (" …" if len(result.unknown_cases) > 20 else ""))
+        w(_ids("transcripts without a case", result.unknown_cases) + "\n")
     if result.remainder:
-        out.append(f"multi-sentence cases outside the three buckets ({len(result.remainder)}): "
-                   + ", ".join(result.remainder[:20]))
+        w(f"multi-sentence cases outside the three buckets ({len(result.remainder)}): "
+          + ", ".join(result.remainder[:20]) + "\n")
     if result.failing_count:
-        out.append(f"cases with a failing predicate: {result.failing_count}")
+        w(f"cases with a failing predicate: {result.failing_count}\n")
     for f in result.findings:
-        out.append("  " + finding_line(f, colour))
+        w("  " + finding_line(f, colour) + "\n")
     s = result.stats
-    out.append(f"{s.lines} lines read: {s.records} records, {s.errors} errors, {s.blank} blank, {s.skipped} skipped.")
-    return "\n".join(out) + "\n"
+    w(f"{s.lines} lines read: {s.records} records, {s.errors} errors, {s.blank} blank, {s.skipped} skipped.\n")
+
+
+def render_lane(result: LaneResult, colour: bool = False) -> str:
+    return capture(lambda out: write_lane(result, out, colour))

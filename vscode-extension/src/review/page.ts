@@ -98,3 +98,19 @@ export function transcriptGlobs(value: unknown): string[] | null {
   }
   return value as string[];
 }
+
+/** Numbers a view's requests so that only the newest one's answer is shown. */
+export class NewestOnly {
+  private issued = 0;
+
+  /** A number for a request about to be sent. */
+  next(): number {
+    this.issued += 1;
+    return this.issued;
+  }
+
+  /** Whether the answer to request `ticket` is still the one to show. */
+  isNewest(ticket: number): boolean {
+    return ticket === this.issued;
+  }
+}

@@ -7,6 +7,7 @@ import type { ServerController } from "../serverController";
 import {
   diffPage,
   FILTER_COMMAND,
+  NewestOnly,
   OPEN_TURN_COMMAND,
   parseFilter,
   parseTurnTarget,
@@ -54,8 +55,8 @@ function webviewOptions(): vscode.WebviewOptions & vscode.WebviewPanelOptions {
 class TranscriptReview implements vscode.Disposable {
   private timer: NodeJS.Timeout | undefined;
   private readonly disposables: vscode.Disposable[] = [];
-  /** Numbers the requests: only the newest one's answer is shown (the server drops overtaken ones). */
-  private requests = 0;
+  /** Only the newest request's answer is shown (the server drops overtaken ones). */
+  private readonly requests = new NewestOnly();
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -84,9 +85,9 @@ class TranscriptReview implements vscode.Disposable {
   async refresh(): Promise<void> {
     this.timer = undefined;
     const filter = this.filter;
-    const ticket = ++this.requests;
+    const ticket = this.requests.next();
     const answer = await this.request(filter);
-    if (ticket !== this.requests) {
+    if (!this.requests.isNewest(ticket)) {
       return;
     }
     this.log.debug(`review of ${filter.uri}: ${answer === null ? "no answer" : `${answer.html.length} characters`}`);
@@ -174,18 +175,46 @@ export function registerReview(context: vscode.ExtensionContext, server: ServerC
     if (older === undefined) {
       return;
     }
-    const diff = await send<DiffAnswer>(RUN_DIFF_METHOD, {
-      old: older.run.uri,
-      new: newer.run.uri,
-      oldText: openText(older.run.uri),
-      newText: openText(newer.run.uri),
-    });
+    const request = (): Promise<DiffAnswer | null> =>
+      send<DiffAnswer>(RUN_DIFF_METHOD, {
+        old: older.run.uri,
+        new: newer.run.uri,
+        oldText: openText(older.run.uri),
+        newText: openText(newer.run.uri),
+      });
+    const diff = await request();
     if (diff === null) {
       void vscode.window.showWarningMessage("surface-lint: these two runs could not be compared (see the output).");
       return;
     }
     const panel = vscode.window.createWebviewPanel("surfaceLint.runDiff", `Diff: ${diff.title}`, vscode.ViewColumn.Active, webviewOptions());
     panel.webview.html = diffPage(diff.html);
+    // Live as either run is edited: the newest answer only.
+    let timer: NodeJS.Timeout | undefined;
+    const requests = new NewestOnly();
+    const watch = vscode.workspace.onDidChangeTextDocument((event) => {
+      const changed = event.document.uri.toString();
+      if ((changed !== older.run.uri && changed !== newer.run.uri) || event.contentChanges.length === 0) {
+        return;
+      }
+      if (timer !== undefined) {
+        clearTimeout(timer);
+      }
+      timer = setTimeout(() => {
+        const ticket = requests.next();
+        void request().then((answer) => {
+          if (requests.isNewest(ticket) && answer !== null) {
+            panel.webview.html = diffPage(answer.html);
+          }
+        });
+      }, LIVE_DELAY_MS);
+    });
+    panel.onDidDispose(() => {
+      watch.dispose();
+      if (timer !== undefined) {
+        clearTimeout(timer);
+      }
+    });
   }
 
   context.subscriptions.push(

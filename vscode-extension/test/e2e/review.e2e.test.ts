@@ -184,9 +184,9 @@ describe("surface-lint review in a real VS Code (code-server + headless Chromium
     await openFromExplorer(vscode.page, CASES);
     const titles = await waitForLenses(vscode.page, (t) => t.length === 4, 60_000);
     assert.deepEqual(titles, [
-      "✓ pass in run_b.jsonl:1 (newest of 2 runs) · ✓ all 6 passed | surface: “A river is water that moves toward the sea.”",
-      "✗ fail in run_b.jsonl:2 (newest of 3 runs) · ✗ no_placeholder · ✓ 5 passed | surface: “💡 A lamp is <pending> light...”",
-      "✗ fail in run_b.jsonl:3 (newest of 2 runs) · ✗ complete_punctuation · ✗ finite_predicate_shape · ✓ 4 passed | " +
+      "✓ pass in run_b.jsonl:1 (newest of 2 runs) · ✓ SL101 SL102 SL103 SL104 SL105 SL106 | surface: “A river is water that moves toward the sea.”",
+      "✗ fail in run_b.jsonl:2 (newest of 3 runs) · ✗ no_placeholder · ✓ SL102 SL103 SL104 SL105 SL106 | surface: “💡 A lamp is <pending> light...”",
+      "✗ fail in run_b.jsonl:3 (newest of 2 runs) · ✗ complete_punctuation · ✗ finite_predicate_shape · ✓ SL101 SL102 SL105 SL106 | " +
         "surface: “zephyr <b>wind</b> & \"breeze\"”",
       "surface-lint: no run of this case found (3 run file(s) of deterministic_fluency searched)",
     ]);
@@ -300,5 +300,26 @@ describe("surface-lint review in a real VS Code (code-server + headless Chromium
     ]);
     assert.equal(shown.filtersShown, false, "the report's script-driven filters are hidden in the webview");
     await keep("review-run-diff");
+  });
+
+  step("follows edits of either run in the diff", async () => {
+    // Put run_b's full stop back (unsaved): river flips fail -> pass again. The diff opened as a
+    // tab next to run_b's editor.
+    await vscode.page.locator('.tabs-container .tab[data-resource-name="run_b.jsonl"]').first().click();
+    await vscode.page.locator('.editor-group-container.active .tab.active[data-resource-name="run_b.jsonl"]').waitFor({ timeout: 10_000 });
+    const line = fixtureFiles()[RUN_B]?.split("\n")[0] ?? "";
+    await vscode.page.locator(".editor-group-container.active .monaco-editor .view-lines").click();
+    await goTo(vscode.page, 1, line.indexOf('sea."') + "sea".length + 1);
+    await vscode.page.keyboard.type(".");
+    await waitForEditorLine(vscode.page, 1, /toward the sea\.", "grounding_source"/);
+    await vscode.page.locator(".tabs-container .tab", { hasText: "Diff: run_a.jsonl → run_b.jsonl" }).first().click();
+    const frame = await webviewFrame(vscode.page, "#flips", /Flipped verdicts \(3 case/);
+    const rows = await frame.evaluate(() =>
+      [...document.querySelectorAll("table.flips tr[data-case]")].map((tr) =>
+        [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "").join(" | "),
+      ),
+    );
+    assert.deepEqual(rows[0], "rv_river_001 | SL103 complete_punctuation | fail | pass");
+    assert.equal(rows.length, 4);
   });
 });

@@ -4,6 +4,7 @@ import { describe, it } from "node:test";
 import {
   diffPage,
   escapeHtml,
+  NewestOnly,
   parseFilter,
   parseTurnTarget,
   REVIEW_CSP,
@@ -102,5 +103,17 @@ describe("review command arguments", () => {
     assert.equal(transcriptGlobs("**/runs/*.jsonl"), null);
     assert.equal(transcriptGlobs(["ok", ""]), null);
     assert.equal(transcriptGlobs([3]), null);
+  });
+});
+
+describe("NewestOnly", () => {
+  it("keeps only the newest request's answer", () => {
+    const requests = new NewestOnly();
+    const first = requests.next();
+    assert.equal(requests.isNewest(first), true);
+    const second = requests.next();
+    assert.equal(requests.isNewest(first), false, "an answer overtaken by a newer request is dropped");
+    assert.equal(requests.isNewest(second), true);
+    assert.notEqual(first, second);
   });
 });

@@ -31,6 +31,7 @@ from lsprotocol import types
 
 from ...engine import Engine, UsageError, first_object
 from ...findings import Location
+from ...lanes import Lane
 from ...reporters import RenderOptions
 from ...reporters.common import rule_index
 from ...reporters.diff_text import render_json as diff_json
@@ -50,7 +51,7 @@ from ...review import diff_runs as review_diff_runs
 from ...review_html import OPEN_TURN_COMMAND, REVIEW_TURN_LIMIT, diff_page, page_css, review_html
 from ...sources.cases import read_case_file
 from ...sources.transcripts import sniff
-from ..documents import path_to_uri, to_client_units, uri_to_path
+from ..documents import TextDoc, path_to_uri, to_client_units, uri_to_path
 
 if TYPE_CHECKING:
     from ..server import SurfaceLintServer
@@ -77,7 +78,7 @@ def _lines(text: str) -> list[str]:
     return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
 
 
-def lsp_range(loc: Location, lines: Sequence[str], encoding: str) -> dict[str, Any]:
+def location_range(loc: Location, lines: Sequence[str], encoding: str) -> dict[str, Any]:
     """An engine Location (1-based, code points) -> an LSP range in the negotiated encoding."""
     def point(line: int, column: int) -> dict[str, int]:
         index = min(max(line - 1, 0), max(len(lines) - 1, 0))
@@ -88,18 +89,19 @@ def lsp_range(loc: Location, lines: Sequence[str], encoding: str) -> dict[str, A
     return {"start": point(loc.line, loc.column), "end": point(loc.end_line, loc.end_column)}
 
 
-def lens_titles(case_run: CaseRun | None, searched: int, lane: str) -> list[tuple[str, str | None]]:
+def lens_titles(case_run: CaseRun | None, searched: int, lane: Lane) -> list[tuple[str, str | None]]:
     """The code lenses of one case, (title, tooltip): its verdicts in its newest run (failing
-    predicates named, passing ones counted; the tooltip lists every one), then its surface."""
+    predicates by name, passing ones by code; the tooltip names every one), then its surface."""
     if case_run is None:
-        return [(f"surface-lint: no run of this case found ({searched} run file(s) of {lane} searched)", None)]
+        return [(f"surface-lint: no run of this case found ({searched} run file(s) of {lane.name} searched)", None)]
     view = case_run.view
     mark = {"pass": "✓ pass", "fail": "✗ fail", "note": "• notes"}[view.status]
     failures = {f.name: f for f in view.failures}
-    passed = [n for n in view.judged if n not in failures]
+    codes = {p.name: p.code for p in lane.predicates}
+    passed = [codes.get(n, n) for n in view.judged if n not in failures]
     parts = [f"✗ {f.name}" for f in view.failures]
     if passed:
-        parts.append(f"✓ {len(passed)} passed" if failures else f"✓ all {len(passed)} passed")
+        parts.append("✓ " + " ".join(passed))
     more = f" (newest of {case_run.runs_with_case} runs)" if case_run.runs_with_case > 1 else ""
     title = f"{mark} in {case_run.run.name}:{case_run.turn.location.line}{more} · {' · '.join(parts)}"
     tooltip = "\n".join(
@@ -126,6 +128,7 @@ class ReviewFeatures:
         self.globs: tuple[str, ...] = DEFAULT_TRANSCRIPT_GLOBS
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="surface-lint-review")
         self._outcomes: dict[tuple[Any, ...], tuple[dict[str, CaseRun], int]] = {}
+        self._latest: dict[tuple[str, str], int] = {}  # (job, uri) -> the newest request's number
 
     # --- what the server knows (the only place this module reads its state) ------------------
 
@@ -139,6 +142,9 @@ class ReviewFeatures:
     def engine_for(self, path: str) -> Engine:
         return self.server.state.engine_for(path).engine
 
+    def doc(self, uri: str) -> TextDoc | None:
+        return self.server.state.docs.get(uri)
+
     def buffers(self) -> dict[str, bytes]:
         """Open documents by path (what the editor shows, saved or not)."""
         return {d.path: d.text.encode("utf-8", "surrogatepass") for d in list(self.server.state.docs.values())}
@@ -146,6 +152,34 @@ class ReviewFeatures:
     def case_paths(self, path: str, lane: str) -> list[str]:
         entry = self.server.state.engine_for(path)
         return list(self.server.state.case_paths_for(entry, lane, path))
+
+    def worker(self, fn: Callable[..., Any], superseded: Any = None) -> Callable[..., Awaitable[Any]]:
+        """`fn` as a handler run in the review thread. A request overtaken by a newer one of the
+        same kind for the same document before it starts answers `superseded`, so a burst of
+        requests costs one run."""
+        def job(key: tuple[str, str], number: int, params: Any) -> Any:
+            if self._latest.get(key) != number:
+                return superseded
+            return fn(params)
+
+        async def run(params: Any) -> Any:
+            loop = asyncio.get_running_loop()
+            plain = _plain(params)
+            uri = plain.get("uri") if isinstance(plain, Mapping) else None
+            if isinstance(plain, Mapping) and isinstance(plain.get("text_document"), Mapping):
+                uri = plain["text_document"].get("uri")
+            key = (fn.__name__, uri if isinstance(uri, str) else "")
+            number = self._latest[key] = self._latest.get(key, 0) + 1
+            try:
+                return await loop.run_in_executor(self.pool, job, key, number, plain)
+            except UsageError as exc:
+                self.server.log_warning(str(exc))
+                return None
+            except Exception as exc:  # a bug is logged with its traceback, never a dead request
+                detail = "".join(traceback.format_exception(exc)).rstrip()
+                self.server.log_error(f"{fn.__name__} failed: {type(exc).__name__}: {exc}\n{detail}")
+                return None
+        return run
 
     # --- files ------------------------------------------------------------------------------
 
@@ -190,7 +224,7 @@ class ReviewFeatures:
             where = case.record.location(lane.schema.id_field) if lane.schema.id_field in case.record.data \
                 else case.record.whole()
             case_run = found.get(case.id)
-            out.append((where, lens_titles(case_run, searched, lane.name), case_run))
+            out.append((where, lens_titles(case_run, searched, lane), case_run))
         return out
 
     def _run_lane(self, engine: Engine, path: str, texts: Mapping[str, bytes]) -> str | None:
@@ -201,7 +235,7 @@ class ReviewFeatures:
         return found[1].name if found is not None else None
 
     def code_lenses(self, uri: str) -> list[dict[str, Any]]:
-        doc = self.server.state.docs.get(uri)
+        doc = self.doc(uri)
         if doc is None:
             return []
         data = doc.text.encode("utf-8", "surrogatepass")
@@ -211,7 +245,7 @@ class ReviewFeatures:
         lenses = []
         for where, titles, case_run in self.outcomes(self.engine_for(doc.path), doc.path, data):
             at = Location(where.path, where.line, where.column, where.line, where.column)
-            rng = lsp_range(at, lines, self.encoding)
+            rng = location_range(at, lines, self.encoding)
             for title, tooltip in titles:
                 if case_run is None:
                     command: dict[str, Any] = {"title": title, "command": ""}
@@ -226,7 +260,7 @@ class ReviewFeatures:
     # --- references ---------------------------------------------------------------------------
 
     def references(self, uri: str, line: int, include_declaration: bool) -> list[dict[str, Any]] | None:
-        doc = self.server.state.docs.get(uri)
+        doc = self.doc(uri)
         if doc is None:
             return None
         data = doc.text.encode("utf-8", "surrogatepass")
@@ -270,14 +304,14 @@ class ReviewFeatures:
         out = []
         if include_declaration and declaration is not None:
             out.append({"uri": path_to_uri(declaration[0].path),
-                        "range": lsp_range(declaration[0], declaration[1], self.encoding)})
+                        "range": location_range(declaration[0], declaration[1], self.encoding)})
         line_cache: dict[str, list[str]] = {}
         for ref in refs:
             lines = line_cache.get(ref.path)
             if lines is None:
                 lines = line_cache[ref.path] = _lines(texts[ref.path].decode("utf-8", "replace"))
             loc = ref.id_location or ref.location
-            out.append({"uri": path_to_uri(ref.path), "range": lsp_range(loc, lines, self.encoding)})
+            out.append({"uri": path_to_uri(ref.path), "range": location_range(loc, lines, self.encoding)})
         return out
 
     def _case_declaration(self, engine: Engine, path: str, lane_name: str,
@@ -445,34 +479,7 @@ def register(server: SurfaceLintServer) -> None:
     """Add the review features to a server (called once, where feature modules are registered)."""
     features = ReviewFeatures(server)
 
-    latest: dict[tuple[str, str], int] = {}  # (feature, uri) -> newest request's number
-
-    def worker(fn: Callable[..., Any], superseded: Any = None) -> Callable[..., Awaitable[Any]]:
-        """Run `fn` in the review thread; a request overtaken by a newer one of the same kind
-        for the same document before it starts answers `superseded` (a burst costs one run)."""
-        def job(key: tuple[str, str], number: int, params: Any) -> Any:
-            if latest.get(key) != number:
-                return superseded
-            return fn(params)
-
-        async def run(params: Any) -> Any:
-            loop = asyncio.get_running_loop()
-            plain = _plain(params)
-            uri = plain.get("uri") if isinstance(plain, Mapping) else None
-            if isinstance(plain, Mapping) and isinstance(plain.get("text_document"), Mapping):
-                uri = plain["text_document"].get("uri")
-            key = (fn.__name__, uri if isinstance(uri, str) else "")
-            number = latest[key] = latest.get(key, 0) + 1
-            try:
-                return await loop.run_in_executor(features.pool, job, key, number, plain)
-            except UsageError as exc:
-                server.log_warning(str(exc))
-                return None
-            except Exception as exc:  # a bug is logged with its traceback, never a dead request
-                detail = "".join(traceback.format_exception(exc)).rstrip()
-                server.log_error(f"{fn.__name__} failed: {type(exc).__name__}: {exc}\n{detail}")
-                return None
-        return run
+    worker = features.worker
 
     def lens_job(params: Mapping[str, Any]) -> list[dict[str, Any]]:
         return features.code_lenses(params["text_document"]["uri"])

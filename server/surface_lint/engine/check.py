@@ -1,0 +1,191 @@
+"""`check`: the findings of one document, as the pipeline's evaluations stream by.
+
+A turn or telemetry file is read record by record (from bytes or straight from disk), each
+record joined and evaluated once, its findings (suppressions applied on the parsed record)
+handed on and dropped. Case files and lane reports are whole documents and are read whole.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Iterator
+from typing import IO, TYPE_CHECKING
+
+from ..findings import Finding, Location, sorted_findings
+from ..lanes import Lane
+from ..sources.base import JsonlReader, ReadStats, Record
+from ..sources.cases import CaseFile, duplicate_findings, leak_findings, read_case_file, sibling_case_files
+from ..sources.transcripts import iter_turns, read_report, sniff, sniff_stream
+from .detect import first_object
+from .pipeline import CHAIN, Evaluator, Joined, Suppressions, join_report, join_turns
+from .results import SURFACE_PATH, CaseIndex, DocResult, RecordInfo, UsageError
+
+if TYPE_CHECKING:
+    from .core import Engine
+
+HEAD_BYTES = 65536  # what shape and lane detection read of a file
+
+
+class NotingReader(JsonlReader):
+    """A JSONL reader that notes each parsed record's suppressions as it yields it."""
+
+    def __init__(self, path: str, max_line_bytes: int, suppressions: Suppressions) -> None:
+        super().__init__(path, max_line_bytes)
+        self.suppressions = suppressions
+
+    def records(self, stream: IO[bytes]) -> Iterator[Record]:
+        note = self.suppressions.note
+        for record in super().records(stream):
+            note(record)
+            yield record
+
+
+def record_info(joined: Joined, verdicts: object) -> RecordInfo:
+    """What the editor keeps of one evaluated record."""
+    record = joined.record
+    case_loc = joined.case.record.whole() if joined.case is not None else None
+    if joined.kind == CHAIN:
+        return RecordInfo(joined.case_id, "turn", record.whole(), _id_loc(record, "case_id"),
+                          verdicts=verdicts, case_location=case_loc)  # type: ignore[arg-type]
+    if joined.kind == "turn":
+        return RecordInfo(joined.case_id, "turn", record.whole(), _id_loc(record, "case_id"),
+                          record.location(*SURFACE_PATH), verdicts, case_loc)  # type: ignore[arg-type]
+    key = "case_id" if "case_id" in record.data else "id"
+    surface = record.location("surface") if "surface" in record.data else None
+    return RecordInfo(joined.case_id, "report-case", record.whole(), _id_loc(record, key), surface,
+                      verdicts, case_loc)  # type: ignore[arg-type]
+
+
+def _id_loc(record: Record, key: str) -> Location | None:
+    return record.location(key) if key in record.data else None
+
+
+def turn_stream(engine: Engine, path: str, stream: IO[bytes], kind: str, lane: Lane, cases: CaseIndex | None,
+                want_records: bool, primed: frozenset[str] = frozenset(),
+                reader: JsonlReader | None = None) -> Iterator[tuple[list[Finding], RecordInfo | None]]:
+    """Each record's findings (suppressions applied) and, when wanted, what the editor keeps of it.
+    The reader's own findings (lines that do not parse, wrong types) come with the next record."""
+    suppressions = Suppressions()
+    reader = reader or NotingReader(path, engine.config.max_line_bytes, suppressions)
+    if isinstance(reader, NotingReader):
+        suppressions = reader.suppressions
+    evaluator = Evaluator(lane, engine.severity_levels)
+    pending = reader.findings
+    for joined in join_turns(lane, iter_turns(path, stream, kind, reader), cases, primed):  # type: ignore[arg-type]
+        done = evaluator.evaluate(joined)
+        found = done.all_findings()
+        if pending:
+            found = [*pending, *found]
+            pending.clear()
+        yield suppressions.filter(found), record_info(joined, done.verdicts) if want_records else None
+    if pending:
+        yield suppressions.filter(list(pending)), None
+        pending.clear()
+
+
+class DocumentChecker:
+    """`Engine.check_bytes` / `Engine.check_file`: one document's findings."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def _lane(self, path: str, kind: str, lane_name: str | None, head: bytes,
+              hint: str | None = None, first: dict[str, object] | None = None) -> Lane:
+        if lane_name:
+            return self.engine.lane(lane_name)
+        lane = self.engine.detect_lane(path, kind, hint, first if first is not None else first_object(head))
+        if lane is None:
+            raise UsageError(f"{path}: cannot tell which lane this file belongs to (use --lane)")
+        return lane
+
+    def document(self, path: str, data: bytes, kind: str | None, lane_name: str | None,
+                 cases: CaseIndex | None, siblings: bool) -> DocResult:
+        sniffed, _whole = sniff(data)
+        kind = kind or sniffed or "turns"
+        if kind == "cases":
+            return self.cases(path, data, lane_name, siblings)
+        if kind == "report":
+            return self.report(path, data, lane_name, cases)
+        lane = self._lane(path, kind, lane_name, data)
+        findings: list[Finding] = []
+        records: list[RecordInfo] = []
+        reader = NotingReader(path, self.engine.config.max_line_bytes, Suppressions())
+        for found, info in turn_stream(self.engine, path, io.BytesIO(data), kind, lane, cases, True,
+                                       reader=reader):
+            findings.extend(found)
+            if info is not None:
+                records.append(info)
+        return DocResult(path, kind, lane.name, sorted_findings(findings), reader.stats, records)
+
+    def cases(self, path: str, data: bytes, lane_name: str | None, siblings: bool) -> DocResult:
+        lane = self._lane(path, "cases", lane_name, data)
+        max_line = self.engine.config.max_line_bytes
+        case_file = read_case_file(path, data, lane, max_line)
+        findings = list(case_file.findings)
+        if siblings:
+            others = []
+            for sib in sibling_case_files(path, lane.name):
+                try:
+                    others.append(read_case_file(str(sib), sib.read_bytes(), lane, max_line))
+                except OSError:
+                    continue
+            # Canonical split order (dev, public, holdouts): the later twin is the one flagged,
+            # whichever file is open.
+            files = sorted([case_file, *others], key=split_rank)
+            # Only findings that land in this document (the others are linted on their own).
+            ours = [f for f in duplicate_findings(files) + leak_findings(files) if f.path == path]
+            seen = {(f.code, f.location) for f in findings}
+            findings.extend(f for f in ours if (f.code, f.location) not in seen)
+        suppressions = Suppressions()
+        suppressions.note_all(case_file.records)
+        records = [RecordInfo(c.id, "case", c.record.whole(), c.record.location(lane.schema.id_field))
+                   for c in case_file.cases]
+        return DocResult(path, "cases", lane.name, sorted_findings(suppressions.filter(findings)),
+                         case_file.stats, records)
+
+    def report(self, path: str, data: bytes, lane_name: str | None, cases: CaseIndex | None) -> DocResult:
+        transcript = read_report(path, data)
+        first = transcript.entries[0].data if transcript.entries else None
+        lane = self._lane(path, "report", lane_name, b"", transcript.lane_hint, first)
+        evaluator = Evaluator(lane, self.engine.severity_levels, self.engine.reference_lane(lane.name))
+        findings = list(transcript.findings)
+        records: list[RecordInfo] = []
+        for joined in join_report(lane, transcript, cases):
+            done = evaluator.evaluate(joined)
+            findings.extend(done.all_findings())
+            records.append(record_info(joined, done.verdicts))
+        suppressions = Suppressions()
+        suppressions.note_all(e.record for e in transcript.entries)
+        return DocResult(path, "report", lane.name, sorted_findings(suppressions.filter(findings)),
+                         transcript.stats, records)
+
+    def file(self, path: str, kind: str | None, lane_name: str | None, cases: CaseIndex | None,
+             sink: Callable[[Finding], None]) -> ReadStats:
+        """A file from disk: turn and telemetry files streamed (memory does not grow with them),
+        case files and reports read whole. Each finding goes to `sink`; the read counts are returned."""
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(HEAD_BYTES)
+                fh.seek(0)
+                # The records that parse decide the kind (never line 1 alone).
+                detected = kind or sniff_stream(fh)
+                whole_document = detected in ("cases", "report")
+                if not whole_document:
+                    turn_kind = detected or "turns"
+                    lane = self._lane(path, turn_kind, lane_name, head)
+                    reader = NotingReader(path, self.engine.config.max_line_bytes, Suppressions())
+                    for found, _ in turn_stream(self.engine, path, fh, turn_kind, lane, cases, False, reader=reader):
+                        for f in found:
+                            sink(f)
+                    return reader.stats
+        except OSError as exc:
+            raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
+        result = self.document(path, self.engine.read_bytes(path), kind, lane_name, cases, True)
+        for f in result.findings:
+            sink(f)
+        return result.stats
+
+
+def split_rank(case_file: CaseFile) -> int:
+    return {"dev": 0, "public": 1, "holdouts": 2}.get(case_file.split or "", 3)
+

@@ -1,0 +1,151 @@
+"""Bounded-memory sequences: items kept on disk once they outnumber a buffer, read back in order.
+
+A lane over millions of turns keeps every case row and finding it reports; these hold them in
+temporary files (memory stays flat, disk grows) and give them back as often as a reporter asks,
+in the order they were appended or sorted by a key (an external merge sort, stable like
+`sorted`).
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+import pickle
+import tempfile
+import weakref
+from collections.abc import Callable, Iterable, Iterator
+from typing import IO, Any, Generic, TypeVar
+
+T = TypeVar("T")
+
+BUFFER_ITEMS = 2048  # items held in memory before a batch is written out
+FAN_IN = 16  # sorted runs of one size merged into one (files open at once stay few)
+
+
+def _remove(paths: list[str]) -> None:
+    for path in paths:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+def _batches(path: str) -> Iterator[list[Any]]:
+    with open(path, "rb") as fh:
+        while True:  # one pickle per batch, each with its own memo
+            try:
+                yield pickle.load(fh)
+            except EOFError:
+                return
+
+
+def _read(path: str) -> Iterator[Any]:
+    for batch in _batches(path):
+        yield from batch
+
+
+class Spool(Generic[T]):
+    """Items in append order (or sorted by `key`); memory holds at most `buffer` of them."""
+
+    def __init__(self, key: Callable[[T], Any] | None = None, buffer: int = BUFFER_ITEMS) -> None:
+        self._key = key
+        self._buffer_size = buffer
+        self._buffer: list[T] = []
+        self._count = 0
+        # Unsorted: one file of batches. Sorted: one file per sorted run, with its merge level.
+        self._paths: list[str] = []
+        self._levels: list[int] = []
+        self._out: IO[bytes] | None = None
+        self._finalizer = weakref.finalize(self, _remove, self._paths)
+
+    def __len__(self) -> int:
+        return self._count
+
+    def append(self, item: T) -> None:
+        self._buffer.append(item)
+        self._count += 1
+        if len(self._buffer) >= self._buffer_size:
+            self._spill()
+
+    def extend(self, items: Iterable[T]) -> None:
+        for item in items:
+            self.append(item)
+
+    def _new_file(self) -> IO[bytes]:
+        fd, path = tempfile.mkstemp(prefix="surface-lint-", suffix=".spool")
+        self._paths.append(path)
+        return os.fdopen(fd, "wb")
+
+    def _spill(self) -> None:
+        if not self._buffer:
+            return
+        if self._key is not None:
+            # A sorted run of its own, written in batches.
+            self._write_run(sorted(self._buffer, key=self._key), 0)
+            self._merge_runs()
+        else:
+            if self._out is None:
+                self._out = self._new_file()
+            pickle.dump(self._buffer, self._out, pickle.HIGHEST_PROTOCOL)
+        self._buffer = []
+
+    def _write_run(self, items: Iterable[T], level: int) -> None:
+        step = max(1, self._buffer_size // 4)
+        batch: list[T] = []
+        with self._new_file() as fh:
+            for item in items:
+                batch.append(item)
+                if len(batch) >= step:
+                    pickle.dump(batch, fh, pickle.HIGHEST_PROTOCOL)
+                    batch = []
+            if batch:
+                pickle.dump(batch, fh, pickle.HIGHEST_PROTOCOL)
+        self._levels.append(level)
+
+    def _merge_runs(self) -> None:
+        """FAN_IN trailing runs of one level become one run of the next (order kept: stable)."""
+        while len(self._levels) >= FAN_IN and len(set(self._levels[-FAN_IN:])) == 1:
+            level = self._levels[-1]
+            paths = self._paths[-FAN_IN:]
+            del self._paths[-FAN_IN:], self._levels[-FAN_IN:]
+            self._write_run(heapq.merge(*(_read(p) for p in paths), key=self._key), level + 1)
+            _remove(paths)
+
+    def __iter__(self) -> Iterator[T]:
+        if self._key is None:
+            if self._out is not None:
+                self._out.flush()
+                yield from _read(self._paths[0])
+            yield from list(self._buffer)
+            return
+        if not self._paths:
+            yield from sorted(self._buffer, key=self._key)
+            return
+        self._spill()
+        yield from heapq.merge(*(_read(p) for p in self._paths), key=self._key)
+
+    def close(self) -> None:
+        if self._out is not None:
+            self._out.close()
+            self._out = None
+        self._finalizer()
+
+
+class Mapped(Generic[T]):
+    """A re-iterable view that maps each item of a source (and knows its length)."""
+
+    def __init__(self, source: Iterable[Any], length: int, fn: Callable[[Any], T]) -> None:
+        self._source = source
+        self._length = length
+        self._fn = fn
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __iter__(self) -> Iterator[T]:
+        fn = self._fn
+        for item in self._source:
+            yield fn(item)
+
+    def __bool__(self) -> bool:
+        return self._length > 0
