@@ -336,7 +336,8 @@ def leak_findings(files: Sequence[CaseFile]) -> list[Finding]:
 
 
 def sibling_case_files(path: str, lane_name: str) -> list[Path]:
-    """The lane's other case files (`<lane>/{dev,public/*,holdouts/*}/cases.jsonl`)."""
+    """The lane's other case files (`<lane>/{dev,public/*,holdouts/*}/cases.jsonl`, also under
+    `<lane>/cases/`, the runtime's lane folders' layout)."""
     p = Path(path).resolve()
     root = None
     for parent in p.parents:
@@ -345,7 +346,9 @@ def sibling_case_files(path: str, lane_name: str) -> list[Path]:
             break
     if root is None:
         return []
-    found = [root / "dev" / "cases.jsonl"]
-    for split in ("public", "holdouts", "holdout"):
-        found.extend(sorted((root / split).glob("*/cases.jsonl")))
+    found: list[Path] = []
+    for base in (root, root / "cases"):
+        found.append(base / "dev" / "cases.jsonl")
+        for split in ("public", "holdouts", "holdout"):
+            found.extend(sorted((base / split).glob("*/cases.jsonl")))
     return [f for f in found if f.is_file() and f.resolve() != p]
