@@ -27,7 +27,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -306,15 +305,11 @@ def _at_crlf_boundary(line: str) -> bool:
     return line.endswith("\r") and len(line[:-1].encode("utf-8", "surrogatepass")) == LIMIT
 
 
-@pytest.mark.xfail(strict=True, reason="lsp/lint.py strips the line's CR and hands the engine `text + \\n`: a "
-                   "CR just before a CRLF (JSON whitespace) is then read as a second CRLF (notes/read.md)")
 def test_a_cr_before_a_crlf_reads_the_same_in_the_editor() -> None:
     text = '{"case_id": "c1", "surface": "It is."}\r\r\n{"case_id": "c2", "surface": "Truth \r'
     _assert_editor_agrees(text.encode(), text, "deterministic_fluency", known_divergence=False)
 
 
-@pytest.mark.xfail(strict=True, reason="lsp/lint.py counts CRLF only on lines of at most max-line-bytes - 1 "
-                   "bytes (`+ 1 <= limit`); the reader's limit excludes the line ending (notes/read.md)")
 def test_a_crlf_line_of_exactly_the_limit_counts_the_same_in_the_editor() -> None:
     line = '{"case_id": "c1", "surface": "' + "a" * (LIMIT - 33) + '."}'
     assert len(line.encode()) == LIMIT

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..engine import CaseIndex, DocResult, Engine, RecordInfo, first_object
-from ..findings import Finding, Fix, Location, Related
+from ..engine.results import shift_finding, shift_record
+from ..findings import Finding, Location
 from ..lanes import Lane
 from ..sources.base import check_finding
 from ..sources.lintable import HEAD_BYTES, document_kind
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from .workspace import EngineEntry, ServerState
 
 _CHECK_EVERY = 128  # lines between cancellation checks in the line-by-line path
+CRLF_NOTICE = "CRLF line endings on "  # how the reader's file-level SL009 notice begins
 
 
 class Cancelled(Exception):
@@ -84,7 +86,7 @@ class LintResult:
     def records(self) -> list[RecordInfo]:
         if self._records is None:
             pairs = self._pairs or []
-            self._records = [_shift_record(r, self.path, d) if d else r for d, r in pairs]
+            self._records = [shift_record(r, self.path, d) if d else r for d, r in pairs]
         return self._records
 
     def records_at(self, line: int) -> list[RecordInfo]:
@@ -95,7 +97,7 @@ class LintResult:
             out = []
             while i < len(pairs) and pairs[i][1].location.line + pairs[i][0] == line:
                 d, r = pairs[i]
-                out.append(_shift_record(r, self.path, d) if d else r)
+                out.append(shift_record(r, self.path, d) if d else r)
                 i += 1
             return out
         return [r for r in self.records if r.location.line <= line <= r.location.end_line]
@@ -229,10 +231,11 @@ def lint_lines(engine: Engine, snap: Snapshot, lane: Lane, kind: str, cases: Cas
                ) -> tuple[list[Finding], list[tuple[int, RecordInfo]]]:
     """Check a turn/telemetry JSONL line by line; unchanged lines come from the memo.
 
-    Each line is checked by `Engine.check_bytes` on that line alone. The two things a line
-    can take from the lines before it are given back as context: a priming turn of the same
-    case earlier in the file (prepended), and not being the first line (a BOM is not
-    stripped). The file-level CRLF notice is added once, as the engine does.
+    Each line is checked by `Engine.check_line` (the engine's one record pipeline). The two
+    things a line takes from the lines before it are given as context, not as made-up
+    records: the case ids primed earlier in the file, and its line number (a BOM is a
+    character after line 1). The file-level CRLF notice and the once-per-file SL015 are
+    merged here, as the engine asks.
 
     When the previous pass used the same memo, only the lines between the unchanged head
     and tail of the document are looked at; the rest of its results are reused (the tail
@@ -269,7 +272,7 @@ def lint_lines(engine: Engine, snap: Snapshot, lane: Lane, kind: str, cases: Cas
         head_findings = last.findings[:f_lo]
         tail_findings = last.findings[f_hi:]
         if delta:
-            tail_findings = [_shift_finding(f, path, delta) for f in tail_findings]
+            tail_findings = [shift_finding(f, path, delta) for f in tail_findings]
         r_lo = bisect.bisect_right(last.pairs, lo, key=_pair_line)
         r_hi = bisect.bisect_right(last.pairs, old_hi, key=_pair_line)
         head_pairs = last.pairs[:r_lo]
@@ -298,8 +301,8 @@ def lint_lines(engine: Engine, snap: Snapshot, lane: Lane, kind: str, cases: Cas
         text = new[i]
         if text.endswith("\r"):
             text = text[:-1]
-            # The engine counts CRLF only on lines it reads (not on lines over the size limit).
-            if 4 * len(text) + 1 <= limit or len(text.encode("utf-8", "surrogatepass")) + 1 <= limit:
+            # The engine counts CRLF only on lines it reads; its size limit excludes the line end.
+            if 4 * len(text) <= limit or len(text.encode("utf-8", "surrogatepass")) <= limit:
                 crlf_lines.append(number)
         if not text.strip():
             continue
@@ -322,12 +325,12 @@ def lint_lines(engine: Engine, snap: Snapshot, lane: Lane, kind: str, cases: Cas
         if result is None:
             memo.misses += 1
             result = _check_line(engine, path, text, kind, lane, cases, number,
-                                 case_id if prefix_primed else None, not_first)
+                                 case_id if prefix_primed else None)
             entry.results[key] = result
         else:
             memo.hits += 1
             if result.line != number:
-                result = _LineResult(number, [_shift_finding(f, path, number - result.line) for f in result.findings],
+                result = _LineResult(number, [shift_finding(f, path, number - result.line) for f in result.findings],
                                      result.records, result.records_line)
                 entry.results[key] = result
         findings.extend(result.findings)
@@ -346,7 +349,7 @@ def lint_lines(engine: Engine, snap: Snapshot, lane: Lane, kind: str, cases: Cas
     if all_crlf:
         first = all_crlf[0]
         notice = check_finding("SL009", Location(path, first, 1, first, 1),
-                               f"CRLF line endings on {len(all_crlf)} line(s) (read as LF)")
+                               f"{CRLF_NOTICE}{len(all_crlf)} line(s) (read as LF)")
         all_findings = list(all_findings)
         bisect.insort(all_findings, notice, key=Finding.sort_key)
     return all_findings, all_pairs
@@ -430,41 +433,15 @@ def _turn_info(text: str, kind: str) -> tuple[str | None, bool]:
 
 
 def _check_line(engine: Engine, path: str, text: str, kind: str, lane: Lane, cases: CaseIndex | None,
-                number: int, primed_case: str | None, not_first: bool) -> _LineResult:
-    prefix: list[str] = []
-    if not_first:
-        prefix.append("")
-    if primed_case is not None:
-        prefix.append(json.dumps({"case_id": primed_case, "role": "priming", "surface": ""}))
-    data = "\n".join([*prefix, text, ""]).encode("utf-8", "surrogatepass")
-    result = engine.check_bytes(path, data, kind, lane.name, cases, siblings=False)
-    at = len(prefix) + 1
-    findings = [f for f in result.findings if f.location.line == at]
-    records = [r for r in result.records if r.location.line == at]
-    if at != number:
-        findings = [_shift_finding(f, path, number - at) for f in findings]
-    return _LineResult(number, findings, records, at)
-
-
-def _shift_location(location: Location, path: str, delta: int) -> Location:
-    if location.path != path:
-        return location
-    return Location(path, location.line + delta, location.column, location.end_line + delta, location.end_column)
-
-
-def _shift_finding(f: Finding, path: str, delta: int) -> Finding:
-    return Finding(
-        _shift_location(f.location, path, delta), f.code, f.rule, f.severity, f.message, f.record_id,
-        tuple(Related(_shift_location(r.location, path, delta), r.message) for r in f.related),
-        tuple(Fix(x.title, _shift_location(x.location, path, delta), x.replacement) for x in f.fixes),
-        f.record_index, f.extra,
-    )
-
-
-def _shift_record(r: RecordInfo, path: str, delta: int) -> RecordInfo:
-    def opt(location: Location | None) -> Location | None:
-        return _shift_location(location, path, delta) if location is not None else None
-
-    return RecordInfo(r.id, r.kind, _shift_location(r.location, path, delta), opt(r.id_location),
-                      opt(r.surface), r.verdicts, r.case_location)
-
+                number: int, primed_case: str | None) -> _LineResult:
+    """One line through the engine's record pipeline (`Engine.check_line`), its context given as
+    what it is: the line's number (a BOM is a character after line 1) and the primed case ids."""
+    primed = (primed_case,) if primed_case is not None else ()
+    if not text.endswith("\r"):
+        checked = engine.check_line(path, text, number, kind, lane.name, cases, primed)
+        return _LineResult(number, checked.findings, checked.records, number)
+    # A CR left before the CRLF's (JSON whitespace): the reader strips one CR from `text + \n`,
+    # so it gets one more; the CRLF that makes is this pass's to count, not the line's.
+    checked = engine.check_line(path, text + "\r", number, kind, lane.name, cases, primed)
+    findings = [f for f in checked.findings if not (f.code == "SL009" and f.message.startswith(CRLF_NOTICE))]
+    return _LineResult(number, findings, checked.records, number)
