@@ -7,6 +7,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..casework import lane_result, load_casework
 from ..config import Config, ConfigError, resolve_severity
 from ..findings import Finding, Severity, sorted_findings
 from ..lanes import Lane, LaneError, LaneSet, PredicateSpec, load_lanes
@@ -190,6 +191,9 @@ class Engine:
             if not transcript_paths:
                 raise UsageError("give --lane, --cases or --transcripts")
             lane = self._transcript_lane(transcript_paths[0], texts)
+        casework = load_casework(lane)  # a case-driven lane (casework.py) scores itself
+        if casework is not None:
+            return lane_result(self.profile, lane, casework, case_paths, transcript_paths, texts)
         set_name = threshold_set or self.config.thresholds.get(lane.name) or lane.default_thresholds
         if set_name is not None and set_name not in lane.thresholds:
             known = ", ".join(sorted(lane.thresholds)) or "none"
