@@ -201,3 +201,15 @@ def test_lane_option_scores_each_new_lane_as_its_runner_did(corpus: Path, lane: 
     failed = report["metrics"].get("overall_pass") is False or (
         isinstance(evaluation, dict) and evaluation.get("passed") is False)
     assert code == (1 if failed else 0)
+
+
+def test_a_case_driven_lanes_reports_are_read_not_re_judged(corpus: Path) -> None:
+    # A report entry of these lanes is the runner's per-case record (a multi-turn case's turns
+    # nested in it, no case's accept_surfaces): judged from the captures (`--lane`), never as a turn.
+    reports = sorted(_lanes_dir(corpus).glob("*/reports/*.json"))
+    assert len(reports) == 38
+    entries = sum(len(json.loads(p.read_text(encoding="utf-8"))["cases"]) for p in reports)
+    code, out, err = _run("check", "--fail-on", "hint", "--output-format", "json", *map(str, reports))
+    found = json.loads(out)
+    assert ([(f["code"], f["path"], f["line"]) for f in found["findings"]], err, code) == ([], "", 0)
+    assert (found["counts"]["records"], found["counts"]["errors"]) == (entries, 0)

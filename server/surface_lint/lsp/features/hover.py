@@ -78,7 +78,7 @@ def hover(result: LintResult, line: int, column: int, positions: Positions,
     engine = entry.engine
     lane = engine.lane_set.get(result.lane) if result.lane else None
     for record in result.records_at(line + 1):
-        if record.surface is not None and record.verdicts is not None and lane is not None \
+        if record.surface is not None and record.verdicts and lane is not None \
                 and contains(record.surface, line + 1, column + 1):
             text = verdict_markdown(lane, record, record.verdicts, engine.profile)
             return types.Hover(contents=markup_content(text, markdown), range=positions.typed_range(record.surface, result))
