@@ -192,6 +192,8 @@ class Evaluator:
         casework = self.lane.casework
         if casework is not None and joined.kind == TURN:  # only what the lane judges on this turn
             verdicts = {k: v for k, v in verdicts.items() if casework.judges(k, joined.record.data, joined.fields)}
+        elif casework is not None and joined.kind == REPORT_CASE:
+            verdicts = {}  # a case-driven lane's report entry is its per-case record, not a turn: judged from captures
         found = self.predicate_findings(verdicts, joined.record, joined.judged, joined.case_id,
                                         joined.targets) if findings else []
         mismatches = self.stored_mismatches(joined) if joined.kind == REPORT_CASE else []

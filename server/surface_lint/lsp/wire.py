@@ -115,6 +115,11 @@ class Protocol(LanguageServerProtocol):
     # --- lifecycle ---------------------------------------------------------------------------
 
     def structure_message(self, data: dict[str, Any]) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("method"), str) and "params" not in data \
+                and self.get_message_type(data["method"]) is None:
+            # JSON-RPC 2.0 lets `params` be omitted (VS Code does for `surfaceLint/didGrantTrust`);
+            # pygls's untyped message classes require the key.
+            data = {**data, "params": None}
         try:
             return super().structure_message(data)
         except Exception as exc:

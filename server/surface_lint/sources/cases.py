@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..findings import Finding, Fix, Related
-from ..lanes import Lane, nested_problems
+from ..lanes import FieldSpec, Lane, nested_problems
 from ..suppress import SUPPRESSION_KEY
 from .base import JsonlReader, ReadStats, Record, check_finding, json_type
 
@@ -144,6 +144,13 @@ def _check_record(record: Record, lane: Lane, findings: list[Finding]) -> Case |
                 message = f"`{shown}` must be {_TYPE_NAMES[inner.type]}, not {json_type(actual)}"
                 findings.append(check_finding("SL003", record.location(*path), message, shown_id,
                                               record_index=record.index))
+        for path, known in _unknown_nested(value, spec, (name,)):  # a typo inside a typed object
+            close = difflib.get_close_matches(str(path[-1]), known, n=1, cutoff=0.75)
+            hint = f"; did you mean `{close[0]}`?" if close else ""
+            shown = ".".join(str(p) for p in path)
+            findings.append(check_finding("SL012", record.key_location(*path),
+                                          f"unknown field `{shown}` for lane {lane.name}{hint}", shown_id,
+                                          record_index=record.index))
     for name in data:
         if name not in schema.fields and name != SUPPRESSION_KEY:
             close = difflib.get_close_matches(name, list(schema.fields), n=1, cutoff=0.75)
@@ -190,6 +197,24 @@ def _check_record(record: Record, lane: Lane, findings: list[Finding]) -> Case |
     if not isinstance(case_id, str) or not case_id:
         return None
     return Case(case_id, typed_case_fields(lane, data) if wrong else data, record)
+
+
+def _unknown_nested(value: Any, spec: FieldSpec, path: tuple[str | int, ...]) -> list[tuple[tuple[str | int, ...], list[str]]]:
+    """(path, the declared names there) of every key inside an object / list[object] value whose
+    spec declares its fields and not that key; an object field that declares none is open."""
+    if not spec.fields:
+        return []
+    objects = [(path, value)] if isinstance(value, dict) else [
+        ((*path, i), item) for i, item in enumerate(value) if isinstance(item, dict)] if isinstance(value, list) else []
+    out: list[tuple[tuple[str | int, ...], list[str]]] = []
+    for where, obj in objects:
+        for key, inner in obj.items():
+            child = spec.fields.get(key)
+            if child is None:
+                out.append(((*where, key), list(spec.fields)))
+            elif _type_ok(inner, child.type):
+                out.extend(_unknown_nested(inner, child, (*where, key)))
+    return out
 
 
 def _unknown_predicates(
@@ -311,7 +336,8 @@ def leak_findings(files: Sequence[CaseFile]) -> list[Finding]:
 
 
 def sibling_case_files(path: str, lane_name: str) -> list[Path]:
-    """The lane's other case files (`<lane>/{dev,public/*,holdouts/*}/cases.jsonl`)."""
+    """The lane's other case files (`<lane>/{dev,public/*,holdouts/*}/cases.jsonl`, also under
+    `<lane>/cases/`, the runtime's lane folders' layout)."""
     p = Path(path).resolve()
     root = None
     for parent in p.parents:
@@ -320,7 +346,9 @@ def sibling_case_files(path: str, lane_name: str) -> list[Path]:
             break
     if root is None:
         return []
-    found = [root / "dev" / "cases.jsonl"]
-    for split in ("public", "holdouts", "holdout"):
-        found.extend(sorted((root / split).glob("*/cases.jsonl")))
+    found: list[Path] = []
+    for base in (root, root / "cases"):
+        found.append(base / "dev" / "cases.jsonl")
+        for split in ("public", "holdouts", "holdout"):
+            found.extend(sorted((base / split).glob("*/cases.jsonl")))
     return [f for f in found if f.is_file() and f.resolve() != p]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -13,7 +13,8 @@ from ...docs import predicate_markdown
 from ...findings import Location
 from ...lanes import Lane
 from ..lint import LintResult
-from .common import MAX_FEATURE_LINE, Positions, markup_content, md_code, md_text, no_html
+from .common import MAX_FEATURE_LINE, Positions, markup_content, no_html
+from .lane_fields import FieldStep, field_detail, field_markdown, fields_at
 
 if TYPE_CHECKING:
     from ..server import SurfaceLintServer
@@ -51,11 +52,13 @@ class CompletionContext:
     in_string: bool
     start: int  # code-point column where the typed word starts (after the quote)
     seen: set[str]
+    path: tuple[FieldStep, ...] = field(default=())  # the object the cursor is in (nested fields)
 
 
 def completion_context(prefix: str) -> CompletionContext | None:
     """Where the cursor at the end of `prefix` (one JSONL line) sits in the record's structure."""
-    # frames: ["{", expecting_key, key, seen] or ["[", owner]
+    # frames: ["{", expecting_key, key, seen, path] or ["[", owner, path]; a path is None
+    # where no case field can be (a list in a list)
     stack: list[list[Any]] = []
     expecting_value_for: str | None = None
     for m in _TOKEN.finditer(prefix):
@@ -66,10 +69,10 @@ def completion_context(prefix: str) -> CompletionContext | None:
             if not closed:
                 if m.end() != len(prefix):
                     return None
-                if top is not None and top[0] == "{" and top[1] and len(stack) == 1:
-                    return CompletionContext("key", None, True, m.start() + 1, set(top[3]))
-                if top is not None and top[0] == "[" and len(stack) == 2:
-                    return CompletionContext("value-in-list", top[1], True, m.start() + 1, set())
+                if top is not None and top[0] == "{" and top[1] and top[4] is not None:
+                    return CompletionContext("key", None, True, m.start() + 1, set(top[3]), top[4])
+                if top is not None and top[0] == "[" and top[1] is not None and top[2] is not None:
+                    return CompletionContext("value-in-list", top[1], True, m.start() + 1, set(), top[2])
                 return None
             if top is not None and top[0] == "{" and top[1]:
                 try:
@@ -80,10 +83,10 @@ def completion_context(prefix: str) -> CompletionContext | None:
                 top[3].add(key)
                 top[1] = False
         elif tok == "{":
-            stack.append(["{", True, None, set()])
+            stack.append(["{", True, None, set(), _inner_path(top)])
         elif tok == "[":
             owner = top[2] if top is not None and top[0] == "{" else None
-            stack.append(["[", owner])
+            stack.append(["[", owner, top[4] if top is not None and top[0] == "{" else None])
         elif tok in "}]":
             if stack:
                 stack.pop()
@@ -96,11 +99,21 @@ def completion_context(prefix: str) -> CompletionContext | None:
     top = stack[-1] if stack else None
     if top is None:
         return None
-    if top[0] == "{" and top[1] and len(stack) == 1:
-        return CompletionContext("key", None, False, len(prefix), set(top[3]))
-    if top[0] == "[" and len(stack) == 2 and prefix.rstrip().endswith(("[", ",")):
-        return CompletionContext("value-in-list", top[1], False, len(prefix), set())
+    if top[0] == "{" and top[1] and top[4] is not None:
+        return CompletionContext("key", None, False, len(prefix), set(top[3]), top[4])
+    if top[0] == "[" and top[1] is not None and top[2] is not None and prefix.rstrip().endswith(("[", ",")):
+        return CompletionContext("value-in-list", top[1], False, len(prefix), set(), top[2])
     return None
+
+
+def _inner_path(top: list[Any] | None) -> tuple[FieldStep, ...] | None:
+    """The path of an object opened inside frame `top`: the record itself, a field's value, a list's item."""
+    if top is None:
+        return ()
+    if top[0] == "{":
+        ok = top[4] is not None and top[2] is not None and not top[1]  # after `"key":`, not where a key belongs
+        return (*top[4], (top[2], False)) if ok else None
+    return (*top[2], (top[1], True)) if top[2] is not None and top[1] is not None else None
 
 
 def _escaped_end(tok: str) -> bool:
@@ -122,8 +135,11 @@ def completion(result: LintResult, lane: Lane | None, line: int, column: int,
         return []
     items: list[types.CompletionItem] = []
     rng = positions.typed_range(Location(result.path, line + 1, ctx.start + 1, line + 1, column + 1), result)
+    fields = fields_at(lane.schema.fields, ctx.path)
+    if fields is None:
+        return []
     if ctx.where == "value-in-list":
-        field_spec = lane.schema.fields.get(ctx.owner or "")
+        field_spec = fields.get(ctx.owner or "")
         if field_spec is None or not field_spec.predicate_list:
             return []
         for spec in lane.predicates:
@@ -134,13 +150,11 @@ def completion(result: LintResult, lane: Lane | None, line: int, column: int,
                 items.append(_item(name, types.CompletionItemKind.EnumMember, f"{spec.code}{alias} · {spec.summary}",
                                    no_html(predicate_markdown(spec, lane)), ctx, rng, markdown))
     else:
-        for name, fspec in lane.schema.fields.items():
+        for name, fspec in fields.items():
             if name in ctx.seen:
                 continue
-            need = "required" if fspec.required else "optional"
-            detail = f"{fspec.type}, {need}" + (", predicate names" if fspec.predicate_list else "")
-            doc = f"Case field {md_code(name)} of lane {md_code(lane.name)}: {md_text(detail)}."
-            items.append(_item(name, types.CompletionItemKind.Field, detail, doc, ctx, rng, markdown))
+            doc = field_markdown(lane, ctx.path, fspec)
+            items.append(_item(name, types.CompletionItemKind.Field, field_detail(fspec), doc, ctx, rng, markdown))
     return items
 
 

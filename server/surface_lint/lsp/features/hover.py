@@ -17,6 +17,8 @@ from ...lanes import Lane
 from ...predicates import Verdict
 from ..lint import LintResult
 from .common import MAX_FEATURE_LINE, Positions, contains, markup_content, md_code, md_message, no_html
+from .completion import completion_context
+from .lane_fields import casework_markdown, field_markdown, fields_at
 
 if TYPE_CHECKING:
     from ..server import SurfaceLintServer
@@ -76,7 +78,7 @@ def hover(result: LintResult, line: int, column: int, positions: Positions,
     engine = entry.engine
     lane = engine.lane_set.get(result.lane) if result.lane else None
     for record in result.records_at(line + 1):
-        if record.surface is not None and record.verdicts is not None and lane is not None \
+        if record.surface is not None and record.verdicts and lane is not None \
                 and contains(record.surface, line + 1, column + 1):
             text = verdict_markdown(lane, record, record.verdicts, engine.profile)
             return types.Hover(contents=markup_content(text, markdown), range=positions.typed_range(record.surface, result))
@@ -85,13 +87,28 @@ def hover(result: LintResult, line: int, column: int, positions: Positions,
         return None
     value, start, end = token
     text = ""
-    if lane is not None:
+    if lane is not None and result.kind == "cases":
+        text = key_field_markdown(lane, result.line(line), start, value)
+    if lane is not None and not text:
         spec = lane.predicate(value) or next((p for p in lane.predicates if p.code == value), None)
         if spec is not None:
             text = no_html(predicate_markdown(spec, lane))
+    if not text and lane is not None:
+        text = casework_markdown(lane, value) or ""
     if not text and value in CHECKS:
         text = no_html(check_markdown(CHECKS[value]))
     if not text:
         return None
     loc = Location(result.path, line + 1, start + 1, line + 1, end + 1)
     return types.Hover(contents=markup_content(text, markdown), range=positions.typed_range(loc, result))
+
+
+def key_field_markdown(lane: Lane, text: str, start: int, name: str) -> str:
+    """The docs of the case field whose key string starts at `start` of a case line (nested keys
+    too: `must_contain` inside `constraints`); "" when the string there is not a known field's key."""
+    ctx = completion_context(text[:start])
+    if ctx is None or ctx.where != "key":
+        return ""
+    fields = fields_at(lane.schema.fields, ctx.path)
+    spec = fields.get(name) if fields is not None else None
+    return field_markdown(lane, ctx.path, spec) if spec is not None else ""
