@@ -45,7 +45,7 @@ class DocLocator:
     document (a lane report), `text` is the file and `first_line` is 1.
     """
 
-    __slots__ = ("_index", "_spans", "_top", "first_line", "path", "text")
+    __slots__ = ("_index", "_spans", "_top", "_top_spans", "first_line", "path", "text")
 
     def __init__(self, path: str, text: str, first_line: int = 1) -> None:
         self.path = path
@@ -53,6 +53,8 @@ class DocLocator:
         self.first_line = first_line
         self._spans: dict[JsonPath, ValueSpan] | None = None
         self._top: dict[str, tuple[int, int]] | None = None
+        # Top-level spans already built: one string scan per member, however many findings it has.
+        self._top_spans: dict[str, ValueSpan] = {}
         self._index: LineIndex | None = None
 
     @property
@@ -80,14 +82,20 @@ class DocLocator:
     def _get(self, path: JsonPath) -> ValueSpan | None:
         """The span at `path`: a top-level member without walking the whole document."""
         if self._spans is None and len(path) == 1 and type(path[0]) is str:
+            member = path[0]
+            known = self._top_spans.get(member)
+            if known is not None:
+                return known
             if self._top is None:
                 self._top = top_level_members(self.text)
-            found = self._top.get(path[0])
+            found = self._top.get(member)
             if found is None:
                 return None
             start, end = found
             string = StringSpan.scan(self.text, start) if self.text[start] == '"' else None
-            return ValueSpan(start, end, string)
+            span = ValueSpan(start, end, string)
+            self._top_spans[member] = span
+            return span
         return self.spans.get(path)
 
     def value(self, path: JsonPath) -> ValueSpan | None:

@@ -92,12 +92,65 @@ def read_case_file(path: str, data: bytes, lane: Lane, max_line_bytes: int | Non
     return out
 
 
+# (kind, param) of every predicate parameter that names a case field holding a count.
+_COUNT_PARAMS = (("vault_hits_min", "field"), ("proposal_count_equal", "field"),
+                 ("count_between", "min_field"), ("count_between", "max_field"))
+
+
+def count_fields(lane: Lane) -> tuple[str, ...]:
+    """The case fields (dotted paths) the lane reads as counts: a negative value there means nothing."""
+    paths: list[str] = []
+    if lane.proposal_check is not None:
+        paths.append(lane.proposal_check.count_field)
+    for spec in lane.predicates:
+        for kind, param in _COUNT_PARAMS:
+            value = spec.params.get(param)
+            if spec.kind == kind and isinstance(value, str) and value and value not in paths:
+                paths.append(value)
+    return tuple(paths)
+
+
+def _negative(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0
+
+
+def _value_at(data: Mapping[str, Any], path: Sequence[str]) -> Any:
+    node: Any = data
+    for part in path:
+        if not isinstance(node, Mapping) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def _without(data: Any, path: Sequence[str | int]) -> Any:
+    """A copy of `data` without the member at `path` (the containers on the way copied, not shared)."""
+    head, rest = path[0], path[1:]
+    if isinstance(data, Mapping) and isinstance(head, str) and head in data:
+        out = dict(data)
+        if rest:
+            out[head] = _without(out[head], rest)
+        else:
+            del out[head]
+        return out
+    if isinstance(data, list) and isinstance(head, int) and 0 <= head < len(data) and rest:
+        items = list(data)
+        items[head] = _without(items[head], rest)
+        return items
+    return data
+
+
 def typed_case_fields(lane: Lane, data: Mapping[str, Any]) -> dict[str, Any]:
-    """`data` without the schema fields whose value has the wrong type: what the lane evaluates.
-    A wrong-typed field is an SL003 finding and otherwise counts as absent (its default), so
-    no predicate ever sees an object `prompt` or `priming_prompts: 3`."""
+    """`data` without the schema fields whose value has the wrong type or is a negative count:
+    what the lane evaluates. Such a field is an SL003 finding and otherwise counts as absent (its
+    default), so no predicate ever sees an object `prompt`, `priming_prompts: 3` or `min_vault_hits: -1`."""
     fields = lane.schema.fields
-    return {k: v for k, v in data.items() if k not in fields or _type_ok(v, fields[k].type)}
+    out = {k: v for k, v in data.items() if k not in fields or _type_ok(v, fields[k].type)}
+    for path in count_fields(lane):
+        parts = path.split(".")
+        if _negative(_value_at(out, parts)):
+            out = _without(out, parts)
+    return out
 
 
 def _check_record(record: Record, lane: Lane, findings: list[Finding]) -> Case | None:
@@ -106,6 +159,8 @@ def _check_record(record: Record, lane: Lane, findings: list[Finding]) -> Case |
     case_id = data.get(schema.id_field)
     shown_id = case_id if isinstance(case_id, str) else None
     wrong = False
+    mistyped: set[str] = set()  # nested fields already reported as wrong-typed
+    drop: list[tuple[str | int, ...]] = []  # nested values reported: counted as absent
     for name, spec in schema.fields.items():
         if name not in data:
             if spec.required:
@@ -136,6 +191,9 @@ def _check_record(record: Record, lane: Lane, findings: list[Finding]) -> Case |
             findings.extend(_unknown_predicates(record, name, value, lane, shown_id))
         for path, inner, missing, actual in nested_problems(value, spec, (name,)):  # object fields' own fields
             shown = ".".join(str(p) for p in path)
+            mistyped.add(shown)
+            if not missing:
+                drop.append(path)
             if missing:
                 message = f"missing required field `{shown}` ({_TYPE_NAMES[inner.type]}) for lane {lane.name}"
                 findings.append(check_finding("SL002", record.location(*path[:-1]), message, shown_id,
@@ -151,6 +209,15 @@ def _check_record(record: Record, lane: Lane, findings: list[Finding]) -> Case |
             findings.append(check_finding("SL012", record.key_location(*path),
                                           f"unknown field `{shown}` for lane {lane.name}{hint}", shown_id,
                                           record_index=record.index))
+    for count_path in count_fields(lane):
+        parts = count_path.split(".")
+        value = _value_at(data, parts)
+        if _negative(value) and count_path not in mistyped and (
+                parts[0] not in schema.fields or _type_ok(data[parts[0]], schema.fields[parts[0]].type)):
+            findings.append(check_finding(
+                "SL003", record.location(*parts), f"`{count_path}` is a count: it must be 0 or more, not {value}",
+                shown_id, record_index=record.index))
+            drop.append(tuple(parts))
     for name in data:
         if name not in schema.fields and name != SUPPRESSION_KEY:
             close = difflib.get_close_matches(name, list(schema.fields), n=1, cutoff=0.75)
@@ -168,7 +235,7 @@ def _check_record(record: Record, lane: Lane, findings: list[Finding]) -> Case |
     if check is not None:
         premises = data.get(check.premises_field)
         expected = data.get(check.count_field)
-        if _type_ok(premises, "list[string]") and _type_ok(expected, "integer"):
+        if _type_ok(premises, "list[string]") and _type_ok(expected, "integer") and not _negative(expected):
             count = sum(1 for p in list(premises or ()) if check.correction_pattern.search(str(p)))
             if count != expected:
                 findings.append(
@@ -196,7 +263,10 @@ def _check_record(record: Record, lane: Lane, findings: list[Finding]) -> Case |
         )
     if not isinstance(case_id, str) or not case_id:
         return None
-    return Case(case_id, typed_case_fields(lane, data) if wrong else data, record)
+    typed: Any = typed_case_fields(lane, data) if wrong else data
+    for path in drop:
+        typed = _without(typed, path)
+    return Case(case_id, typed, record)
 
 
 def _unknown_nested(value: Any, spec: FieldSpec, path: tuple[str | int, ...]) -> list[tuple[tuple[str | int, ...], list[str]]]:
