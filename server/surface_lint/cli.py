@@ -244,13 +244,15 @@ def run_lane(argv: Sequence[str]) -> int:
     if args.update_baseline:
         refuse_input(args.baseline, inputs, "--update-baseline")
     # The summary and the baseline file need every case's details, whatever is printed.
-    want_details = args.output_format != "text" or args.github_summary or args.update_baseline
+    # (SARIF and GitHub annotations read only the findings; JUnit and HTML list each case's findings.)
+    want_details = args.output_format not in ("text", "sarif", "github") or args.github_summary or args.update_baseline
     jobs = _jobs(args)
     with _progress(len(transcripts)) as progress:
         result = engine.score(args.lane, cases, transcripts, args.thresholds, want_details,
                               # Text lists the positions of the first `--show` failing cases only.
                               args.show if args.output_format == "text" else None,
-                              mapper=process_mapper(jobs), progress=progress.advance)
+                              mapper=process_mapper(jobs), progress=progress.advance,
+                              row_findings=args.output_format in ("junit", "html"))
     options = _options(args, engine, result.lane)
     baseline_ok = True
     if args.baseline:
@@ -602,6 +604,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the output's reader went away (`| head`): stop quietly, as SIGPIPE would
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        except (OSError, ValueError):
+            pass
+        return 141
     except Exception:  # an internal error must never look like a failed threshold (exit 1)
         import traceback
 

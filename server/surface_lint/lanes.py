@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .case_kinds import condition_fields, condition_problem, conditions, holds
+from .casework_schema import CASEWORK_TABLE
 from .checks import CHECKS
 from .patterns import PatternError
 from .predicates import KINDS, NOT_JUDGED, Context, Evaluator, Kind, LaneAnalysis, SafePattern, Verdict
@@ -25,7 +26,7 @@ from .rule_schema import KeyPath as SchemaPath
 
 # Modules that register predicate kinds on import (predicates.py's own are always there). A module
 # of new kinds adds its name here; see docs/rules.md, "Adding a kind".
-KIND_MODULES = ("surface_lint.case_kinds",)
+KIND_MODULES = ("surface_lint.case_kinds", "surface_lint.kinds_extra")
 for _module in KIND_MODULES:
     importlib.import_module(_module)
 
@@ -235,6 +236,7 @@ class Lane:
     # Verdicts by (surface, grounding, primed, the case fields predicates read): a deterministic
     # runtime repeats its surfaces, and a verdict depends on nothing else (see scoring.evaluate).
     _memo: VerdictMemo = field(default_factory=lambda: VerdictMemo(), repr=False, compare=False)
+    casework: Any = field(default=None, repr=False, compare=False)  # casework.Casework of a case-driven lane
 
     def __post_init__(self) -> None:
         for spec in self.predicates:
@@ -453,6 +455,7 @@ RULES_FILE = Table({
     "metrics": ArrayOf(METRIC_TABLE),
     "thresholds": MapOf(THRESHOLD_SET_TABLE, "Named threshold sets."),
     "details": MapOf(Value("string", check=detail_source_problem), "Per-case detail field = source."),
+    "casework": CASEWORK_TABLE,  # case-driven lanes (casework.py)
 })
 
 
@@ -580,7 +583,7 @@ def parse_lane(text: str, shown: str, profile: str = DEFAULT_PROFILE, trusted: b
         if key in lane_t and lane_t[key] not in schema.fields:
             raise rules.fail(("lane", key), f"[lane] `{key}` {lane_t[key]!r} is not a [case_schema] field")
     details = _load_details(rules, names, schema)
-    return Lane(
+    lane = Lane(
         name=name,
         version=str(lane_t.get("version", "v1")),
         title=str(lane_t.get("title", name)),
@@ -599,6 +602,11 @@ def parse_lane(text: str, shown: str, profile: str = DEFAULT_PROFILE, trusted: b
         proposal_check=_load_proposal_check(rules),
         details=details,
     )
+    if "casework" in data:  # a case-driven lane: its references and expressions (casework.py)
+        from .casework import parse_casework
+
+        object.__setattr__(lane, "casework", parse_casework(lane, data["casework"], rules.positions))
+    return lane
 
 
 def _toml_error_position(message: str) -> tuple[int, int]:

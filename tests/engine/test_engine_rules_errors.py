@@ -31,7 +31,12 @@ def test_every_builtin_rules_file_loads_in_both_profiles() -> None:
     for profile in ("contract", "reference"):
         lanes = load_lanes(profile)
         assert lanes.errors == []
-        assert sorted(lanes.lanes) == ["deterministic_fluency", "multi_sentence_response", "symbolic_logic"]
+        assert sorted(lanes.lanes) == [
+            "calibration", "classical_literature_ood", "compositionality", "conversational_thread_coherence",
+            "deterministic_fluency", "discourse_paragraph", "elementary_mathematics_ood", "english_fluency_ood",
+            "fabrication_control", "foundational_physics_ood", "grammatical_coverage", "inference_closure",
+            "multi_sentence_response", "self_consistency_over_time", "symbolic_logic",
+        ]
 
 
 @pytest.mark.parametrize(

@@ -187,7 +187,12 @@ def test_a_code_another_lane_uses_is_rejected_at_its_line(tmp_path: Path) -> Non
         (str(path), 7, 1,
          "predicate 'no_marker': code SL101 is already used by predicate 'no_placeholder' of lane 'deterministic_fluency'")
     ]
-    assert sorted(lanes.lanes) == ["deterministic_fluency", "multi_sentence_response", "symbolic_logic"]
+    assert sorted(lanes.lanes) == [
+        "calibration", "classical_literature_ood", "compositionality", "conversational_thread_coherence",
+        "deterministic_fluency", "discourse_paragraph", "elementary_mathematics_ood", "english_fluency_ood",
+        "fabrication_control", "foundational_physics_ood", "grammatical_coverage", "inference_closure",
+        "multi_sentence_response", "self_consistency_over_time", "symbolic_logic",
+    ]
 
 
 def test_a_file_that_replaces_a_shipped_lane_may_keep_its_codes(tmp_path: Path) -> None:

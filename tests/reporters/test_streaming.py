@@ -177,3 +177,26 @@ def test_html_stays_viewable_at_any_size(tmp_path: Path) -> None:
     assert ('<p class="meta">… 600 more failing case(s) of no_placeholder (the first 20 of each predicate are '
             "listed) not shown. The JSON or SARIF output lists them all.</p>") in out
     assert "620 case(s) · 620 failing" in out
+
+
+def test_a_reader_that_stops_early_gets_no_traceback(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "many.jsonl"
+    with path.open("w", encoding="utf-8") as fh:
+        for i in range(20000):
+            fh.write(json.dumps({"case_id": f"m{i:05d}", "surface": "A lamp gives ... light.",
+                                 "grounding_source": "none"}) + "\n")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "server")}
+    proc = subprocess.Popen([sys.executable, "-m", "surface_lint", "--lane", LANE, "--transcripts", str(path),
+                             "--output-format", "json-lines"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=env)
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.readline()
+    proc.stdout.close()  # as `| head -1` does
+    err = proc.stderr.read()
+    code = proc.wait()
+    assert json.loads(first)["type"] == "case"
+    assert (code, err) == (141, b"")

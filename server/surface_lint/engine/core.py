@@ -7,6 +7,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..casework import lane_result, load_casework
 from ..config import Config, ConfigError, resolve_severity
 from ..findings import Finding, Severity, sorted_findings
 from ..lanes import Lane, LaneError, LaneSet, PredicateSpec, load_lanes
@@ -171,12 +172,15 @@ class Engine:
         texts: Mapping[str, bytes] | None = None,
         mapper: FileMapper | None = None,
         progress: Callable[[str], None] | None = None,
+        row_findings: bool = True,
     ) -> LaneResult:
         """Score a lane from files; `texts` gives the bytes of any path not to be read from disk
         (an editor's unsaved buffers). With a `mapper` (cli.process_mapper over parallel.ordered_map), transcript files
         are scored in worker processes and merged in input order when no two share a case: the
         result is the one of a single process. `progress` is called with each transcript path
-        once it is done. Case rows and findings are kept on disk: memory stays flat."""
+        once it is done. Case rows and findings are kept on disk: memory stays flat.
+        `row_findings=False`: the case rows leave out their findings (`result.findings` has
+        them all), for reports that do not list findings per case."""
         texts = texts or {}
         case_paths, transcript_paths = unique_paths(case_paths), unique_paths(transcript_paths)
         lane = self.lane(lane_name) if lane_name else None
@@ -187,6 +191,9 @@ class Engine:
             if not transcript_paths:
                 raise UsageError("give --lane, --cases or --transcripts")
             lane = self._transcript_lane(transcript_paths[0], texts)
+        casework = load_casework(lane)  # a case-driven lane (casework.py) scores itself
+        if casework is not None:
+            return lane_result(self.profile, lane, casework, case_paths, transcript_paths, texts)
         set_name = threshold_set or self.config.thresholds.get(lane.name) or lane.default_thresholds
         if set_name is not None and set_name not in lane.thresholds:
             known = ", ".join(sorted(lane.thresholds)) or "none"
@@ -195,6 +202,7 @@ class Engine:
         if index is not None:
             stats.add(index.stats)
         scorer = LaneScorer(self, lane, index, want_details, finding_limit)
+        scorer.row_findings = row_findings
         parts = None
         if mapper is not None and len(transcript_paths) > 1:
             parts = mapper(score_file, [(p, want_details, finding_limit) for p in transcript_paths],

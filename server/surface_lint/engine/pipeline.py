@@ -103,7 +103,9 @@ def join_turns(lane: Lane, turns: Iterable[Turn], cases: CaseIndex | None,
             primed_ids.add(case_id)
         case, known, problems = join.case(case_id, turn.record)
         fields = case.data if case is not None else None
-        subject = Subject(turn.surface or "", turn.grounding, fields,
+        # A case-driven lane's predicates also read the case's entry for this turn (casework.py).
+        read = lane.casework.subject_case(turn.record.data, fields) if lane.casework is not None else fields
+        subject = Subject(turn.surface or "", turn.grounding, read,
                           primed=is_primed(fields, case_id in primed_ids))
         scored = turn.scored and turn.chain == 0 and bool(case_id)
         # Only the scored turn is held to the case's expectations.
@@ -187,6 +189,9 @@ class Evaluator:
         """Verdicts always; predicate findings when `findings` (scoring asks only for the first
         failing cases it shows); a report entry's stored flags are always checked."""
         verdicts = lane_verdicts(self.lane, joined.subject, joined.stored, joined.fields)
+        casework = self.lane.casework
+        if casework is not None and joined.kind == TURN:  # only what the lane judges on this turn
+            verdicts = {k: v for k, v in verdicts.items() if casework.judges(k, joined.record.data, joined.fields)}
         found = self.predicate_findings(verdicts, joined.record, joined.judged, joined.case_id,
                                         joined.targets) if findings else []
         mismatches = self.stored_mismatches(joined) if joined.kind == REPORT_CASE else []

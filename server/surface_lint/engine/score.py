@@ -98,6 +98,7 @@ class LaneScorer:
         self.lane = lane
         self.index = index
         self.want_rows = want_rows
+        self.row_findings = True  # rows carry their case's findings (JUnit and HTML show them)
         self.finding_limit = finding_limit
         self.evaluator = Evaluator(lane, engine.severity_levels, engine.reference_lane(lane.name))
         self.details = DetailsPlan(lane)
@@ -194,7 +195,7 @@ class LaneScorer:
         for f in scored.findings:
             self.findings.append((position, f))
         if self.want_rows:
-            self.rows.append(_row(rank, position, scored))
+            self.rows.append(_row(rank, position, scored, self.row_findings))
 
     def fold(self, joined: Iterable[Joined]) -> None:
         sink = self.on_scored
@@ -387,7 +388,7 @@ def _count_kept(spool: Iterable[tuple[int, Finding]], replaced: set[int]) -> int
     return sum(1 for position, _ in spool if position not in replaced)
 
 
-def _row(rank: int, position: int, scored: Scored) -> tuple[Any, ...]:
+def _row(rank: int, position: int, scored: Scored, findings: bool = True) -> tuple[Any, ...]:
     """What a report needs of a scored case, as builtins (verdicts as message and spans,
     severities as numbers; a passing case's are empty)."""
     failures: tuple[Any, ...] = ()
@@ -397,7 +398,7 @@ def _row(rank: int, position: int, scored: Scored) -> tuple[Any, ...]:
                          for n, v in scored.failures.items())
         levels = tuple((n, int(v) if v is not None else None) for n, v in scored.levels.items())
     return (rank, position, scored.case_id, scored.signals, scored.grounding, scored.details, scored.failed,
-            scored.judged, failures, scored.findings, levels)
+            scored.judged, failures, scored.findings if findings else (), levels)
 
 
 def _row_outcome(row: tuple[Any, ...]) -> Outcome:

@@ -65,6 +65,8 @@ def indented(value: Any, pad: str = "", sort_keys: bool = True) -> str:
                 parts.append(ek + "null")
             elif tv is int:
                 parts.append(ek + int.__repr__(v))
+            elif tv is dict and sort_keys:
+                parts.append(ek + _small_dict(v, inner))
             else:
                 parts.append(ek + indented(v, inner, sort_keys))
         return "{\n" + inner + sep.join(parts) + "\n" + pad + "}"
@@ -91,6 +93,22 @@ def indented(value: Any, pad: str = "", sort_keys: bool = True) -> str:
 
 
 _KEYS: dict[Any, str] = {}  # encoded `"key": ` prefixes (detail and finding keys repeat)
+_SMALL: dict[tuple[str, tuple[tuple[Any, Any], ...]], str] = {}  # nested dicts of scalars that repeat
+
+
+def _small_dict(value: dict[Any, Any], pad: str) -> str:
+    """A nested object (sorted keys), remembered when its items are hashable scalars: a case's
+    `predicates` verdict map takes few distinct values however many cases there are."""
+    try:
+        key = (pad, tuple(value.items()))
+        hit = _SMALL.get(key)
+    except TypeError:  # a list or dict inside: not remembered
+        return indented(value, pad)
+    if hit is None:
+        hit = indented(value, pad)
+        if len(_SMALL) < 4096:
+            _SMALL[key] = hit
+    return hit
 
 
 def _key(key: Any) -> str:

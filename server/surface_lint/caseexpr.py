@@ -1,0 +1,353 @@
+"""Expressions of case-driven lanes: a small, safe subset of Python syntax, interpreted here.
+
+A lane file writes conditions (`case.expected_outcome == "answer"`), derived values
+(`len(split("[.!?]\\s+|[.!?]$", target.surface))`) and verdicts (`exact or not failures`)
+as text. They are parsed once with `ast` and only the nodes below are accepted; nothing is
+ever passed to `eval`. Attribute access reads mapping keys and is null-safe (`case.a.b` is
+None when `a` is missing), so a rule reads missing case fields without guards.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+from .predicates import SafePattern
+
+Scope = Mapping[str, Any]
+
+
+class ExprError(Exception):
+    """An expression that does not parse or uses what the language does not have."""
+
+
+_CMP: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
+    ast.Eq: lambda a, b: bool(a == b),
+    ast.NotEq: lambda a, b: bool(a != b),
+    ast.Lt: lambda a, b: bool(a < b),
+    ast.LtE: lambda a, b: bool(a <= b),
+    ast.Gt: lambda a, b: bool(a > b),
+    ast.GtE: lambda a, b: bool(a >= b),
+    ast.In: lambda a, b: a in b if b is not None else False,
+    ast.NotIn: lambda a, b: a not in b if b is not None else True,
+    ast.Is: lambda a, b: a is b,
+    ast.IsNot: lambda a, b: a is not b,
+}
+_BIN: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.Div: lambda a, b: a / b,
+    ast.FloorDiv: lambda a, b: a // b,
+    ast.Mod: lambda a, b: a % b,
+}
+
+_PATTERNS: dict[str, SafePattern] = {}
+
+
+def _pattern(text: str) -> SafePattern:
+    """Patterns written in expressions are user-supplied: they run with the time limit."""
+    found = _PATTERNS.get(text)
+    if found is None:
+        if len(_PATTERNS) > 1024:
+            _PATTERNS.clear()
+        found = _PATTERNS[text] = SafePattern(text, False)
+    return found
+
+
+def _split(pattern: str, text: str | None) -> list[str]:
+    """Non-blank parts of `text` split on `pattern`, stripped (a runner's sentence split)."""
+    return [p.strip() for p in _pattern(pattern).split(text or "") if p and p.strip()]
+
+
+def _findall(pattern: str, text: str | None) -> list[Any]:
+    return _pattern(pattern).findall(text or "")
+
+
+def _search(pattern: str, text: str | None) -> bool:
+    return _pattern(pattern).search(text or "") is not None
+
+
+def _rstrip(text: str | None, chars: str | None = None) -> str:
+    return (text or "").rstrip(chars)
+
+
+def _strip(text: str | None, chars: str | None = None) -> str:
+    return (text or "").strip(chars)
+
+
+def _lower(text: str | None) -> str:
+    return (text or "").lower()
+
+
+def _default(value: Any, fallback: Any) -> Any:
+    return fallback if value is None else value
+
+
+def _rate(values: Iterable[Any], empty: Any = 1.0) -> Any:
+    items = [bool(v) for v in values]
+    return sum(items) / len(items) if items else empty
+
+
+def _mean(values: Iterable[Any], empty: Any = 0.0) -> Any:
+    items = [float(v) for v in values]
+    return sum(items) / len(items) if items else empty
+
+
+def _unique(values: Iterable[Any]) -> list[Any]:
+    out: list[Any] = []
+    for v in values:
+        if v not in out:
+            out.append(v)
+    return out
+
+
+def _count(values: Iterable[Any]) -> int:
+    return sum(1 for v in values if v)
+
+
+def _first(values: Sequence[Any] | None, fallback: Any = None) -> Any:
+    return values[0] if values else fallback
+
+
+def _last(values: Sequence[Any] | None, fallback: Any = None) -> Any:
+    return values[-1] if values else fallback
+
+
+def _round(value: Any, digits: int = 0) -> Any:
+    return None if value is None else round(value, digits)
+
+
+def _is_subsequence(needles: Sequence[Any] | None, haystack: Sequence[Any] | None) -> bool:
+    it = iter(haystack or ())
+    return all(any(n == h for h in it) for n in (needles or ()))
+
+
+# Every function an expression may call, with what it does: one table (the docs print it).
+FUNCTION_TABLE: dict[str, tuple[Callable[..., Any], str]] = {
+    "len": (lambda x: len(x) if x is not None else 0, "Length of a list or string; 0 for null."),
+    "bool": (bool, "Truthiness: an empty list, string or null is false."),
+    "str": (lambda x: "" if x is None else str(x), "Text of a value; null gives \"\"."),
+    "int": (int, "An integer."),
+    "float": (float, "A number."),
+    "abs": (abs, "Absolute value."),
+    "min": (min, "Smallest of a list (or of the arguments)."),
+    "max": (max, "Largest of a list (or of the arguments)."),
+    "sum": (sum, "Sum of a list of numbers."),
+    "any": (any, "Some item is true."),
+    "all": (all, "Every item is true (true for none)."),
+    "sorted": (sorted, "The items in order."),
+    "round": (_round, "round(x, digits), as Python rounds; null stays null."),
+    "lower": (_lower, "Lower-cased text (str.lower); null gives \"\"."),
+    "strip": (_strip, "strip(text[, chars]): surrounding whitespace (or chars) removed."),
+    "rstrip": (_rstrip, "rstrip(text[, chars]): trailing whitespace (or chars) removed."),
+    "words": (lambda text: (text or "").split(), "Whitespace-separated tokens of a text."),
+    "split": (_split, "split(regex, text): the non-blank parts between matches, stripped."),
+    "findall": (_findall, "findall(regex, text): every match (the group, if the regex has one)."),
+    "search": (_search, "search(regex, text): the regex matches somewhere."),
+    "default": (_default, "default(x, fallback): fallback when x is null."),
+    "rate": (_rate, "rate(flags[, empty]): share of true items; `empty` (1.0) for none."),
+    "mean": (_mean, "mean(numbers[, empty]): average; `empty` (0.0) for none."),
+    "count": (_count, "count(flags): how many items are true."),
+    "unique": (_unique, "The distinct items, in first-seen order."),
+    "first": (_first, "first(list[, fallback]): the first item, else fallback (null)."),
+    "last": (_last, "last(list[, fallback]): the last item, else fallback (null)."),
+    "is_subsequence": (_is_subsequence, "is_subsequence(needles, haystack): needles appear in this order."),
+}
+FUNCTIONS: dict[str, Callable[..., Any]] = {name: fn for name, (fn, _) in FUNCTION_TABLE.items()}
+
+_ALLOWED = (
+    ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub, ast.Compare,
+    ast.BinOp, ast.IfExp, ast.Call, ast.Name, ast.Attribute, ast.Subscript, ast.Constant,
+    ast.List, ast.Tuple, ast.Dict, ast.Load, ast.ListComp, ast.GeneratorExp, ast.comprehension,
+    ast.Store, ast.Slice, *tuple(_CMP), *tuple(_BIN),
+)
+
+
+def _parse(text: str) -> ast.Expression:
+    try:
+        return ast.parse(text.strip(), mode="eval")
+    except SyntaxError as exc:
+        if "\n" in text:
+            try:  # an expression written over several lines reads as if in parentheses
+                return ast.parse("(" + text.strip() + "\n)", mode="eval")
+            except SyntaxError:
+                pass
+        raise ExprError(f"expression {text!r} does not parse: {exc.msg}") from None
+
+
+class Expr:
+    """One parsed expression; `evaluate(scope)` interprets it."""
+
+    __slots__ = ("_strings", "names", "text", "tree")
+
+    def __init__(self, text: str, extra_functions: Iterable[str] = ()) -> None:
+        self.text = text
+        tree = _parse(text)
+        known = set(FUNCTIONS) | set(extra_functions)
+        for node in ast.walk(tree):
+            if not isinstance(node, _ALLOWED):
+                raise ExprError(f"expression {text!r}: `{type(node).__name__}` is not part of the language")
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                if not isinstance(node.func, ast.Name) or node.func.id not in known:
+                    shown = ast.unparse(node.func)
+                    raise ExprError(
+                        f"expression {text!r}: unknown function `{shown}` (known: {', '.join(sorted(known))})"
+                    )
+                if node.keywords:
+                    raise ExprError(f"expression {text!r}: keyword arguments are not supported")
+            if isinstance(node, ast.comprehension) and node.is_async:
+                raise ExprError(f"expression {text!r}: async comprehensions are not supported")
+        self.tree = tree.body
+        self.names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        self._strings = frozenset(n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str))
+
+    def strings(self) -> frozenset[str]:
+        """Every string literal of the expression (the predicate names it passes to functions)."""
+        return self._strings
+
+    def evaluate(self, scope: Scope, functions: Mapping[str, Callable[..., Any]] | None = None) -> Any:
+        return _Interpreter(scope, functions or {}).run(self.tree)
+
+    def __repr__(self) -> str:
+        return f"Expr({self.text!r})"
+
+
+class _Interpreter:
+    __slots__ = ("functions", "scopes")
+
+    def __init__(self, scope: Scope, functions: Mapping[str, Callable[..., Any]]) -> None:
+        self.scopes: list[Mapping[str, Any]] = [scope]
+        self.functions = functions
+
+    def lookup(self, name: str) -> Any:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        if name in ("true", "True"):
+            return True
+        if name in ("false", "False"):
+            return False
+        if name in ("null", "None"):
+            return None
+        return None  # an unknown name reads as null, like a missing case field
+
+    def run(self, node: ast.AST) -> Any:
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Name):
+            return self.lookup(node.id)
+        if isinstance(node, ast.Attribute):
+            return get_field(self.run(node.value), node.attr)
+        if isinstance(node, ast.Subscript):
+            base = self.run(node.value)
+            if isinstance(node.slice, ast.Slice):
+                lower = self.run(node.slice.lower) if node.slice.lower else None
+                upper = self.run(node.slice.upper) if node.slice.upper else None
+                return base[lower:upper] if base is not None else None
+            key = self.run(node.slice)
+            if isinstance(base, Mapping):
+                return base.get(key)
+            if isinstance(base, (list, tuple, str)) and isinstance(key, int) and -len(base) <= key < len(base):
+                return base[key]
+            return None
+        if isinstance(node, ast.BoolOp):
+            if isinstance(node.op, ast.And):
+                value: Any = True
+                for part in node.values:
+                    value = self.run(part)
+                    if not value:
+                        return value
+                return value
+            value = False
+            for part in node.values:
+                value = self.run(part)
+                if value:
+                    return value
+            return value
+        if isinstance(node, ast.UnaryOp):
+            operand = self.run(node.operand)
+            return (not operand) if isinstance(node.op, ast.Not) else -operand
+        if isinstance(node, ast.Compare):
+            left = self.run(node.left)
+            for op, right_node in zip(node.ops, node.comparators, strict=True):
+                right = self.run(right_node)
+                try:
+                    ok = _CMP[type(op)](left, right)
+                except TypeError:
+                    ok = False  # null compared with a number: not satisfied
+                if not ok:
+                    return False
+                left = right
+            return True
+        if isinstance(node, ast.BinOp):
+            return _BIN[type(node.op)](self.run(node.left), self.run(node.right))
+        if isinstance(node, ast.IfExp):
+            return self.run(node.body) if self.run(node.test) else self.run(node.orelse)
+        if isinstance(node, (ast.List, ast.Tuple)):
+            return [self.run(e) for e in node.elts]
+        if isinstance(node, ast.Dict):
+            return {self.run(k) if k is not None else None: self.run(v) for k, v in zip(node.keys, node.values, strict=True)}
+        if isinstance(node, ast.Call):
+            assert isinstance(node.func, ast.Name)
+            fn = self.functions.get(node.func.id) or FUNCTIONS[node.func.id]
+            args = [self._arg(a) for a in node.args]
+            return fn(*args)
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+            return list(self._comprehend(node.elt, node.generators, 0))
+        raise ExprError(f"unsupported expression node {type(node).__name__}")  # pragma: no cover
+
+    def _arg(self, node: ast.AST) -> Any:
+        if isinstance(node, ast.GeneratorExp):
+            return iter(self._comprehend(node.elt, node.generators, 0))
+        return self.run(node)
+
+    def _comprehend(self, elt: ast.AST, gens: Sequence[ast.comprehension], index: int) -> Iterator[Any]:
+        gen = gens[index]
+        source = self.run(gen.iter) or ()
+        for item in list(source):
+            bound: dict[str, Any] = {}
+            _bind(gen.target, item, bound)
+            self.scopes.append(bound)
+            try:
+                if all(self.run(cond) for cond in gen.ifs):
+                    if index + 1 < len(gens):
+                        yield from self._comprehend(elt, gens, index + 1)
+                    else:
+                        yield self.run(elt)
+            finally:
+                self.scopes.pop()
+
+
+def _bind(target: ast.AST, value: Any, into: dict[str, Any]) -> None:
+    if isinstance(target, ast.Name):
+        into[target.id] = value
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for sub, v in zip(target.elts, value, strict=False):
+            _bind(sub, v, into)
+    else:
+        raise ExprError("a comprehension target must be a name or a tuple of names")
+
+
+def get_field(base: Any, name: str) -> Any:
+    """Null-safe field access: a mapping's key, else an attribute the object exposes."""
+    if base is None:
+        return None
+    if isinstance(base, Mapping):
+        return base.get(name)
+    fields = getattr(base, "FIELDS", None)
+    if fields is not None and name in fields:
+        return getattr(base, name)
+    return None
+
+
+def resolve_path(scope: Mapping[str, Any] | None, path: str) -> Any:
+    """`constraints.must_contain` inside a case (dotted path; missing -> None)."""
+    value: Any = scope
+    for part in path.split("."):
+        value = get_field(value, part)
+        if value is None:
+            return None
+    return value

@@ -1,0 +1,828 @@
+"""Case-driven lanes (issue 9): several captured turns per case, a verdict per case from
+predicates and expressions, metrics over cases or turns, per-case details as a runner reports.
+
+A lane file adds a `[casework]` table to its usual `[lane]`, `[case_schema]` and
+`[[predicates]]` (docs/lanes/README.md is the reference):
+
+* `runs` — record filters, one per pass the runner makes over a case (default: one run of
+  every record). The whole rubric is applied to each run; the first run gives the details.
+* `views` — named selections of a run's records (`where`), each turn's text (`surface`) and
+  grounding (`grounding`) as expressions.
+* `[[casework.values]]` — named per-case values in order: an `expr`, or a `predicate` judged
+  on every turn of a `view` with a `quantifier`; `when` gates it, `failures = true` adds the
+  failing verdicts' reasons to the case's `failures` list.
+* `[[casework.metrics]]` — count, sum, rate, mean, counts, value, thresholds; over cases or
+  a view's turns (`per`), a subset (`where`), per category (`by`), rounded to `digits`.
+* `[casework.details]` — the per-case record, field = expression.
+
+Captures are read as they are (the runtime's turn records: `case_id`, `turn_index`, `role`,
+`chain`, `surface`, `grounding_source`, ...); no reader mapping is needed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from . import kinds_extra
+from .caseexpr import Expr, ExprError, resolve_path
+from .findings import sorted_findings
+from .lanes import Lane, LaneError
+from .predicates import PASS, Context, RegexTimeout, Subject, Verdict
+from .rule_schema import TomlPositions
+from .sources.base import Record, check_finding
+
+if TYPE_CHECKING:
+    from .engine.results import LaneResult
+
+
+# Functions that need the lane (its predicates, its [analysis]), with what they do.
+LANE_FUNCTION_DOCS: dict[str, str] = {
+    "passes": "passes(t, 'name'): the lane's predicate `name` passes on turn `t` (the verdict is kept on the turn).",
+    "reasons": "reasons(t, 'name'): the failing predicate's reasons (one per failed term), [] when it passes.",
+    "share_present": "share_present(terms, text): share of terms that are substrings of the lower-cased text.",
+    "sentences": "sentences(text): the sentences of the lane's [analysis] sentence_split, stripped, non-blank.",
+    "starts_upper": "starts_upper(text): the first alphabetic character is upper-case (true when none).",
+}
+LANE_FUNCTIONS = tuple(LANE_FUNCTION_DOCS)
+
+
+@dataclass(frozen=True, slots=True)
+class ViewSpec:
+    name: str
+    where: Expr | None
+    surface: Expr | None
+    grounding: Expr | None
+
+
+@dataclass(frozen=True, slots=True)
+class ValueSpec:
+    name: str
+    expr: Expr | None
+    predicate: str | None
+    view: str | None
+    quantifier: str
+    when: Expr | None
+    otherwise: Expr | None
+    failures: bool
+    message: str | None  # added to `failures` when the value is false
+
+
+@dataclass(frozen=True, slots=True)
+class TurnValueSpec:
+    """A value of every turn of a view (`t.name` in later expressions): a predicate's verdict
+    or an expression over `t`, `case` and the turn values before it."""
+
+    name: str
+    view: str
+    expr: Expr | None
+    predicate: str | None
+    when: Expr | None
+    otherwise: Expr | None
+
+
+_TURN_FIELDS = ("record", "case", "entry", "index", "surface", "grounding")
+
+
+@dataclass(frozen=True, slots=True)
+class ThresholdSpec:
+    metric: str
+    op: str
+    value: float
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class CaseMetric:
+    name: str
+    kind: str
+    value: Expr | None
+    where: Expr | None
+    by: Expr | None
+    per: str
+    digits: int | None
+    empty: Any
+    fields: Mapping[str, Expr]
+    checks: tuple[ThresholdSpec, ...]
+    skip_null: bool
+    section: str
+
+
+@dataclass(frozen=True)
+class Casework:
+    lane: Lane
+    case_field: str  # the record field naming its case
+    turn_list: str | None  # the case field listing per-turn expectations
+    turn_key: str  # the record field indexing that list
+    runs: Mapping[str, Expr | None]
+    views: Mapping[str, ViewSpec]
+    turn_values: tuple[TurnValueSpec, ...]
+    values: tuple[ValueSpec, ...]
+    metrics: tuple[CaseMetric, ...]
+    details: Mapping[str, Expr]
+    details_if: Mapping[str, Expr]  # a detail field is written only when its condition holds
+    not_judged: tuple[str, ...]  # what the runner reads that a transcript does not hold
+    # Which views each predicate is judged on (from the values and turn values that use it):
+    # `check` holds a captured turn to a predicate only where the lane itself would.
+    judged_on: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def subject_case(self, record: Mapping[str, Any], case: Mapping[str, Any] | None) -> dict[str, Any] | None:
+        """What a predicate reads as the case for one captured turn: the case's fields, its entry
+        for this turn (`entry`) and the record (`record`), as when the lane is scored."""
+        if case is None:
+            return None
+        scope = dict(case)
+        scope["entry"] = _entry_of(self, case, record)
+        scope["record"] = record
+        return scope
+
+    def judges(self, predicate: str, record: Mapping[str, Any], case: Mapping[str, Any] | None) -> bool:
+        """Whether the lane judges `predicate` on this captured turn: some run and some view the
+        predicate is judged on select it (a predicate no value names, or a turn joined to no
+        case, is judged everywhere)."""
+        views = self.judged_on.get(predicate)
+        if views is None or case is None:  # without its case a turn cannot be placed in a view
+            return True
+        scope = {"record": record, "case": case or {}, "entry": _entry_of(self, case or {}, record)}
+        for run in self.runs.values():
+            if run is not None and not _safe_holds(run, {"record": record, "case": case or {}}):
+                continue
+            for name in views:
+                where = self.views[name].where
+                if where is None or _safe_holds(where, scope):
+                    return True
+        return False
+
+
+def _entry_of(casework: Casework, case: Mapping[str, Any], record: Mapping[str, Any]) -> Any:
+    entries = resolve_path(case, casework.turn_list) if casework.turn_list else None
+    key = record.get(casework.turn_key)
+    if isinstance(entries, list) and isinstance(key, int) and not isinstance(key, bool) and 0 <= key < len(entries):
+        return entries[key] if isinstance(entries[key], dict) else {}
+    return {}
+
+
+def _safe_holds(expr: Expr, scope: Mapping[str, Any]) -> bool:
+    try:
+        return bool(expr.evaluate(scope))
+    except (ExprError, TypeError, ValueError, ArithmeticError, RegexTimeout):
+        return False
+
+
+def _judged_on(values: Sequence[ValueSpec], turn_values: Sequence[TurnValueSpec],
+               views: Mapping[str, ViewSpec], predicates: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """Predicate -> the views it is judged on: a value's or turn value's `predicate` + `view`, and
+    every predicate named (as a string) in an expression, with the views that expression names."""
+    found: dict[str, list[str]] = {}
+
+    def add(name: str, view: str) -> None:
+        found.setdefault(name, [])
+        if view not in found[name]:
+            found[name].append(view)
+
+    for spec in turn_values:
+        named = [spec.predicate] if spec.predicate else (spec.expr.strings() & set(predicates) if spec.expr else set())
+        for name in sorted(n for n in named if n):
+            add(name, spec.view)
+    for value in values:
+        if value.predicate and value.view:
+            add(value.predicate, value.view)
+        elif value.expr is not None:
+            in_views = sorted(value.expr.names & set(views))
+            for name in sorted(value.expr.strings() & set(predicates)):
+                for view in in_views:
+                    add(name, view)
+    return {k: tuple(v) for k, v in found.items()}
+
+
+def load_casework(lane: Lane) -> Casework | None:
+    """The lane's `[casework]` (None when it has none): parse_lane builds it with the lane, so a
+    broken reference or expression is a rules-file error like any other."""
+    found = lane.casework
+    return found if isinstance(found, Casework) else None
+
+
+def parse_casework(lane: Lane, table: Mapping[str, Any], positions: TomlPositions) -> Casework:
+    def fail(path: tuple[str | int, ...], message: str) -> LaneError:
+        line, column = positions.at(("casework", *path))
+        return LaneError(lane.path, line, message, column)
+
+    metric_names = [str(m.get("name")) for m in table.get("metrics", [])]
+    if metric_names and lane.headline and lane.headline not in metric_names:
+        line, column = positions.at(("lane", "headline"))
+        raise LaneError(lane.path, line, f"headline {lane.headline!r} is not a [[casework.metrics]] metric", column)
+
+    def compile_expr(source: str, what: str, path: tuple[str | int, ...]) -> Expr:
+        try:
+            return Expr(source, LANE_FUNCTIONS)
+        except ExprError as exc:
+            raise fail(path, f"{what}: {exc}") from None
+
+    def opt(item: Mapping[str, Any], key: str, what: str, path: tuple[str | int, ...]) -> Expr | None:
+        return compile_expr(item[key], f"{what} `{key}`", (*path, key)) if key in item else None
+
+    def predicate_of(item: Mapping[str, Any], what: str, path: tuple[str | int, ...]) -> str | None:
+        if "predicate" not in item:
+            return None
+        spec = lane.predicate(str(item["predicate"]))
+        if spec is None:
+            known = ", ".join(p.name for p in lane.predicates) or "none"
+            raise fail((*path, "predicate"), f"{what}: unknown predicate {item['predicate']!r} (this lane's: {known})")
+        return spec.name
+
+    runs: dict[str, Expr | None] = {
+        name: compile_expr(source, f"run {name!r}", ("runs", name)) for name, source in table.get("runs", {}).items()
+    } or {"main": None}
+
+    views: dict[str, ViewSpec] = {}
+    for name, spec in table.get("views", {}).items():
+        path: tuple[str | int, ...] = ("views", name)
+        views[name] = ViewSpec(name, opt(spec, "where", f"view {name!r}", path),
+                               opt(spec, "surface", f"view {name!r}", path),
+                               opt(spec, "grounding", f"view {name!r}", path))
+
+    def view_of(item: Mapping[str, Any], what: str, path: tuple[str | int, ...]) -> str:
+        view = item.get("view")
+        if view not in views:
+            raise fail((*path, "view"), f"{what}: `view` must name one of the views ({', '.join(views) or 'none'})")
+        return str(view)
+
+    def one_of(item: Mapping[str, Any], what: str, path: tuple[str | int, ...]) -> None:
+        if ("expr" in item) == ("predicate" in item):
+            raise fail(path, f"{what}: give either `expr` or `predicate`")
+
+    turn_values: list[TurnValueSpec] = []
+    for index, item in enumerate(table.get("turn_values", [])):
+        path = ("turn_values", index)
+        what = f"turn value {item['name']!r}"
+        one_of(item, what, path)
+        if item["name"] in _TURN_FIELDS:
+            raise fail((*path, "name"), f"{what}: every turn has this field ({', '.join(_TURN_FIELDS)})")
+        turn_values.append(TurnValueSpec(
+            name=item["name"], view=view_of(item, what, path), expr=opt(item, "expr", what, path),
+            predicate=predicate_of(item, what, path), when=opt(item, "when", what, path),
+            otherwise=opt(item, "otherwise", what, path),
+        ))
+
+    values: list[ValueSpec] = []
+    names: set[str] = set(views)
+    for index, item in enumerate(table.get("values", [])):
+        path = ("values", index)
+        name = item["name"]
+        what = f"value {name!r}"
+        one_of(item, what, path)
+        if name in names or name in _SCOPE_NAMES:
+            raise fail((*path, "name"), f"{what}: the name is already used (views, values and {', '.join(_SCOPE_NAMES)})")
+        names.add(name)
+        predicate = predicate_of(item, what, path)
+        values.append(ValueSpec(
+            name=name, expr=opt(item, "expr", what, path), predicate=predicate,
+            view=view_of(item, what, path) if predicate is not None else None,
+            quantifier=str(item.get("quantifier", "all")), when=opt(item, "when", what, path),
+            otherwise=opt(item, "otherwise", what, path), failures=bool(item.get("failures", False)),
+            message=item.get("message"),
+        ))
+    if values and "passed" not in names:
+        raise fail(("values",), "[casework]: one of the values must be named `passed` (the case's verdict)")
+
+    metrics: list[CaseMetric] = []
+    seen: set[str] = set()
+    for index, item in enumerate(table.get("metrics", [])):
+        path = ("metrics", index)
+        name = item["name"]
+        what = f"metric {name!r}"
+        kind = str(item.get("kind", "rate"))
+        if name in seen:
+            raise fail((*path, "name"), f"{what} is defined twice")
+        if kind in ("sum", "rate", "mean", "value") and "value" not in item:
+            raise fail(path, f"{what} ({kind}): needs a `value` expression")
+        if kind == "counts" and not item.get("fields"):
+            raise fail(path, f"{what} (counts): needs `fields`, a table of name = condition")
+        per = str(item.get("per", "case"))
+        if per != "case" and per not in views:
+            raise fail((*path, "per"), f"{what}: `per` must be \"case\" or a view ({', '.join(views) or 'none'})")
+        checks: list[ThresholdSpec] = []
+        for i, check in enumerate(item.get("checks", [])):
+            if check["metric"] not in seen:
+                raise fail((*path, "checks", i, "metric"), f"{what}: check {i + 1} names {check['metric']!r}, not an earlier metric")
+            checks.append(ThresholdSpec(check["metric"], str(check.get("op", ">=")), float(check["value"]),
+                                        str(check.get("message", ""))))
+        if kind == "thresholds" and not checks:
+            raise fail(path, f"{what} (thresholds): needs `checks`")
+        default_empty: Any = 1.0 if kind == "rate" else 0.0
+        metrics.append(CaseMetric(
+            name=name, kind=kind, value=opt(item, "value", what, path), where=opt(item, "where", what, path),
+            by=opt(item, "by", what, path), per=per,
+            digits=item.get("digits", 4 if kind in ("rate", "mean") else None),
+            empty=None if item.get("empty_null") else item.get("empty", default_empty),
+            fields={k: compile_expr(v, f"{what} field {k!r}", (*path, "fields", k))
+                    for k, v in item.get("fields", {}).items()},
+            checks=tuple(checks), skip_null=bool(item.get("skip_null", False)),
+            section=str(item.get("section", "metrics")),
+        ))
+        seen.add(name)
+
+    details = {key: compile_expr(source, f"detail {key!r}", ("details", key))
+               for key, source in table.get("details", {}).items()}
+    for key in table.get("details_if", {}):
+        if key not in details:
+            raise fail(("details_if", key), f"[casework.details_if]: `{key}` is not a field of [casework.details]")
+    details_if = {key: compile_expr(source, f"details_if {key!r}", ("details_if", key))
+                  for key, source in table.get("details_if", {}).items()}
+    return Casework(
+        lane=lane,
+        case_field=str(table.get("case_field", "case_id")),
+        turn_list=table.get("turn_list"),
+        turn_key=str(table.get("turn_key", "turn_index")),
+        runs=runs,
+        views=views,
+        turn_values=tuple(turn_values),
+        values=tuple(values),
+        metrics=tuple(metrics),
+        details=details,
+        details_if=details_if,
+        not_judged=tuple(table.get("not_judged", [])),
+        judged_on=_judged_on(values, turn_values, views, [p.name for p in lane.predicates]),
+    )
+
+
+# Names every case scope has: a value may not take them.
+_SCOPE_NAMES = ("case", "failures", "runs", "run", "metrics", "t")
+
+
+# --- evaluation ------------------------------------------------------------------------
+
+
+class _Turn(dict[str, Any]):
+    """One captured turn as expressions see it: `t.surface`, `t.grounding`, `t.record.x`,
+    `t.entry.x` (the case's entry for this turn in `turn_list`), `t.index` (position in its view)."""
+
+    __slots__ = ("verdicts",)
+
+    def __init__(self, **fields: Any) -> None:
+        super().__init__(**fields)
+        self.verdicts: dict[str, Verdict] = {}
+
+
+@dataclass
+class CaseOutcome:
+    case_id: str
+    passed: bool
+    values: dict[str, Any]  # the first run's values
+    runs: dict[str, dict[str, Any]]  # every run's values by run name
+    failures: list[str]
+    details: dict[str, Any]
+    turns: int  # capture records joined to this case
+    case: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    views: dict[str, list[Any]] = field(default_factory=dict, repr=False)  # the first run's turns
+
+
+@dataclass
+class CaseworkResult:
+    lane: str
+    sections: dict[str, dict[str, Any]]  # "metrics" and any other section a metric names
+    outcomes: list[CaseOutcome]
+    missing: list[str]  # cases without any captured turn
+    unknown: list[str]  # captured case ids with no case
+    errors: list[str] = field(default_factory=list)  # file:line: message of unreadable lines
+    raw: dict[str, Any] = field(default_factory=dict)  # the metrics unrounded (thresholds compare these)
+    findings: list[Any] = field(default_factory=list)  # cases left out (SL015, SL013), at their case
+
+    @property
+    def metrics(self) -> dict[str, Any]:
+        return self.sections.get("metrics", {})
+
+
+class CaseworkEvaluator:
+    """Evaluates one lane's casework; predicates are the lane's own [[predicates]]."""
+
+    def __init__(self, casework: Casework) -> None:
+        self.casework = casework
+        self.lane = casework.lane
+
+    # Lane functions: expressions call these with the turn and a predicate name.
+    def passes(self, turn: Any, name: str) -> bool:
+        return self._verdict(turn, name).passed
+
+    def reasons(self, turn: Any, name: str) -> list[str]:
+        verdict = self._verdict(turn, name)
+        if verdict.passed:
+            return []
+        return list(getattr(verdict, "reasons", ()) or (verdict.message,))
+
+    def _verdict(self, turn: Any, name: str) -> Verdict:
+        if not isinstance(turn, _Turn):
+            raise ExprError(f"passes()/reasons() need a turn of a view, not {type(turn).__name__}")
+        found = turn.verdicts.get(name)
+        if found is not None:
+            return found
+        spec = self.lane.predicate(name)
+        if spec is None:
+            raise ExprError(f"unknown predicate {name!r}")
+        scope = dict(turn["case"] or {})
+        scope["entry"] = turn["entry"]
+        scope["record"] = turn["record"]
+        subject = Subject(surface=turn["surface"], grounding=turn["grounding"], case=scope)
+        try:
+            judged = spec.evaluate(Context(subject, self.lane.analysis))
+        except RegexTimeout:
+            judged = Verdict(False, message=f"a pattern of `{name}` ran past its time limit", timed_out=True)
+        # A rule with nothing to judge in this case (NOT_JUDGED) fails nothing, as in `check`.
+        verdict = PASS if judged is None else judged
+        turn.verdicts[spec.name] = verdict
+        return verdict
+
+    def functions(self) -> dict[str, Callable[..., Any]]:
+        return {
+            "passes": self.passes,
+            "reasons": self.reasons,
+            "share_present": lambda terms, text: kinds_extra.share_present(terms, text or ""),
+            "sentences": lambda text: kinds_extra.sentences(text or "", self.lane.analysis.sentence_split),
+            "starts_upper": lambda text: kinds_extra.first_alpha_is_upper(text or ""),
+        }
+
+    def _views(self, case: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> dict[str, list[_Turn]]:
+        cw = self.casework
+        fns = self.functions()
+        out: dict[str, list[_Turn]] = {}
+        for view in cw.views.values():
+            turns: list[_Turn] = []
+            for record in records:
+                entry = _entry_of(cw, case, record)
+                scope = {"record": record, "case": case, "entry": entry}
+                if view.where is not None and not view.where.evaluate(scope, fns):
+                    continue
+                surface = view.surface.evaluate(scope, fns) if view.surface is not None else record.get("surface")
+                grounding = (view.grounding.evaluate(scope, fns) if view.grounding is not None
+                             else record.get("grounding_source"))
+                turns.append(_Turn(
+                    record=record, case=case, entry=entry, index=len(turns),
+                    surface=surface if isinstance(surface, str) else "",
+                    grounding="none" if grounding is None else str(grounding),
+                ))
+            out[view.name] = turns
+        for spec in cw.turn_values:
+            for t in out[spec.view]:
+                scope = {"t": t, "case": case, "entry": t["entry"], "record": t["record"]}
+                if spec.when is not None and not spec.when.evaluate(scope, fns):
+                    t[spec.name] = spec.otherwise.evaluate(scope, fns) if spec.otherwise is not None else None
+                elif spec.expr is not None:
+                    t[spec.name] = spec.expr.evaluate(scope, fns)
+                else:
+                    assert spec.predicate is not None
+                    t[spec.name] = self.passes(t, spec.predicate)
+        return out
+
+    def evaluate_case(self, case: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> CaseOutcome:
+        cw = self.casework
+        fns = self.functions()
+        runs: dict[str, dict[str, Any]] = {}
+        first_scope: dict[str, Any] = {}
+        first_views: dict[str, list[_Turn]] = {}
+        for run_name, run_filter in cw.runs.items():
+            selected = [r for r in records if run_filter is None or run_filter.evaluate({"record": r, "case": case}, fns)]
+            views = self._views(case, selected)
+            failures: list[str] = []
+            scope: dict[str, Any] = {"case": case, **views, "failures": failures, "runs": runs, "run": run_name}
+            produced: dict[str, Any] = {}
+            for spec in cw.values:
+                value = self._value(spec, scope, views, failures, fns)
+                scope[spec.name] = value
+                produced[spec.name] = value
+            produced["failures"] = list(failures)
+            runs[run_name] = produced
+            if not first_scope:
+                first_scope = scope
+                first_views = views
+        details = {
+            key: _jsonable(expr.evaluate(first_scope, fns))
+            for key, expr in cw.details.items()
+            if key not in cw.details_if or cw.details_if[key].evaluate(first_scope, fns)
+        }
+        first = next(iter(runs.values()))
+        case_id = str(case.get(self.lane.schema.id_field, ""))
+        return CaseOutcome(case_id, bool(first.get("passed", False)), first, runs, list(first["failures"]),
+                           details, len(records), case, first_views)
+
+    def _value(self, spec: ValueSpec, scope: Mapping[str, Any], views: Mapping[str, list[_Turn]],
+               failures: list[str], fns: Mapping[str, Callable[..., Any]]) -> Any:
+        if spec.when is not None and not spec.when.evaluate(scope, fns):
+            return spec.otherwise.evaluate(scope, fns) if spec.otherwise is not None else None
+        value = self._judge(spec, scope, views, failures, fns)
+        if spec.message is not None and value is False:
+            failures.append(_render(spec.message, scope))
+        return value
+
+    def _judge(self, spec: ValueSpec, scope: Mapping[str, Any], views: Mapping[str, list[_Turn]],
+               failures: list[str], fns: Mapping[str, Callable[..., Any]]) -> Any:
+        if spec.expr is not None:
+            value = spec.expr.evaluate(scope, fns)
+            if spec.failures and isinstance(value, list):
+                failures.extend(str(v) for v in value)
+            return value
+        assert spec.predicate is not None and spec.view is not None
+        turns = views[spec.view]
+        results = [self.passes(t, spec.predicate) for t in turns]
+        if spec.failures:
+            for t, ok in zip(turns, results, strict=True):
+                if not ok:
+                    failures.extend(self.reasons(t, spec.predicate))
+        if spec.quantifier == "all":
+            return all(results)
+        if spec.quantifier == "any":
+            return any(results)
+        if spec.quantifier == "count":
+            return sum(results)
+        if spec.quantifier == "first":
+            return results[0] if results else None
+        return results
+
+    # --- metrics ---------------------------------------------------------------------
+
+    def metrics(self, outcomes: Sequence[CaseOutcome], raw: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+        """Every [[casework.metrics]] by report section; `raw` (when given) gets the unrounded values."""
+        fns = self.functions()
+        sections: dict[str, dict[str, Any]] = {}
+        raw = {} if raw is None else raw
+        for spec in self.casework.metrics:
+            if spec.kind == "thresholds":
+                value: Any = _thresholds(spec, raw)
+            else:
+                items: list[dict[str, Any]] = []
+                for outcome in outcomes:
+                    base = {**outcome.views, **outcome.values, "case": outcome.case, "runs": outcome.runs,
+                            "metrics": raw}
+                    if spec.per == "case":
+                        items.append(base)
+                    else:
+                        items.extend({**base, "t": t} for t in outcome.views.get(spec.per, []))
+                if spec.where is not None:
+                    items = [i for i in items if spec.where.evaluate(i, fns)]
+                if spec.by is not None:
+                    groups: dict[Any, list[dict[str, Any]]] = {}
+                    for item in items:
+                        groups.setdefault(spec.by.evaluate(item, fns), []).append(item)
+                    value = {k: self._aggregate(spec, groups[k], raw, fns, rounded=True) for k in sorted(groups)}
+                    raw[spec.name] = {k: self._aggregate(spec, groups[k], raw, fns, rounded=False) for k in sorted(groups)}
+                else:
+                    value = self._aggregate(spec, items, raw, fns, rounded=True)
+                    raw[spec.name] = self._aggregate(spec, items, raw, fns, rounded=False)
+            if spec.kind == "thresholds":
+                raw[spec.name] = value
+            if spec.section == spec.name:  # the metric is a whole report section (`by_class`)
+                sections[spec.name] = value if isinstance(value, dict) else {"value": value}
+            else:
+                sections.setdefault(spec.section, {})[spec.name] = value
+        return {name: dict(sorted(values.items())) for name, values in sections.items()}
+
+    def _aggregate(self, spec: CaseMetric, items: Sequence[Mapping[str, Any]], raw: Mapping[str, Any],
+                   fns: Mapping[str, Callable[..., Any]], rounded: bool) -> Any:
+        def value_of(item: Mapping[str, Any]) -> Any:
+            assert spec.value is not None
+            return spec.value.evaluate(item, fns)
+
+        if spec.kind == "count":
+            out: Any = sum(1 for i in items if spec.value is None or value_of(i))
+        elif spec.kind == "sum":
+            out = sum(value_of(i) for i in items)
+        elif spec.kind == "rate":
+            out = sum(1 for i in items if value_of(i)) / len(items) if items else spec.empty
+        elif spec.kind == "mean":
+            out = sum(float(value_of(i)) for i in items) / len(items) if items else spec.empty
+        elif spec.kind == "counts":
+            return {name: sum(1 for i in items if cond.evaluate(i, fns)) for name, cond in sorted(spec.fields.items())}
+        else:  # value: one expression over the metrics computed so far
+            assert spec.value is not None
+            out = spec.value.evaluate({"metrics": raw, **raw}, fns)
+        if rounded and spec.digits is not None and isinstance(out, float):
+            out = round(out, spec.digits)
+        return out
+
+
+def _render(template: str, scope: Mapping[str, Any]) -> str:
+    """A value's message: each `{path}` is read from the case scope (null-safe)."""
+    out: list[str] = []
+    i = 0
+    while i < len(template):
+        start = template.find("{", i)
+        end = template.find("}", start) if start >= 0 else -1
+        if start < 0 or end < 0:
+            out.append(template[i:])
+            break
+        out.append(template[i:start])
+        value = resolve_path(scope, template[start + 1 : end].strip())
+        out.append("" if value is None else str(value))
+        i = end + 1
+    return "".join(out)
+
+
+def _threshold_results(casework: Casework, result: CaseworkResult) -> tuple[list[Any], bool | None, str | None]:
+    """The lane's first `thresholds` metric as the engine's threshold results: CI's exit code and
+    every reporter's threshold lines come from it (None when the lane has none, or no case)."""
+    from .lanes import ThresholdCheck
+    from .scoring import ThresholdResult
+
+    spec = next((m for m in casework.metrics if m.kind == "thresholds"), None)
+    if spec is None or not result.outcomes:
+        return [], None, None
+    out: list[Any] = []
+    for check in spec.checks:
+        actual = result.raw.get(check.metric)
+        values = list(actual.values()) if isinstance(actual, dict) else [actual]
+        for value in values:
+            if value is None and spec.skip_null:
+                continue
+            number = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+            ok = number is not None and _compare(number, check.op, check.value)
+            out.append(ThresholdResult(ThresholdCheck(check.metric, check.op, check.value), number, ok))
+    return out, all(r.passed for r in out), spec.name
+
+
+def _thresholds(spec: CaseMetric, raw: Mapping[str, Any]) -> Any:
+    """Checks on the unrounded metrics (as runners compare them). With `section` holding the
+    result as an object, the value is {passed, violations}; else a plain pass flag."""
+    violations: list[str] = []
+    ok = True
+    for check in spec.checks:
+        actual = raw.get(check.metric)
+        targets = list(actual.values()) if isinstance(actual, dict) else [actual]
+        for value in targets:
+            if value is None:
+                if spec.skip_null:
+                    continue
+                ok = False
+                violations.append(check.message.format(metric=check.metric, actual=value, bound=check.value))
+                continue
+            passed = _compare(float(value), check.op, check.value)
+            if not passed:
+                ok = False
+                if check.message:
+                    violations.append(check.message.format(metric=check.metric, actual=value, bound=check.value))
+    if spec.fields or spec.section != "metrics":
+        return {"passed": ok, "violations": violations}
+    return ok
+
+
+def _compare(actual: float, op: str, bound: float) -> bool:
+    if op == ">=":
+        return actual >= bound
+    if op == "<=":
+        return actual <= bound
+    if op == ">":
+        return actual > bound
+    if op == "<":
+        return actual < bound
+    return math.isclose(actual, bound)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, _Turn):
+        return {k: _jsonable(v) for k, v in value.items() if k != "case"}
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+# --- files -----------------------------------------------------------------------------
+
+
+@dataclass
+class _Read:
+    findings: list[Any] = field(default_factory=list)  # the readers' findings (SL001, SL008, ...)
+    stats: Any = None
+
+
+def _records(path: str, texts: Mapping[str, bytes], read: _Read) -> Iterator[Record]:
+    """Every intact record of a JSONL file, read by the project's reader (a bad line is a
+    finding, the lines around it are still read)."""
+    import io
+
+    from .sources.base import JsonlReader, ReadStats
+
+    reader = JsonlReader(path)
+    data = texts.get(path)
+    try:
+        stream = io.BytesIO(data) if data is not None else open(path, "rb")
+    except OSError as exc:
+        raise LaneError(path, 1, f"cannot read: {exc.strerror}") from None
+    with stream:
+        yield from reader.records(stream)
+    read.findings.extend(reader.findings)
+    if read.stats is None:
+        read.stats = ReadStats()
+    read.stats.add(reader.stats)
+
+
+def score_files(casework: Casework, case_paths: Sequence[str], capture_paths: Sequence[str],
+                texts: Mapping[str, bytes] | None = None, read: _Read | None = None) -> CaseworkResult:
+    """Join the captures to the cases and score them. Records are grouped by case (a runner may
+    come back to a case in a second pass), so what is held is the captures of the split."""
+    texts = texts or {}
+    read = read if read is not None else _Read()
+    cases: list[Mapping[str, Any]] = []
+    seen: set[str] = set()
+    where: dict[str, Record] = {}
+    id_field = casework.lane.schema.id_field
+    for path in case_paths:
+        for record in _records(path, texts, read):
+            case_id = record.data.get(id_field)
+            if not isinstance(case_id, str) or not case_id:
+                read.findings.append(check_finding(
+                    "SL002", record.whole(), f"case without a string `{id_field}`; not scored"))
+            elif case_id in seen:
+                read.findings.append(check_finding(
+                    "SL005", record.location(id_field), f"case id `{case_id}` is given twice; the first is scored",
+                    case_id))
+            else:
+                seen.add(case_id)
+                cases.append(record.data)
+                where[case_id] = record
+    records: dict[str, list[Mapping[str, Any]]] = {}
+    unknown: list[str] = []
+    for path in capture_paths:
+        for record in _records(path, texts, read):
+            case_id = record.data.get(casework.case_field)
+            if not isinstance(case_id, str):
+                read.findings.append(check_finding(
+                    "SL015", record.whole(), f"record without a string `{casework.case_field}`; joined to no case"))
+            elif case_id not in seen:
+                if case_id not in unknown:
+                    unknown.append(case_id)
+                    read.findings.append(check_finding(
+                        "SL015", record.location(casework.case_field),
+                        f"case id `{case_id}` matches no case in the given case files", case_id))
+            else:
+                records.setdefault(case_id, []).append(record.data)
+    read.findings = sorted_findings(read.findings)
+    errors = [f"{f.location.path}:{f.location.line}:{f.location.column}: {f.code} {f.message}" for f in read.findings]
+    return score(casework, cases, records, unknown, errors, where)
+
+
+def lane_result(profile: str, lane: Lane, casework: Casework, case_paths: Sequence[str],
+                capture_paths: Sequence[str], texts: Mapping[str, bytes] | None = None) -> LaneResult:
+    """`Engine.score` of a case-driven lane: its metrics and per-case records as a LaneResult
+    (the reporters print them like any lane's)."""
+    from .engine.results import LaneResult, UsageError
+    from .scoring import Outcome
+    from .sources.base import ReadStats
+
+    if not case_paths:
+        raise UsageError(f"lane {lane.name} scores captures joined with their cases: give --cases")
+    read = _Read()
+    result = score_files(casework, case_paths, capture_paths, texts, read)
+    outcomes = [
+        Outcome(case_id=o.case_id, signals=(o.passed,), details=o.details,
+                failed=() if o.passed else ("passed",))
+        for o in result.outcomes
+    ]
+    metrics = dict(result.metrics)
+    thresholds, passed, set_name = _threshold_results(casework, result)
+
+    return LaneResult(
+        lane=lane.name, profile=profile, version=lane.version, threshold_set=set_name,
+        metrics=metrics, thresholds=thresholds, passed=passed, outcomes=outcomes,
+        findings=sorted_findings([*read.findings, *result.findings]),
+        missing_transcripts=result.missing, unknown_cases=sorted(result.unknown), remainder=[],
+        stats=read.stats or ReadStats(), sources=[*case_paths, *capture_paths],
+        headline=lane.headline if lane.headline in metrics else next(iter(metrics), ""),
+        metric_aliases={}, case_count=len(outcomes), failing_count=sum(1 for o in result.outcomes if not o.passed),
+    )
+
+
+def score(casework: Casework, cases: Sequence[Mapping[str, Any]],
+          records: Mapping[str, Sequence[Mapping[str, Any]]], unknown: Sequence[str] = (),
+          errors: Sequence[str] = (), where: Mapping[str, Record] | None = None) -> CaseworkResult:
+    """Score joined cases; `where` (case id -> its case record) places the findings of cases
+    left out: no captured turn (SL015), a pattern over its budget (SL013)."""
+    errors = list(errors)
+    left_out: list[Any] = []
+    evaluator = CaseworkEvaluator(casework)
+    id_field = casework.lane.schema.id_field
+    outcomes: list[CaseOutcome] = []
+    missing: list[str] = []
+    for case in cases:
+        case_id = str(case.get(id_field))
+        got = records.get(case_id)
+        at = where.get(case_id) if where else None
+        if not got:
+            missing.append(case_id)
+            if at is not None:
+                left_out.append(check_finding(
+                    "SL015", at.location(id_field),
+                    f"case `{case_id}` has no captured turn in the transcripts; left out of the metrics",
+                    case_id))
+            continue
+        try:
+            outcomes.append(evaluator.evaluate_case(case, got))
+        except RegexTimeout as exc:  # a user pattern's character budget (patterns.py): not judged
+            errors.append(f"case `{case_id}` was not judged: a pattern {exc}")
+            if at is not None:
+                left_out.append(check_finding(
+                    "SL013", at.whole(), f"case `{case_id}` was not judged: a pattern {exc}", case_id))
+    raw: dict[str, Any] = {}
+    sections = evaluator.metrics(outcomes, raw) if outcomes else {}
+    return CaseworkResult(casework.lane.name, sections, outcomes, missing, list(unknown), errors, raw, left_out)
