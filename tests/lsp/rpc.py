@@ -36,7 +36,8 @@ class RpcClient:
                                      stderr=subprocess.PIPE, cwd=cwd)
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self._start(self.proc.stdout, self.proc.stdin)
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self.stderr_reader = threading.Thread(target=self._read_stderr, daemon=True)
+        self.stderr_reader.start()
 
     def _start(self, out: IO[bytes], into: IO[bytes]) -> None:
         self._out = out
@@ -45,6 +46,7 @@ class RpcClient:
         self._responses: dict[int, queue.Queue[dict[str, Any]]] = {}
         self._lock = threading.Lock()
         self.notifications: list[dict[str, Any]] = []
+        self.unmatched: queue.Queue[dict[str, Any]] = queue.Queue()  # responses to no request of ours (id null)
         self.stderr: list[str] = []
         self.closed = threading.Event()  # the server closed the stream
         threading.Thread(target=self._read, daemon=True).start()
@@ -67,6 +69,8 @@ class RpcClient:
                     box = self._responses.get(message["id"])
                 if box is not None:
                     box.put(message)
+                else:
+                    self.unmatched.put(message)
             else:
                 self.notifications.append(message)
 
@@ -82,6 +86,12 @@ class RpcClient:
         with self._lock:
             stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
             stdin.flush()
+
+    def send_body(self, body: bytes) -> None:
+        """One frame holding exactly these bytes (JSON or not)."""
+        with self._lock:
+            self._in.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            self._in.flush()
 
     def request(self, method: str, params: Any, timeout: float = 30.0) -> dict[str, Any]:
         """Send a request and wait for its response (the whole message: result or error)."""

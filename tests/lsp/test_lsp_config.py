@@ -7,6 +7,7 @@ The transcript's line 3 fails `no_placeholder` (SL101); its case lists `no_place
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -176,3 +177,29 @@ async def test_rules_file_error_pushed_when_not_open(client: RecordingClient, wo
     assert problem.message.startswith(
         f"invalid TOML: Expected '=' after a key in a key/value pair (at line {oops + 1}, column 5)")
     assert problem.message.endswith("; lane `deterministic_fluency` keeps its last good rules until this file loads")
+
+
+async def test_an_open_rules_file_reusing_another_lanes_code_gets_sl014(client: RecordingClient,
+                                                                        workspace: Path) -> None:
+    # As the CLI refuses it (`code SL101 is already used by ...`): the buffer is checked against
+    # the lanes loaded before it, not alone.
+    rules = workspace / "rules" / "qa_lane.toml"
+    rules.parent.mkdir()
+    text = (ROOT / "rules" / "deterministic_fluency.toml").read_text()
+    own = re.sub(r'code = "SL1(\d\d)"', r'code = "SL9\1"', text.replace('name = "deterministic_fluency"',
+                                                                         'name = "qa_lane"', 1))
+    rules.write_text(own)
+    (workspace / "surface-lint.toml").write_text('lane-files = ["rules/qa_lane.toml"]\n')
+    await start(client, workspace)
+    doc = open_file(client, rules, language="toml")
+    assert await published(client, doc, 1) == []
+    code_line = own.split("\n").index('code = "SL901"')
+    change(client, doc, [(rng(code_line, 10, code_line, 11), "1")])
+    (problem,) = await published(client, doc)
+    assert (problem.code, problem.range, problem.severity) == ("SL014", rng(code_line, 0, code_line, 14), E)
+    assert problem.message == ("predicate 'no_placeholder': code SL101 is already used by predicate "
+                               "'no_placeholder' of lane 'deterministic_fluency'")
+    # Its own code again: the problem goes.
+    change(client, doc, [(rng(code_line, 10, code_line, 11), "9")])
+    assert await published(client, doc) == []
+    no_server_errors(client)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -135,4 +137,23 @@ async def test_a_bare_cr_in_the_first_record(client: RecordingClient, workspace:
     uri = open_file(client, workspace / "transcripts" / "cr1_deterministic_fluency_transcript.jsonl",
                     split + "\n" + plain + "\n")
     assert spans(await published(client, uri, 1)) == [(1, 23, 1, 24, "SL103"), (2, 50, 2, 51, "SL103")]
+    no_server_errors(client)
+
+
+async def test_cr_before_crlf_gives_one_sl009_as_the_cli_does(client: RecordingClient, workspace: Path) -> None:
+    """`\\r\\r\\n` ends two client lines; the engine strips one CR per line and counts the CRLFs
+    once: one SL009 for the file, as `surface-lint check` prints (QA: it was three notices)."""
+    await start(client, workspace)
+    plain = json.dumps({"case_id": "fl_tide_001", "surface": "A tide rises", "grounding_source": "pack"})
+    text = plain + "\r\r\n" + plain + "\r\r\n" + plain + "\n"
+    path = workspace / "transcripts" / "crcrlf_deterministic_fluency_transcript.jsonl"
+    uri = open_file(client, path, text)
+    diags = await published(client, uri, 1)
+    assert spans(diags) == [(0, 0, 0, 0, "SL009"), (0, 50, 0, 51, "SL103"), (2, 50, 2, 51, "SL103"),
+                            (4, 50, 4, 51, "SL103")]
+    assert diags[0].message == "CRLF line endings on 2 line(s) (read as LF)"
+    path.write_bytes(text.encode("utf-8"))
+    cli = subprocess.run([sys.executable, "-m", "surface_lint", "check", str(path)], capture_output=True, text=True)
+    assert [line for line in cli.stdout.splitlines() if "SL009" in line] == [
+        f"{path}:1:1: SL009 [information] CRLF line endings on 2 line(s) (read as LF)"]
     no_server_errors(client)

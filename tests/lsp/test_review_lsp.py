@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from lsp_support import FIXTURES, RecordingClient, change, no_server_errors, open_file, published, rng, start
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 
 REVIEW_FIXTURES = FIXTURES.parent / "review" / "workspace"
 CASES = "evals/deterministic_fluency/public/v1/cases.jsonl"
@@ -248,7 +249,11 @@ async def test_run_list_and_diff_of_two_runs(client: RecordingClient, review_ws:
         "old": old, "new": run, "oldText": (review_ws / RUN_B).read_text(encoding="utf-8")})
     assert (diff.regressed, diff.report.changed, diff.report.unchanged) == (False, [], 3)
     # Without both runs: a warning, no answer.
-    assert await client.protocol.send_request_async("surfaceLint/runDiff", {"old": old}) is None
+    # Params without `new`: -32602 (the wire checks custom params; this was a null result before).
+    with pytest.raises(JsonRpcInvalidParams) as rejected:
+        await client.protocol.send_request_async("surfaceLint/runDiff", {"old": old})
+    assert (rejected.value.code, rejected.value.message) == (
+        -32602, "invalid params for surfaceLint/runDiff: required field missing @ $.params.new")
     no_server_errors(client)
 
 

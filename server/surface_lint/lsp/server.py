@@ -26,15 +26,15 @@ from pygls.lsp.server import LanguageServer
 
 from .. import __version__
 from ..config import CONFIG_FILES, ConfigError, parse_config
-from ..lanes import LaneError, parse_lane
+from ..lanes import PROFILES, LaneError, _check_codes_free, builtin_rule_files, parse_lane
 from .documents import LineMap, Snapshot, TextDoc, path_to_uri, uri_to_path
 from .features import register_features
 from .features.common import Positions, lsp_range
 from .features.diagnostics import DiagnosticBuilder, error_diagnostic, items_json
 from .lint import LintResult
 from .scheduler import Scheduler
-from .wire import Protocol, strict_converter
-from .workspace import ServerState, parse_settings, parse_trusted
+from .wire import ParamField, Protocol, strict_converter
+from .workspace import EngineEntry, ServerState, _resolve, parse_settings, parse_trusted
 
 log = logging.getLogger("surface_lint.lsp")
 
@@ -321,11 +321,27 @@ class SurfaceLintServer(LanguageServer):
         if path.endswith(".toml") and self.state.is_rules_file(path):
             entry = self.state.engine_for(path)
             try:
-                parse_lane(text, path, entry.engine.profile)
+                self._validate_lane_buffer(text, path, entry)
             except LaneError as exc:
                 return [self._line_diagnostic(snap, exc.line, exc.column, self._lane_message(exc, entry.kept),
                                               "SL014")]
         return []
+
+    def _validate_lane_buffer(self, text: str, path: str, entry: EngineEntry) -> None:
+        """What `load_lanes` checks of one file, on the buffer: the file in the profile in use,
+        a user's file in every profile, and its codes against the lanes loaded before it."""
+        engine = entry.engine
+        lane = parse_lane(text, path, engine.profile)
+        builtin = [_resolve(str(p)) for p in builtin_rule_files()]
+        order = [*builtin, *(_resolve(str(p)) for p in engine.config.lane_files)]
+        here = _resolve(path)
+        if here not in builtin:
+            for other in PROFILES:
+                if other != engine.profile:
+                    parse_lane(text, path, other)
+        earlier = set(order[:order.index(here)]) if here in order else set(order)
+        _check_codes_free(lane, {name: other for name, other in engine.lane_set.lanes.items()
+                                 if _resolve(other.path) in earlier})
 
     def _lane_message(self, exc: LaneError, kept: Mapping[str, str]) -> str:
         lane = kept.get(exc.path)
@@ -389,9 +405,14 @@ class SurfaceLintServer(LanguageServer):
         """The lint of the document's current version (waiting for it when needed)."""
         return await self.scheduler.current_result(uri)
 
-    def handle(self, method: str, options: Any = None) -> Callable[[Any], Any]:
+    def handle(self, method: str, options: Any = None,
+               params: Mapping[str, ParamField] | None = None) -> Callable[[Any], Any]:
         """Register a handler; a bug in it is logged (with its traceback) and answered with
-        nothing, never a dead request."""
+        nothing, never a dead request. `params`: the fields of a custom request's params, checked
+        before the handler runs (-32602 otherwise), as lsprotocol's types are for standard ones."""
+        if params is not None:
+            self.raw.custom_params[method] = params
+
         def register(function: Any) -> Any:
             return self.feature(method, options)(_guarded(self, function))
         return register

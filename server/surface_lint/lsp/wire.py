@@ -9,7 +9,11 @@ pygls 2.1.1 leaves some of LSP 3.17's lifecycle to the server; this protocol enf
   dropped; a second `initialize` gets -32600 InvalidRequest;
 * any request after `shutdown` gets -32600 InvalidRequest (pygls drops it silently);
 * `exit` ends the process with 0 after `shutdown` and 1 without it (pygls exits 0 always);
-  on TCP it ends only that connection's session.
+  on TCP it ends only that connection's session;
+* a body that is not JSON gets -32700 Parse error (id null) and one that is not a JSON-RPC
+  object -32600 (pygls logs a traceback and answers nothing); the session goes on;
+* our own methods (`surfaceLint/*`) declare their params (`ParamField`) and get the same
+  -32602 as the standard ones; a rejected message is logged in one line, not a traceback.
 
 TCP: every connection is its own session (its own server object, documents, settings,
 lint pool); nothing is shared but the process. Only loopback addresses may be bound.
@@ -25,20 +29,24 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import cattrs
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams
-from pygls.io_ import run_async
-from pygls.protocol import LanguageServerProtocol, default_converter, lsp_method
+from lsprotocol.types import ResponseErrorMessage
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.io_ import StdinAsyncReader, StdoutWriter
+from pygls.protocol import JsonRPCRequestMessage, LanguageServerProtocol, default_converter, lsp_method
+from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCResponseMessage
 
 if TYPE_CHECKING:
     from .server import SurfaceLintServer
 
 log = logging.getLogger("surface_lint.lsp")
 
+PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
 SERVER_NOT_INITIALIZED = -32002
@@ -58,6 +66,49 @@ class _Rejected:
         self.id = msg_id
         self.method = method
         self.problem = problem
+
+
+@dataclass(frozen=True)
+class ParamField:
+    """One field of a custom method's params object: its JSON type and whether it must be given."""
+
+    kind: type  # str or bool: the JSON string or boolean (checked exactly, as the strict converter does)
+    required: bool = False  # else it may be absent or null
+
+
+ErrorHandler = Callable[[Exception, type[JsonRpcException]], Any]
+_JSON_TYPES = {str: "a string", bool: "a boolean"}
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"
+
+
+def check_params(params: Any, fields: Mapping[str, ParamField]) -> str | None:
+    """What is wrong with a custom method's params (cattrs's wording, JSON paths), or None."""
+    if params is None and not any(f.required for f in fields.values()):
+        return None  # params may be omitted when nothing is required (JSON-RPC 2.0)
+    if not isinstance(params, dict):
+        return f"expected an object, got {_json_type(params)} @ $.params"
+    for name, spec in fields.items():
+        if name not in params:
+            if spec.required:
+                return f"required field missing @ $.params.{name}"
+            continue
+        value = params[name]
+        if value is None and not spec.required:
+            continue  # an optional field may be null (the extension sends `predicate: null`)
+        if type(value) is not spec.kind:
+            return f"expected {_JSON_TYPES[spec.kind]}, got {json.dumps(value)} @ $.params.{name}"
+    return None
 
 
 def _strict(kind: type) -> Callable[[Any, Any], Any]:
@@ -111,24 +162,72 @@ class Protocol(LanguageServerProtocol):
         self.initialize_seen = False
         self.exit_code: int | None = None  # set by `exit`
         self.on_exit: Callable[[int], None] | None = None  # how this session ends (stdio or TCP)
+        self.custom_params: dict[str, Mapping[str, ParamField]] = {}  # our methods' params, by method
 
     # --- lifecycle ---------------------------------------------------------------------------
 
     def structure_message(self, data: dict[str, Any]) -> Any:
-        if isinstance(data, dict) and isinstance(data.get("method"), str) and "params" not in data \
-                and self.get_message_type(data["method"]) is None:
+        if "jsonrpc" not in data:
+            return data  # a nested object (params and below), or not a JSON-RPC message at all
+        method = data.get("method")
+        if isinstance(method, str) and "params" not in data and self.get_message_type(method) is None:
             # JSON-RPC 2.0 lets `params` be omitted (VS Code does for `surfaceLint/didGrantTrust`);
             # pygls's untyped message classes require the key.
             data = {**data, "params": None}
+        if isinstance(method, str) and "id" in data and (fields := self.custom_params.get(method)) is not None:
+            problem = check_params(data.get("params"), fields)
+            if problem is not None:
+                return _Rejected(data["id"], method, problem)
         try:
-            return super().structure_message(data)
+            return self._structure(data)
         except Exception as exc:
-            if isinstance(data, dict) and "id" in data and isinstance(data.get("method"), str):
-                return _Rejected(data["id"], data["method"], _problems(exc))
-            if isinstance(data, dict) and isinstance(data.get("method"), str):
+            if "id" in data and isinstance(method, str):
+                return _Rejected(data["id"], method, _problems(exc))
+            if isinstance(method, str):
                 # A notification: no one to answer; the server reports it (see report_server_error).
-                raise JsonRpcInvalidParams(f"invalid params for {data['method']} (ignored): {_problems(exc)}") from exc
+                raise JsonRpcInvalidParams(f"invalid params for {method} (ignored): {_problems(exc)}") from exc
             raise
+
+    def _structure(self, data: dict[str, Any]) -> Any:
+        """pygls's structure_message without its traceback on every rejected message."""
+        if "id" in data:
+            if "error" in data:
+                return self._converter.structure(data, ResponseErrorMessage)
+            if "method" in data:
+                return self._converter.structure(data, self.get_message_type(data["method"]) or JsonRPCRequestMessage)
+            response_type = self._result_types.pop(data["id"], None) or JsonRPCResponseMessage
+            return self._converter.structure(data, response_type)
+        notification_type = self.get_message_type(data.get("method", "")) or JsonRPCNotification
+        return self._converter.structure(data, notification_type)
+
+    def receive(self, body: bytes, error_handler: ErrorHandler) -> None:
+        """Handle one message body (the bytes inside one Content-Length frame)."""
+        try:
+            message = json.loads(body, object_hook=self.structure_message)
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+            reason = "nesting too deep" if isinstance(exc, RecursionError) else str(exc)
+            log.warning("a message that is not JSON was answered with -32700: %s", reason)
+            self._error(None, PARSE_ERROR, f"Parse error: the message is not JSON: {reason}")
+            return
+        except JsonRpcInvalidParams as exc:
+            error_handler(exc, JsonRpcException)  # one line, said by the server (a notification)
+            return
+        except Exception as exc:
+            log.error("could not read a message: %s: %s", type(exc).__name__, exc)
+            error_handler(exc, JsonRpcException)
+            return
+        if isinstance(message, dict) or not hasattr(message, "jsonrpc"):
+            msg_id = message.get("id") if isinstance(message, dict) else None
+            msg_id = msg_id if isinstance(msg_id, (str, int)) and not isinstance(msg_id, bool) else None
+            log.warning("a message that is not a JSON-RPC 2.0 object was answered with -32600")
+            self._error(msg_id, INVALID_REQUEST,
+                        'Invalid Request: a message must be a JSON object with "jsonrpc": "2.0"')
+            return
+        try:
+            self.handle_message(message)
+        except Exception as exc:  # a bug: logged with its traceback, the session goes on
+            log.exception("could not handle a message")
+            error_handler(exc, JsonRpcException)
 
     def handle_message(self, message: Any) -> None:
         method = getattr(message, "method", None)
@@ -150,6 +249,7 @@ class Protocol(LanguageServerProtocol):
             self._error(message.id, INVALID_REQUEST, "initialize may be sent only once")
             return
         if isinstance(message, _Rejected):
+            log.warning("invalid params for %s (answered with -32602): %s", message.method, message.problem)
             self._error(message.id, INVALID_PARAMS, f"invalid params for {message.method}: {message.problem}")
             return
         if method == types.INITIALIZE:
@@ -207,6 +307,30 @@ class Protocol(LanguageServerProtocol):
             task.add_done_callback(self._writes.discard)
 
 
+CONTENT_LENGTH = re.compile(rb"^Content-Length: (\d+)\r\n$")
+
+
+async def read_messages(stop_event: threading.Event, reader: Any, protocol: Protocol,
+                        error_handler: ErrorHandler) -> None:
+    """pygls's `run_async` framing (headers, then Content-Length bytes), each body handed to
+    `Protocol.receive` (which answers a body that is not JSON) until the stream ends."""
+    content_length = 0
+    while not stop_event.is_set():
+        header = await reader.readline()
+        if not header:
+            break
+        if not content_length:
+            match = CONTENT_LENGTH.fullmatch(header)
+            if match:
+                content_length = int(match.group(1))
+        if content_length and not header.strip():
+            body = await reader.readexactly(content_length)
+            content_length = 0
+            if not body:
+                break
+            protocol.receive(body, error_handler)
+
+
 # --- starting -------------------------------------------------------------------------------------
 
 
@@ -252,7 +376,18 @@ def serve_stdio() -> int:
         raise SystemExit(code)  # ends pygls's loop; the code is kept on the protocol
 
     protocol.on_exit = stop
-    server.start_io()
+    # pygls's start_io, with our read loop (see read_messages).
+    server._stop_event = stop_event = threading.Event()
+    protocol.set_writer(StdoutWriter(sys.stdout.buffer))
+    try:
+        asyncio.run(read_messages(stop_event, StdinAsyncReader(sys.stdin.buffer, server.thread_pool), protocol,
+                                  server.report_server_error))
+    except BrokenPipeError:
+        log.error("the client closed the connection")
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        server.shutdown()
     server.close_session()
     if protocol.exit_code is not None:
         return protocol.exit_code
@@ -288,8 +423,7 @@ async def run_session(reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     protocol.on_exit = stop
     protocol.set_writer(writer)
     try:
-        await run_async(stop_event=stopped, reader=reader, protocol=protocol, logger=log,
-                        error_handler=server.report_server_error)
+        await read_messages(stopped, reader, protocol, server.report_server_error)
     except (ConnectionError, asyncio.IncompleteReadError):
         pass
     finally:

@@ -13,7 +13,7 @@ from lsprotocol import types
 
 from ...engine import LaneResult
 from ..lint import LintResult
-from ..wire import RawResult
+from ..wire import ParamField, RawResult
 from .common import md_code
 
 if TYPE_CHECKING:
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 LANE_SCORE_METHOD = "surfaceLint/laneScore"
 SCORE_COMMAND = "surfaceLint.scoreLane"
+LANE_SCORE_PARAMS = {"uri": ParamField(str, required=True)}
 
 
 def register(server: SurfaceLintServer) -> None:
@@ -34,9 +35,9 @@ def register(server: SurfaceLintServer) -> None:
         return [types.CodeLens(range=top, command=types.Command(title=lens_title(score), command=SCORE_COMMAND,
                                                                 arguments=[uri]))]
 
-    @server.handle(LANE_SCORE_METHOD)
+    @server.handle(LANE_SCORE_METHOD, params=LANE_SCORE_PARAMS)
     async def on_lane_score(params: Any) -> RawResult:
-        # A method of ours: no lsprotocol type to give; the answer is plain JSON.
+        # A method of ours: no lsprotocol type to give (the wire checked `uri`); the answer is plain JSON.
         uri = params.get("uri") if isinstance(params, Mapping) else getattr(params, "uri", None)
         if not isinstance(uri, str):
             return RawResult("null")

@@ -52,6 +52,7 @@ from ...review_html import OPEN_TURN_COMMAND, REVIEW_TURN_LIMIT, diff_page, page
 from ...sources.cases import read_case_file
 from ...sources.transcripts import sniff
 from ..documents import TextDoc, path_to_uri, to_client_units, uri_to_path
+from ..wire import ParamField
 
 if TYPE_CHECKING:
     from ..server import SurfaceLintServer
@@ -60,6 +61,11 @@ REVIEW_METHOD = "surfaceLint/review"
 RUNS_METHOD = "surfaceLint/runs"
 RUN_DIFF_METHOD = "surfaceLint/runDiff"
 SETTINGS_METHOD = "surfaceLint/reviewSettings"
+REVIEW_PARAMS = {"uri": ParamField(str, required=True), "text": ParamField(str), "predicate": ParamField(str),
+                 "category": ParamField(str), "failingOnly": ParamField(bool)}
+RUNS_PARAMS = {"uri": ParamField(str)}
+RUN_DIFF_PARAMS = {"old": ParamField(str, required=True), "new": ParamField(str, required=True),
+                   "oldText": ParamField(str), "newText": ParamField(str)}
 SURFACE_CHARS = 72  # of a surface shown in a code lens
 
 
@@ -510,9 +516,9 @@ def register(server: SurfaceLintServer) -> None:
     def on_settings(params: Any) -> None:
         features.set_settings(params)
 
-    server.handle(REVIEW_METHOD)(on_review)
-    server.handle(RUNS_METHOD)(on_runs)
-    server.handle(RUN_DIFF_METHOD)(on_run_diff)
+    server.handle(REVIEW_METHOD, params=REVIEW_PARAMS)(on_review)
+    server.handle(RUNS_METHOD, params=RUNS_PARAMS)(on_runs)
+    server.handle(RUN_DIFF_METHOD, params=RUN_DIFF_PARAMS)(on_run_diff)
     server.handle(SETTINGS_METHOD)(on_settings)
     server.handle(types.TEXT_DOCUMENT_REFERENCES)(on_references)
     _add_code_lenses(server, lambda params: case_lenses(_typed(params)))
