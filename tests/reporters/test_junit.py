@@ -118,3 +118,28 @@ def test_control_characters_do_not_break_the_xml(tmp_path: Path) -> None:
     (case,) = suites(run.out)[f"{LANE}.cases"]
     assert outcome(case) == ("failure", "failed: no_placeholder (SL101)", "error")
     assert case.system_out == "surface: A bell \\x07 rings ... here."  # XML 1.0 cannot hold U+0007
+
+
+def test_a_lane_with_thresholds_that_scored_nothing_is_a_failing_junit_run(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    run = cli("--lane", "deterministic_fluency", "--transcripts", str(empty), "--output-format", "junit")
+    assert run.code == 1
+    assert run.out == (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<testsuites name="surface-lint deterministic_fluency" tests="1" failures="1" errors="0" skipped="0">\n'
+        '  <testsuite name="deterministic_fluency.run" tests="1" failures="1" errors="0" skipped="0">\n'
+        '    <testcase classname="deterministic_fluency.run" name="cases scored">\n'
+        '      <failure message="no case was scored: the transcripts hold no record" type="nothing-scored" />\n'
+        '    </testcase>\n'
+        '  </testsuite>\n'
+        '  <testsuite name="deterministic_fluency.cases" tests="0" failures="0" errors="0" skipped="0">\n'
+        '    <properties>\n'
+        '      <property name="lane" value="deterministic_fluency" />\n'
+        '      <property name="version" value="v1" />\n'
+        '      <property name="profile" value="contract" />\n'
+        '      <property name="threshold_set" value="v1" />\n'
+        '    </properties>\n'
+        '  </testsuite>\n'
+        '</testsuites>\n'
+    )

@@ -153,13 +153,21 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     threshold_fail = sum(1 for t in result.thresholds if not t.passed)
     baseline = [d for d in options.baseline.deltas if d.better is not None] if options.baseline else []
     baseline_fail = sum(1 for d in baseline if d.regressed)
-    tests = n_cases + missing + len(result.thresholds) + len(baseline)
+    # A lane with thresholds that scored nothing failed (SL017): one failing test says why, never a green run.
+    unscored = 1 if result.nothing_scored is not None and result.passed is False else 0
+    tests = n_cases + missing + len(result.thresholds) + len(baseline) + unscored
     w('<?xml version="1.0" encoding="UTF-8"?>\n')
     x = XmlWriter(w)
     x.open("testsuites", name=f"surface-lint {lane}",
-           **_counts(tests, failing + threshold_fail + baseline_fail, missing))
+           **_counts(tests, failing + threshold_fail + baseline_fail + unscored, missing))
     info = [("lane", lane), ("version", result.version), ("profile", result.profile),
             ("threshold_set", result.threshold_set or "none")]
+    if unscored:
+        x.open("testsuite", name=f"{lane}.run", **_counts(1, 1, 0))
+        x.open("testcase", classname=f"{lane}.run", name="cases scored")
+        x.leaf("failure", message=f"no case was scored: {result.nothing_scored}", type="nothing-scored")
+        x.close()
+        x.close()
     if result.thresholds:
         x.open("testsuite", name=f"{lane}.thresholds", **_counts(len(result.thresholds), threshold_fail, 0))
         _properties_xml(x, info)
