@@ -33,7 +33,7 @@ from .features.common import Positions, lsp_range
 from .features.diagnostics import DiagnosticBuilder, error_diagnostic, items_json
 from .lint import LintResult
 from .scheduler import Scheduler
-from .wire import ParamField, Protocol, strict_converter
+from .wire import ParamField, Protocol, plain_json, strict_converter
 from .workspace import EngineEntry, ServerState, _resolve, parse_settings, parse_trusted
 
 log = logging.getLogger("surface_lint.lsp")
@@ -79,7 +79,7 @@ class SurfaceLintServer(LanguageServer):
             roots = [params.root_path]
         state.roots = [Path(r) for r in roots]
         # {"settings": {...}} (the VS Code extension), {"surfaceLint": {...}} or the settings themselves.
-        options = _plain(params.initialization_options)
+        options = plain_json(params.initialization_options)
         trusted, trust_problems = parse_trusted(options)
         state.set_trusted(trusted)
         settings, problems = parse_settings(options)
@@ -172,7 +172,7 @@ class SurfaceLintServer(LanguageServer):
         raw = answer[0] if isinstance(answer, (list, tuple)) and answer else None
         if raw is None:
             return False
-        settings, problems = parse_settings(_plain(raw))
+        settings, problems = parse_settings(plain_json(raw))
         return self.state.set_settings(settings, problems)
 
     def on_did_grant_trust(self, params: Any) -> None:
@@ -186,7 +186,7 @@ class SurfaceLintServer(LanguageServer):
             self.log_warning(f"setting ignored: {problem}")
 
     async def on_did_change_configuration(self, params: types.DidChangeConfigurationParams) -> None:
-        raw = _plain(params.settings)
+        raw = plain_json(params.settings)
         changed = False
         if isinstance(raw, Mapping) and ("surfaceLint" in raw or "settings" in raw):
             settings, problems = parse_settings(raw)
@@ -428,17 +428,6 @@ class SurfaceLintServer(LanguageServer):
         self.handle(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(self.on_did_change_configuration)
         self.handle(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(self.on_did_change_watched_files)
         self.handle(DID_GRANT_TRUST)(self.on_did_grant_trust)
-
-
-def _plain(value: Any) -> Any:
-    """pygls hands untyped JSON over as namedtuples: back to dicts and lists."""
-    if hasattr(value, "_asdict"):
-        return {k: _plain(v) for k, v in value._asdict().items()}
-    if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
 
 
 def _guarded(server: SurfaceLintServer, method: Any) -> Any:

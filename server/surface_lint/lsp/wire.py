@@ -431,3 +431,14 @@ async def run_session(reader: asyncio.StreamReader, writer: asyncio.StreamWriter
         server.shutdown()  # this session's pygls pool (nothing shared with other sessions)
         if not writer.is_closing():
             writer.close()
+
+
+def plain_json(value: Any) -> Any:
+    """pygls hands untyped JSON over as namedtuples: back to dicts and lists."""
+    if hasattr(value, "_asdict"):
+        return {k: plain_json(v) for k, v in value._asdict().items()}
+    if isinstance(value, Mapping):
+        return {k: plain_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain_json(v) for v in value]
+    return value

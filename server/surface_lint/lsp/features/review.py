@@ -52,7 +52,7 @@ from ...review_html import OPEN_TURN_COMMAND, REVIEW_TURN_LIMIT, diff_page, page
 from ...sources.cases import read_case_file
 from ...sources.transcripts import sniff
 from ..documents import TextDoc, path_to_uri, to_client_units, uri_to_path
-from ..wire import ParamField
+from ..wire import ParamField, plain_json
 
 if TYPE_CHECKING:
     from ..server import SurfaceLintServer
@@ -67,17 +67,6 @@ RUNS_PARAMS = {"uri": ParamField(str)}
 RUN_DIFF_PARAMS = {"old": ParamField(str, required=True), "new": ParamField(str, required=True),
                    "oldText": ParamField(str), "newText": ParamField(str)}
 SURFACE_CHARS = 72  # of a surface shown in a code lens
-
-
-def _plain(value: Any) -> Any:
-    """pygls hands untyped JSON over as namedtuples: back to dicts and lists."""
-    if hasattr(value, "_asdict"):
-        return {k: _plain(v) for k, v in value._asdict().items()}
-    if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
 
 
 def _lines(text: str) -> list[str]:
@@ -170,7 +159,7 @@ class ReviewFeatures:
 
         async def run(params: Any) -> Any:
             loop = asyncio.get_running_loop()
-            plain = _plain(params)
+            plain = plain_json(params)
             uri = plain.get("uri") if isinstance(plain, Mapping) else None
             if isinstance(plain, Mapping) and isinstance(plain.get("text_document"), Mapping):
                 uri = plain["text_document"].get("uri")
@@ -412,7 +401,8 @@ class ReviewFeatures:
                 "title": f"{Path(old_path).name} → {Path(new_path).name}"}
 
     def set_settings(self, params: Any) -> None:
-        globs = _plain(params).get("transcripts") if isinstance(_plain(params), Mapping) else None
+        plain = plain_json(params)
+        globs = plain.get("transcripts") if isinstance(plain, Mapping) else None
         if isinstance(globs, list) and all(isinstance(g, str) and g for g in globs):
             self.globs = tuple(globs) if globs else DEFAULT_TRANSCRIPT_GLOBS
             self._outcomes.clear()
