@@ -11,7 +11,7 @@ import io
 from collections.abc import Callable, Iterator
 from typing import IO, TYPE_CHECKING
 
-from ..findings import Finding, Location, sorted_findings
+from ..findings import Finding, sorted_findings
 from ..lanes import Lane
 from ..sources.base import JsonlReader, ReadStats, Record
 from ..sources.cases import CaseFile, duplicate_findings, leak_findings, read_case_file, sibling_case_files
@@ -41,23 +41,23 @@ class NotingReader(JsonlReader):
 
 
 def record_info(joined: Joined, verdicts: object) -> RecordInfo:
-    """What the editor keeps of one evaluated record."""
+    """What the editor keeps of one evaluated record (its positions located only when asked)."""
     record = joined.record
-    case_loc = joined.case.record.whole() if joined.case is not None else None
+    case = joined.case.record if joined.case is not None else None
     if joined.kind == CHAIN:
-        return RecordInfo(joined.case_id, "turn", record.whole(), _id_loc(record, "case_id"),
-                          verdicts=verdicts, case_location=case_loc)  # type: ignore[arg-type]
+        return RecordInfo.of_record(joined.case_id, "turn", record, _id_key(record, "case_id"), None,
+                                    verdicts, case)  # type: ignore[arg-type]
     if joined.kind == "turn":
-        return RecordInfo(joined.case_id, "turn", record.whole(), _id_loc(record, "case_id"),
-                          record.location(*SURFACE_PATH), verdicts, case_loc)  # type: ignore[arg-type]
+        return RecordInfo.of_record(joined.case_id, "turn", record, _id_key(record, "case_id"), SURFACE_PATH,
+                                    verdicts, case)  # type: ignore[arg-type]
     key = "case_id" if "case_id" in record.data else "id"
-    surface = record.location("surface") if "surface" in record.data else None
-    return RecordInfo(joined.case_id, "report-case", record.whole(), _id_loc(record, key), surface,
-                      verdicts, case_loc)  # type: ignore[arg-type]
+    surface = SURFACE_PATH if "surface" in record.data else None
+    return RecordInfo.of_record(joined.case_id, "report-case", record, _id_key(record, key), surface,
+                                verdicts, case)  # type: ignore[arg-type]
 
 
-def _id_loc(record: Record, key: str) -> Location | None:
-    return record.location(key) if key in record.data else None
+def _id_key(record: Record, key: str) -> str | None:
+    return key if key in record.data else None
 
 
 def turn_stream(engine: Engine, path: str, stream: IO[bytes], kind: str, lane: Lane, cases: CaseIndex | None,

@@ -153,7 +153,7 @@ class Engine:
         for found, info in turn_stream(self, path, io.BytesIO(data), kind, lane, cases, True,
                                        primed=frozenset(primed)):
             findings.extend(f for f in found if f.location.line == at)
-            if info is not None and info.location.line == at:
+            if info is not None and info.line == at:
                 records.append(info)
         delta = line - at
         return LineCheck(sorted_findings([shift_finding(f, path, delta) for f in findings]),

@@ -93,9 +93,9 @@ class LintResult:
         """Records whose range covers 1-based `line`."""
         if self.line_mode and self._pairs is not None:
             pairs = self._pairs
-            i = bisect.bisect_left(pairs, line, key=lambda p: p[1].location.line + p[0])
+            i = bisect.bisect_left(pairs, line, key=_pair_line)
             out = []
-            while i < len(pairs) and pairs[i][1].location.line + pairs[i][0] == line:
+            while i < len(pairs) and _pair_line(pairs[i]) == line:
                 d, r = pairs[i]
                 out.append(shift_record(r, self.path, d) if d else r)
                 i += 1
@@ -415,7 +415,7 @@ def _finding_line(f: Finding) -> int:
 
 
 def _pair_line(pair: tuple[int, RecordInfo]) -> int:
-    return pair[1].location.line + pair[0]
+    return pair[1].line + pair[0]
 
 
 def _turn_info(text: str, kind: str) -> tuple[str | None, bool]:
