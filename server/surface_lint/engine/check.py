@@ -8,7 +8,7 @@ handed on and dropped. Case files and lane reports are whole documents and are r
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import IO, TYPE_CHECKING
 
 from ..findings import Finding, sorted_findings
@@ -18,12 +18,13 @@ from ..sources.cases import CaseFile, duplicate_findings, leak_findings, read_ca
 from ..sources.transcripts import iter_turns, read_report, sniff, sniff_stream
 from .detect import first_object
 from .pipeline import CHAIN, Evaluator, Joined, Suppressions, join_report, join_turns
-from .results import SURFACE_PATH, CaseIndex, DocResult, RecordInfo, UsageError
+from .results import SURFACE_PATH, CaseIndex, DocResult, LineCheck, RecordInfo, UsageError, shift_finding
 
 if TYPE_CHECKING:
     from .core import Engine
 
 HEAD_BYTES = 65536  # what shape and lane detection read of a file
+CRLF_NOTICE = "CRLF line endings on "  # how the reader's file-level SL009 notice begins
 
 
 class NotingReader(JsonlReader):
@@ -81,6 +82,57 @@ def turn_stream(engine: Engine, path: str, stream: IO[bytes], kind: str, lane: L
     if pending:
         yield suppressions.filter(list(pending)), None
         pending.clear()
+
+
+FIRST_BATCHED_LINE = 3  # lines 1 and 2 are checked alone: a BOM and the encoding are read at a file's start
+
+
+def check_lines(engine: Engine, path: str, lines: Sequence[tuple[int, str, str | None]], kind: str, lane: Lane,
+                cases: CaseIndex | None) -> list[LineCheck]:
+    """Lines of a turn/telemetry JSONL document, each checked as `Engine.check_line` checks it
+    alone, in one read: one reader and one evaluator for them all, and each line its own join
+    (its priming context, its own SL015). `lines`: (1-based number >= FIRST_BATCHED_LINE, in
+    increasing order; text; the case id primed before it, if any). The reader's file-level CRLF
+    notice is left out: the caller counts line ends over the whole document."""
+    if not lines:
+        return []
+    # The lines are read FIRST_BATCHED_LINE - first lines up (blank lines before the first and
+    # in gaps, counted blank), and their results moved back down.
+    delta = lines[0][0] - FIRST_BATCHED_LINE
+    parts: list[bytes] = [b"\n" * (FIRST_BATCHED_LINE - 1)]
+    written = FIRST_BATCHED_LINE - 1
+    primed_at: dict[int, str] = {}
+    for number, text, primed in lines:
+        at = number - delta
+        if at <= written:
+            raise ValueError(f"check_lines: line {number} out of order or before line {FIRST_BATCHED_LINE}")
+        parts.append(b"\n" * (at - 1 - written))
+        parts.append(text.encode("utf-8", "surrogatepass"))
+        parts.append(b"\n")
+        written = at
+        if primed is not None:
+            primed_at[at] = primed
+    suppressions = Suppressions()
+    reader = NotingReader(path, engine.config.max_line_bytes, suppressions)
+    evaluator = Evaluator(lane, engine.severity_levels)
+    found: dict[int, list[Finding]] = {}
+    records: dict[int, list[RecordInfo]] = {}
+    for turn in iter_turns(path, io.BytesIO(b"".join(parts)), kind, reader):
+        number = turn.record.line
+        primed = primed_at.get(number)
+        for joined in join_turns(lane, (turn,), cases, (primed,) if primed is not None else ()):
+            done = evaluator.evaluate(joined)
+            found.setdefault(number, []).extend(done.all_findings())
+            records.setdefault(number, []).append(record_info(joined, done.verdicts))
+    for f in reader.findings:
+        if not (f.code == "SL009" and f.message.startswith(CRLF_NOTICE)):
+            found.setdefault(f.location.line, []).append(f)
+    out = []
+    for number, _, _ in lines:
+        kept = suppressions.filter(found.get(number - delta, []))
+        out.append(LineCheck(sorted_findings([shift_finding(f, path, delta) for f in kept]),
+                             [r.shifted(path, delta) for r in records.get(number - delta, [])]))
+    return out
 
 
 class DocumentChecker:
