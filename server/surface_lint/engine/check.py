@@ -96,6 +96,8 @@ def check_lines(engine: Engine, path: str, lines: Sequence[tuple[int, str, str |
     notice is left out: the caller counts line ends over the whole document."""
     if not lines:
         return []
+    if lines[0][0] < FIRST_BATCHED_LINE:
+        raise ValueError(f"check_lines: line {lines[0][0]} out of order or before line {FIRST_BATCHED_LINE}")
     # The lines are read FIRST_BATCHED_LINE - first lines up (blank lines before the first and
     # in gaps, counted blank), and their results moved back down.
     delta = lines[0][0] - FIRST_BATCHED_LINE
@@ -105,7 +107,7 @@ def check_lines(engine: Engine, path: str, lines: Sequence[tuple[int, str, str |
     for number, text, primed in lines:
         at = number - delta
         if at <= written:
-            raise ValueError(f"check_lines: line {number} out of order or before line {FIRST_BATCHED_LINE}")
+            raise ValueError(f"check_lines: line {number} out of order")
         parts.append(b"\n" * (at - 1 - written))
         parts.append(text.encode("utf-8", "surrogatepass"))
         parts.append(b"\n")
