@@ -41,20 +41,21 @@ class NotingReader(JsonlReader):
             yield record
 
 
-def record_info(joined: Joined, verdicts: object) -> RecordInfo:
-    """What the editor keeps of one evaluated record (its positions located only when asked)."""
+def record_info(joined: Joined, verdicts: object, delta: int = 0) -> RecordInfo:
+    """What the editor keeps of one evaluated record (its positions located only when asked,
+    `delta` lines further down than the record was read)."""
     record = joined.record
     case = joined.case.record if joined.case is not None else None
     if joined.kind == CHAIN:
         return RecordInfo.of_record(joined.case_id, "turn", record, _id_key(record, "case_id"), None,
-                                    verdicts, case)  # type: ignore[arg-type]
+                                    verdicts, case, delta)  # type: ignore[arg-type]
     if joined.kind == "turn":
         return RecordInfo.of_record(joined.case_id, "turn", record, _id_key(record, "case_id"), SURFACE_PATH,
-                                    verdicts, case)  # type: ignore[arg-type]
+                                    verdicts, case, delta)  # type: ignore[arg-type]
     key = "case_id" if "case_id" in record.data else "id"
     surface = SURFACE_PATH if "surface" in record.data else None
     return RecordInfo.of_record(joined.case_id, "report-case", record, _id_key(record, key), surface,
-                                verdicts, case)  # type: ignore[arg-type]
+                                verdicts, case, delta)  # type: ignore[arg-type]
 
 
 def _id_key(record: Record, key: str) -> str | None:
@@ -124,8 +125,10 @@ def check_lines(engine: Engine, path: str, lines: Sequence[tuple[int, str, str |
         primed = primed_at.get(number)
         for joined in join_turns(lane, (turn,), cases, (primed,) if primed is not None else ()):
             done = evaluator.evaluate(joined)
-            found.setdefault(number, []).extend(done.all_findings())
-            records.setdefault(number, []).append(record_info(joined, done.verdicts))
+            its = done.all_findings()
+            if its:
+                found.setdefault(number, []).extend(its)
+            records.setdefault(number, []).append(record_info(joined, done.verdicts, delta))
     for f in reader.findings:
         if not (f.code == "SL009" and f.message.startswith(CRLF_NOTICE)):
             found.setdefault(f.location.line, []).append(f)
@@ -133,7 +136,7 @@ def check_lines(engine: Engine, path: str, lines: Sequence[tuple[int, str, str |
     for number, _, _ in lines:
         kept = suppressions.filter(found.get(number - delta, []))
         out.append(LineCheck(sorted_findings([shift_finding(f, path, delta) for f in kept]),
-                             [r.shifted(path, delta) for r in records.get(number - delta, [])]))
+                             records.get(number - delta, [])))
     return out
 
 

@@ -58,14 +58,14 @@ class RecordInfo:
     @classmethod
     def of_record(cls, id: str | None, kind: str, record: Record, id_key: str | None,
                   surface_key: JsonPath | None, verdicts: Mapping[str, Verdict] | None,
-                  case: Record | None) -> RecordInfo:
+                  case: Record | None, delta: int = 0) -> RecordInfo:
         """A record's info whose positions are located on demand: `id_key` and `surface_key`
-        name the members to locate (None: the record has none)."""
+        name the members to locate (None: the record has none); `delta`: lines to move them down."""
         # A JSONL record keeps only its line's text (not its parsed data); a report entry is
         # located in its document, whose locator its record shares.
         source = record if record.prefix else Record({}, record.line, record.index, path=record.path,
                                                      text=record.text)
-        return cls._unlocated(id, kind, verdicts, source, id_key, surface_key, case, 0)
+        return cls._unlocated(id, kind, verdicts, source, id_key, surface_key, case, delta)
 
     @classmethod
     def _unlocated(cls, id: str | None, kind: str, verdicts: Mapping[str, Verdict] | None, source: Record,
