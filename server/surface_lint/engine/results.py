@@ -35,7 +35,7 @@ class RecordInfo:
     none, and locating every record's id and surface was two thirds of its check.
     """
 
-    __slots__ = ("_case", "_case_location", "_delta", "_id_key", "_id_location", "_line", "_located", "_location",
+    __slots__ = ("_base", "_case", "_case_location", "_delta", "_id_key", "_id_location", "_line", "_located", "_location",
                  "_path", "_source", "_surface", "_surface_key", "_text", "id", "kind", "verdicts")
 
     def __init__(self, id: str | None, kind: str, location: Location, id_location: Location | None = None,
@@ -57,6 +57,7 @@ class RecordInfo:
         self._surface_key: JsonPath | None = None
         self._case: Record | None = None
         self._delta = 0  # lines further down than it was read
+        self._base: RecordInfo | None = None  # the unshifted record whose positions this one shifts
 
     @classmethod
     def of_record(cls, id: str | None, kind: str, record: Record, id_key: str | None,
@@ -80,9 +81,20 @@ class RecordInfo:
         info._located = False
         info._source, info._text, info._path, info._line = source, text, path, line
         info._id_key, info._surface_key, info._case, info._delta = id_key, surface_key, case, delta
+        info._base = None
         return info
 
     def _locate(self) -> None:
+        base = self._base
+        if base is not None:  # located once for the record and every shifted copy of it (each edit's)
+            if not base._located:
+                base._locate()
+            path, delta = self._path, self._delta - base._delta
+            self._location = shift_location(base._location, path, delta)
+            self._id_location = _shift_opt(base._id_location, path, delta)
+            self._surface = _shift_opt(base._surface, path, delta)
+            self._located = True
+            return
         source = self._source
         if source is None:  # the same locator the record would have built for its line
             source = Record({}, self._line, 0, path=self._path, text=self._text or "")
@@ -137,6 +149,7 @@ class RecordInfo:
         out = RecordInfo._unlocated(self.id, self.kind, self.verdicts, self._source, self._text, self._path,
                                     self._line, self._id_key, self._surface_key, self._case, self._delta + delta)
         out._case_location = self._case_location
+        out._base = self._base or self
         return out
 
     def _fields(self) -> tuple[object, ...]:
