@@ -169,7 +169,7 @@ def test_terms_in_order_with_the_old_ordered_words_tokens_and_message() -> None:
         ("`last` is missing or out of order (word_order); word 3",), ((0, 26),), None)
     assert seen(judge(params, "First, then at last.", case)) == PASSED
     assert seen(judge(params, "First, then at last.", {})) is None
-    assert seen(judge(params, "FIRST then ſtraße... LAST", {"word_order": ["first", "strasse", "last"]})) == PASSED  # noqa: RUF001 (ſ casefolds to s)
+    assert seen(judge(params, "FIRST then ſtraße... LAST", {"word_order": ["first", "strasse", "last"]})) == PASSED  # noqa: RUF001 (the long s casefolds to s)
 
 
 def test_terms_in_order_with_the_lanes_whitespace_tokens() -> None:
