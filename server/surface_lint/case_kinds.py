@@ -118,6 +118,9 @@ def _some_bound(params: Mapping[str, Any]) -> str | None:
             return f"give at most one of `{side}` and `{side}_field`"
     if all(params.get(k) in (None, "") for k in ("min", "max", "min_field", "max_field")):
         return "give a bound: `min`, `max`, `min_field` or `max_field`"
+    low, high = params.get("min"), params.get("max")
+    if low is not None and high is not None and low > high:
+        return f"`min` {low!r} is greater than `max` {high!r}: no surface could pass"
     return None
 
 
@@ -127,8 +130,8 @@ register_kind("count_between", Kind(
         "unit": Value("string", REQUIRED, "`words` (whitespace-separated), `tokens` (the lane's token_pattern), "
                       "`sentences` (tails stripped) or `characters` (surrounding whitespace stripped).",
                       choices=("words", "tokens", "sentences", "characters")),
-        "min": Value("number", None, "The smallest count allowed."),
-        "max": Value("number", None, "The largest count allowed."),
+        "min": Value("number", None, "The smallest count allowed.", minimum=0),
+        "max": Value("number", None, "The largest count allowed.", minimum=0),
         "min_field": Value("string", None, "A case field (dotted path) holding `min`.", non_empty=True),
         "max_field": Value("string", None, "A case field (dotted path) holding `max`.", non_empty=True),
     },

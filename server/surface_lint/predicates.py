@@ -740,7 +740,7 @@ register_kind("vault_hits_min", Kind(
     _vault_hits_min,
     {
         "field": Value("string", REQUIRED, "The case field holding the minimum.", non_empty=True),
-        "default": Value("integer", 0, "The minimum when the case lacks the field."),
+        "default": Value("integer", 0, "The minimum when the case lacks the field.", minimum=0),
     },
     unit="chain",
     summary="The probe's vault_hits is at least the case field's value.",
@@ -761,7 +761,7 @@ register_kind("proposal_count_equal", Kind(
     _proposal_count_equal,
     {
         "field": Value("string", REQUIRED, "The case field holding the expected count.", non_empty=True),
-        "default": Value("integer", 0, "The count when the case lacks the field."),
+        "default": Value("integer", 0, "The count when the case lacks the field.", minimum=0),
     },
     unit="chain",
     summary="The fired proposal count equals the case field's value.",
