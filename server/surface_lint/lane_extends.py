@@ -144,3 +144,8 @@ def _written(positions: TomlPositions, path: KeyPath) -> bool:
             return True
         probe = probe[:-1]
     return False
+
+
+def extends_at(text: str) -> tuple[int, int]:
+    """Where a rules text writes `[lane] extends` (1:1 when it does not)."""
+    return TomlPositions(text).at(("lane", "extends"))
