@@ -536,6 +536,9 @@ def _parse_toml(text: str, shown: str) -> dict[str, Any]:
         raise LaneError(shown, 1, "invalid TOML: arrays or inline tables nested too deeply") from None
 
 
+MAX_EXTENDS = 16  # bases on one chain: deep enough for any lane family, short of the interpreter's stack
+
+
 def _document(text: str, shown: str, chain: tuple[Path, ...] = ()) -> tuple[dict[str, Any], LanePositions]:
     """A rules file's document with its `[lane] extends` resolved (lane_extends.merge), and
     where each key was written. The base is `<name>.toml` beside the file, else the shipped
@@ -559,6 +562,8 @@ def _document(text: str, shown: str, chain: tuple[Path, ...] = ()) -> tuple[dict
         raise LaneError(shown, at[0], f"[lane] `extends` names lane {base_name!r}: there is no {base_name}.toml "
                                       "beside this file and no shipped lane of that name", at[1])
     on_the_way = (*chain, here)
+    if len(on_the_way) > MAX_EXTENDS:
+        raise LaneError(shown, at[0], f"[lane] `extends`: more than {MAX_EXTENDS} lanes extend one another here", at[1])
     if base.resolve() in on_the_way:
         cycle = " -> ".join(p.name for p in (*on_the_way[on_the_way.index(base.resolve()):], base.resolve()))
         raise LaneError(shown, at[0], f"[lane] `extends` makes a cycle: {cycle}", at[1])

@@ -193,3 +193,18 @@ def test_a_user_lane_that_extends_a_shipped_one(tmp_path: Path) -> None:
     assert lanes.errors == []
     spec = lanes.lanes["grammatical_coverage"].predicate("required_words")
     assert spec is not None and (spec.code, spec.message) == ("SLC402", "lacks {term}")
+
+
+def test_a_broken_base_is_reported_in_the_base_and_chains_are_bounded(tmp_path: Path) -> None:
+    paths = lanes_in(tmp_path, base='[lane]\nname = "base"\ntitle = \n', child=CHILD)
+    with pytest.raises(LaneError) as info:
+        load_lane(paths["child"])
+    assert (info.value.path, info.value.line, info.value.column) == (str(paths["base"]), 3, 9)
+    assert info.value.message.startswith("invalid TOML: ")
+    chain = {f"l{i}": f'[lane]\nextends = "l{i + 1}"\nname = "l{i}"\n' for i in range(20)}
+    paths = lanes_in(tmp_path, **chain, l20=BASE.replace('name = "base"', 'name = "l20"'))
+    assert [p.code for p in load_lane(paths["l5"]).predicates] == ["EB1", "EB2"]  # 15 bases
+    with pytest.raises(LaneError) as info:
+        load_lane(paths["l0"])
+    assert (info.value.path, info.value.line, info.value.column, info.value.message) == (
+        str(paths["l16"]), 2, 1, "[lane] `extends`: more than 16 lanes extend one another here")
