@@ -149,9 +149,11 @@ def _scalar_problem(value: Any, kind: type, non_empty: bool, path: str) -> str |
 
 
 def _strict(kind: type) -> Callable[[Any, Any], Any]:
+    expected = {int: "an integer", **_JSON_TYPES}[kind]
+
     def structure(value: Any, target: Any) -> Any:
         if type(value) is not kind:  # bool is not an int here, "3" is not a number
-            raise TypeError(f"expected {'an integer' if kind is int else 'a ' + kind.__name__}, got {value!r}")
+            raise TypeError(f"expected {expected}, got {value!r}")
         # The hook also dispatches for subclasses: the str and int enums of lsprotocol.
         return value if target is kind else target(value)
     return structure
@@ -215,6 +217,9 @@ class Protocol(LanguageServerProtocol):
             problem = check_params(data.get("params"), fields)
             if problem is not None:
                 return _Rejected(data["id"], method, problem) if "id" in data else _IgnoredNotification(method, problem)
+        problem = self._params_shape(method, data.get("params"))
+        if isinstance(method, str) and problem is not None:
+            return _Rejected(data["id"], method, problem) if "id" in data else _IgnoredNotification(method, problem)
         try:
             return self._structure(data)
         except Exception as exc:
@@ -223,6 +228,18 @@ class Protocol(LanguageServerProtocol):
             if isinstance(method, str):
                 return _IgnoredNotification(method, _problems(exc))
             raise
+
+    def _params_shape(self, method: Any, params: Any) -> str | None:
+        """A standard method whose params are an object, given something else (cattrs would say
+        `argument of type 'int' is not iterable`)."""
+        message_type = self.get_message_type(method) if isinstance(method, str) else None
+        if message_type is None or isinstance(params, dict):
+            return None
+        # lsprotocol's messages are attrs classes: `params` is an attrs class (an object) or NoneType.
+        params_type = next((f.type for f in getattr(message_type, "__attrs_attrs__", ()) if f.name == "params"), None)
+        if hasattr(params_type, "__attrs_attrs__"):
+            return f"expected an object, got {_json_type(params)} @ $.params"
+        return None
 
     def _structure(self, data: dict[str, Any]) -> Any:
         """pygls's structure_message without its traceback on every rejected message."""

@@ -1,0 +1,41 @@
+"""-32602 messages say what was expected in JSON's words, also when `params` itself is not an object."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from lsp_support import SERVER
+from rpc import RpcClient
+
+INIT = {"processId": None, "rootUri": None, "capabilities": {}}
+DOC = {"uri": "file:///nowhere.jsonl"}
+AT = {"line": 0, "character": 0}
+
+
+@pytest.fixture(scope="module")
+def rpc() -> Iterator[RpcClient]:
+    client = RpcClient(SERVER)
+    client.request("initialize", INIT)
+    client.notify("initialized", {})
+    yield client
+    client.close()
+
+
+@pytest.mark.parametrize(("method", "params", "message"), [
+    ("textDocument/hover", 5, "expected an object, got a number @ $.params"),
+    ("textDocument/hover", None, "expected an object, got null @ $.params"),
+    ("textDocument/hover", [DOC, AT], "expected an object, got an array @ $.params"),
+    ("textDocument/codeLens", "x", "expected an object, got a string @ $.params"),
+    ("textDocument/completion", {"textDocument": {"uri": 7}, "position": AT},
+     "expected a string, got 7 @ $.params.textDocument.uri"),
+    ("textDocument/codeAction", {"textDocument": DOC, "range": {"start": AT, "end": AT},
+                                 "context": {"diagnostics": [], "triggerKind": True}},
+     "expected an integer, got True @ $.params.context.triggerKind"),
+])
+def test_invalid_params_are_named_in_json_terms(rpc: RpcClient, method: str, params: object, message: str) -> None:
+    assert rpc.request(method, params)["error"] == {"code": -32602, "message": f"invalid params for {method}: {message}"}
+
+
+def test_a_method_without_params_still_takes_none(rpc: RpcClient) -> None:
+    assert rpc.request("shutdown", None)["result"] is None
