@@ -39,3 +39,18 @@ def test_invalid_params_are_named_in_json_terms(rpc: RpcClient, method: str, par
 
 def test_a_method_without_params_still_takes_none(rpc: RpcClient) -> None:
     assert rpc.request("shutdown", None)["result"] is None
+
+
+def test_initialized_may_omit_its_empty_params() -> None:
+    # JSON-RPC 2.0 lets params be omitted; InitializedParams has no fields, so nothing is missing.
+    client = RpcClient(SERVER)
+    try:
+        client.request("initialize", INIT)
+        client._send({"jsonrpc": "2.0", "method": "initialized"})
+        client.notify("textDocument/didOpen", {"textDocument": {"uri": "file:///t_transcript.jsonl", "languageId": "jsonl",
+                                                                "version": 1, "text": '{"case_id": "a"}\n'}})
+        assert client.request("textDocument/hover", {"textDocument": DOC, "position": AT})["result"] is None
+        assert [n for n in client.notifications if n["method"] == "window/logMessage"] == []
+    finally:
+        client.close()
+    assert client.proc.returncode == 0

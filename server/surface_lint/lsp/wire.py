@@ -217,6 +217,8 @@ class Protocol(LanguageServerProtocol):
             problem = check_params(data.get("params"), fields)
             if problem is not None:
                 return _Rejected(data["id"], method, problem) if "id" in data else _IgnoredNotification(method, problem)
+        if data.get("params") is None and len(getattr(self._params_type(method), "__attrs_attrs__", (None,))) == 0:
+            data = {**data, "params": {}}  # omitted (JSON-RPC 2.0) where the object has no fields: `initialized`
         problem = self._params_shape(method, data.get("params"))
         if isinstance(method, str) and problem is not None:
             return _Rejected(data["id"], method, problem) if "id" in data else _IgnoredNotification(method, problem)
@@ -229,15 +231,16 @@ class Protocol(LanguageServerProtocol):
                 return _IgnoredNotification(method, _problems(exc))
             raise
 
+    def _params_type(self, method: Any) -> Any:
+        """The lsprotocol class of a standard method's params (NoneType for none), else None."""
+        message_type = self.get_message_type(method) if isinstance(method, str) else None
+        # lsprotocol's messages are attrs classes: `params` is an attrs class (an object) or NoneType.
+        return next((f.type for f in getattr(message_type, "__attrs_attrs__", ()) if f.name == "params"), None)
+
     def _params_shape(self, method: Any, params: Any) -> str | None:
         """A standard method whose params are an object, given something else (cattrs would say
         `argument of type 'int' is not iterable`)."""
-        message_type = self.get_message_type(method) if isinstance(method, str) else None
-        if message_type is None or isinstance(params, dict):
-            return None
-        # lsprotocol's messages are attrs classes: `params` is an attrs class (an object) or NoneType.
-        params_type = next((f.type for f in getattr(message_type, "__attrs_attrs__", ()) if f.name == "params"), None)
-        if hasattr(params_type, "__attrs_attrs__"):
+        if not isinstance(params, dict) and hasattr(self._params_type(method), "__attrs_attrs__"):
             return f"expected an object, got {_json_type(params)} @ $.params"
         return None
 
