@@ -18,7 +18,7 @@ from ..checks import CHECK_CODES as C
 from ..config import Config
 from ..findings import Finding, Location, Severity
 from ..lanes import Lane
-from ..predicates import PASS, Context, Verdict
+from ..predicates import Context, Verdict
 from ..scoring import Outcome, lane_signals, metrics_from_tally, signal_values, threshold_results
 from ..sources.base import JsonlReader, ReadStats, Record, check_finding
 from ..sources.transcripts import Turn, iter_turns, read_report, sniff_stream
@@ -105,7 +105,7 @@ class LaneScorer:
         self.signals = lane_signals(lane)
         self.reported = {p.name for p in lane.predicates if p.report}
         self.report_order = [p.name for p in lane.predicates if p.report]
-        self._interned: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self._judged: dict[tuple[str, ...], tuple[str, ...]] = {}  # verdict names -> reported ones judged
         self.compact = CompactOutcomes(lane)
         self.rank: dict[str, int] | None = None
         self.scored_ranks = bytearray()
@@ -158,25 +158,34 @@ class LaneScorer:
         verdicts = done.verdicts
         fields = joined.fields
         signals = signal_values(self.lane, self.signals, verdicts, fields)
-        failed = tuple(n for n, v in verdicts.items() if v is not PASS and not v.passed and n in self.reported)
+        reported = self.reported
+        failed = tuple([n for n, v in verdicts.items() if not v.passed and n in reported])
         if failed and done.findings:
             self.failing_shown += 1
         details = None
         judged: tuple[str, ...] = ()
         failures: dict[str, Verdict] = {}
+        levels: dict[str, Severity | None] = {}
         if self.want_rows:
             subject = joined.subject
             data = joined.stored if joined.stored is not None else joined.record.data
-            details = self.details.build(verdicts, subject, fields, data, Context(subject, self.lane.analysis),
-                                         case_id)
-            judged = tuple(n for n in self.report_order if n in verdicts)
-            judged = self._interned.setdefault(judged, judged)
-            failures = {n: verdicts[n] for n in failed}
-            levels = {n: self.evaluator.reported_severity(n, verdicts[n], joined.judged) for n in failed}
+            plan = self.details
+            ctx = Context(subject, self.lane.analysis) if plan.needs_context else None
+            details = plan.build(verdicts, subject, fields, data, ctx, case_id)
+            # The reported predicates judged, in the lane's order: one tuple per set of judged names.
+            names = tuple(verdicts)
+            known = self._judged.get(names)
+            if known is None:
+                known = self._judged[names] = tuple(n for n in self.report_order if n in verdicts)
+            judged = known
+            if failed:
+                failures = {n: verdicts[n] for n in failed}
+                severity = self.evaluator.reported_severity
+                levels = {n: severity(n, verdicts[n], joined.judged) for n in failed}
         # Only a record that repeats a case needs its range: computed then (or here, for a worker).
         where = whole_record(joined.record) if self.on_scored is not None else None
         return Scored(case_id, signals, failed, where, joined.record.index, joined.subject.grounding, details,
-                      judged, failures, tuple(done.findings), levels if self.want_rows else {})
+                      judged, failures, tuple(done.findings), levels)
 
     def problem(self, finding: Finding) -> None:
         self.findings.append((-1, finding))
