@@ -71,3 +71,17 @@ def test_readers_of_one_spool_file_keep_their_own_place() -> None:
     assert [next(first), next(first), next(first), next(first)] == [0, 1, 2, 3]
     assert list(zip(second, first, strict=False)) == [(0, 4), (1, 5), (2, 6), (3, 7), (4, 8), (5, 9)]
     spool.close()
+
+
+def test_the_raised_collector_threshold_is_restored_after_nested_streams() -> None:
+    import gc
+
+    from surface_lint.engine.spool import STREAMING_GC_THRESHOLD, Mapped, fewer_collections
+
+    before = gc.get_threshold()
+    rows = Mapped(range(3), 3, lambda n: n * 2)
+    with fewer_collections():
+        assert gc.get_threshold()[0] == max(before[0], STREAMING_GC_THRESHOLD)
+        assert list(rows) == [0, 2, 4]
+        assert gc.get_threshold()[0] == max(before[0], STREAMING_GC_THRESHOLD)  # the outer one still holds
+    assert gc.get_threshold() == before
