@@ -16,7 +16,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .case_kinds import condition_fields, condition_problem, conditions, holds
+from .case_kinds import FOLDED_KINDS, FOLDED_PARAMS, condition_fields, condition_problem, conditions, holds
 from .casework_schema import CASEWORK_TABLE
 from .checks import CHECKS
 from .patterns import PatternError
@@ -657,6 +657,10 @@ def _load_predicates(rules: _Rules, profile: str) -> list[PredicateSpec]:
             raise rules.fail(here, f"predicate {name!r} is defined twice")
         seen[name] = line
         kind_name = item["kind"]
+        if kind_name in FOLDED_KINDS and kind_name not in KINDS:
+            into, how = FOLDED_KINDS[kind_name]
+            raise rules.fail((*here, "kind"), f"predicate {name!r}: kind {kind_name!r} was folded into {into!r}; "
+                                              f"write kind = \"{into}\" ({how}; docs/rules.md, \"Folded kinds\")")
         if kind_name not in KINDS:
             close = difflib.get_close_matches(kind_name, list(KINDS), n=1, cutoff=0.6)
             hint = f"; did you mean {close[0]!r}?" if close else ""
@@ -748,6 +752,8 @@ def _kind_params(rules: _Rules, here: SchemaPath, name: str, kind_name: str, kin
             if key not in kind.params:
                 close = difflib.get_close_matches(key, declared, n=1, cutoff=0.6)
                 hint = f" (did you mean `{close[0]}`?)" if close else ""
+                if (kind_name, key) in FOLDED_PARAMS:
+                    hint = f" ({FOLDED_PARAMS[kind_name, key]})"
                 raise rules.fail((*path, key), f"predicate {name!r} ({kind_name}): unknown parameter `{key}`{hint}")
 
     unknown(base, (*here, "params"))
@@ -768,7 +774,8 @@ def _kind_params(rules: _Rules, here: SchemaPath, name: str, kind_name: str, kin
             continue
         problem = spec.problem(params[key])
         if problem is not None:
-            raise rules.fail(at(key), f"predicate {name!r}: parameter `{key}` {problem}")
+            hint = f" ({FOLDED_PARAMS[kind_name, key]})" if (kind_name, key) in FOLDED_PARAMS else ""
+            raise rules.fail(at(key), f"predicate {name!r}: parameter `{key}` {problem}{hint}")
     params = fill_defaults(params, kind.params)
     if kind.check is not None:
         problem = kind.check(params)

@@ -7,12 +7,13 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from ..findings import Finding, Fix, Location, Related
+from ..positions import JsonPath
 from ..predicates import Verdict
 from ..scoring import (
     Outcome,
     ThresholdResult,
 )
-from ..sources.base import ReadStats
+from ..sources.base import ReadStats, Record
 from ..sources.cases import (
     Case,
     CaseFile,
@@ -26,17 +27,134 @@ class UsageError(Exception):
     """Bad arguments or unreadable input: exit code 2."""
 
 
-@dataclass(slots=True)
 class RecordInfo:
-    """What the editor needs of one record: id, range, and (for surfaces) the verdicts."""
+    """What the editor needs of one record: id, range, and (for surfaces) the verdicts.
 
-    id: str | None
-    kind: str  # case | turn | report-case
-    location: Location
-    id_location: Location | None = None
-    surface: Location | None = None
-    verdicts: Mapping[str, Verdict] | None = None
-    case_location: Location | None = None  # the joined case, for go-to-definition
+    Positions are located when a feature first asks for them (hover, symbols, definition,
+    references), from the record's own text: a cold open of a 20,000-line transcript asks for
+    none, and locating every record's id and surface was two thirds of its check.
+    """
+
+    __slots__ = ("_case", "_case_location", "_delta", "_id_key", "_id_location", "_located", "_location",
+                 "_source", "_surface", "_surface_key", "id", "kind", "verdicts")
+
+    def __init__(self, id: str | None, kind: str, location: Location, id_location: Location | None = None,
+                 surface: Location | None = None, verdicts: Mapping[str, Verdict] | None = None,
+                 case_location: Location | None = None) -> None:
+        self.id = id
+        self.kind = kind  # case | turn | report-case
+        self.verdicts = verdicts
+        self._location = location
+        self._id_location = id_location
+        self._surface = surface
+        self._case_location = case_location
+        self._located = True
+        self._source: Record | None = None
+        self._id_key: str | None = None
+        self._surface_key: JsonPath | None = None
+        self._case: Record | None = None
+        self._delta = 0
+
+    @classmethod
+    def of_record(cls, id: str | None, kind: str, record: Record, id_key: str | None,
+                  surface_key: JsonPath | None, verdicts: Mapping[str, Verdict] | None,
+                  case: Record | None, delta: int = 0) -> RecordInfo:
+        """A record's info whose positions are located on demand: `id_key` and `surface_key`
+        name the members to locate (None: the record has none); `delta`: lines to move them down."""
+        # A JSONL record keeps only its line's text (not its parsed data); a report entry is
+        # located in its document, whose locator its record shares.
+        source = record if record.prefix else Record({}, record.line, record.index, path=record.path,
+                                                     text=record.text)
+        return cls._unlocated(id, kind, verdicts, source, id_key, surface_key, case, delta)
+
+    @classmethod
+    def _unlocated(cls, id: str | None, kind: str, verdicts: Mapping[str, Verdict] | None, source: Record,
+                   id_key: str | None, surface_key: JsonPath | None, case: Record | None,
+                   delta: int) -> RecordInfo:
+        info = cls(id, kind, _UNLOCATED, verdicts=verdicts)
+        info._located = False
+        info._source = source
+        info._id_key = id_key
+        info._surface_key = surface_key
+        info._case = case
+        info._delta = delta
+        return info
+
+    def _locate(self) -> None:
+        source = self._source
+        assert source is not None
+        path, delta = source.path, self._delta
+        self._location = shift_location(source.whole(), path, delta)
+        if self._id_key is not None:
+            self._id_location = shift_location(source.location(self._id_key), path, delta)
+        if self._surface_key is not None:
+            self._surface = shift_location(source.location(*self._surface_key), path, delta)
+        self._located = True
+
+    @property
+    def line(self) -> int:
+        """The 1-based line the record starts on (a JSONL record's own line: nothing located)."""
+        source = self._source
+        if not self._located and source is not None and not source.prefix:
+            return source.line + self._delta
+        return self.location.line
+
+    @property
+    def location(self) -> Location:
+        if not self._located:
+            self._locate()
+        return self._location
+
+    @property
+    def id_location(self) -> Location | None:
+        if not self._located:
+            self._locate()
+        return self._id_location
+
+    @property
+    def surface(self) -> Location | None:
+        if not self._located:
+            self._locate()
+        return self._surface
+
+    @property
+    def case_location(self) -> Location | None:
+        """The joined case, for go-to-definition (in its case file: never shifted)."""
+        if self._case_location is None and self._case is not None:
+            self._case_location = self._case.whole()
+        return self._case_location
+
+    def shifted(self, path: str, delta: int) -> RecordInfo:
+        """The same record `delta` lines further down in document `path`."""
+        if not delta:
+            return self
+        source = self._source
+        if self._located or source is None or source.path != path:
+            return RecordInfo(self.id, self.kind, shift_location(self.location, path, delta),
+                              _shift_opt(self.id_location, path, delta), _shift_opt(self.surface, path, delta),
+                              self.verdicts, self.case_location)
+        out = RecordInfo._unlocated(self.id, self.kind, self.verdicts, source, self._id_key, self._surface_key,
+                                    self._case, self._delta + delta)
+        out._case_location = self._case_location
+        return out
+
+    def _fields(self) -> tuple[object, ...]:
+        return (self.id, self.kind, self.location, self.id_location, self.surface, self.verdicts, self.case_location)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when every field is (located now if need be), as when this was a dataclass."""
+        if not isinstance(other, RecordInfo):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable (its positions fill in), as a dataclass with eq
+
+    def __repr__(self) -> str:
+        return (f"RecordInfo(id={self.id!r}, kind={self.kind!r}, location={self.location!r}, "
+                f"id_location={self.id_location!r}, surface={self.surface!r})")
+
+
+_UNLOCATED = Location("", 0, 0, 0, 0)  # placeholder of a RecordInfo not located yet (never returned)
 
 
 @dataclass
@@ -142,9 +260,9 @@ def shift_finding(f: Finding, path: str, delta: int) -> Finding:
     )
 
 
-def shift_record(r: RecordInfo, path: str, delta: int) -> RecordInfo:
-    def opt(location: Location | None) -> Location | None:
-        return shift_location(location, path, delta) if location is not None else None
+def _shift_opt(location: Location | None, path: str, delta: int) -> Location | None:
+    return shift_location(location, path, delta) if location is not None else None
 
-    return RecordInfo(r.id, r.kind, shift_location(r.location, path, delta), opt(r.id_location),
-                      opt(r.surface), r.verdicts, r.case_location)
+
+def shift_record(r: RecordInfo, path: str, delta: int) -> RecordInfo:
+    return r.shifted(path, delta)

@@ -25,6 +25,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
+from ..checks import CheckCode
 from ..config import CONFIG_FILES, ConfigError, parse_config
 from ..lanes import PROFILES, LaneError, _check_codes_free, builtin_rule_files, parse_lane
 from .documents import LineMap, Snapshot, TextDoc, path_to_uri, uri_to_path
@@ -324,7 +325,7 @@ class SurfaceLintServer(LanguageServer):
                 self._validate_lane_buffer(text, path, entry)
             except LaneError as exc:
                 return [self._line_diagnostic(snap, exc.line, exc.column, self._lane_message(exc, entry.kept),
-                                              "SL014")]
+                                              CheckCode.RULES_FILE)]
         return []
 
     def _validate_lane_buffer(self, text: str, path: str, entry: EngineEntry) -> None:
@@ -365,7 +366,7 @@ class SurfaceLintServer(LanguageServer):
             for err in entry.lane_errors:
                 lines = self.state.file_lines(err.path)
                 problems.setdefault(path_to_uri(err.path), []).append(
-                    self._line_diagnostic(None, err.line, err.column, self._lane_message(err, entry.kept), "SL014",
+                    self._line_diagnostic(None, err.line, err.column, self._lane_message(err, entry.kept), CheckCode.RULES_FILE,
                                           lines))
             if entry.config_error is not None and entry.config_path is not None:
                 err_c = entry.config_error
