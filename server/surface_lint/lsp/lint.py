@@ -231,11 +231,13 @@ def lint_lines(engine: Engine, snap: Snapshot, lane: Lane, kind: str, cases: Cas
                ) -> tuple[list[Finding], list[tuple[int, RecordInfo]]]:
     """Check a turn/telemetry JSONL line by line; unchanged lines come from the memo.
 
-    Each line is checked by `Engine.check_line` (the engine's one record pipeline). The two
-    things a line takes from the lines before it are given as context, not as made-up
-    records: the case ids primed earlier in the file, and its line number (a BOM is a
-    character after line 1). The file-level CRLF notice and the once-per-file SL015 are
-    merged here, as the engine asks.
+    Each line is checked as the engine checks it alone (the engine's one record pipeline):
+    lines 1 and 2 by `Engine.check_line`, the memo misses from line 3 on by one
+    `Engine.check_lines` read per chunk (a cold open reads the file in chunks, not line by
+    line). The two things a line takes from the lines before it are given as context, not as
+    made-up records: the case ids primed earlier in the file, and whether it is line 1 (only
+    line 1 reads a BOM and the file's encoding). The file-level CRLF notice and the
+    once-per-file SL015 are merged here, as the engine asks.
 
     When the previous pass used the same memo, only the lines between the unchanged head
     and tail of the document are looked at; the rest of its results are reused (the tail
