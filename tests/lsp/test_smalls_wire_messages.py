@@ -31,7 +31,7 @@ def rpc() -> Iterator[RpcClient]:
      "expected a string, got 7 @ $.params.textDocument.uri"),
     ("textDocument/codeAction", {"textDocument": DOC, "range": {"start": AT, "end": AT},
                                  "context": {"diagnostics": [], "triggerKind": True}},
-     "expected an integer, got True @ $.params.context.triggerKind"),
+     "expected an integer, got true @ $.params.context.triggerKind"),
     # A nested value that is not an object: named where it stands, not where cattrs tripped over it.
     ("textDocument/hover", {"textDocument": None, "position": AT}, "expected an object, got null @ $.params.textDocument"),
     ("textDocument/hover", {"textDocument": "x", "position": AT}, "expected an object, got a string @ $.params.textDocument"),

@@ -153,7 +153,7 @@ def _strict(kind: type) -> Callable[[Any, Any], Any]:
 
     def structure(value: Any, target: Any) -> Any:
         if type(value) is not kind:  # bool is not an int here, "3" is not a number
-            raise TypeError(f"expected {expected}, got {value!r}")
+            raise TypeError(f"expected {expected}, got {json.dumps(value)}")  # the value as the client wrote it
         # The hook also dispatches for subclasses: the str and int enums of lsprotocol.
         return value if target is kind else target(value)
     return structure
