@@ -434,7 +434,7 @@ class SurfaceLintServer(LanguageServer):
         self.handle(types.TEXT_DOCUMENT_DID_CLOSE)(self.on_did_close)
         self.handle(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(self.on_did_change_configuration)
         self.handle(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(self.on_did_change_watched_files)
-        self.handle(DID_GRANT_TRUST)(self.on_did_grant_trust)
+        self.handle(DID_GRANT_TRUST, params={})(self.on_did_grant_trust)  # no fields; params absent, null or an object
 
 
 def _guarded(server: SurfaceLintServer, method: Any) -> Any:
