@@ -6,6 +6,7 @@ Nothing here computes a verdict: it regroups what the engine returned.
 from __future__ import annotations
 
 import io
+import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -27,8 +28,24 @@ Span = tuple[int, int]
 GROUP_FIELDS = ("category", "pattern")
 
 
+_DISPLAY: dict[tuple[str, str], str] = {}  # (path, working directory) -> display path: findings repeat paths
+
+
 def display_path(path: str) -> str:
     """A path as CI systems want it: relative to the working directory when inside it, '/'-separated."""
+    try:
+        key = (path, os.getcwd())
+    except OSError:  # the working directory is gone: nothing to remember it by
+        return _display_path(path)
+    found = _DISPLAY.get(key)
+    if found is None:
+        found = _display_path(path)
+        if len(_DISPLAY) < 1024:
+            _DISPLAY[key] = found
+    return found
+
+
+def _display_path(path: str) -> str:
     p = Path(path)
     if p.is_absolute():
         try:
