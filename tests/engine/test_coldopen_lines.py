@@ -48,6 +48,10 @@ def test_a_record_moved_down_keeps_exact_positions() -> None:
     moved = record.shifted(PATH, 10)
     assert (moved.line, moved.id_location, moved.surface) == (14, _at(14, 13, 22), _at(14, 35, 60))
     assert record.surface == _at(4, 35, 60)  # the original is unchanged
+    back = moved.shifted(PATH, -3)  # a copy of a copy (each edit above it shifts it again)
+    assert (back.line, back.location, back.id_location) == (11, _at(11, 1, 61), _at(11, 13, 22))
+    unlocated = record.shifted(PATH, 2).shifted(PATH, 1)
+    assert (unlocated.line, unlocated.surface) == (7, _at(7, 35, 60))
 
 
 @pytest.mark.parametrize("line", [2, 3, 9])

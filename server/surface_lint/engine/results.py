@@ -35,8 +35,8 @@ class RecordInfo:
     none, and locating every record's id and surface was two thirds of its check.
     """
 
-    __slots__ = ("_case", "_case_location", "_delta", "_id_key", "_id_location", "_located", "_location",
-                 "_source", "_surface", "_surface_key", "id", "kind", "verdicts")
+    __slots__ = ("_base", "_case", "_case_location", "_delta", "_id_key", "_id_location", "_line", "_located", "_location",
+                 "_path", "_source", "_surface", "_surface_key", "_text", "id", "kind", "verdicts")
 
     def __init__(self, id: str | None, kind: str, location: Location, id_location: Location | None = None,
                  surface: Location | None = None, verdicts: Mapping[str, Verdict] | None = None,
@@ -49,11 +49,15 @@ class RecordInfo:
         self._surface = surface
         self._case_location = case_location
         self._located = True
-        self._source: Record | None = None
+        self._source: Record | None = None  # a report entry, located in its document
+        self._text: str | None = None  # a JSONL record's line (its parsed data is not kept)
+        self._path = location.path
+        self._line = location.line  # where the record was read
         self._id_key: str | None = None
         self._surface_key: JsonPath | None = None
         self._case: Record | None = None
-        self._delta = 0
+        self._delta = 0  # lines further down than it was read
+        self._base: RecordInfo | None = None  # the unshifted record whose positions this one shifts
 
     @classmethod
     def of_record(cls, id: str | None, kind: str, record: Record, id_key: str | None,
@@ -61,29 +65,40 @@ class RecordInfo:
                   case: Record | None, delta: int = 0) -> RecordInfo:
         """A record's info whose positions are located on demand: `id_key` and `surface_key`
         name the members to locate (None: the record has none); `delta`: lines to move them down."""
-        # A JSONL record keeps only its line's text (not its parsed data); a report entry is
-        # located in its document, whose locator its record shares.
-        source = record if record.prefix else Record({}, record.line, record.index, path=record.path,
-                                                     text=record.text)
-        return cls._unlocated(id, kind, verdicts, source, id_key, surface_key, case, delta)
+        if record.prefix:
+            return cls._unlocated(id, kind, verdicts, record, None, record.path, record.line, id_key, surface_key,
+                                  case, delta)
+        return cls._unlocated(id, kind, verdicts, None, record.text, record.path, record.line, id_key, surface_key,
+                              case, delta)
 
     @classmethod
-    def _unlocated(cls, id: str | None, kind: str, verdicts: Mapping[str, Verdict] | None, source: Record,
-                   id_key: str | None, surface_key: JsonPath | None, case: Record | None,
-                   delta: int) -> RecordInfo:
-        info = cls(id, kind, _UNLOCATED, verdicts=verdicts)
+    def _unlocated(cls, id: str | None, kind: str, verdicts: Mapping[str, Verdict] | None, source: Record | None,
+                   text: str | None, path: str, line: int, id_key: str | None, surface_key: JsonPath | None,
+                   case: Record | None, delta: int) -> RecordInfo:
+        info = cls.__new__(cls)  # every slot set here: one object per record of a cold open
+        info.id, info.kind, info.verdicts = id, kind, verdicts
+        info._location, info._id_location, info._surface, info._case_location = _UNLOCATED, None, None, None
         info._located = False
-        info._source = source
-        info._id_key = id_key
-        info._surface_key = surface_key
-        info._case = case
-        info._delta = delta
+        info._source, info._text, info._path, info._line = source, text, path, line
+        info._id_key, info._surface_key, info._case, info._delta = id_key, surface_key, case, delta
+        info._base = None
         return info
 
     def _locate(self) -> None:
+        base = self._base
+        if base is not None:  # located once for the record and every shifted copy of it (each edit's)
+            if not base._located:
+                base._locate()
+            path, delta = self._path, self._delta - base._delta
+            self._location = shift_location(base._location, path, delta)
+            self._id_location = _shift_opt(base._id_location, path, delta)
+            self._surface = _shift_opt(base._surface, path, delta)
+            self._located = True
+            return
         source = self._source
-        assert source is not None
-        path, delta = source.path, self._delta
+        if source is None:  # the same locator the record would have built for its line
+            source = Record({}, self._line, 0, path=self._path, text=self._text or "")
+        path, delta = self._path, self._delta
         self._location = shift_location(source.whole(), path, delta)
         if self._id_key is not None:
             self._id_location = shift_location(source.location(self._id_key), path, delta)
@@ -94,9 +109,8 @@ class RecordInfo:
     @property
     def line(self) -> int:
         """The 1-based line the record starts on (a JSONL record's own line: nothing located)."""
-        source = self._source
-        if not self._located and source is not None and not source.prefix:
-            return source.line + self._delta
+        if not self._located and self._text is not None:
+            return self._line + self._delta
         return self.location.line
 
     @property
@@ -128,14 +142,14 @@ class RecordInfo:
         """The same record `delta` lines further down in document `path`."""
         if not delta:
             return self
-        source = self._source
-        if self._located or source is None or source.path != path:
+        if self._located or self._path != path:
             return RecordInfo(self.id, self.kind, shift_location(self.location, path, delta),
                               _shift_opt(self.id_location, path, delta), _shift_opt(self.surface, path, delta),
                               self.verdicts, self.case_location)
-        out = RecordInfo._unlocated(self.id, self.kind, self.verdicts, source, self._id_key, self._surface_key,
-                                    self._case, self._delta + delta)
+        out = RecordInfo._unlocated(self.id, self.kind, self.verdicts, self._source, self._text, self._path,
+                                    self._line, self._id_key, self._surface_key, self._case, self._delta + delta)
         out._case_location = self._case_location
+        out._base = self._base or self
         return out
 
     def _fields(self) -> tuple[object, ...]:

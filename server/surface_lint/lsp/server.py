@@ -27,6 +27,7 @@ from pygls.lsp.server import LanguageServer
 from .. import __version__
 from ..checks import CheckCode
 from ..config import CONFIG_FILES, ConfigError, parse_config
+from ..lane_extends import extends_at
 from ..lanes import PROFILES, LaneError, _check_codes_free, builtin_rule_files, parse_lane
 from .documents import LineMap, Snapshot, TextDoc, path_to_uri, uri_to_path
 from .features import register_features
@@ -324,6 +325,11 @@ class SurfaceLintServer(LanguageServer):
             try:
                 self._validate_lane_buffer(text, path, entry)
             except LaneError as exc:
+                if _resolve(exc.path) != _resolve(path):  # in a file it extends: at its `extends` key, naming where
+                    line, column = extends_at(text)
+                    inherited = LaneError(path, line, f"{exc.path}:{exc.line}:{exc.column}: {exc.message}", column)
+                    return [self._line_diagnostic(snap, line, column, self._lane_message(inherited, entry.kept),
+                                                  CheckCode.RULES_FILE)]
                 return [self._line_diagnostic(snap, exc.line, exc.column, self._lane_message(exc, entry.kept),
                                               CheckCode.RULES_FILE)]
         return []
@@ -428,7 +434,7 @@ class SurfaceLintServer(LanguageServer):
         self.handle(types.TEXT_DOCUMENT_DID_CLOSE)(self.on_did_close)
         self.handle(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(self.on_did_change_configuration)
         self.handle(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(self.on_did_change_watched_files)
-        self.handle(DID_GRANT_TRUST)(self.on_did_grant_trust)
+        self.handle(DID_GRANT_TRUST, params={})(self.on_did_grant_trust)  # no fields; params absent, null or an object
 
 
 def _guarded(server: SurfaceLintServer, method: Any) -> Any:
