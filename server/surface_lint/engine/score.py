@@ -407,11 +407,8 @@ class _Kept:
     def __iter__(self) -> Iterator[Any]:
         replaced, at = self.replaced, self.position_at
         if not replaced:
-            yield from self.source
-            return
-        for item in self.source:
-            if item[at] not in replaced:
-                yield item
+            return iter(self.source)
+        return (item for item in self.source if item[at] not in replaced)
 
 
 def _count_kept(spool: Iterable[tuple[int, Finding]], replaced: set[int]) -> int:

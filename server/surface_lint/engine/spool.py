@@ -175,10 +175,8 @@ class Mapped(Generic[T]):
         return self._length
 
     def __iter__(self) -> Iterator[T]:
-        fn = self._fn
         with fewer_collections():  # a reporter's loop over the rows
-            for item in self._source:
-                yield fn(item)
+            yield from map(self._fn, self._source)
 
     def __bool__(self) -> bool:
         return self._length > 0
