@@ -207,6 +207,8 @@ def load_casework(lane: Lane) -> Casework | None:
 def parse_casework(lane: Lane, table: Mapping[str, Any], positions: LanePositions) -> Casework:
     def fail(path: tuple[str | int, ...], message: str) -> LaneError:
         shown, line, column = positions.locate(("casework", *path))
+        if shown != lane.path:  # an inherited key: say which file's merge broke it
+            message = f"{message} (inherited by {lane.path}, which extends this file)"
         return LaneError(shown, line, message, column)
 
     metric_names = [str(m.get("name")) for m in table.get("metrics", [])]

@@ -584,6 +584,8 @@ class _Rules:
 
     def fail(self, path: SchemaPath, message: str) -> LaneError:
         shown, line, column = self.positions.locate(path)
+        if shown != self.shown:  # an inherited key: say which file's merge broke it
+            message = f"{message} (inherited by {self.shown}, which extends this file)"
         return LaneError(shown, line, message, column)
 
     def compile(self, pattern: str, what: str, path: SchemaPath) -> SafePattern:

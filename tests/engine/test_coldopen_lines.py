@@ -73,6 +73,8 @@ def test_check_lines_takes_lines_from_3_on_in_order() -> None:
         engine.check_lines(PATH, [(2, LINE, None)], "turns", LANE)
     with pytest.raises(ValueError, match="line 5 out of order"):
         engine.check_lines(PATH, [(6, LINE, None), (5, LINE, None)], "turns", LANE)
+    with pytest.raises(ValueError, match="line 4 holds a line end"):
+        engine.check_lines(PATH, [(4, LINE + "\n" + LINE, None)], "turns", LANE)
     assert engine.check_lines(PATH, [], "turns", LANE) == []
 
 

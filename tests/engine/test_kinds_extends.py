@@ -104,7 +104,8 @@ def test_an_error_is_reported_where_it_was_written(tmp_path: Path) -> None:
     with pytest.raises(LaneError) as info:
         load_lane(paths["child"])
     assert (info.value.path, info.value.line, info.value.column, info.value.message) == (
-        str(paths["base"]), 11, 1, "predicate 'ends' (terms_present): unknown parameter `endings`")
+        str(paths["base"]), 11, 1, f"predicate 'ends' (terms_present): unknown parameter `endings` (inherited by "
+                                   f"{paths['child']}, which extends this file)")
 
 
 def test_three_levels_and_an_error_in_the_first_base(tmp_path: Path) -> None:
@@ -118,7 +119,8 @@ def test_three_levels_and_an_error_in_the_first_base(tmp_path: Path) -> None:
     with pytest.raises(LaneError) as info:
         load_lane(paths["grandchild"])
     assert (info.value.path, info.value.line, info.value.column, info.value.message) == (
-        str(paths["base"]), 25, 46, "threshold set 'v1', check 1: `value` must be number, not string")
+        str(paths["base"]), 25, 46, f"threshold set 'v1', check 1: `value` must be number, not string (inherited by "
+                                    f"{paths['grandchild']}, which extends this file)")
 
 
 @pytest.mark.parametrize(("extends", "message"), [

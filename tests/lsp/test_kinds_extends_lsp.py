@@ -42,7 +42,7 @@ async def test_an_error_in_the_base_is_shown_at_the_extends_key(client: Recordin
     (problem,) = await published(client, doc)
     assert (problem.code, problem.range) == ("SL014", rng(1, 0, 1, 21))
     assert problem.message == (f"{rules / 'base_lane.toml'}:9:1: predicate 'ends' (terms_present): unknown parameter "
-                               "`endings`")
+                               f"`endings` (inherited by {rules / 'child_lane.toml'}, which extends this file)")
     change(client, doc, [(rng(7, 0, 9, 13), "")])
     assert await published(client, doc) == []
     no_server_errors(client)

@@ -31,10 +31,25 @@ def rpc() -> Iterator[RpcClient]:
      "expected a string, got 7 @ $.params.textDocument.uri"),
     ("textDocument/codeAction", {"textDocument": DOC, "range": {"start": AT, "end": AT},
                                  "context": {"diagnostics": [], "triggerKind": True}},
-     "expected an integer, got True @ $.params.context.triggerKind"),
+     "expected an integer, got true @ $.params.context.triggerKind"),
+    # A nested value that is not an object: named where it stands, not where cattrs tripped over it.
+    ("textDocument/hover", {"textDocument": None, "position": AT}, "expected an object, got null @ $.params.textDocument"),
+    ("textDocument/hover", {"textDocument": "x", "position": AT}, "expected an object, got a string @ $.params.textDocument"),
+    ("textDocument/hover", {"textDocument": DOC, "position": []}, "expected an object, got an array @ $.params.position"),
+    ("textDocument/codeAction", {"textDocument": DOC, "range": {"start": None, "end": AT}, "context": {"diagnostics": [5]}},
+     "expected an object, got null @ $.params.range.start; expected an object, got a number @ $.params.context.diagnostics[0]"),
 ])
 def test_invalid_params_are_named_in_json_terms(rpc: RpcClient, method: str, params: object, message: str) -> None:
     assert rpc.request(method, params)["error"] == {"code": -32602, "message": f"invalid params for {method}: {message}"}
+
+
+def test_a_notification_with_a_nested_non_object_is_reported_where_it_stands(rpc: RpcClient) -> None:
+    before = len(rpc.notifications)
+    rpc.notify("textDocument/didChange", {"textDocument": {"uri": DOC["uri"], "version": 2}, "contentChanges": [5]})
+    assert rpc.request("textDocument/hover", {"textDocument": DOC, "position": AT})["result"] is None
+    logs = [n["params"] for n in rpc.notifications[before:] if n["method"] == "window/logMessage"]
+    assert logs == [{"type": 1, "message": "surface-lint: invalid params for textDocument/didChange (ignored): "
+                                           "expected an object, got a number @ $.params.contentChanges[0]"}]
 
 
 def test_a_method_without_params_still_takes_none(rpc: RpcClient) -> None:

@@ -105,10 +105,14 @@ def check_lines(engine: Engine, path: str, lines: Sequence[tuple[int, str, str |
     parts: list[bytes] = [b"\n" * (FIRST_BATCHED_LINE - 1)]
     written = FIRST_BATCHED_LINE - 1
     primed_at: dict[int, str] = {}
+    texts: dict[int, str] = {}
     for number, text, primed in lines:
         at = number - delta
+        texts[at] = text
         if at <= written:
             raise ValueError(f"check_lines: line {number} out of order")
+        if "\n" in text:
+            raise ValueError(f"check_lines: line {number} holds a line end")
         parts.append(b"\n" * (at - 1 - written))
         parts.append(text.encode("utf-8", "surrogatepass"))
         parts.append(b"\n")
@@ -128,7 +132,9 @@ def check_lines(engine: Engine, path: str, lines: Sequence[tuple[int, str, str |
             its = done.all_findings()
             if its:
                 found.setdefault(number, []).extend(its)
-            records.setdefault(number, []).append(record_info(joined, done.verdicts, delta))
+            info = record_info(joined, done.verdicts, delta)
+            info.share_text(texts[number])  # the caller's line (the document's), not a second copy
+            records.setdefault(number, []).append(info)
     for f in reader.findings:
         if not (f.code == "SL009" and f.message.startswith(CRLF_NOTICE)):
             found.setdefault(f.location.line, []).append(f)

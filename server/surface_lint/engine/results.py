@@ -84,6 +84,11 @@ class RecordInfo:
         info._base = None
         return info
 
+    def share_text(self, text: str) -> None:
+        """Keep `text`, the caller's own copy of this record's line, if equal (not the reader's)."""
+        if self._text is not None and self._text == text:
+            self._text = text
+
     def _locate(self) -> None:
         base = self._base
         if base is not None:  # located once for the record and every shifted copy of it (each edit's)

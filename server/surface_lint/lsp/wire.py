@@ -153,7 +153,7 @@ def _strict(kind: type) -> Callable[[Any, Any], Any]:
 
     def structure(value: Any, target: Any) -> Any:
         if type(value) is not kind:  # bool is not an int here, "3" is not a number
-            raise TypeError(f"expected {expected}, got {value!r}")
+            raise TypeError(f"expected {expected}, got {json.dumps(value)}")  # the value as the client wrote it
         # The hook also dispatches for subclasses: the str and int enums of lsprotocol.
         return value if target is kind else target(value)
     return structure
@@ -167,7 +167,9 @@ def strict_converter() -> cattrs.Converter:
     return converter
 
 
-def _problems(exc: BaseException) -> str:
+def _problems(exc: BaseException, message: Any = None) -> str:
+    """cattrs's problems with a message, each `text @ JSON path`; with the raw `message`, a value
+    that is not an object where one goes is named where it stands, in JSON's words."""
     def describe(error: BaseException, _: Any) -> str:
         if isinstance(error, KeyError):
             return "required field missing"
@@ -178,8 +180,35 @@ def _problems(exc: BaseException) -> str:
         found = cattrs.transform_error(cause, path="$", format_exception=describe)
     except Exception:  # not a cattrs error: say what it is
         found = [str(cause) or type(cause).__name__]
+    return "; ".join(dict.fromkeys(_in_json_terms(item, message) for item in found))  # one line per place
+
+
+# How Python says it was handed something other than a mapping (cattrs passes these on).
+_NOT_A_MAPPING = ("not subscriptable", "indices must be integers", "is not iterable", "Only input mappings are supported")
+_PATH_STEP = re.compile(r"\.([A-Za-z_]\w*)|\[(\d+)\]")
+
+
+def _in_json_terms(item: str, message: Any) -> str:
+    text, at, path = item.rpartition(" @ ")
+    if not at:
+        return item
     # cattrs names Python attributes (content_changes); the client wrote JSON names (contentChanges).
-    return "; ".join(re.sub(r"@ (\S+)$", lambda m: "@ " + _camel(m.group(1)), item) for item in found)
+    path = _camel(path)
+    if message is None:
+        return f"{text} @ {path}"
+    node, walked = message, "$"
+    for name, index in _PATH_STEP.findall(path.removeprefix("$")):
+        if name and not isinstance(node, dict):
+            return f"expected an object, got {_json_type(node)} @ {walked}"
+        if index and not isinstance(node, list):
+            return f"expected an array, got {_json_type(node)} @ {walked}"
+        if (name and name not in node) or (index and int(index) >= len(node)):
+            return f"{text} @ {path}"  # a missing field: cattrs's words are right
+        node = node[name] if name else node[int(index)]
+        walked += f".{name}" if name else f"[{index}]"
+    if any(p in text for p in _NOT_A_MAPPING) and not isinstance(node, dict):
+        return f"expected an object, got {_json_type(node)} @ {walked}"
+    return f"{text} @ {path}"
 
 
 def _camel(path: str) -> str:
@@ -226,9 +255,9 @@ class Protocol(LanguageServerProtocol):
             return self._structure(data)
         except Exception as exc:
             if "id" in data and isinstance(method, str):
-                return _Rejected(data["id"], method, _problems(exc))
+                return _Rejected(data["id"], method, _problems(exc, data))
             if isinstance(method, str):
-                return _IgnoredNotification(method, _problems(exc))
+                return _IgnoredNotification(method, _problems(exc, data))
             raise
 
     def _params_type(self, method: Any) -> Any:
