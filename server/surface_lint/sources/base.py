@@ -331,14 +331,16 @@ class JsonlReader:
                 "SL009", Location(self.path, 1, 1, 1, 1),
                 f"file is {encoding.label} (byte-order mark); read as {encoding.label}, "
                 "but JSON Lines files should be UTF-8"))
+        stats = self.stats
+        path = self.path
         for number, raw in lines:
             if number == 1 and raw == UTF8_BOM:  # a file that is only a byte-order mark has no line
                 self.findings.append(check_finding("SL009", Location(self.path, 1, 1, 1, 1),
                                                    "file starts with a UTF-8 byte-order mark (ignored)"))
                 break
-            self.stats.lines += 1
+            stats.lines += 1
             if raw is None:
-                self.stats.errors += 1
+                stats.errors += 1
                 self.findings.append(
                     check_finding(
                         "SL010",
@@ -365,7 +367,7 @@ class JsonlReader:
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                self.stats.errors += 1
+                stats.errors += 1
                 col = len(raw[: exc.start].decode("utf-8", "replace")) + 1
                 self.findings.append(
                     check_finding(
@@ -376,15 +378,15 @@ class JsonlReader:
                     )
                 )
                 continue
-            if not text.strip(" \t\r\n"):
-                self.stats.blank += 1
+            if text[:1] != "{" and not text.strip(" \t\r\n"):  # a record line starts with `{`: no copy
+                stats.blank += 1
                 continue
             data = self._parse(text, number)
             if data is None:
                 continue
-            self.stats.records += 1
+            stats.records += 1
             self.yielded += 1
-            record = Record(data, number, self.yielded - 1, None, (), self.path, text)
+            record = Record(data, number, self.yielded - 1, None, (), path, text)
             if ("\\ud" in text or "\\uD" in text) and _SURROGATE_ESCAPE.search(text):
                 self.findings.extend(surrogate_findings(record, repair_surrogates(data)))
             yield record
