@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import io
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -83,7 +83,7 @@ def read_case_file(path: str, data: bytes, lane: Lane, max_line_bytes: int | Non
     out = CaseFile(path, lane, split_of(path))
     for record in reader.records(io.BytesIO(data)):
         out.records.append(record)
-        case = _check_record(record, lane, out.findings)
+        case = check_case_record(record, lane, out.findings)
         if case is not None:
             out.cases.append(case)
     out.findings.extend(reader.findings)
@@ -153,7 +153,8 @@ def typed_case_fields(lane: Lane, data: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _check_record(record: Record, lane: Lane, findings: list[Finding]) -> Case | None:
+def check_case_record(record: Record, lane: Lane, findings: list[Finding]) -> Case | None:
+    """The case-file checks of one record (its findings to `findings`); its Case, None without an id."""
     schema = lane.schema
     data = record.data
     case_id = data.get(schema.id_field)
@@ -310,7 +311,7 @@ def _unknown_predicates(
         )
 
 
-def _next_free_id(case_id: str, taken: set[str]) -> str:
+def next_free_id(case_id: str, taken: Container[str]) -> str:
     """`fluency_truth_001` -> the next unused number with the same width (`..._016`)."""
     stem = case_id.rstrip("0123456789")
     digits = case_id[len(stem):]
@@ -321,6 +322,21 @@ def _next_free_id(case_id: str, taken: set[str]) -> str:
         candidate = f"{stem}{n:0{width}d}" if digits else f"{case_id}_{n}"
         if candidate not in taken:
             return candidate
+
+
+def duplicate_finding(case: Case, twin: Case, id_field: str, new_id: str) -> Finding:
+    """SL005 for `case`, a later case with the id of `twin`; the fix renumbers it to `new_id`."""
+    where = "this file" if twin.path == case.path else twin.path
+    loc = case.record.location(id_field)
+    return check_finding(
+        "SL005",
+        loc,
+        f"duplicate case id `{case.id}` (first at {where}:{twin.record.line})",
+        case.id,
+        related=(Related(twin.record.location(id_field), f"first `{case.id}`"),),
+        fixes=(Fix(f"Renumber to `{new_id}`", loc, f'"{new_id}"'),),
+        record_index=case.record.index,
+    )
 
 
 def duplicate_findings(files: Sequence[CaseFile]) -> list[Finding]:
@@ -334,25 +350,14 @@ def duplicate_findings(files: Sequence[CaseFile]) -> list[Finding]:
             if twin is None:
                 first[case.id] = case
                 continue
-            where = "this file" if twin.path == case.path else twin.path
-            new_id = _next_free_id(case.id, taken)
+            new_id = next_free_id(case.id, taken)
             taken.add(new_id)
-            loc = case.record.location(case_file.lane.schema.id_field)
-            out.append(
-                check_finding(
-                    "SL005",
-                    loc,
-                    f"duplicate case id `{case.id}` (first at {where}:{twin.record.line})",
-                    case.id,
-                    related=(Related(twin.record.location(case_file.lane.schema.id_field), f"first `{case.id}`"),),
-                    fixes=(Fix(f"Renumber to `{new_id}`", loc, f'"{new_id}"'),),
-                    record_index=case.record.index,
-                )
-            )
+            out.append(duplicate_finding(case, twin, case_file.lane.schema.id_field, new_id))
     return out
 
 
-def _leak_key(case: Case, fields: Sequence[str]) -> tuple[Any, ...] | None:
+def leak_key(case: Case, fields: Sequence[str]) -> tuple[Any, ...] | None:
+    """What a holdout leak compares of a case (its leak fields, folded), None when it has none."""
     values = tuple(_normalise(case.data.get(f)) for f in fields)
     if all(v is None for v in values):
         return None
@@ -370,6 +375,20 @@ def _normalise(value: Any) -> Any:
     return value
 
 
+def leak_finding(case: Case, twin: Case, case_file: CaseFile, fields: Sequence[str]) -> Finding:
+    """SL006 for `case`, whose leak fields repeat those of holdout case `twin`."""
+    what = " + ".join(fields)
+    return check_finding(
+        "SL006",
+        case.record.location(fields[0]),
+        f"this {case_file.split or 'non-holdout'} case repeats the {what} of holdout "
+        f"`{twin.id}` ({twin.path}:{twin.record.line})",
+        case.id,
+        related=(Related(twin.record.location(fields[0]), f"holdout `{twin.id}`"),),
+        record_index=case.record.index,
+    )
+
+
 def leak_findings(files: Sequence[CaseFile]) -> list[Finding]:
     """A dev/public case whose prompt (or premise chain) repeats a holdout case's."""
     holdouts: dict[tuple[Any, ...], Case] = {}
@@ -378,7 +397,7 @@ def leak_findings(files: Sequence[CaseFile]) -> list[Finding]:
         if case_file.split != "holdouts":
             continue
         for case in case_file.cases:
-            key = _leak_key(case, case_file.lane.schema.leak_fields)
+            key = leak_key(case, case_file.lane.schema.leak_fields)
             if key is not None:
                 holdouts.setdefault(key, case)
     for case_file in files:
@@ -386,22 +405,11 @@ def leak_findings(files: Sequence[CaseFile]) -> list[Finding]:
             continue
         fields = case_file.lane.schema.leak_fields
         for case in case_file.cases:
-            key = _leak_key(case, fields)
+            key = leak_key(case, fields)
             twin = holdouts.get(key) if key is not None else None
             if twin is None:
                 continue
-            what = " + ".join(fields)
-            out.append(
-                check_finding(
-                    "SL006",
-                    case.record.location(fields[0]),
-                    f"this {case_file.split or 'non-holdout'} case repeats the {what} of holdout "
-                    f"`{twin.id}` ({twin.path}:{twin.record.line})",
-                    case.id,
-                    related=(Related(twin.record.location(fields[0]), f"holdout `{twin.id}`"),),
-                    record_index=case.record.index,
-                )
-            )
+            out.append(leak_finding(case, twin, case_file, fields))
     return out
 
 
