@@ -14,8 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from .engine import LaneResult, UsageError
+from .engine.caseindex import IdSet, KeyedRows
+from .engine.results import Rows
+from .engine.spool import Spool
 from .lanes import Lane
-from .reporters.common import CaseView, case_views, fmt_value, numeric
+from .reporters.common import CaseView, fmt_value, iter_case_views, numeric
 
 EPSILON = 1e-12  # metrics are rounded to 4 places; this only absorbs float noise
 
@@ -146,9 +149,9 @@ class LaneDiff:
     old: LaneResult
     new: LaneResult
     metrics: list[MetricDelta]
-    changed: list[CaseChange]
-    new_cases: list[CaseView]
-    vanished: list[CaseView]
+    changed: Rows[CaseChange]  # these may be kept on disk (engine/spool.py): iterate and count them
+    new_cases: Rows[CaseView]
+    vanished: Rows[CaseView]
     unchanged: int  # cases in both runs with no flipped verdict
 
     @property
@@ -185,19 +188,22 @@ def diff_results(old: LaneResult, new: LaneResult, lane: Lane,
     if old.lane != new.lane or old_lane != new_lane:
         raise UsageError(f"{old_label} is a run of {old_lane} but {new_label} one of {new_lane}: "
                          "diff compares two runs of one lane")
-    old_views = {v.case_id: v for v in case_views(old, lane)}
-    new_list = case_views(new, lane)
-    old_details = {o.case_id: o.details for o in old.outcomes}
-    new_details = {o.case_id: o.details for o in new.outcomes}
+    # The old run indexed by case id (on disk past a few thousand cases), the new one streamed by.
+    old_rows = KeyedRows()
+    for view, outcome in zip(iter_case_views(old, lane), old.outcomes, strict=False):
+        old_rows.put(view.case_id, (view, outcome.details))
     codes = {p.name: p.code for p in lane.predicates}
-    changed: list[CaseChange] = []
-    new_cases: list[CaseView] = []
+    changed: Spool[CaseChange] = Spool()
+    new_cases: Spool[CaseView] = Spool()
+    present = IdSet()
     unchanged = 0
-    for view in new_list:
-        before = old_views.get(view.case_id)
-        if before is None:
+    for view, outcome in zip(iter_case_views(new, lane), new.outcomes, strict=False):
+        present.add(view.case_id)
+        kept = old_rows.get(view.case_id)
+        if kept is None:
             new_cases.append(view)
             continue
+        before, before_details = kept
         flips = []
         for name in view.judged:
             a, b = before.passed(name), view.passed(name)
@@ -206,11 +212,12 @@ def diff_results(old: LaneResult, new: LaneResult, lane: Lane,
                                            _message(before, name), _message(view, name)))
         if flips:
             changed.append(CaseChange(view.case_id, view.group or before.group, tuple(flips), before, view,
-                                      _changed_fields(old_details.get(view.case_id),
-                                                      new_details.get(view.case_id))))
+                                      _changed_fields(before_details, outcome.details)))
         else:
             unchanged += 1
-    present = {v.case_id for v in new_list}
-    vanished = [v for v in old_views.values() if v.case_id not in present]
+    vanished: Spool[CaseView] = Spool()
+    for case_id, (view, _) in old_rows.items():
+        if case_id not in present:
+            vanished.append(view)
     metrics = compare_metrics(lane, old.metrics, new.metrics, new.threshold_set)
     return LaneDiff(old_label, new_label, old, new, metrics, changed, new_cases, vanished, unchanged)

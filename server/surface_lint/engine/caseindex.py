@@ -12,6 +12,7 @@ the case files (duplicates, leaks) are the in-memory functions' own, in the same
 from __future__ import annotations
 
 import itertools
+import json
 import pickle
 import sqlite3
 import threading
@@ -62,8 +63,8 @@ def scratch_db() -> sqlite3.Connection:
 class IdSet:
     """A set of case ids: in memory up to `memory` ids, then in a scratch database."""
 
-    def __init__(self, memory: int = MEMORY_CASES) -> None:
-        self._memory = memory
+    def __init__(self, memory: int | None = None) -> None:
+        self._memory = MEMORY_CASES if memory is None else memory
         self._set: set[str] = set()
         self._db: sqlite3.Connection | None = None
         self._count = 0
@@ -192,12 +193,20 @@ class IdList(Sequence[str]):
 
 def _blob(record: Record, case: Case) -> bytes:
     typed = None if case.data is record.data else case.data
-    return pickle.dumps((record.data, typed, record.line, record.index, record.text), pickle.HIGHEST_PROTOCOL)
+    try:
+        return pickle.dumps((record.data, typed, record.line, record.index, record.text), pickle.HIGHEST_PROTOCOL)
+    except RecursionError:  # a value nested too deep to pickle: kept as its line, read again when used
+        return pickle.dumps((None, None, record.line, record.index, record.text), pickle.HIGHEST_PROTOCOL)
 
 
-def _case(case_id: str, path: str, blob: bytes) -> Case:
+def _case(case_id: str, case_file: CaseFile, blob: bytes) -> Case:
     data, typed, line, index, text = pickle.loads(blob)
-    return Case(case_id, data if typed is None else typed, Record(data, line, index, None, (), path, text))
+    if data is None:
+        record = Record(json.loads(text), line, index, None, (), case_file.path, text)
+        case = check_case_record(record, case_file.lane, [])
+        assert case is not None
+        return case
+    return Case(case_id, data if typed is None else typed, Record(data, line, index, None, (), case_file.path, text))
 
 
 class CaseIndex:
@@ -207,8 +216,8 @@ class CaseIndex:
     disk, and past `memory_cases` cases the whole index moves to a scratch database. `finish`
     then adds the duplicate and leak findings, in the order the in-memory functions give them."""
 
-    def __init__(self, memory_cases: int = MEMORY_CASES) -> None:
-        self.memory_cases = memory_cases
+    def __init__(self, memory_cases: int | None = None) -> None:
+        self.memory_cases = MEMORY_CASES if memory_cases is None else memory_cases
         self.files: list[CaseFile] = []  # in memory: each file with its cases; on disk: the files' names
         self.findings: Spool[Finding] = Spool()
         self.stats = ReadStats()
@@ -377,10 +386,10 @@ class CaseIndex:
         for _, file_no_, raw_id, blob, twin_seq in self._rows(sql, scope):
             case_file = self.files[file_no_]
             case_id = _unkey(raw_id)
-            case = _case(case_id, case_file.path, blob)
+            case = _case(case_id, case_file, blob)
             twin_row = self._one("SELECT file, blob FROM recs WHERE seq = ?", (twin_seq,))
             assert twin_row is not None
-            twin = _case(case_id, self.files[twin_row[0]].path, twin_row[1])
+            twin = _case(case_id, self.files[twin_row[0]], twin_row[1])
             new_id = next_free_id(case_id, taken)
             db.execute("INSERT OR IGNORE INTO fresh VALUES (?)", (_key(new_id),))
             yield duplicate_finding(case, twin, case_file.lane.schema.id_field, new_id)
@@ -406,7 +415,7 @@ class CaseIndex:
             case_file = self.files[file_no]
             for seq, raw_id, blob in self._rows("SELECT seq, id, blob FROM recs WHERE file = ? ORDER BY seq",
                                                 (file_no,)):
-                key = leak_key(_case(_unkey(raw_id), case_file.path, blob), case_file.lane.schema.leak_fields)
+                key = leak_key(_case(_unkey(raw_id), case_file, blob), case_file.lane.schema.leak_fields)
                 if key is not None and stored(key) is None:
                     db.execute("INSERT INTO leaks VALUES (?, ?, ?)", (hash(key), pickle.dumps(key), seq))
         for file_no in others:
@@ -414,14 +423,14 @@ class CaseIndex:
             fields = case_file.lane.schema.leak_fields
             for _, raw_id, blob in self._rows("SELECT seq, id, blob FROM recs WHERE file = ? ORDER BY seq",
                                               (file_no,)):
-                case = _case(_unkey(raw_id), case_file.path, blob)
+                case = _case(_unkey(raw_id), case_file, blob)
                 key = leak_key(case, fields)
                 twin_seq = stored(key) if key is not None else None
                 if twin_seq is None:
                     continue
                 row = self._one("SELECT file, id, blob FROM recs WHERE seq = ?", (twin_seq,))
                 assert row is not None
-                twin = _case(_unkey(row[1]), self.files[row[0]].path, row[2])
+                twin = _case(_unkey(row[1]), self.files[row[0]], row[2])
                 yield leak_finding(case, twin, case_file, fields)
 
     # --- lookups ------------------------------------------------------------------------
@@ -457,7 +466,7 @@ class CaseIndex:
             return self._last[1]
         seen = self._window.get(case_id)
         if seen is not None:
-            hit = (seen[0], _case(case_id, self.files[seen[1]].path, seen[2]))
+            hit = (seen[0], _case(case_id, self.files[seen[1]], seen[2]))
             self._last = (case_id, hit)
             return hit
         if case_id in self._lru:
@@ -472,7 +481,7 @@ class CaseIndex:
             if block == self._window_block + 1:  # reading on in case-file order: the next block ahead
                 self._load_window(block)
                 return self._lookup(case_id)
-            found = (rank, _case(case_id, self.files[row[1]].path, row[2]))
+            found = (rank, _case(case_id, self.files[row[1]], row[2]))
         self._lru[case_id] = found
         if len(self._lru) > LRU_CASES:
             self._lru.popitem(last=False)
@@ -510,7 +519,7 @@ class CaseIndex:
         if self._db is None:
             return self._memory_ordered()
         sql = "SELECT f.id, r.file, r.blob FROM firsts f JOIN recs r ON r.seq = f.seq ORDER BY f.rank"
-        return (_case(_unkey(i), self.files[n].path, b) for i, n, b in self._rows(sql))
+        return (_case(_unkey(i), self.files[n], b) for i, n, b in self._rows(sql))
 
     def missing(self, scored: bytearray) -> Iterator[Case]:
         """The distinct cases, in case-file order, whose rank `scored` does not mark."""
@@ -523,7 +532,7 @@ class CaseIndex:
             if not scored[rank - 1]:
                 row = self._one("SELECT file, blob FROM recs WHERE seq = ?", (seq,))
                 assert row is not None
-                yield _case(_unkey(raw_id), self.files[row[0]].path, row[1])
+                yield _case(_unkey(raw_id), self.files[row[0]], row[1])
 
     def close(self) -> None:
         self.findings.close()
@@ -535,3 +544,55 @@ class CaseIndex:
 def ids_list(ids: Sequence[str] | Spool[str]) -> IdList:
     """A list (or a spool) of ids as reports read them."""
     return IdList(ids, len(ids))
+
+
+class KeyedRows:
+    """Values by key in insertion order, as a dict keeps them (a later value for a key replaces
+    it in place): in memory up to `memory` keys, then in a scratch database (values pickled)."""
+
+    def __init__(self, memory: int | None = None) -> None:
+        self._memory = MEMORY_CASES if memory is None else memory
+        self._dict: dict[str, Any] = {}
+        self._db: sqlite3.Connection | None = None
+        self._lock = threading.Lock()
+
+    def put(self, key: str, value: Any) -> None:
+        if self._db is None:
+            self._dict[key] = value
+            if len(self._dict) > self._memory:
+                db = self._db = scratch_db()
+                db.execute("CREATE TABLE rows (n INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE, value BLOB NOT NULL)")
+                db.executemany("INSERT INTO rows (key, value) VALUES (?, ?)",
+                               ((_key(k), pickle.dumps(v, pickle.HIGHEST_PROTOCOL)) for k, v in self._dict.items()))
+                self._dict = {}
+            return
+        with self._lock:
+            self._db.execute("INSERT INTO rows (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE "
+                             "SET value = excluded.value", (_key(key), pickle.dumps(value, pickle.HIGHEST_PROTOCOL)))
+
+    def get(self, key: str) -> Any:
+        if self._db is None:
+            return self._dict.get(key)
+        row = self._one("SELECT value FROM rows WHERE key = ?", (_key(key),))
+        return pickle.loads(row[0]) if row is not None else None
+
+    def _one(self, sql: str, params: tuple[Any, ...]) -> tuple[Any, ...] | None:
+        assert self._db is not None
+        with self._lock:
+            row: tuple[Any, ...] | None = self._db.execute(sql, params).fetchone()
+        return row
+
+    def items(self) -> Iterable[tuple[str, Any]]:
+        if self._db is None:
+            return list(self._dict.items())
+        return _Query(self._db, self._lock, "SELECT key, value FROM rows ORDER BY n", _item)
+
+    def __len__(self) -> int:
+        if self._db is None:
+            return len(self._dict)
+        row = self._one("SELECT count(*) FROM rows", ())
+        return int(row[0]) if row is not None else 0
+
+
+def _item(row: tuple[Any, ...]) -> tuple[str, Any]:
+    return _unkey(row[0]), pickle.loads(row[1])

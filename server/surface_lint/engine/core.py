@@ -15,7 +15,6 @@ from ..predicates import Verdict
 from ..sources.base import ReadStats, Record
 from ..sources.paths import unique_paths
 from ..sources.transcripts import sniff
-from .caseindex import MEMORY_CASES
 from .check import HEAD_BYTES, DocumentChecker, turn_stream
 from .detect import first_object
 from .pipeline import Evaluator
@@ -108,9 +107,10 @@ class Engine:
             raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
 
     def load_cases(self, paths: Sequence[str], lane: Lane | None = None,
-                   texts: Mapping[str, bytes] | None = None, memory_cases: int = MEMORY_CASES) -> tuple[Lane | None, CaseIndex]:
+                   texts: Mapping[str, bytes] | None = None,
+                   memory_cases: int | None = None) -> tuple[Lane | None, CaseIndex]:
         """The case index of `paths`: each file streamed (from `texts` or disk); past
-        `memory_cases` cases it is kept on disk (caseindex.py), with the same findings."""
+        `memory_cases` (default caseindex.MEMORY_CASES) cases it is kept on disk (caseindex.py), with the same findings."""
         index = CaseIndex(memory_cases)
         for path in unique_paths(paths):
             data = (texts or {}).get(path)
