@@ -184,9 +184,6 @@ class IdList(Sequence[str]):
             return len(other) == self._length and list(self) == list(other)
         return NotImplemented
 
-    def __hash__(self) -> int:
-        return id(self)
-
     def __repr__(self) -> str:
         return f"IdList({list(self)!r})" if self._length <= 20 else f"IdList(<{self._length} ids>)"
 

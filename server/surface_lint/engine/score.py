@@ -301,7 +301,7 @@ class LaneScorer:
         nothing = None
         if not summary.case_count:
             nothing = self.nothing_scored(self.stats)  # what the transcripts held, not the cases
-        metrics = metrics_from_tally(lane, summary.tally)
+        metrics = metrics_from_tally(lane, summary.tally, summary.values)
         thresholds = threshold_results(lane, metrics, set_name) if summary.case_count else []
         has_thresholds = set_name is not None and set_name in lane.thresholds and bool(lane.thresholds[set_name].checks)
         if nothing is not None and has_thresholds:
