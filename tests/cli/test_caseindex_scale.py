@@ -193,3 +193,23 @@ def test_a_case_nested_too_deep_to_pickle_is_kept_on_disk_as_its_line(tmp_path: 
         ("SL012", 2, 1300, "unknown field `extra` for lane deterministic_fluency"),
     ]
     assert got["missing_transcripts"] == ["a_002"] and got["counts"]["cases"] == 2
+
+
+def test_a_file_added_whole_then_one_streamed_past_the_threshold(tree: dict[str, Path]) -> None:
+    from surface_lint.sources.cases import read_case_file
+
+    engine = Engine()
+    lane = engine.lane(LANE)
+    index = caseindex.CaseIndex(memory_cases=3)
+    index.add(read_case_file(str(tree["dev"]), tree["dev"].read_bytes(), lane))
+    assert not index.on_disk
+    with tree["hold"].open("rb") as fh:
+        index.read(str(tree["hold"]), fh, lane)
+    index.finish()
+    assert index.on_disk and len(index) == 5
+    dev, hold = str(tree["dev"]), str(tree["hold"])
+    assert [(f.code, f.path, f.location.line) for f in index.findings] == [
+        ("SL001", dev, 4), ("SL005", dev, 3), ("SL005", hold, 2), ("SL006", dev, 5)]
+    twin = index.get("c_002")
+    assert twin is not None and twin.path == dev and index.get("h_001") is not None
+    index.close()

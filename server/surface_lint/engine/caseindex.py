@@ -104,9 +104,9 @@ class IdSet:
     def __contains__(self, case_id: object) -> bool:
         if not isinstance(case_id, str):
             return False
+        if self._db is None:  # one run's set, read by the thread that fills it
+            return case_id in self._set
         with self._lock:
-            if self._db is None:
-                return case_id in self._set
             return self._db.execute("SELECT 1 FROM ids WHERE id = ?", (_key(case_id),)).fetchone() is not None
 
     def __len__(self) -> int:
@@ -230,7 +230,9 @@ class CaseIndex:
         self._lru: OrderedDict[str, tuple[int, Case] | None] = OrderedDict()
         self._last: tuple[str | None, tuple[int, Case] | None] = (None, None)
         self._lookup_lock = threading.RLock()
-        self._file_findings: list[Spool[Finding]] = []  # `read` files: their record and reading findings
+        # Per file: a `read` file's record and reading findings (its duplicates come at `finish`);
+        # None for a file given whole to `add`, whose own findings are complete.
+        self._file_findings: list[Spool[Finding] | None] = []
 
     # --- building ---------------------------------------------------------------------
 
@@ -239,6 +241,7 @@ class CaseIndex:
         if self._db is not None:
             raise ValueError("a case index on disk takes files through read()")
         self.files.append(case_file)
+        self._file_findings.append(None)
         self.stats.add(case_file.stats)
         self._ranks = None
         for case in case_file.cases:
@@ -321,7 +324,10 @@ class CaseIndex:
         """Every file's findings in file order (record and reading findings, then duplicates
         within the file), then duplicates across files, then holdout leaks."""
         if self._db is None:
-            for case_file, found in zip(self.files, self._file_findings, strict=False):
+            for case_file, found in zip(self.files, self._file_findings, strict=True):
+                if found is None:
+                    self.findings.extend(case_file.findings)
+                    continue
                 self.findings.extend(found)
                 self.findings.extend(duplicate_findings([case_file]))
             if len(self.files) > 1:
@@ -333,6 +339,9 @@ class CaseIndex:
             if duplicates:
                 self._db.execute("CREATE INDEX recs_file_id ON recs (file, id, seq)")
             for file_no, found in enumerate(self._file_findings):
+                if found is None:
+                    self.findings.extend(self.files[file_no].findings)
+                    continue
                 self.findings.extend(found)
                 if duplicates:
                     self.findings.extend(self._duplicates(file_no))
@@ -341,7 +350,8 @@ class CaseIndex:
             if any(f.split == "holdouts" for f in self.files):
                 self.findings.extend(self._leaks())
         for found in self._file_findings:
-            found.close()
+            if found is not None:
+                found.close()
         self._file_findings = []
 
     # --- duplicates and leaks on disk (the in-memory functions' findings, in their order) ----
@@ -525,11 +535,20 @@ class CaseIndex:
                 if not scored[i]:
                     yield case
             return
-        for rank, raw_id, seq in self._rows("SELECT rank, id, seq FROM firsts ORDER BY rank"):
-            if not scored[rank - 1]:
-                row = self._one("SELECT file, blob FROM recs WHERE seq = ?", (seq,))
-                assert row is not None
-                yield _case(_unkey(raw_id), self.files[row[0]], row[1])
+        batch: list[int] = []
+        rank = scored.find(0)  # the unscored ranks, found in C
+        while True:
+            if rank >= 0:
+                batch.append(rank + 1)
+            if batch and (rank < 0 or len(batch) >= _BATCH):
+                sql = ("SELECT f.id, r.file, r.blob FROM firsts f JOIN recs r ON r.seq = f.seq "
+                       f"WHERE f.rank IN ({','.join('?' * len(batch))}) ORDER BY f.rank")
+                for raw_id, file_no, blob in list(self._rows(sql, tuple(batch))):
+                    yield _case(_unkey(raw_id), self.files[file_no], blob)
+                batch = []
+            if rank < 0:
+                return
+            rank = scored.find(0, rank + 1)
 
     def close(self) -> None:
         self.findings.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import io
 import math
+import weakref
 from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,8 +98,16 @@ _COUNT_PARAMS = (("vault_hits_min", "field"), ("proposal_count_equal", "field"),
                  ("count_between", "min_field"), ("count_between", "max_field"))
 
 
+# count_fields per lane, computed once (case files are checked record by record): id -> (lane, paths).
+_COUNT_FIELDS: dict[int, tuple[weakref.ref[Lane], tuple[str, ...]]] = {}
+
+
 def count_fields(lane: Lane) -> tuple[str, ...]:
     """The case fields (dotted paths) the lane reads as counts: a negative value there means nothing."""
+    key = id(lane)
+    known = _COUNT_FIELDS.get(key)
+    if known is not None and known[0]() is lane:
+        return known[1]
     paths: list[str] = []
     if lane.proposal_check is not None:
         paths.append(lane.proposal_check.count_field)
@@ -107,7 +116,9 @@ def count_fields(lane: Lane) -> tuple[str, ...]:
             value = spec.params.get(param)
             if spec.kind == kind and isinstance(value, str) and value and value not in paths:
                 paths.append(value)
-    return tuple(paths)
+    found = tuple(paths)
+    _COUNT_FIELDS[key] = (weakref.ref(lane, lambda _: _COUNT_FIELDS.pop(key, None)), found)
+    return found
 
 
 def _negative(value: Any) -> bool:
@@ -291,12 +302,14 @@ def _unknown_nested(value: Any, spec: FieldSpec, path: tuple[str | int, ...]) ->
 def _unknown_predicates(
     record: Record, name: str, values: Sequence[str], lane: Lane, case_id: str | None
 ) -> Iterable[Finding]:
-    known = [p.name for p in lane.predicates if p.report] + [
-        a for p in lane.predicates if p.report for a in p.aliases
-    ]
+    known: list[str] | None = None  # the names a typo is matched against, built at the first unknown one
     for i, value in enumerate(values):
         if lane.predicate(value) is not None:
             continue
+        if known is None:
+            known = [p.name for p in lane.predicates if p.report] + [
+                a for p in lane.predicates if p.report for a in p.aliases
+            ]
         close = difflib.get_close_matches(value, known, n=1, cutoff=0.5)
         loc = record.location(name, i)
         fixes = (Fix(f"Replace with `{close[0]}`", loc, f'"{close[0]}"'),) if close else ()
