@@ -16,14 +16,16 @@ each for the tree under test and, with `--baseline DIR` (a checkout of main, e.g
 from each child's rusage. Prints a table, the MiB added per doubling of the input and the CPU
 ratio against the baseline. Not a test: absolute numbers vary by machine; compare within a run.
 
-    python bench/case_memory.py [--sizes 100000,200000,400000] [--baseline /tmp/base] [--diff]
+    python bench/case_memory.py [--sizes 100000,200000,400000] [--baseline /tmp/base] [--diff] [--repeat 3]
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -105,6 +107,8 @@ def main() -> None:
     ap.add_argument("--baseline", type=Path, help="a checkout of the baseline (main) to measure in the same run")
     ap.add_argument("--formats", default=",".join(FORMATS))
     ap.add_argument("--diff", action="store_true", help="also measure `diff T T --cases C`")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="runs per command and tree, alternated: median CPU, largest peak RSS")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s]
     formats = [f for f in args.formats.split(",") if f]
@@ -123,8 +127,13 @@ def main() -> None:
             if args.diff:
                 runs.append(("diff T T", diff_cmd(cases, turns)))
             for name, cmd in runs:
-                for label, tree in trees:  # alternated, so drift in machine speed hits both alike
-                    rss, cpu = measure(cmd, tree)
+                got: dict[str, list[tuple[float, float]]] = {label: [] for label, _ in trees}
+                for _ in range(args.repeat):
+                    for label, tree in trees:  # alternated, so drift in machine speed hits both alike
+                        got[label].append(measure(cmd, tree))
+                for label, _ in trees:
+                    rss = max(r for r, _ in got[label])
+                    cpu = statistics.median(c for _, c in got[label])
                     rows.append((label, name, n, rss, cpu))
                     print(f"  {label} {name}: {rss:.1f} MiB, {cpu:.2f} s", file=sys.stderr)
     by = {(label, name, n): (rss, cpu) for label, name, n, rss, cpu in rows}
@@ -137,7 +146,7 @@ def main() -> None:
     print("peak RSS per doubling of the input (MiB added):")
     for label, name in names:
         steps = [f"{by[(label, name, a)][0]:.1f} -> {by[(label, name, b)][0]:.1f} ({by[(label, name, b)][0] - by[(label, name, a)][0]:+.1f})"
-                 for a, b in zip(sizes, sizes[1:], strict=False) if b == 2 * a]
+                 for a, b in itertools.pairwise(sizes) if b == 2 * a]
         print(f"  {label:<7} {name:<30} {'; '.join(steps) or 'no doubling in --sizes'}")
     if args.baseline is not None:
         print("CPU branch / main:")

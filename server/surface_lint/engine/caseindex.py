@@ -454,6 +454,9 @@ class CaseIndex:
         """The first case with this id, or None."""
         if self._db is None:
             return self._by_id.get(case_id)
+        last = self._last  # one tuple, read at once: no lock needed to reuse it
+        if last[0] == case_id:
+            return last[1][1] if last[1] is not None else None
         with self._lookup_lock:
             hit = self._lookup(case_id)
         return hit[1] if hit is not None else None
@@ -464,6 +467,9 @@ class CaseIndex:
             if self._ranks is None:
                 self._ranks = {c.id: i for i, c in enumerate(self._memory_ordered())}
             return self._ranks.get(case_id, -1)
+        last = self._last
+        if last[0] == case_id:  # the fold asks for the rank of the case the join just looked up
+            return last[1][0] if last[1] is not None else -1
         with self._lookup_lock:
             hit = self._lookup(case_id)
         return hit[0] if hit is not None else -1
