@@ -213,3 +213,12 @@ def test_a_file_added_whole_then_one_streamed_past_the_threshold(tree: dict[str,
     twin = index.get("c_002")
     assert twin is not None and twin.path == dev and index.get("h_001") is not None
     index.close()
+
+
+def test_ids_on_disk_sort_as_python_sorts_them() -> None:
+    ids = ["b", "a", "\u00e9", "\U0001f600", "\ud83d", "\uffff", "A", "", "a\u0000", "z" * 50, "a"]
+    small, big = caseindex.IdSet(memory=100), caseindex.IdSet(memory=1)
+    assert [small.add(i) for i in ids] == [big.add(i) for i in ids] == [True] * 10 + [False]
+    assert list(big.sorted()) == list(small.sorted()) == sorted(set(ids))
+    assert len(big) == 10 and "\ud83d" in big and "q" not in big
+    assert big.sorted()[1:3] == sorted(set(ids))[1:3] and big.sorted()[-1] == "\U0001f600"
