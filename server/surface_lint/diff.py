@@ -9,8 +9,9 @@ when it passed on a case before and fails now.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+import itertools
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, fields
 from typing import Any
 
 from .engine import LaneResult, UsageError
@@ -18,7 +19,7 @@ from .engine.caseindex import IdSet, KeyedRows
 from .engine.results import Rows
 from .engine.spool import Spool
 from .lanes import Lane
-from .reporters.common import CaseView, fmt_value, iter_case_views, numeric
+from .reporters.common import CaseView, PredicateFailure, fmt_value, iter_case_views, numeric
 
 EPSILON = 1e-12  # metrics are rounded to 4 places; this only absorbs float noise
 
@@ -180,6 +181,38 @@ def _changed_fields(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None
     )
 
 
+_VIEW_FIELDS = tuple(f.name for f in fields(CaseView))
+_FAILURE_FIELDS = tuple(f.name for f in fields(PredicateFailure))
+
+
+def _pack(row: tuple[CaseView, Any]) -> tuple[Any, ...]:
+    """An old run's (view, details) with the view as a tuple of its fields (its failures too):
+    pickled and read back several times faster than the frozen dataclasses."""
+    view, details = row
+    return (tuple(tuple(tuple(getattr(f, n) for n in _FAILURE_FIELDS) for f in view.failures) if name == "failures"
+                  else getattr(view, name) for name in _VIEW_FIELDS), details)
+
+
+def _unpack(packed: tuple[Any, ...]) -> tuple[CaseView, Any]:
+    view, details = packed
+    values = dict(zip(_VIEW_FIELDS, view, strict=True))
+    values["failures"] = tuple(PredicateFailure(*f) for f in values["failures"])
+    return CaseView(**values), details
+
+
+def _with_old(pairs: Iterable[tuple[CaseView, Any]], old_rows: KeyedRows, present: IdSet,
+              batch: int = 512) -> Iterator[tuple[CaseView, Any, Any]]:
+    """Each (view, outcome) of the new run with the old run's row for its case (None: a new
+    case), the old rows read and the new ids noted in `present` a batch at a time."""
+    it = iter(pairs)
+    while chunk := list(itertools.islice(it, batch)):
+        ids = [view.case_id for view, _ in chunk]
+        present.update(ids)
+        kept = old_rows.get_many(ids)
+        for view, outcome in chunk:
+            yield view, outcome, kept.get(view.case_id)
+
+
 def diff_results(old: LaneResult, new: LaneResult, lane: Lane,
                  old_label: str, new_label: str) -> LaneDiff:
     """Two runs of one lane compared. Runs of two lanes (as scored, or as their reports name
@@ -189,7 +222,7 @@ def diff_results(old: LaneResult, new: LaneResult, lane: Lane,
         raise UsageError(f"{old_label} is a run of {old_lane} but {new_label} one of {new_lane}: "
                          "diff compares two runs of one lane")
     # The old run indexed by case id (on disk past a few thousand cases), the new one streamed by.
-    old_rows = KeyedRows()
+    old_rows = KeyedRows(encode=_pack, decode=_unpack)
     for view, outcome in zip(iter_case_views(old, lane), old.outcomes, strict=False):
         old_rows.put(view.case_id, (view, outcome.details))
     codes = {p.name: p.code for p in lane.predicates}
@@ -197,9 +230,8 @@ def diff_results(old: LaneResult, new: LaneResult, lane: Lane,
     new_cases: Spool[CaseView] = Spool()
     present = IdSet()
     unchanged = 0
-    for view, outcome in zip(iter_case_views(new, lane), new.outcomes, strict=False):
-        present.add(view.case_id)
-        kept = old_rows.get(view.case_id)
+    pairs = zip(iter_case_views(new, lane), new.outcomes, strict=False)
+    for view, outcome, kept in _with_old(pairs, old_rows, present):
         if kept is None:
             new_cases.append(view)
             continue
@@ -216,8 +248,9 @@ def diff_results(old: LaneResult, new: LaneResult, lane: Lane,
         else:
             unchanged += 1
     vanished: Spool[CaseView] = Spool()
-    for case_id, (view, _) in old_rows.items():
-        if case_id not in present:
-            vanished.append(view)
+    old_items = iter(old_rows.items())
+    while chunk := list(itertools.islice(old_items, 512)):
+        seen = present.having([case_id for case_id, _ in chunk])
+        vanished.extend(view for case_id, (view, _) in chunk if case_id not in seen)
     metrics = compare_metrics(lane, old.metrics, new.metrics, new.threshold_set)
     return LaneDiff(old_label, new_label, old, new, metrics, changed, new_cases, vanished, unchanged)

@@ -88,8 +88,35 @@ class IdSet:
             return False
 
     def update(self, ids: Iterable[str]) -> None:
-        for case_id in ids:
+        """Add many ids (on disk: written a batch at a time)."""
+        it = iter(ids)
+        while self._db is None:
+            case_id = next(it, None)
+            if case_id is None:
+                return
             self.add(case_id)
+        while batch := [_key(i) for i in itertools.islice(it, _BATCH)]:
+            with self._lock:
+                db = self._db
+                before = db.total_changes
+                db.execute("BEGIN")
+                db.executemany("INSERT OR IGNORE INTO ids VALUES (?)", ((k,) for k in batch))
+                db.execute("COMMIT")
+                self._count += db.total_changes - before
+
+    def having(self, ids: Sequence[str]) -> set[str]:
+        """Those of `ids` in the set (on disk: looked up a batch at a time)."""
+        if self._db is None:
+            return {i for i in ids if i in self._set}
+        out: set[str] = set()
+        unique = list(dict.fromkeys(ids))
+        for start in range(0, len(unique), 500):  # within any SQLite's limit on bound parameters
+            part = unique[start:start + 500]
+            with self._lock:
+                rows = self._db.execute(f"SELECT id FROM ids WHERE id IN ({','.join('?' * len(part))})",
+                                        [_key(i) for i in part]).fetchall()
+            out.update(_unkey(r[0]) for r in rows)
+        return out
 
     def __ior__(self, ids: Iterable[str]) -> IdSet:
         self.update(ids)
@@ -570,51 +597,77 @@ def ids_list(ids: Sequence[str] | Spool[str]) -> IdList:
 
 class KeyedRows:
     """Values by key in insertion order, as a dict keeps them (a later value for a key replaces
-    it in place): in memory up to `memory` keys, then in a scratch database (values pickled)."""
+    it in place): in memory up to `memory` keys, then in a scratch database (values pickled,
+    written in batches, read back in batches with `get_many`)."""
 
-    def __init__(self, memory: int | None = None) -> None:
+    _UPSERT = "INSERT INTO rows (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+
+    def __init__(self, memory: int | None = None, encode: Callable[[Any], Any] | None = None,
+                 decode: Callable[[Any], Any] | None = None) -> None:
         self._memory = MEMORY_CASES if memory is None else memory
-        self._dict: dict[str, Any] = {}
+        # A value as it is stored on disk and back (e.g. objects as tuples of builtins: pickled faster).
+        self._encode = encode or _same
+        self._decode = decode or _same
+        self._dict: dict[str, Any] = {}  # in memory: every row; on disk: the rows not yet written
         self._db: sqlite3.Connection | None = None
         self._lock = threading.Lock()
 
     def put(self, key: str, value: Any) -> None:
+        self._dict[key] = value
         if self._db is None:
-            self._dict[key] = value
             if len(self._dict) > self._memory:
                 db = self._db = scratch_db()
                 db.execute("CREATE TABLE rows (n INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE, value BLOB NOT NULL)")
-                db.executemany("INSERT INTO rows (key, value) VALUES (?, ?)",
-                               ((_key(k), pickle.dumps(v, pickle.HIGHEST_PROTOCOL)) for k, v in self._dict.items()))
-                self._dict = {}
+                self._flush()
+        elif len(self._dict) >= _BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._db is None or not self._dict:
             return
+        encode = self._encode
+        rows = [(_key(k), pickle.dumps(encode(v), pickle.HIGHEST_PROTOCOL)) for k, v in self._dict.items()]
+        self._dict = {}
         with self._lock:
-            self._db.execute("INSERT INTO rows (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE "
-                             "SET value = excluded.value", (_key(key), pickle.dumps(value, pickle.HIGHEST_PROTOCOL)))
+            self._db.execute("BEGIN")
+            self._db.executemany(self._UPSERT, rows)
+            self._db.execute("COMMIT")
 
     def get(self, key: str) -> Any:
-        if self._db is None:
-            return self._dict.get(key)
-        row = self._one("SELECT value FROM rows WHERE key = ?", (_key(key),))
-        return pickle.loads(row[0]) if row is not None else None
+        return self.get_many([key]).get(key)
 
-    def _one(self, sql: str, params: tuple[Any, ...]) -> tuple[Any, ...] | None:
-        assert self._db is not None
-        with self._lock:
-            row: tuple[Any, ...] | None = self._db.execute(sql, params).fetchone()
-        return row
+    def get_many(self, keys: Sequence[str]) -> dict[str, Any]:
+        """The rows of those of `keys` that have one."""
+        if self._db is None:
+            return {k: self._dict[k] for k in keys if k in self._dict}
+        self._flush()
+        out: dict[str, Any] = {}
+        unique = list(dict.fromkeys(keys))
+        for start in range(0, len(unique), 500):  # within any SQLite's limit on bound parameters
+            part = unique[start:start + 500]
+            sql = f"SELECT key, value FROM rows WHERE key IN ({','.join('?' * len(part))})"
+            with self._lock:
+                rows = self._db.execute(sql, [_key(k) for k in part]).fetchall()
+            for raw, blob in rows:
+                out[_unkey(raw)] = self._decode(pickle.loads(blob))
+        return out
 
     def items(self) -> Iterable[tuple[str, Any]]:
         if self._db is None:
             return list(self._dict.items())
-        return _Query(self._db, self._lock, "SELECT key, value FROM rows ORDER BY n", _item)
+        self._flush()
+        decode = self._decode
+        return _Query(self._db, self._lock, "SELECT key, value FROM rows ORDER BY n",
+                      lambda row: (_unkey(row[0]), decode(pickle.loads(row[1]))))
 
     def __len__(self) -> int:
         if self._db is None:
             return len(self._dict)
-        row = self._one("SELECT count(*) FROM rows", ())
-        return int(row[0]) if row is not None else 0
+        self._flush()
+        with self._lock:
+            row = self._db.execute("SELECT count(*) FROM rows").fetchone()
+        return int(row[0])
 
 
-def _item(row: tuple[Any, ...]) -> tuple[str, Any]:
-    return _unkey(row[0]), pickle.loads(row[1])
+def _same(value: Any) -> Any:
+    return value
