@@ -8,6 +8,8 @@ library's), it times
 
   * open: didOpen -> the first publishDiagnostics for that version (the server publishes
     the lines checked so far while a long first lint runs), and -> the complete one;
+    The server process's CPU time (user + system) from didOpen to its idle after the last
+    publish is printed too (Linux): on a shared machine it varies less than wall time.
   * edit: a one-line didChange (add or remove a surface's final full stop, alternately)
     -> the publishDiagnostics of the new version, over --edits edits (median, p95).
 
@@ -21,7 +23,7 @@ pygls server publishes): the ratios to it are what the targets are about, since 
 times depend on the machine's load.
 
 It also times the lint itself in-process: a cold lint, a one-line re-lint with the
-per-line memo, and the same re-lint with the memo dropped.
+per-line memo, and the same re-lint with the memo dropped (the cyclic GC paused, as the server lints).
 
     python bench/lsp_latency.py [--lines 20000] [--edits 60] [--burst 20] [--seed 1]
 
@@ -170,6 +172,15 @@ def utf16_len(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a process so far (Linux /proc), else None."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     k = max(0, min(len(ordered) - 1, round(q * (len(ordered) - 1))))
@@ -181,29 +192,33 @@ def in_process(path: Path, text: str, edits: list[tuple[int, str]]) -> dict[str,
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
     from surface_lint.lsp.documents import Snapshot, TextDoc
     from surface_lint.lsp.lint import DocMemo
+    from surface_lint.lsp.scheduler import gc_paused
     from surface_lint.lsp.workspace import ServerState
 
     state = ServerState()
     doc = TextDoc(path.as_uri(), text, 1)
     state.docs[doc.uri] = doc
-    t0 = time.perf_counter()
-    state.lint(Snapshot.of(doc))
-    cold = time.perf_counter() - t0
+    t0, c0 = time.perf_counter(), time.process_time()
+    with gc_paused():  # as the server lints
+        state.lint(Snapshot.of(doc))
+    cold, cold_cpu = time.perf_counter() - t0, time.process_time() - c0
     warm: list[float] = []
     rechecked: list[int] = []
     for line, new in edits[:20]:
         doc.lines[line] = new
         doc.version = (doc.version or 0) + 1
         t0 = time.perf_counter()
-        result = state.lint(Snapshot.of(doc))
+        with gc_paused():
+            result = state.lint(Snapshot.of(doc))
         warm.append(time.perf_counter() - t0)
         rechecked.append(result.rechecked)
     state.memos[doc.uri] = DocMemo()
     doc.version = (doc.version or 0) + 1
     t0 = time.perf_counter()
-    state.lint(Snapshot.of(doc))
+    with gc_paused():
+        state.lint(Snapshot.of(doc))
     no_memo = time.perf_counter() - t0
-    return {"cold": cold, "warm_median": statistics.median(warm), "no_memo": no_memo,
+    return {"cold": cold, "cold_cpu": cold_cpu, "warm_median": statistics.median(warm), "no_memo": no_memo,
             "rechecked_max": max(rechecked)}
 
 
@@ -270,6 +285,7 @@ def session(command: list[str], folder: Path, path: Path, text: str, edits: list
     client.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
     uri = path.as_uri()
     since = len(client.published)
+    cpu_before = cpu_seconds(client.proc.pid)
     t_open = time.perf_counter()
     client.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
         "uri": uri, "languageId": "jsonl", "version": 1, "text": text}}})
@@ -282,8 +298,10 @@ def session(command: list[str], folder: Path, path: Path, text: str, edits: list
             if len([p for p in client.published[since:] if p[1] == 1]) == len(done):
                 break
     full, full_count = done[-1][0], done[-1][2]
+    cpu_after = cpu_seconds(client.proc.pid)  # the server has been idle since its last publish
     out: dict[str, Any] = {"open_first": first - t_open, "open_full": full - t_open, "first_count": first_count,
-                           "full_count": full_count, "publishes": len(done)}
+                           "full_count": full_count, "publishes": len(done),
+                           "open_cpu": None if cpu_before is None or cpu_after is None else cpu_after - cpu_before}
     version = 1
     latencies: list[float] = []
     for change, delta, _row in edits:
@@ -351,7 +369,8 @@ def main() -> int:
         ours = session([sys.executable, "-m", "surface_lint", "server"], folder, path, text, edits, burst, True)
         print(f"surface-lint: open -> first diagnostics {ours['open_first']:.3f} s ({ours['first_count']}), "
               f"-> complete {ours['open_full']:.3f} s ({ours['full_count']} diagnostics, "
-              f"{ours['publishes']} publish(es))")
+              f"{ours['publishes']} publish(es))"
+              + (f"; server CPU for the open {ours['open_cpu']:.2f} s" if ours["open_cpu"] is not None else ""))
         print(f"surface-lint: one-line edit -> its diagnostics over {len(ours['edits'])} edits: {ms(ours['edits'])}")
         print(f"surface-lint: typing burst ({len(burst)} keystrokes {BURST_GAP_S * 1000:.0f} ms apart) -> "
               f"diagnostics of it or newer: {ms(ours['burst'])}")
@@ -386,7 +405,8 @@ def main() -> int:
               f"{ours['exit_code']}/{bare['exit_code']}/{typed['exit_code']}")
         if not args.skip_in_process:
             r = in_process(path, text, [(change["range"]["start"]["line"], row) for change, _, row in edits])
-            print(f"in-process lint: cold {r['cold']:.2f} s; one-line re-lint with the line memo "
+            print(f"in-process lint (GC paused as in the server; cold builds the engine and case index "
+                  f"too): cold {r['cold']:.2f} s (CPU {r['cold_cpu']:.2f} s); one-line re-lint with the line memo "
                   f"{r['warm_median'] * 1000:.1f} ms (at most {int(r['rechecked_max'])} line(s) re-checked); "
                   f"without the memo {r['no_memo']:.2f} s")
     return 0

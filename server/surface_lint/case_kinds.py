@@ -1,12 +1,11 @@
-"""Predicate kinds that read the case (rule language v2): terms, bounds, lists, order, conditions.
+"""Predicate kinds that read the case (rule language v2): numeric bounds and conditions.
 
-General, not shaped around any lane: each takes its values from a case field (a dotted path
-such as `constraints.must_contain`) or from a constant in the rule, and states its matching:
-
-* terms and words are compared after `str.casefold()` unless `case_sensitive = true`;
-* `match = "token"` finds a term only between non-alphanumeric characters (or the text's
-  ends), so `art` is not found in `party`; `match = "substring"` finds it anywhere;
-* a case without the field the rule names is not judged (no verdict, no finding).
+`count_between` takes its bounds from a case field (a dotted path such as
+`constraints.max_words`) or a constant; a case without the field is not judged. `condition`
+and `when` test case and turn field values. The term, order, list and grounding kinds that
+read the case are kinds_extra's `terms_present`, `terms_in_order`, `surface_in_list` and
+predicates' `grounding_in` (the v2 kinds `terms`, `ordered_words`, `surface_equals` and
+`grounding_in_field` were folded into them: FOLDED_KINDS).
 
 Registered into predicates.KINDS on import (lanes.KIND_MODULES lists this module).
 """
@@ -14,7 +13,6 @@ Registered into predicates.KINDS on import (lanes.KIND_MODULES lists this module
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -26,147 +24,44 @@ from .predicates import (
     Evaluator,
     Kind,
     KindExample,
-    Span,
     Verdict,
     _whole,
     case_value,
     failed,
     register_kind,
-    ticked,
 )
 from .rule_schema import REQUIRED, Value
 
-_FIELD_DOC = "A case field (dotted path) holding a string or a list of strings."
+# Kinds folded into another (issue 9's two parallel sets): loading a rule that names one is an
+# error saying what to write instead (docs/rules.md, "Folded kinds").
+FOLDED_KINDS: dict[str, tuple[str, str]] = {
+    "terms": ("terms_present", "`mode` and `quantifier` as before (the default quantifier is now `all`); "
+              "`match = \"token\"` is `match = \"word\"`; casefolding is `fold = \"casefold\"` "
+              "(`case_sensitive = true` is `fold = \"none\"`); a case without `field`: `missing = \"not_judged\"`"),
+    "ordered_words": ("terms_in_order", "`words` is `terms`; its word tokens are `tokens = \"words\"`; casefolding is "
+                      "`fold = \"casefold\"`; a case without `field`: `missing = \"not_judged\"`"),
+    "surface_equals": ("surface_in_list", "`values` is `terms`; `mode = \"one_of\"` / `\"none_of\"` is "
+                       "`\"accept\"` / `\"reject\"`; the old default normalisation is `normalise = \"space\"`; "
+                       "a case without `field`: `missing = \"not_judged\"`"),
+    "grounding_in_field": ("grounding_in", "`field` is `sources_field`; add `missing = \"pass\"` and "
+                           "`empty_passes = true` for its old behaviour"),
+}
 
 
-def _strings(value: Any) -> list[str] | None:
-    """A case value as a list of strings (a string is a list of one); None if it is neither."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return list(value)
-    return None
-
-
-def _source(ctx: Context, params: Mapping[str, Any], field_key: str, constant_key: str) -> list[str] | None:
-    """The rule's values: from the case field when the rule names one, else the constant."""
-    path = params.get(field_key)
-    if path:
-        return _strings(case_value(ctx.subject.case, str(path)))
-    return list(params.get(constant_key) or [])
-
-
-def _fold(text: str, case_sensitive: bool) -> str:
-    return text if case_sensitive else text.casefold()
-
-
-def _find(text: str, term: str, token: bool) -> int:
-    """The first offset of `term` in `text` (at token boundaries when `token`), else -1."""
-    start = text.find(term)
-    while start != -1:
-        end = start + len(term)
-        if not token or ((start == 0 or not text[start - 1].isalnum()) and (end == len(text) or not text[end].isalnum())):
-            return start
-        start = text.find(term, start + 1)
-    return -1
-
-
-def _one_of_fields(*pairs: tuple[str, str]) -> Any:
-    def check(params: Mapping[str, Any]) -> str | None:
-        for field_key, constant_key in pairs:
-            if bool(params.get(field_key)) == bool(params.get(constant_key)):
-                return f"give exactly one of `{field_key}` and `{constant_key}`"
-        return None
-
-    return check
-
-
-# --- terms: present / absent, any / all / count / fraction -----------------------------------
-
-
-def _terms(params: Mapping[str, Any]) -> Evaluator:
-    present = params["mode"] == "present"
-    quantifier = str(params["quantifier"])
-    minimum = float(params["minimum"])
-    token = params["match"] == "token"
-    case_sensitive = bool(params["case_sensitive"])
-    template = params.get("_rule_message")
-
-    def evaluate(ctx: Context) -> Verdict | None:
-        terms = _source(ctx, params, "field", "terms")
-        if terms is None:
-            return NOT_JUDGED
-        terms = [t for t in dict.fromkeys(terms) if t]
-        if not terms:
-            return PASS  # nothing listed: nothing to find or avoid
-        surface = ctx.subject.surface
-        text = _fold(surface, case_sensitive)
-        same_length = len(text) == len(surface)  # spans only where folding keeps offsets
-        found: list[tuple[str, int]] = []
-        missing: list[str] = []
-        for term in terms:
-            at = _find(text, _fold(term, case_sensitive), token)
-            if at == -1:
-                missing.append(term)
-            else:
-                found.append((term, at))
-        count, total = len(found), len(terms)
-        fraction = count / total
-        holds = {"any": count >= 1, "all": count == total, "count": count >= minimum,
-                 "fraction": fraction >= minimum - 1e-12}[quantifier]
-        if holds == present:
-            return PASS
-        facts = {"found": ticked([t for t, _ in found]) or "none", "missing": ticked(missing) or "none",
-                 "count": str(count), "total": str(total), "fraction": f"{fraction:.2f}",
-                 "bound": _number(minimum), "field": str(params.get("field") or ""),
-                 "match": found[0][0] if found else ""}
-        if present:
-            default = {"any": "none of {total} terms in the surface ({missing})",
-                       "all": "{count} of {total} terms in the surface; missing {missing}",
-                       "count": "{count} of {total} terms in the surface; at least {bound} required",
-                       "fraction": "{fraction} of the terms in the surface; at least {bound} required"}[quantifier]
-            return failed(_whole(surface), template or default, facts)
-        spans: tuple[Span, ...] = ()
-        if same_length:
-            spans = tuple(sorted((at, at + len(term)) for term, at in found))
-        default = {"any": "`{match}` in the surface", "all": "all {total} terms in the surface",
-                   "count": "{count} of {total} terms in the surface; fewer than {bound} allowed",
-                   "fraction": "{fraction} of the terms in the surface; less than {bound} allowed"}[quantifier]
-        per_span = tuple({"match": term} for term, _ in sorted(found, key=lambda f: f[1])) if same_length else None
-        return failed(spans or _whole(surface), template or default, facts, per_span if spans else None)
-
-    return evaluate
+# Parameters the fold renamed or re-valued: (kind, parameter) -> what to write now (appended to
+# the load error of an unknown parameter or a refused value).
+FOLDED_PARAMS: dict[tuple[str, str], str] = {
+    ("terms_present", "mode"): "`mode` is now `present` or `absent`; `all`, `any` and `fraction` are `quantifier` "
+                               "values, and `none` is mode = \"absent\" with quantifier = \"any\"",
+    ("terms_present", "min_fraction"): "`min_fraction` is now `minimum` (with quantifier = \"fraction\")",
+    ("terms_present", "missing_passes"): "`missing_passes` is now `missing` = \"pass\" or \"fail\"",
+    ("terms_present", "lowercase"): "`lowercase` is now `fold` = \"lower\" (true) or \"none\" (false)",
+    ("terms_in_order", "lowercase"): "`lowercase` is now `fold` = \"lower\" (true) or \"none\" (false)",
+}
 
 
 def _number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
-
-
-register_kind("terms", Kind(
-    _terms,
-    {
-        "field": Value("string", None, _FIELD_DOC, non_empty=True),
-        "terms": Value("list[string]", [], "Constant terms (instead of `field`).", non_empty=True),
-        "mode": Value("string", "present", "`present`: the quantifier must hold; `absent`: it must not.",
-                      choices=("present", "absent")),
-        "quantifier": Value("string", "any", "`any` term, `all` terms, at least `minimum` terms (`count`), or "
-                            "at least a `minimum` share of them (`fraction`).",
-                            choices=("any", "all", "count", "fraction")),
-        "minimum": Value("number", 1, "The bound for `count` and `fraction`.", minimum=0),
-        "match": Value("string", "token", "`token`: between non-alphanumeric characters; `substring`: anywhere.",
-                       choices=("token", "substring")),
-        "case_sensitive": Value("boolean", False, "Compare as written instead of casefolded."),
-    },
-    summary="Terms from a case field (or the rule) are present or absent in the surface.",
-    facts={"found": "terms found, ticked", "missing": "terms not found, ticked", "count": "terms found",
-           "total": "terms listed", "fraction": "count / total, two decimals", "bound": "`minimum`",
-           "field": "`field`", "match": "a term found (per finding, for `absent`)"},
-    case_params=("field",),
-    check=_one_of_fields(("field", "terms")),
-    example=KindExample({"field": "constraints.must_contain", "quantifier": "all"}, "Light reveals the truth.",
-                        False, "1 of 2 terms in the surface; missing `order`",
-                        case={"constraints": {"must_contain": ["truth", "order"]}}),
-))
 
 
 # --- numeric bounds on words, tokens, sentences, characters ----------------------------------
@@ -223,6 +118,9 @@ def _some_bound(params: Mapping[str, Any]) -> str | None:
             return f"give at most one of `{side}` and `{side}_field`"
     if all(params.get(k) in (None, "") for k in ("min", "max", "min_field", "max_field")):
         return "give a bound: `min`, `max`, `min_field` or `max_field`"
+    low, high = params.get("min"), params.get("max")
+    if low is not None and high is not None and low > high:
+        return f"`min` {low!r} is greater than `max` {high!r}: no surface could pass"
     return None
 
 
@@ -232,8 +130,8 @@ register_kind("count_between", Kind(
         "unit": Value("string", REQUIRED, "`words` (whitespace-separated), `tokens` (the lane's token_pattern), "
                       "`sentences` (tails stripped) or `characters` (surrounding whitespace stripped).",
                       choices=("words", "tokens", "sentences", "characters")),
-        "min": Value("number", None, "The smallest count allowed."),
-        "max": Value("number", None, "The largest count allowed."),
+        "min": Value("number", None, "The smallest count allowed.", minimum=0),
+        "max": Value("number", None, "The largest count allowed.", minimum=0),
         "min_field": Value("string", None, "A case field (dotted path) holding `min`.", non_empty=True),
         "max_field": Value("string", None, "A case field (dotted path) holding `max`.", non_empty=True),
     },
@@ -243,111 +141,6 @@ register_kind("count_between", Kind(
     check=_some_bound,
     example=KindExample({"unit": "words", "max_field": "max_words"}, "Truth is what is real and lasting.", False,
                         "7 words; at most 5 allowed", case={"max_words": 5}),
-))
-
-
-# --- the surface equal to one of / none of a case list --------------------------------------
-
-_SPACE_RUN = re.compile(r"\s+")
-
-
-def normalise(text: str, how: str) -> str:
-    """`exact`; `strip` surrounding whitespace; `space`: strip and collapse whitespace runs to one
-    space; `fold`: `space`, then casefold."""
-    if how == "exact":
-        return text
-    if how == "strip":
-        return text.strip()
-    collapsed = _SPACE_RUN.sub(" ", text.strip())
-    return collapsed.casefold() if how == "fold" else collapsed
-
-
-def _surface_equals(params: Mapping[str, Any]) -> Evaluator:
-    one_of = params["mode"] == "one_of"
-    how = str(params["normalise"])
-    template = params.get("_rule_message")
-
-    def evaluate(ctx: Context) -> Verdict | None:
-        listed = _source(ctx, params, "field", "values")
-        if listed is None:
-            return NOT_JUDGED
-        surface = normalise(ctx.subject.surface, how)
-        hit = next((v for v in listed if normalise(v, how) == surface), None)
-        facts = {"field": str(params.get("field") or ""), "total": str(len(listed)), "match": hit or ""}
-        if one_of and hit is None:
-            return failed(_whole(ctx.subject.surface), template or "the surface is none of the {total} accepted ({field})",
-                          facts)
-        if not one_of and hit is not None:
-            return failed(_whole(ctx.subject.surface), template or "the surface is a rejected one ({field})", facts)
-        return PASS
-
-    return evaluate
-
-
-register_kind("surface_equals", Kind(
-    _surface_equals,
-    {
-        "field": Value("string", None, _FIELD_DOC, non_empty=True),
-        "values": Value("list[string]", [], "Constant surfaces (instead of `field`)."),
-        "mode": Value("string", "one_of", "`one_of`: the surface must equal a listed one; `none_of`: none.",
-                      choices=("one_of", "none_of")),
-        "normalise": Value("string", "space", "Before comparing: `exact`; `strip` surrounding whitespace; `space`: "
-                           "strip and collapse whitespace runs; `fold`: `space` and casefold.",
-                           choices=("exact", "strip", "space", "fold")),
-    },
-    summary="The surface equals one of (or none of) a list from the case, after the stated normalisation.",
-    facts={"field": "`field`", "total": "how many are listed", "match": "the listed surface it equals"},
-    case_params=("field",),
-    check=_one_of_fields(("field", "values")),
-    example=KindExample({"field": "reject_surfaces", "mode": "none_of"}, "I  don't know.", False,
-                        "the surface is a rejected one (reject_surfaces)",
-                        case={"reject_surfaces": ["I don't know."]}),
-))
-
-
-# --- an ordered subsequence of words ---------------------------------------------------------
-
-_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")  # apostrophes: ASCII and U+2019
-
-
-def _ordered_words(params: Mapping[str, Any]) -> Evaluator:
-    case_sensitive = bool(params["case_sensitive"])
-    template = params.get("_rule_message")
-
-    def evaluate(ctx: Context) -> Verdict | None:
-        words = _source(ctx, params, "field", "words")
-        if words is None:
-            return NOT_JUDGED
-        wanted = [_fold(w, case_sensitive) for w in words if w]
-        tokens = [_fold(m.group(), case_sensitive) for m in _WORD.finditer(ctx.subject.surface)]
-        at = 0
-        for index, word in enumerate(wanted):
-            while at < len(tokens) and tokens[at] != word:
-                at += 1
-            if at == len(tokens):
-                shown = words[index]
-                return failed(_whole(ctx.subject.surface), template or "`{match}` is missing or out of order ({field})",
-                              {"match": shown, "field": str(params.get("field") or ""), "index": str(index + 1)})
-            at += 1
-        return PASS
-
-    return evaluate
-
-
-register_kind("ordered_words", Kind(
-    _ordered_words,
-    {
-        "field": Value("string", None, "A case field (dotted path) holding the words in order.", non_empty=True),
-        "words": Value("list[string]", [], "Constant words (instead of `field`).", non_empty=True),
-        "case_sensitive": Value("boolean", False, "Compare as written instead of casefolded."),
-    },
-    summary="The words occur in the surface in this order (other words may come between); words are runs of "
-            "letters and digits, apostrophes inside.",
-    facts={"match": "the first word missing in order", "index": "its position in the list", "field": "`field`"},
-    case_params=("field",),
-    check=_one_of_fields(("field", "words")),
-    example=KindExample({"field": "word_order"}, "The cat chased the dog.", False,
-                        "`cat` is missing or out of order (word_order)", case={"word_order": ["dog", "cat"]}),
 ))
 
 

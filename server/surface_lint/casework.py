@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING, Any
 from . import kinds_extra
 from .caseexpr import Expr, ExprError, resolve_path
 from .findings import sorted_findings
+from .lane_extends import LanePositions
 from .lanes import Lane, LaneError
 from .predicates import PASS, Context, RegexTimeout, Subject, Verdict
-from .rule_schema import TomlPositions
 from .sources.base import Record, check_finding
 
 if TYPE_CHECKING:
@@ -204,15 +204,17 @@ def load_casework(lane: Lane) -> Casework | None:
     return found if isinstance(found, Casework) else None
 
 
-def parse_casework(lane: Lane, table: Mapping[str, Any], positions: TomlPositions) -> Casework:
+def parse_casework(lane: Lane, table: Mapping[str, Any], positions: LanePositions) -> Casework:
     def fail(path: tuple[str | int, ...], message: str) -> LaneError:
-        line, column = positions.at(("casework", *path))
-        return LaneError(lane.path, line, message, column)
+        shown, line, column = positions.locate(("casework", *path))
+        if shown != lane.path:  # an inherited key: say which file's merge broke it
+            message = f"{message} (inherited by {lane.path}, which extends this file)"
+        return LaneError(shown, line, message, column)
 
     metric_names = [str(m.get("name")) for m in table.get("metrics", [])]
     if metric_names and lane.headline and lane.headline not in metric_names:
-        line, column = positions.at(("lane", "headline"))
-        raise LaneError(lane.path, line, f"headline {lane.headline!r} is not a [[casework.metrics]] metric", column)
+        shown, line, column = positions.locate(("lane", "headline"))
+        raise LaneError(shown, line, f"headline {lane.headline!r} is not a [[casework.metrics]] metric", column)
 
     def compile_expr(source: str, what: str, path: tuple[str | int, ...]) -> Expr:
         try:

@@ -71,7 +71,7 @@ def _table(title: str, table: Table, out: list[str]) -> None:
 def render_reference() -> str:
     out: list[str] = [
         "The case-driven kinds (`terms_present`, `terms_in_order`, `surface_in_list`, "
-        "`pattern_present`, `first_letter_upper`, `grounding_in_field`) are in the kinds reference with every "
+        "`pattern_present`, `first_letter_upper`, `grounding_in`) are in the kinds reference with every "
         "other kind: [docs/rules-reference.md](../rules-reference.md) (`surface-lint rule --kinds`).\n",
     ]
     out.append("### `[casework]` keys\n")

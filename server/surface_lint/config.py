@@ -12,12 +12,12 @@ import re
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import date, datetime, time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .checks import CHECKS
 from .lanes import DEFAULT_PROFILE, PROFILES
+from .rule_schema import toml_type_name
 from .severity_levels import LEVELS, normalize_level
 
 if TYPE_CHECKING:
@@ -74,25 +74,6 @@ class Config:
         if where is None or self.path is None:
             return ConfigError(SETTINGS_SOURCE, 1, problem.message, 1)
         return ConfigError(str(self.path), where[0], problem.message, where[1])
-
-
-def type_name(value: object) -> str:
-    """A TOML value's type as the TOML spec names it, for messages."""
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a float"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "a table"
-    if isinstance(value, (datetime, date, time)):
-        return "a date-time"
-    return type(value).__name__
 
 
 def did_you_mean(word: str, known: Iterable[str]) -> str:
@@ -164,12 +145,12 @@ def parse_config(text: str, path: Path) -> Config:
     if found is None:
         if path.name == "pyproject.toml" and "tool" in data and not isinstance(data["tool"], dict):
             line, column = key_positions(text).get(("tool",), (1, 1))
-            raise ConfigError(shown, line, f"`tool` must be a table, not {type_name(data['tool'])}", column)
+            raise ConfigError(shown, line, f"`tool` must be a table, not {toml_type_name(data['tool'], article=True)}", column)
         return Config(path=path)
     table, prefix = found
     if not isinstance(table, dict):
         line, column = key_positions(text).get(prefix, (1, 1))
-        raise ConfigError(shown, line, f"`{'.'.join(prefix)}` must be a table, not {type_name(table)}", column)
+        raise ConfigError(shown, line, f"`{'.'.join(prefix)}` must be a table, not {toml_type_name(table, article=True)}", column)
     return config_from_table(table, path, text, prefix)
 
 
@@ -200,7 +181,7 @@ def config_from_table(table: dict[str, Any], path: Path | None, text: str = "",
                       key)
     profile = table.get("profile", DEFAULT_PROFILE)
     if not isinstance(profile, str):
-        raise bad(f"`profile` must be a string (one of {', '.join(PROFILES)}), not {type_name(profile)}", "profile")
+        raise bad(f"`profile` must be a string (one of {', '.join(PROFILES)}), not {toml_type_name(profile, article=True)}", "profile")
     if profile not in PROFILES:
         raise bad(f"`profile` must be one of {', '.join(PROFILES)}, not {profile!r}", "profile")
     cfg.profile = profile
@@ -210,11 +191,11 @@ def config_from_table(table: dict[str, Any], path: Path | None, text: str = "",
     cfg.lane_files = [(base / x) for x in lane_files]
     default_lane = table.get("default-lane")
     if default_lane is not None and not isinstance(default_lane, str):
-        raise bad(f"`default-lane` must be a lane name (a string), not {type_name(default_lane)}", "default-lane")
+        raise bad(f"`default-lane` must be a lane name (a string), not {toml_type_name(default_lane, article=True)}", "default-lane")
     cfg.default_lane = default_lane
     severity = table.get("severity", {})
     if not isinstance(severity, dict):
-        raise bad(f"`severity` must be a table of predicate = level, not {type_name(severity)}", "severity")
+        raise bad(f"`severity` must be a table of predicate = level, not {toml_type_name(severity, article=True)}", "severity")
     for name, level in severity.items():
         normal = normalize_level(level)
         if normal is None:
@@ -223,11 +204,11 @@ def config_from_table(table: dict[str, Any], path: Path | None, text: str = "",
         cfg.severity_at[name] = where("severity", name)
     thresholds = table.get("thresholds", {})
     if not isinstance(thresholds, dict):
-        raise bad(f"`thresholds` must be a table of lane = threshold-set name, not {type_name(thresholds)}",
+        raise bad(f"`thresholds` must be a table of lane = threshold-set name, not {toml_type_name(thresholds, article=True)}",
                   "thresholds")
     for lane_name, set_name in thresholds.items():
         if not isinstance(set_name, str):
-            raise bad(f"`thresholds.{lane_name}` must be a threshold-set name (a string), not {type_name(set_name)}",
+            raise bad(f"`thresholds.{lane_name}` must be a threshold-set name (a string), not {toml_type_name(set_name, article=True)}",
                       "thresholds", lane_name)
     cfg.thresholds = dict(thresholds)
     cases = table.get("cases", [])
@@ -236,7 +217,7 @@ def config_from_table(table: dict[str, Any], path: Path | None, text: str = "",
     cfg.cases = list(cases)
     max_line = table.get("max-line-bytes", cfg.max_line_bytes)
     if not isinstance(max_line, int) or isinstance(max_line, bool):
-        raise bad(f"`max-line-bytes` must be an integer >= {MIN_MAX_LINE_BYTES}, not {type_name(max_line)}",
+        raise bad(f"`max-line-bytes` must be an integer >= {MIN_MAX_LINE_BYTES}, not {toml_type_name(max_line, article=True)}",
                   "max-line-bytes")
     if max_line < MIN_MAX_LINE_BYTES:
         raise bad(f"`max-line-bytes` must be an integer >= {MIN_MAX_LINE_BYTES}, not {max_line}", "max-line-bytes")
@@ -247,8 +228,8 @@ def config_from_table(table: dict[str, Any], path: Path | None, text: str = "",
 def _shape(value: object) -> str:
     if isinstance(value, list):
         wrong = next((x for x in value if not isinstance(x, str)), None)
-        return f"an array holding {type_name(wrong)}"
-    return type_name(value)
+        return f"an array holding {toml_type_name(wrong, article=True)}"
+    return toml_type_name(value, article=True)
 
 
 # --- severity keys ------------------------------------------------------------------------------

@@ -15,11 +15,13 @@ is left to conditions, where it names the scored turn's own fields).
 
 from __future__ import annotations
 
+import re
+import string
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .caseexpr import resolve_path
-from .predicates import PASS, Context, Evaluator, Kind, KindExample, SafePattern, Span, Verdict, register_kind
+from .predicates import NOT_JUDGED, PASS, Context, Evaluator, Kind, KindExample, SafePattern, Span, Verdict, register_kind, ticked
 from .rule_schema import REQUIRED, Value
 
 
@@ -28,8 +30,9 @@ class ReasonedVerdict(Verdict):
 
     __slots__ = ("reasons",)
 
-    def __init__(self, spans: tuple[Span, ...], reasons: Sequence[str], target: str | None = None) -> None:
-        super().__init__(False, spans, "; ".join(reasons), target)
+    def __init__(self, spans: tuple[Span, ...], reasons: Sequence[str], target: str | None = None,
+                 span_messages: tuple[str, ...] | None = None) -> None:
+        super().__init__(False, spans, "; ".join(reasons), target, span_messages=span_messages)
         self.reasons = tuple(reasons)
 
 
@@ -77,6 +80,10 @@ def _whole(surface: str) -> tuple[Span, ...]:
     return ((start, start + len(stripped)),)
 
 
+MISSING_CHOICES = ("pass", "fail", "not_judged")  # what a term kind does when the case lacks `field`
+_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")  # `tokens = "words"`: letters/digits, inner apostrophes
+
+
 def _terms(ctx: Context, params: Mapping[str, Any]) -> list[str] | None:
     """The rule's terms: its constant `terms`, else the case path `field` (a string or a list);
     None when the case does not have the field."""
@@ -92,14 +99,30 @@ def _terms(ctx: Context, params: Mapping[str, Any]) -> list[str] | None:
     return [str(value)]
 
 
+def _unread(ctx: Context, params: Mapping[str, Any], surface: str) -> tuple[bool, Verdict | None]:
+    """(True, verdict) when the rule's terms cannot be read (no case joined, or the case lacks
+    `field`): the verdict its `missing` choice gives; (False, None) when they can."""
+    missing = str(params.get("missing", "pass"))
+    if ctx.subject.case is None and "terms" not in params:  # no case joined: `fail` is not applied
+        return True, NOT_JUDGED if missing == "not_judged" else PASS
+    if "terms" in params or resolve_path(ctx.subject.case, str(params["field"])) is not None:
+        return False, None
+    if missing == "fail":
+        return True, ReasonedVerdict(_whole(surface), [f"the case has no `{params['field']}`"])
+    return True, NOT_JUDGED if missing == "not_judged" else PASS
+
+
 def _tokens(text: str, params: Mapping[str, Any]) -> list[tuple[str, int]]:
-    """Tokens with their offsets: `token_pattern` matches, else whitespace runs; each token's
-    `strip_chars` are taken off its ends (offsets follow the stripped token)."""
+    """Tokens with their offsets: `token_pattern` matches, else `tokens` (whitespace runs, or
+    words: letters and digits with inner apostrophes); each token's `strip_chars` are taken off
+    its ends (offsets follow the stripped token)."""
     pattern: SafePattern | None = params.get("token_pattern")
     chars = str(params.get("strip_chars", ""))
     out: list[tuple[str, int]] = []
     if pattern is not None:
         raw = [(m.group(), m.start()) for m in pattern.finditer(text)]
+    elif params.get("tokens") == "words":
+        raw = [(m.group(), m.start()) for m in _WORD.finditer(text)]
     else:
         raw = []
         pos = 0
@@ -117,21 +140,35 @@ def _tokens(text: str, params: Mapping[str, Any]) -> list[tuple[str, int]]:
 
 
 def _fold(text: str, params: Mapping[str, Any]) -> str:
-    return text.lower() if params.get("lowercase", True) else text
+    """`fold`: `lower` (str.lower, the runners'), `casefold` (str.casefold) or `none`."""
+    how = params.get("fold", "lower")
+    if how == "lower":
+        return text.lower()
+    if how == "casefold":
+        return text.casefold()
+    return text
 
 
-def _find_term(surface: str, folded: str, term: str, params: Mapping[str, Any]) -> Span | None:
-    """Where `term` occurs: as a substring, or as a whole token (`match = "token"`)."""
+def _find_term(folded: str, term: str, params: Mapping[str, Any]) -> Span | None:
+    """Where `term` occurs in the folded text: anywhere (`substring`), between non-alphanumeric
+    characters (`word`), or equal to a whole token (`token`)."""
     needle = _fold(term, params)
     if not needle:
         return None
-    if params.get("match", "substring") == "token":
+    how = params.get("match", "substring")
+    if how == "token":
         # Tokenised after folding (a lower-case token pattern must see `Truth` as `truth`).
         for token, at in _tokens(folded, params):
             if token == needle:
                 return (at, at + len(token))
         return None
     at = folded.find(needle)
+    if how == "word":
+        while at != -1:
+            end = at + len(needle)
+            if (at == 0 or not folded[at - 1].isalnum()) and (end == len(folded) or not folded[end].isalnum()):
+                break
+            at = folded.find(needle, at + 1)
     return (at, at + len(needle)) if at >= 0 else None
 
 
@@ -142,54 +179,70 @@ def share_present(terms: Sequence[str] | None, surface: str, params: Mapping[str
     if not items:
         return 1.0
     folded = _fold(surface, p)
-    return sum(1 for t in items if _find_term(surface, folded, str(t), p) is not None) / len(items)
+    return sum(1 for t in items if _find_term(folded, str(t), p) is not None) / len(items)
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def _per_term(template: str) -> bool:
+    """A template naming `{term}` is written once per term (the runners' failure lists)."""
+    return any(name == "term" for _, name, _, _ in string.Formatter().parse(template) if name is not None)
+
+
+TERMS_MESSAGES = {  # (mode, quantifier) -> the default template
+    ("present", "all"): "`{term}` is not in the surface",
+    ("present", "any"): "none of {terms} is in the surface",
+    ("present", "count"): "{count} of {total} terms in the surface; at least {bound} required",
+    ("present", "fraction"): "{fraction} of the terms ({terms}) are in the surface; at least {bound} required",
+    ("absent", "all"): "all {total} terms in the surface",
+    ("absent", "any"): "`{term}` is in the surface",
+    ("absent", "count"): "{count} of {total} terms in the surface; fewer than {bound} allowed",
+    ("absent", "fraction"): "{fraction} of the terms in the surface; less than {bound} allowed",
+}
 
 
 def _terms_present(params: Mapping[str, Any]) -> Evaluator:
-    mode = str(params.get("mode", "all"))
+    absent = params.get("mode", "present") == "absent"
+    quantifier = str(params.get("quantifier", "all"))
+    minimum = float(params.get("minimum", 1))
     empty_passes = bool(params.get("empty_passes", True))
-    missing_passes = bool(params.get("missing_passes", True))
-    minimum = float(params.get("min_fraction", 1.0))
-    defaults = {
-        "all": "`{term}` is not in the surface",
-        "any": "none of {terms} is in the surface",
-        "none": "`{term}` is in the surface",
-        "fraction": "{count} of the terms ({terms}) are in the surface; at least {bound} required",
-    }
-    template = str(params.get("_rule_message") or defaults.get(mode, ""))
+    template = str(params.get("_rule_message") or TERMS_MESSAGES[("absent" if absent else "present", quantifier)])
+    per_term = _per_term(template)
     where = str(params.get("field", "terms"))
 
-    def evaluate(ctx: Context) -> Verdict:
+    def evaluate(ctx: Context) -> Verdict | None:
         surface = _judged(ctx, params)
-        if ctx.subject.case is None and "terms" not in params:  # no case joined: nothing to judge
-            return PASS
-        terms = _terms(ctx, params)
-        if terms is None:
-            return PASS if missing_passes else Verdict(False, _whole(surface), f"the case has no `{where}`")
+        unread, verdict = _unread(ctx, params, surface)
+        if unread:
+            return verdict
+        terms = _terms(ctx, params) or []
         if not terms:
-            return PASS if empty_passes else Verdict(False, _whole(surface), f"`{where}` is empty")
+            return PASS if empty_passes else ReasonedVerdict(_whole(surface), [f"`{where}` is empty"])
         folded = _fold(surface, params)
-        found = [(t, _find_term(surface, folded, t, params)) for t in terms]
-        values: dict[str, Any] = {"terms": terms, "field": where}
-        if mode == "any":
-            if any(span is not None for _, span in found):
-                return PASS
-            return Verdict(False, _whole(surface), render(template, values))
-        if mode == "none":
-            hits = [(t, span) for t, span in found if span is not None]
-            if not hits:
-                return PASS
-            spans = tuple(sorted(span for _, span in hits if span is not None))
-            return ReasonedVerdict(spans, [render(template, {**values, "term": t}) for t, _ in hits])
-        if mode == "fraction":
-            share = sum(1 for _, span in found if span is not None) / len(terms)
-            if share >= minimum:
-                return PASS
-            return Verdict(False, _whole(surface), render(template, {**values, "count": round(share, 4), "bound": minimum}))
-        missing = [t for t, span in found if span is None]
-        if not missing:
+        found = [(t, _find_term(folded, t, params)) for t in terms]
+        hits = [(t, span) for t, span in found if span is not None]
+        count, total = len(hits), len(terms)
+        share = count / total
+        holds = {"any": count >= 1, "all": count == total, "count": count >= minimum,
+                 "fraction": share >= minimum}[quantifier]
+        if holds != absent:
             return PASS
-        return ReasonedVerdict(_whole(surface), [render(template, {**values, "term": t}) for t in missing])
+        facts: dict[str, Any] = {
+            "terms": terms, "field": where, "count": count, "total": total, "fraction": round(share, 4),
+            "bound": _number(minimum), "found": ticked([t for t, _ in hits]) or "none",
+            "missing": ticked([t for t, span in found if span is None]) or "none",
+            "match": hits[0][0] if hits else "",
+        }
+        about = [t for t, span in found if (span is None) != absent]  # present: the missing; absent: the found
+        reasons = ([render(template, {**facts, "term": t}) for t in about] if per_term
+                   else [render(template, facts)])
+        if not absent or len(folded) != len(surface):  # spans only where folding keeps offsets
+            return ReasonedVerdict(_whole(surface), reasons)
+        located = sorted((span, t) for t, span in hits if span is not None)
+        span_messages = tuple(render(template, {**facts, "term": t, "match": t}) for _, t in located)
+        return ReasonedVerdict(tuple(span for span, _ in located), reasons, span_messages=span_messages)
 
     return evaluate
 
@@ -198,16 +251,23 @@ def _terms_in_order(params: Mapping[str, Any]) -> Evaluator:
     template = str(params.get("_rule_message") or "the words {terms} do not appear in this order")
     where = str(params.get("field", "terms"))
 
-    def evaluate(ctx: Context) -> Verdict:
+    def evaluate(ctx: Context) -> Verdict | None:
         surface = _judged(ctx, params)
-        terms = _terms(ctx, params)
-        if not terms:
-            return PASS
+        unread, verdict = _unread(ctx, params, surface)
+        if unread:
+            return verdict
+        terms = _terms(ctx, params) or []
         tokens = [_fold(t, params) for t, _ in _tokens(surface, params)]
-        it = iter(tokens)
-        if all(any(_fold(term, params) == tok for tok in it) for term in terms):
-            return PASS
-        return Verdict(False, _whole(surface), render(template, {"terms": terms, "field": where}))
+        at = 0
+        for index, term in enumerate(terms):
+            wanted = _fold(term, params)
+            while at < len(tokens) and tokens[at] != wanted:
+                at += 1
+            if at == len(tokens):
+                facts = {"terms": terms, "field": where, "match": term, "index": index + 1}
+                return ReasonedVerdict(_whole(surface), [render(template, facts)])
+            at += 1
+        return PASS
 
     return evaluate
 
@@ -228,30 +288,45 @@ def first_alpha_is_upper(text: str) -> bool:
     return True
 
 
-def _normalise(text: str, how: str) -> str:
+_SPACE_RUN = re.compile(r"\s+")
+
+
+def normalise(text: str, how: str) -> str:
+    """`lower_strip` (the runners' .lower().strip()); `strip`; `exact`; `space`: strip and
+    collapse whitespace runs to one space; `fold`: `space`, then casefold."""
     if how == "lower_strip":
         return text.lower().strip()
     if how == "strip":
         return text.strip()
-    return text
+    if how == "exact":
+        return text
+    collapsed = _SPACE_RUN.sub(" ", text.strip())
+    return collapsed.casefold() if how == "fold" else collapsed
 
 
 def _surface_in_list(params: Mapping[str, Any]) -> Evaluator:
-    mode = str(params.get("mode", "accept"))
+    accept = params.get("mode", "accept") == "accept"
     how = str(params.get("normalise", "lower_strip"))
+    not_judged = params.get("missing", "empty") == "not_judged"
     where = str(params.get("field", "terms"))
-    default = "the surface is none of `" + where + "`" if mode == "accept" else "the surface is listed in `" + where + "`"
+    default = "the surface is none of `{field}`" if accept else "the surface is listed in `{field}`"
     template = str(params.get("_rule_message") or default)
 
-    def evaluate(ctx: Context) -> Verdict:
+    def evaluate(ctx: Context) -> Verdict | None:
         surface = _judged(ctx, params)
         if ctx.subject.case is None and "terms" not in params:  # no case joined: nothing to judge
+            return NOT_JUDGED if not_judged else PASS
+        listed = _terms(ctx, params)
+        if listed is None and not_judged:
+            return NOT_JUDGED
+        originals: dict[str, str] = {}
+        for item in listed or []:  # `missing = "empty"`: a missing list is an empty one
+            originals.setdefault(normalise(item, how), item)
+        hit = originals.get(normalise(surface, how))
+        if (hit is not None) == accept:
             return PASS
-        listed = {_normalise(t, how) for t in (_terms(ctx, params) or [])}  # a missing list is empty
-        inside = _normalise(surface, how) in listed
-        if inside == (mode == "accept"):
-            return PASS
-        return Verdict(False, _whole(surface), render(template, {"field": where, "terms": sorted(listed)}))
+        facts = {"field": where, "terms": sorted(originals), "total": len(listed or []), "match": hit or ""}
+        return Verdict(False, _whole(surface), render(template, facts))
 
     return evaluate
 
@@ -307,72 +382,95 @@ def _first_letter_upper(params: Mapping[str, Any]) -> Evaluator:
     return evaluate
 
 
-def _grounding_in_field(params: Mapping[str, Any]) -> Evaluator:
-    where = str(params["field"])
-    empty_passes = bool(params.get("empty_passes", True))
-    template = str(params.get("_rule_message") or "grounding_source `{term}` is not one of {terms} (`" + where + "`)")
-
-    def evaluate(ctx: Context) -> Verdict:
-        allowed = _terms(ctx, params)
-        if not allowed:
-            return PASS if empty_passes else Verdict(False, (), f"the case lists no `{where}`")
-        grounding = ctx.subject.grounding
-        if grounding in allowed:
-            return PASS
-        return Verdict(
-            False, _whole(ctx.subject.surface), render(template, {"term": grounding, "terms": allowed}),
-            target="grounding_source",
-        )
-
-    return evaluate
-
-
 _TERMS = "list[string]"
 _RSTRIP = Value("string", None, "Characters stripped from the surface's end before judging (`.`).", non_empty=True)
+
+
+def _missing(default: str) -> Value:
+    return Value("string", default, "A case without `field`: `pass`, `fail` (one reason: the case has no field) "
+                 "or `not_judged` (no verdict). With no case joined at all the rule passes (or, for `not_judged`, "
+                 "is not judged).", choices=MISSING_CHOICES)
 
 
 def _term_params(extra: Mapping[str, Value]) -> dict[str, Value]:
     """The parameters every term-reading kind shares, plus its own."""
     return {
-        "terms": Value(_TERMS, None, "Constant terms (give `terms` or `field`)."),
-        "field": Value("string", None, "A case path holding the terms: `constraints.must_contain`, `entry.x`.",
-                       non_empty=True),
-        "lowercase": Value("boolean", True, "Compare case-folded (str.lower)."),
-        "match": Value("string", "substring", "`substring`, or `token`: equal to a whole token.",
-                       choices=("substring", "token")),
-        "token_pattern": Value("regex", None, "What one token is (default: whitespace-separated)."),
+        "terms": Value(_TERMS, None, "Constant terms (give `terms` or `field`).", non_empty=True),
+        "field": Value("string", None, "A case path holding the terms (a string or a list): "
+                       "`constraints.must_contain`, `entry.x`.", non_empty=True),
+        "fold": Value("string", "lower", "Case folding of both sides: `lower` (str.lower, as the runners), "
+                      "`casefold` (str.casefold: also `ß` = `ss`) or `none`.", choices=("lower", "casefold", "none")),
+        "tokens": Value("string", "whitespace", "What a token is: `whitespace`-separated runs, or `words` (runs of "
+                        "letters and digits, apostrophes inside).", choices=("whitespace", "words")),
+        "token_pattern": Value("regex", None, "What a token is, as a pattern (instead of `tokens`)."),
         "strip_chars": Value("string", "", "Characters stripped from each token's ends."),
         "rstrip": _RSTRIP,
+        "missing": _missing("pass"),
         **extra,
     }
 
 
+def _terms_check(params: Mapping[str, Any]) -> str | None:
+    """Exactly one source of terms; one definition of a token."""
+    if ("terms" in params) == bool(params.get("field")):
+        return "give exactly one of `field` and `terms`"
+    if "token_pattern" in params and params.get("tokens", "whitespace") != "whitespace":
+        return "give at most one of `tokens` and `token_pattern`"
+    return None
+
+
 register_kind("terms_present", Kind(_terms_present, _term_params({
-    "mode": Value("string", "all", "all, any, none (absent) or fraction (at least `min_fraction`).",
-                  choices=("all", "any", "none", "fraction")),
-    "min_fraction": Value("number", 1.0, "mode fraction: the share of terms that must be present.", minimum=0),
-    "empty_passes": Value("boolean", True, "An empty term list passes."),
-    "missing_passes": Value("boolean", True, "A case without the field passes."),
-}), facts={"term": "the term a reason is about (one reason per term)", "terms": "the terms, comma-separated",
-           "count": "mode fraction: the share found", "bound": "`min_fraction`", "field": "`field`"},
-    summary="Terms (constant or from the case) are present / absent in the surface; one reason per failed term.",
+    "mode": Value("string", "present", "`present`: the quantifier must hold; `absent`: it must not.",
+                  choices=("present", "absent")),
+    "quantifier": Value("string", "all", "`all` terms, `any` term, at least `minimum` terms (`count`), or at least "
+                        "a `minimum` share of them (`fraction`).", choices=("all", "any", "count", "fraction")),
+    "minimum": Value("number", 1, "The bound for `count` and `fraction`.", minimum=0),
+    "match": Value("string", "substring", "`substring`: anywhere; `word`: between non-alphanumeric characters (or "
+                   "the text's ends); `token`: equal to a whole token (`tokens` / `token_pattern`, `strip_chars`).",
+                   choices=("substring", "word", "token")),
+    "empty_passes": Value("boolean", True, "An empty term list passes (else it fails: the field is empty)."),
+}), facts={"term": "the term a reason is about: a message naming it is written once per term (each missing term; "
+                   "each term found, for `absent`)",
+           "terms": "the terms, comma-separated (`{terms:py}`: as a Python list)", "found": "terms found, ticked",
+           "missing": "terms not found, ticked", "count": "terms found", "total": "terms listed",
+           "fraction": "count / total, rounded to 4 places", "bound": "`minimum`", "field": "`field`",
+           "match": "the first term found (each finding's own, for `absent`)"},
+    summary="Terms (constant or from a case field) are present, or absent, in the surface: all, any, a count or a "
+            "share of them; one reason per term when the message names `{term}`.",
+    case_params=("field",),
+    judged_without_case=True,  # `missing` decides
+    check=_terms_check,
     example=KindExample({"field": "constraints.must_contain"}, "The river flows.", False,
                         "`valley` is not in the surface", case={"constraints": {"must_contain": ["river", "valley"]}}),
 ))
-register_kind("terms_in_order", Kind(_terms_in_order, {k: v for k, v in _term_params({}).items() if k != "match"},
-    facts={"terms": "the words, comma-separated (`{terms:py}`: as a Python list)", "field": "`field`"},
-    summary="The terms appear in order among the surface's tokens (a subsequence).",
+register_kind("terms_in_order", Kind(_terms_in_order, _term_params({}),
+    facts={"terms": "the words, comma-separated (`{terms:py}`: as a Python list)", "field": "`field`",
+           "match": "the first word missing in order", "index": "its position in the list (from 1)"},
+    summary="The terms appear in order among the surface's tokens (a subsequence: other tokens may come between).",
+    case_params=("field",),
+    judged_without_case=True,  # `missing` decides
+    check=_terms_check,
     example=KindExample({"field": "word_order", "strip_chars": ".,"}, "Valley, river flows.", False,
                         "the words river, valley do not appear in this order", case={"word_order": ["river", "valley"]}),
 ))
 register_kind("surface_in_list", Kind(_surface_in_list, {
     "terms": Value(_TERMS, None, "Constant surfaces (give `terms` or `field`)."),
-    "field": Value("string", None, "A case path holding the surfaces.", non_empty=True),
+    "field": Value("string", None, "A case path holding the surfaces (a string or a list).", non_empty=True),
     "rstrip": _RSTRIP,
-    "mode": Value("string", "accept", "accept: must be one of them; reject: must be none.", choices=("accept", "reject")),
-    "normalise": Value("string", "lower_strip", "How both sides are compared.", choices=("lower_strip", "strip", "exact")),
-}, facts={"field": "`field`", "terms": "the listed surfaces, normalised"},
-    summary="The surface is one of (or none of) a list of surfaces (`lower_strip`: the runners' .lower().strip()).",
+    "mode": Value("string", "accept", "`accept`: must be one of them; `reject`: must be none.",
+                  choices=("accept", "reject")),
+    "normalise": Value("string", "lower_strip", "How both sides are compared: `lower_strip` (the runners' "
+                       ".lower().strip()), `strip`, `exact`, `space` (strip and collapse whitespace runs to one space) "
+                       "or `fold` (`space`, then casefold).", choices=("lower_strip", "strip", "exact", "space", "fold")),
+    "missing": Value("string", "empty", "A case without `field`: `empty` (an empty list: `accept` fails, `reject` "
+                     "passes) or `not_judged` (no verdict; with no case joined, none either).",
+                     choices=("empty", "not_judged")),
+}, facts={"field": "`field`", "terms": "the listed surfaces, normalised and sorted", "total": "how many are listed",
+          "match": "the listed surface it equals (for `reject`)"},
+    summary="The surface is one of (or none of) a list of surfaces, after the stated normalisation.",
+    case_params=("field",),
+    judged_without_case=True,  # `missing` decides
+    check=lambda p: None if ("terms" in p) != bool(p.get("field")) else "give exactly one of `field` and `terms`",
     example=KindExample({"field": "accept_surfaces"}, "Valley flows river", False,
                         "the surface is none of `accept_surfaces`", case={"accept_surfaces": ["river flows valley"]}),
 ))
@@ -393,12 +491,3 @@ register_kind("first_letter_upper", Kind(_first_letter_upper, {
                         "`next, it rests` does not start with a capital letter",
                         analysis={"sentence_split": "[.!?]\\s+|[.!?]$"}),
 ))
-register_kind("grounding_in_field", Kind(_grounding_in_field, {
-    "field": Value("string", REQUIRED, "A case path listing the allowed grounding sources.", non_empty=True),
-    "empty_passes": Value("boolean", True, "An empty or missing list passes."),
-}, facts={"term": "the turn's grounding", "terms": "the allowed sources"}, summary="The turn's grounding_source is one of a per-case list.",
-    example=KindExample({"field": "expected_grounding_source"}, "I know.", False,
-                        "grounding_source `pack` is not one of oov, none (`expected_grounding_source`)",
-                        case={"expected_grounding_source": ["oov", "none"]}, grounding="pack"),
-))
-

@@ -16,12 +16,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .case_kinds import condition_fields, condition_problem, conditions, holds
+from .case_kinds import FOLDED_KINDS, FOLDED_PARAMS, condition_fields, condition_problem, conditions, holds
 from .casework_schema import CASEWORK_TABLE
 from .checks import CHECKS
+from .lane_extends import LanePositions, merge
 from .patterns import PatternError
 from .predicates import KINDS, NOT_JUDGED, Context, Evaluator, Kind, LaneAnalysis, SafePattern, Verdict
-from .rule_schema import REQUIRED, ArrayOf, MapOf, Problem, Table, TomlPositions, Value, fill_defaults, validate
+from .rule_schema import REQUIRED, ArrayOf, MapOf, Problem, Table, TomlPositions, Value, fill_defaults, toml_type_name, validate
 from .rule_schema import KeyPath as SchemaPath
 
 # Modules that register predicate kinds on import (predicates.py's own are always there). A module
@@ -382,6 +383,8 @@ _PROFILE = Table({"params": _PARAMS})
 LANE_TABLE = Table({
     "name": Value("string", REQUIRED, "The lane's name (`--lane NAME`): an identifier.", non_empty=True,
                   check=_lane_name_problem),
+    "extends": Value("string", None, "Another lane this file inherits from: `<name>.toml` beside this file, else "
+                     "the shipped lane (docs/rules.md, \"Extending a lane\").", non_empty=True),
     "version": Value("string", "v1", "The rules' version."),
     "title": Value("string", None, "A human title (default: the name)."),
     "unit": Value("string", "surface", "What one scored subject is.", choices=("surface", "chain")),
@@ -504,34 +507,86 @@ def load_lane(path: Path, profile: str = DEFAULT_PROFILE, trusted: bool | None =
     """Parse and validate one rules file for one profile. Raises LaneError."""
     if profile not in PROFILES:
         raise LaneError(str(path), 1, f"unknown profile {profile!r} (expected one of {PROFILES})")
+    text = _read_rules(path)
+    if trusted is None:
+        trusted = path.resolve().parent == builtin_rules_dir().resolve()
+    return parse_lane(text, str(path), profile, trusted)
+
+
+def _read_rules(path: Path) -> str:
     shown = str(path)
     try:
         raw = path.read_bytes()
     except OSError as exc:
         raise LaneError(shown, 1, f"cannot read rules file: {exc.strerror}") from None
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise LaneError(shown, line, "rules file is not valid UTF-8") from None
-    if trusted is None:
-        trusted = path.resolve().parent == builtin_rules_dir().resolve()
-    return parse_lane(text, shown, profile, trusted)
+
+
+def _parse_toml(text: str, shown: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        line, column = _toml_error_position(str(exc))
+        raise LaneError(shown, line, f"invalid TOML: {exc}", column) from None
+    except RecursionError:  # tomllib recurses per nesting level of arrays and inline tables
+        raise LaneError(shown, 1, "invalid TOML: arrays or inline tables nested too deeply") from None
+
+
+MAX_EXTENDS = 16  # bases on one chain: deep enough for any lane family, short of the interpreter's stack
+
+
+def _document(text: str, shown: str, chain: tuple[Path, ...] = ()) -> tuple[dict[str, Any], LanePositions]:
+    """A rules file's document with its `[lane] extends` resolved (lane_extends.merge), and
+    where each key was written. The base is `<name>.toml` beside the file, else the shipped
+    lane of that name; a base that leads back to a file on the way is a cycle."""
+    data = _parse_toml(text, shown)
+    positions = TomlPositions(text)
+    lane_t = data.get("lane")
+    if not isinstance(lane_t, dict) or "extends" not in lane_t:
+        return data, LanePositions.single(shown, positions)
+    at = positions.at(("lane", "extends"))
+    base_name = lane_t["extends"]
+    if not isinstance(base_name, str) or _lane_name_problem(base_name) is not None:
+        shown_value = json.dumps(base_name) if isinstance(base_name, str) else toml_type_name(base_name)
+        raise LaneError(shown, at[0], f"[lane] `extends` must name a lane (letters, digits and underscores), "
+                                      f"not {shown_value}", at[1])
+    here = Path(shown).resolve()
+    sibling = Path(shown).parent / f"{base_name}.toml"
+    shipped = builtin_rules_dir() / f"{base_name}.toml"
+    base = next((p for p in (sibling, shipped) if p.is_file() and p.resolve() != here), None)
+    if base is None:
+        raise LaneError(shown, at[0], f"[lane] `extends` names lane {base_name!r}: there is no {base_name}.toml "
+                                      "beside this file and no shipped lane of that name", at[1])
+    on_the_way = (*chain, here)
+    if len(on_the_way) > MAX_EXTENDS:
+        raise LaneError(shown, at[0], f"[lane] `extends`: more than {MAX_EXTENDS} lanes extend one another here", at[1])
+    if base.resolve() in on_the_way:
+        cycle = " -> ".join(p.name for p in (*on_the_way[on_the_way.index(base.resolve()):], base.resolve()))
+        raise LaneError(shown, at[0], f"[lane] `extends` makes a cycle: {cycle}", at[1])
+    base_data, base_positions = _document(_read_rules(base), str(base), on_the_way)
+    merged, base_maps, child_maps = merge(base_data, data)
+    return merged, LanePositions.extending(shown, positions, child_maps, base_positions, base_maps, at)
 
 
 class _Rules:
     """One rules file being loaded: its document, positions and how to fail at a path."""
 
-    def __init__(self, document: dict[str, Any], text: str, shown: str, trusted: bool) -> None:
+    def __init__(self, document: dict[str, Any], positions: LanePositions, shown: str, trusted: bool) -> None:
         self.doc = document
-        self.positions = TomlPositions(text)
+        self.positions = positions
         self.shown = shown
         self.trusted = trusted
         self.label = _label(document)
 
     def fail(self, path: SchemaPath, message: str) -> LaneError:
-        line, column = self.positions.at(path)
-        return LaneError(self.shown, line, message, column)
+        shown, line, column = self.positions.locate(path)
+        if shown != self.shown:  # an inherited key: say which file's merge broke it
+            message = f"{message} (inherited by {self.shown}, which extends this file)"
+        return LaneError(shown, line, message, column)
 
     def compile(self, pattern: str, what: str, path: SchemaPath) -> SafePattern:
         try:
@@ -553,14 +608,8 @@ def parse_lane(text: str, shown: str, profile: str = DEFAULT_PROFILE, trusted: b
     stdlib fast path; see predicates.SafePattern for how user patterns are bounded."""
     if profile not in PROFILES:
         raise LaneError(shown, 1, f"unknown profile {profile!r} (expected one of {PROFILES})")
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        line, column = _toml_error_position(str(exc))
-        raise LaneError(shown, line, f"invalid TOML: {exc}", column) from None
-    except RecursionError:  # tomllib recurses per nesting level of arrays and inline tables
-        raise LaneError(shown, 1, "invalid TOML: arrays or inline tables nested too deeply") from None
-    rules = _Rules(data, text, shown, trusted)
+    data, positions = _document(text, shown)
+    rules = _Rules(data, positions, shown, trusted)
     if "lane" not in data:
         raise LaneError(shown, 1, "missing [lane] table")
     try:
@@ -657,6 +706,10 @@ def _load_predicates(rules: _Rules, profile: str) -> list[PredicateSpec]:
             raise rules.fail(here, f"predicate {name!r} is defined twice")
         seen[name] = line
         kind_name = item["kind"]
+        if kind_name in FOLDED_KINDS and kind_name not in KINDS:
+            into, how = FOLDED_KINDS[kind_name]
+            raise rules.fail((*here, "kind"), f"predicate {name!r}: kind {kind_name!r} was folded into {into!r}; "
+                                              f"write kind = \"{into}\" ({how}; docs/rules.md, \"Folded kinds\")")
         if kind_name not in KINDS:
             close = difflib.get_close_matches(kind_name, list(KINDS), n=1, cutoff=0.6)
             hint = f"; did you mean {close[0]!r}?" if close else ""
@@ -748,6 +801,8 @@ def _kind_params(rules: _Rules, here: SchemaPath, name: str, kind_name: str, kin
             if key not in kind.params:
                 close = difflib.get_close_matches(key, declared, n=1, cutoff=0.6)
                 hint = f" (did you mean `{close[0]}`?)" if close else ""
+                if (kind_name, key) in FOLDED_PARAMS:
+                    hint = f" ({FOLDED_PARAMS[kind_name, key]})"
                 raise rules.fail((*path, key), f"predicate {name!r} ({kind_name}): unknown parameter `{key}`{hint}")
 
     unknown(base, (*here, "params"))
@@ -768,7 +823,8 @@ def _kind_params(rules: _Rules, here: SchemaPath, name: str, kind_name: str, kin
             continue
         problem = spec.problem(params[key])
         if problem is not None:
-            raise rules.fail(at(key), f"predicate {name!r}: parameter `{key}` {problem}")
+            hint = f" ({FOLDED_PARAMS[kind_name, key]})" if (kind_name, key) in FOLDED_PARAMS else ""
+            raise rules.fail(at(key), f"predicate {name!r}: parameter `{key}` {problem}{hint}")
     params = fill_defaults(params, kind.params)
     if kind.check is not None:
         problem = kind.check(params)

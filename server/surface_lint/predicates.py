@@ -420,8 +420,10 @@ def _not_only_tail(params: Mapping[str, Any]) -> Evaluator:
 
 
 def _grounding_in(params: Mapping[str, Any]) -> Evaluator:
-    constant = set(params["sources"])
+    constant = list(dict.fromkeys(params["sources"]))
     field = params.get("sources_field")
+    missing = str(params["missing"])
+    empty_passes = bool(params["empty_passes"])
     template = str(params["_message"])
 
     def evaluate(ctx: Context) -> Verdict | None:
@@ -430,13 +432,18 @@ def _grounding_in(params: Mapping[str, Any]) -> Evaluator:
             listed = case_value(ctx.subject.case, str(field))
             if isinstance(listed, str):
                 listed = [listed]
-            if not isinstance(listed, list):
-                return NOT_JUDGED
-            sources = {s for s in listed if isinstance(s, str)}
-        if ctx.subject.grounding in sources:
+            if not isinstance(listed, list):  # the case lacks the list (or holds no list there)
+                if missing == "not_judged":
+                    return NOT_JUDGED
+                if missing == "pass":
+                    return PASS
+                return failed(_whole(ctx.subject.surface), "the case has no `{field}`", {"field": str(field)},
+                              target="grounding_source")
+            sources = list(dict.fromkeys(s for s in listed if isinstance(s, str)))
+        if ctx.subject.grounding in sources or (empty_passes and not sources):
             return PASS
         return failed(_whole(ctx.subject.surface), template,
-                      {"grounding": ctx.subject.grounding, "sources": ", ".join(sorted(sources)) or "(none)",
+                      {"grounding": ctx.subject.grounding, "sources": ", ".join(sources) or "(none)",
                        "field": str(field or "")},
                       target="grounding_source")
 
@@ -698,13 +705,17 @@ register_kind("grounding_in", Kind(
     {
         "sources": Value(_TERMS, [], "Accepted grounding_source values.", non_empty=True),
         "sources_field": Value("string", None, "A case field (dotted path) listing the accepted values, "
-                               "instead of `sources`; a case without it is not judged.", non_empty=True),
+                               "instead of `sources`.", non_empty=True),
+        "missing": Value("string", "not_judged", "A case without `sources_field`: `not_judged` (no verdict), "
+                         "`pass`, or `fail` (the case has no field).", choices=("pass", "fail", "not_judged")),
+        "empty_passes": Value("boolean", False, "An empty list accepts any grounding_source."),
     },
     summary="The turn's grounding_source is one of `sources` (or of the case's `sources_field` list).",
     message="grounding_source `{grounding}` is not one of {sources}",
-    facts={"grounding": "the turn's grounding_source", "sources": "the accepted values",
+    facts={"grounding": "the turn's grounding_source", "sources": "the accepted values, as listed",
            "field": "sources_field"},
     case_params=("sources_field",),
+    judged_without_case=True,  # `missing` decides
     check=lambda p: None if bool(p.get("sources")) != bool(p.get("sources_field"))
     else "give exactly one of `sources` and `sources_field`",
     example=KindExample({"sources_field": "allowed_sources"}, "From the vault.", False,
@@ -729,7 +740,7 @@ register_kind("vault_hits_min", Kind(
     _vault_hits_min,
     {
         "field": Value("string", REQUIRED, "The case field holding the minimum.", non_empty=True),
-        "default": Value("integer", 0, "The minimum when the case lacks the field."),
+        "default": Value("integer", 0, "The minimum when the case lacks the field.", minimum=0),
     },
     unit="chain",
     summary="The probe's vault_hits is at least the case field's value.",
@@ -750,7 +761,7 @@ register_kind("proposal_count_equal", Kind(
     _proposal_count_equal,
     {
         "field": Value("string", REQUIRED, "The case field holding the expected count.", non_empty=True),
-        "default": Value("integer", 0, "The count when the case lacks the field."),
+        "default": Value("integer", 0, "The count when the case lacks the field.", minimum=0),
     },
     unit="chain",
     summary="The fired proposal count equals the case field's value.",

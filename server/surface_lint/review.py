@@ -27,13 +27,16 @@ from .reporters.common import CaseView, case_views
 from .sources.base import JsonlReader, Record
 from .sources.transcripts import iter_turns, read_report, sniff
 
-# Where the editor looks for runs when the user configures nothing (workspace-relative globs).
+# Where the editor looks for runs when the user configures nothing (workspace-relative globs; the
+# runtime's own layout: <lane>/captures, telemetry, reports, committed/results).
 DEFAULT_TRANSCRIPT_GLOBS = (
     "**/transcripts/**/*.jsonl",
     "**/runs/**/*.jsonl",
+    "**/captures/**/*.jsonl",
+    "**/telemetry/**/*.jsonl",
     "**/*transcript*.jsonl",
     "**/reports/**/*.json",
-    "**/evals/**/results/*.json",
+    "**/results/**/*.json",
 )
 RUN_KINDS = ("turns", "telemetry", "report")
 SKIPPED_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".tox"})

@@ -15,6 +15,7 @@ import math
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import date, datetime, time
 from typing import Any
 
 if sys.version_info >= (3, 11):
@@ -228,20 +229,18 @@ LIST_TYPES = ("list[string]", "list[integer]", "list[number]", "list[regex]")
 VALUE_TYPES = (*SCALAR_TYPES, *LIST_TYPES)
 
 
-def toml_type_name(value: Any) -> str:
-    """What a TOML reader calls the value's type."""
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "float"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "table"
+# TOML's name of each value type tomllib returns, with its article; the first match wins (bool is an int).
+_TOML_TYPES: tuple[tuple[type | tuple[type, ...], str], ...] = (
+    (bool, "a boolean"), (int, "an integer"), (float, "a float"), (str, "a string"), (list, "an array"),
+    (dict, "a table"), ((datetime, date, time), "a date-time"),
+)
+
+
+def toml_type_name(value: object, article: bool = False) -> str:
+    """What the TOML spec calls the value's type (`integer`; `an integer` with `article`), for messages."""
+    for kinds, name in _TOML_TYPES:
+        if isinstance(value, kinds):
+            return name if article else name.split(" ", 1)[1]
     return type(value).__name__
 
 

@@ -42,19 +42,26 @@ type = "list[string]"
 [[predicates]]
 name = "has_terms"
 code = "VV1"
-kind = "terms"
+kind = "terms_present"
 message = "missing {missing} ({count} of {total} present)"
 [predicates.params]
 field = "constraints.must_contain"
 quantifier = "all"
+match = "word"
+fold = "casefold"
+missing = "not_judged"
 
 [[predicates]]
 name = "no_banned"
 code = "VV2"
-kind = "terms"
+kind = "terms_present"
+message = "`{match}` in the surface"
 [predicates.params]
 terms = ["sorry", "as an ai"]
 mode = "absent"
+quantifier = "any"
+match = "word"
+fold = "casefold"
 
 [[predicates]]
 name = "short"
@@ -67,18 +74,24 @@ max_field = "constraints.max_words"
 [[predicates]]
 name = "accepted"
 code = "VV4"
-kind = "surface_equals"
+kind = "surface_in_list"
 when = { field = "kind", op = "==", value = "exact" }
+message = "the surface is none of the {total} accepted ({field})"
 [predicates.params]
 field = "accept_surfaces"
 normalise = "fold"
+missing = "not_judged"
 
 [[predicates]]
 name = "in_order"
 code = "VV5"
-kind = "ordered_words"
+kind = "terms_in_order"
+message = "`{match}` is missing or out of order ({field})"
 [predicates.params]
 field = "word_order"
+tokens = "words"
+fold = "casefold"
+missing = "not_judged"
 
 [[predicates]]
 name = "grounded_here"
@@ -174,20 +187,20 @@ def test_a_metric_when_selects_its_cases(tmp_path: Path) -> None:
     ("old", "new", "expected"),
     [
         ('message = "missing {missing} ({count} of {total} present)"', 'message = "missing {missng}"',
-         (27, 1, "predicate 'has_terms': `message` uses {missng}, which kind terms does not provide (it provides: "
+         (27, 1, "predicate 'has_terms': `message` uses {missng}, which kind terms_present does not provide (it provides: {term}, {terms}, "
                  "{found}, {missing}, {count}, {total}, {fraction}, {bound}, {field}, {match})")),
         ('message = "missing {missing} ({count} of {total} present)"', 'message = "missing {"',
          (27, 1, "predicate 'has_terms': `message` is not a valid template: Single '{' encountered in format string "
                  "(write a literal brace as {{ or }})")),
         ('terms = ["sorry", "as an ai"]', 'terms = ["sorry"]\nfield = "x"',
-         (36, 1, "predicate 'no_banned' (terms): give exactly one of `field` and `terms`")),
+         (40, 1, "predicate 'no_banned' (terms_present): give exactly one of `field` and `terms`")),
         ('max_field = "constraints.max_words"', 'max = 3\nmax_field = "constraints.max_words"',
-         (44, 1, "predicate 'short' (count_between): give at most one of `max` and `max_field`")),
-        ('when = { field = "kind", op = "==", value = "exact" }\n[predicates.params]',
-         'when = { field = "kind", op = "~", value = "exact" }\n[predicates.params]',
-         (52, 1, "predicate 'accepted': `when` has op '~'; one of ==, !=, in, not in, <, <=, >, >=, exists, missing")),
+         (51, 1, "predicate 'short' (count_between): give at most one of `max` and `max_field`")),
+        ('when = { field = "kind", op = "==", value = "exact" }\nmessage',
+         'when = { field = "kind", op = "~", value = "exact" }\nmessage',
+         (59, 1, "predicate 'accepted': `when` has op '~'; one of ==, !=, in, not in, <, <=, >, >=, exists, missing")),
         ('when = [{ field = "kind", op = "in", value = ["exact"] }]', 'when = [{ field = "turn.id", op = "exists" }]',
-         (84, 1, "metric 'exact_cases': `when` names `turn.id`; the turn fields a condition can read are "
+         (97, 1, "metric 'exact_cases': `when` names `turn.id`; the turn fields a condition can read are "
                   "turn.grounding_source, turn.primed, turn.surface")),
         ("[case_schema.fields.kind]\ntype = \"string\"", "[case_schema.fields.kind]\ntype = \"string\"\n"
          "[case_schema.fields.kind.fields.x]",
@@ -308,11 +321,11 @@ def test_case_field_in_surface_on_a_list_field_needs_every_item() -> None:
 
 
 def test_applies_if_must_name_a_case_field() -> None:
-    text = LANE.replace('kind = "ordered_words"', 'kind = "ordered_words"\napplies_if = "expects_order"', 1)
+    text = LANE.replace('kind = "terms_in_order"', 'kind = "terms_in_order"\napplies_if = "expects_order"', 1)
     with pytest.raises(LaneError) as info:
         parse_lane(text, "v2.toml")
     assert (info.value.line, info.value.message) == (
-        61, "predicate 'in_order': `applies_if` 'expects_order' is not a [case_schema] field")
+        70, "predicate 'in_order': `applies_if` 'expects_order' is not a [case_schema] field")
 
 
 def test_a_kind_that_takes_its_template_as_a_param_gets_the_rules_message() -> None:

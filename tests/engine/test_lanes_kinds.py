@@ -49,7 +49,7 @@ def test_terms_from_a_nested_case_field_give_one_reason_per_missing_term() -> No
 def test_terms_are_substrings_unless_tokens_are_asked_for() -> None:
     case = {"want": ["art"]}
     assert judge('kind = "terms_present"\n[predicates.params]\nfield = "want"\n', "heart", case).passed is True
-    token = ('kind = "terms_present"\n[predicates.params]\nfield = "want"\nmode = "any"\nmatch = "token"\n'
+    token = ('kind = "terms_present"\n[predicates.params]\nfield = "want"\nquantifier = "any"\nmatch = "token"\n'
              "token_pattern = \"\\\\b[a-z][a-z'\\\\-]*\\\\b\"\n")
     assert judge(token, "heart", case).passed is False
     assert judge(token, "Art matters.", case).passed is True
@@ -61,20 +61,20 @@ def test_terms_are_substrings_unless_tokens_are_asked_for() -> None:
 def test_a_missing_or_empty_field_passes_unless_told_otherwise() -> None:
     assert judge(TERMS, "anything", {}).passed is True
     assert judge(TERMS, "anything", {"constraints": {"must_contain": []}}).passed is True
-    strict = TERMS + "missing_passes = false\nempty_passes = false\n"
+    strict = TERMS + "missing = \"fail\"\nempty_passes = false\n"
     assert judge(strict, "anything", {}).message == "the case has no `constraints.must_contain`"
     assert judge(strict, "anything", {"constraints": {"must_contain": []}}).message == "`constraints.must_contain` is empty"
 
 
 def test_mode_none_points_at_every_term_found() -> None:
-    params = 'kind = "terms_present"\n[predicates.params]\nterms = ["...", "<pending>"]\nmode = "none"\n'
+    params = 'kind = "terms_present"\n[predicates.params]\nterms = ["...", "<pending>"]\nmode = "absent"\nquantifier = "any"\n'
     v = judge(params, "a <pending> b ...")
     assert v.spans == ((2, 11), (14, 17))
     assert reasons(v) == ("`...` is in the surface", "`<pending>` is in the surface")
 
 
 def test_mode_fraction_reports_the_share() -> None:
-    params = 'kind = "terms_present"\n[predicates.params]\nfield = "s"\nmode = "fraction"\nmin_fraction = 0.75\n'
+    params = 'kind = "terms_present"\n[predicates.params]\nfield = "s"\nquantifier = "fraction"\nminimum = 0.75\n'
     case = {"s": ["a1", "b2", "c3", "d4"]}
     v = judge(params, "a1 b2", case)
     assert v.message == "0.5 of the terms (a1, b2, c3, d4) are in the surface; at least 0.75 required"
@@ -115,7 +115,8 @@ def test_pattern_present_and_first_letter_upper() -> None:
 
 
 def test_grounding_in_a_per_case_list() -> None:
-    params = 'kind = "grounding_in_field"\n[predicates.params]\nfield = "expected_grounding_source"\n'
+    params = ('kind = "grounding_in"\nmessage = "grounding_source `{grounding}` is not one of {sources} (`{field}`)"\n'
+              '[predicates.params]\nsources_field = "expected_grounding_source"\nmissing = "pass"\nempty_passes = true\n')
     case = {"expected_grounding_source": ["oov", "none"]}
     assert judge(params, "x", case, grounding="none").passed is True
     v = judge(params, "I know.", case, grounding="pack")
@@ -131,14 +132,18 @@ def test_message_templates() -> None:
 
 @pytest.mark.parametrize(("params", "where", "message"), [
     ('kind = "terms_present"\n[predicates.params]\nfield = "x"\nmode = "some"\n', (13, 1),
-     "predicate 'p': parameter `mode` must be \"all\", \"any\", \"none\" or \"fraction\", not \"some\""),
-    ('kind = "terms_present"\n[predicates.params]\nfield = "x"\nmin_fractoin = 0.5\n', (13, 1),
-     "predicate 'p' (terms_present): unknown parameter `min_fractoin` (did you mean `min_fraction`?)"),
-    ('kind = "grounding_in_field"\n[predicates.params]\nempty_passes = true\n', (7, 1),
-     "predicate 'p' (grounding_in_field): missing parameter `field`"),
+     "predicate 'p': parameter `mode` must be \"present\" or \"absent\", not \"some\" (`mode` is now `present` or "
+     "`absent`; `all`, `any` and `fraction` are `quantifier` values, and `none` is mode = \"absent\" with "
+     "quantifier = \"any\")"),
+    ('kind = "terms_present"\n[predicates.params]\nfield = "x"\nminimun = 0.5\n', (13, 1),
+     "predicate 'p' (terms_present): unknown parameter `minimun` (did you mean `minimum`?)"),
+    ('kind = "grounding_in_field"\n[predicates.params]\nempty_passes = true\n', (10, 1),
+     "predicate 'p': kind 'grounding_in_field' was folded into 'grounding_in'; write kind = \"grounding_in\" "
+     "(`field` is `sources_field`; add `missing = \"pass\"` and `empty_passes = true` for its old behaviour; "
+     "docs/rules.md, \"Folded kinds\")"),
     ('kind = "terms_present"\nmessage = "lacks {word}"\n[predicates.params]\nfield = "x"\n', (11, 1),
      "predicate 'p': `message` uses {word}, which kind terms_present does not provide (it provides: {term}, "
-     "{terms}, {count}, {bound}, {field})"),
+     "{terms}, {found}, {missing}, {count}, {total}, {fraction}, {bound}, {field}, {match})"),
     ('kind = "pattern_present"\n[predicates.params]\npattern = "(a"\n', (12, 1),
      "predicate 'p': `pattern` does not compile: missing ), unterminated subpattern at position 0"),
 ])

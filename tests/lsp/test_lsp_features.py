@@ -226,13 +226,13 @@ async def test_code_lens_and_lane_score(client: RecordingClient, workspace: Path
     assert lenses is not None and len(lenses) == 1
     assert lenses[0].range == rng(0, 0, 0, 0)
     assert lenses[0].command is not None
-    assert lenses[0].command.title == ("surface-lint · deterministic_fluency: expected_predicates_pass_rate 0.75 "
+    assert lenses[0].command.title == ("surface-lint · deterministic_fluency: expected_predicates_pass_rate 0.7500 "
                                        "· fails (contract)")
     assert lenses[0].command.command == "surfaceLint.scoreLane"
     score = await client.protocol.send_request_async("surfaceLint/laneScore", {"uri": uri})
     assert score.lane == "deterministic_fluency" and score.profile == "contract"
     assert (score.headline.name, score.headline.value, score.passed) == ("expected_predicates_pass_rate", 0.75, False)
-    assert "| `complete_punctuation_rate` | 0.75 | >= 1 | ✗ |" in score.markdown
+    assert "| `complete_punctuation_rate` | 0.7500 | >= 1 | ✗ |" in score.markdown
     assert "4 case(s) scored from `deterministic_fluency_transcript.jsonl`. 1 case(s) have no transcript here." \
         in score.markdown
     # Fix the punctuation in the buffer (unsaved): the lens follows the buffer.
@@ -242,7 +242,7 @@ async def test_code_lens_and_lane_score(client: RecordingClient, workspace: Path
     await published(client, uri)
     lenses = await client.text_document_code_lens_async(types.CodeLensParams(_doc(uri)))
     assert lenses is not None and lenses[0].command is not None
-    assert lenses[0].command.title == ("surface-lint · deterministic_fluency: expected_predicates_pass_rate 1.00 "
+    assert lenses[0].command.title == ("surface-lint · deterministic_fluency: expected_predicates_pass_rate 1.0000 "
                                        "· fails (contract)")
     assert "rises and falls\"" in (workspace / TRANSCRIPT).read_text(), "the file on disk is untouched"
     report = open_file(client, workspace / REPORT, language="json")

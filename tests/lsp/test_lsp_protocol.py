@@ -47,10 +47,10 @@ def test_invalid_params_get_invalid_params_not_silence(rpc: RpcClient) -> None:
                                                           "should be in range [0:2147483647], but was -1. @ $.params.position"}
     string = rpc.request("textDocument/hover", _hover("3"))
     assert string["error"] == {"code": -32602, "message": "invalid params for textDocument/hover: "
-                                                        "expected an integer, got '3' @ $.params.position.line"}
+                                                        "expected an integer, got \"3\" @ $.params.position.line"}
     boolean = rpc.request("textDocument/hover", _hover(1, True))
     assert boolean["error"] == {"code": -32602, "message": "invalid params for textDocument/hover: "
-                                                         "expected an integer, got True @ $.params.position.character"}
+                                                         "expected an integer, got true @ $.params.position.character"}
     no_range = rpc.request("textDocument/codeAction", {"textDocument": {"uri": "file:///nowhere.jsonl"},
                                                        "context": {"diagnostics": []}})
     assert no_range["error"] == {"code": -32602, "message": "invalid params for textDocument/codeAction: "

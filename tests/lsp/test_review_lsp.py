@@ -101,13 +101,14 @@ async def test_lenses_follow_the_transcript_globs_and_unsaved_runs(client: Recor
     got = _lenses(await client.text_document_code_lens_async(types.CodeLensParams(_doc(uri))))
     assert [g[2] for g in got] == ["surface-lint: no run of this case found (0 run file(s) of deterministic_fluency "
                                    "searched)"] * 4
-    # A bad value is refused with a warning and the previous globs stay.
+    # A bad value is refused with an error naming the field (the wire checks the params) and the previous globs stay.
     client.protocol.notify("surfaceLint/reviewSettings", {"transcripts": "runs"})
     got = _lenses(await client.text_document_code_lens_async(types.CodeLensParams(_doc(uri))))
-    assert len(got) == 4
-    warnings = [m.message for m in client.log_messages if m.type == types.MessageType.Warning]
-    assert warnings == ['surface-lint: surfaceLint/reviewSettings: `transcripts` must be a list of glob strings, not "runs"; '
-                        "keeping ['nowhere/*.jsonl']"]
+    assert [g[2] for g in got] == ["surface-lint: no run of this case found (0 run file(s) of deterministic_fluency "
+                                   "searched)"] * 4
+    errors = [m.message for m in client.log_messages if m.type == types.MessageType.Error]
+    assert errors == ['surface-lint: invalid params for surfaceLint/reviewSettings (ignored): '
+                      'expected an array of strings, got "runs" @ $.params.transcripts']
 
 
 @pytest.mark.parametrize(("encoding", "c_start", "c_end"), [("utf-16", (31, 26), (44, 39)), ("utf-8", (33, 28), (46, 41))])

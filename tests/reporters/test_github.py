@@ -5,16 +5,22 @@ from __future__ import annotations
 from reporters_support import check_run, lane_run
 
 from surface_lint.findings import Finding, Location, Severity
-from surface_lint.reporters.github import Annotation, escape_data, escape_property, render_annotations
+from surface_lint.reporters.github import (
+    Annotation,
+    escape_data,
+    escape_property,
+    finding_annotation,
+    render_annotations,
+)
 
 F = "tests/fixtures/reporters/fluency_new.jsonl"
-PLACEHOLDER_1 = (f"::error file={F},line=1,col=52,endLine=1,endColumn=55,title=SL101 no_placeholder::"
+PLACEHOLDER_1 = (f"::error file={F},line=1,col=52,endLine=1,endColumn=55,title=SL101 no_placeholder (case flu_001)::"
                  "no_placeholder: placeholder marker `...` in the surface")
-PLACEHOLDER_6 = (f"::error file={F},line=6,col=43,endLine=6,endColumn=52,title=SL101 no_placeholder::"
+PLACEHOLDER_6 = (f"::error file={F},line=6,col=43,endLine=6,endColumn=52,title=SL101 no_placeholder (case flu_007)::"
                  "no_placeholder: placeholder marker `<pending>` in the surface")
-DISCLOSURE = (f"::notice file={F},line=3,col=36,endLine=3,endColumn=146,title=SL102 no_provenance_only::"
+DISCLOSURE = (f"::notice file={F},line=3,col=36,endLine=3,endColumn=146,title=SL102 no_provenance_only (case flu_003)::"
               "no_provenance_only: the surface is a bare structured disclosure")
-INVENTORY = (f"::notice file={F},line=3,col=77,endLine=3,endColumn=120,title=SL105 no_dotted_inventory::"
+INVENTORY = (f"::notice file={F},line=3,col=77,endLine=3,endColumn=120,title=SL105 no_dotted_inventory (case flu_003)::"
              "no_dotted_inventory: dotted-path inventory `mind.state.unsure; mind.state; mind.knowing` in the surface")
 
 
@@ -40,7 +46,7 @@ def test_check_annotations_most_severe_first() -> None:
     assert run.out.splitlines() == [
         PLACEHOLDER_1,
         PLACEHOLDER_6,
-        f"::warning file={F},line=2,col=68,endLine=2,endColumn=69,title=SL103 complete_punctuation::"
+        f"::warning file={F},line=2,col=68,endLine=2,endColumn=69,title=SL103 complete_punctuation (case flu_002)::"
         "complete_punctuation: the surface ends with `m`, not terminal punctuation (`.` `?` `!` `;`)",
         DISCLOSURE,
         INVENTORY,
@@ -60,11 +66,11 @@ def test_lane_annotations_start_with_the_failed_thresholds() -> None:
     # Joined to its case, the missing period is an expected predicate: an error, not a warning.
     assert lines[2:] == [
         PLACEHOLDER_1,
-        f"::error file={F},line=2,col=68,endLine=2,endColumn=69,title=SL103 complete_punctuation::"
+        f"::error file={F},line=2,col=68,endLine=2,endColumn=69,title=SL103 complete_punctuation (case flu_002)::"
         "complete_punctuation: the surface ends with `m`, not terminal punctuation (`.` `?` `!` `;`)",
         PLACEHOLDER_6,
         "::notice file=tests/fixtures/reporters/fluency_cases.jsonl,line=6,col=8,endLine=6,endColumn=17,"
-        "title=SL015 unjoined-record::case `flu_006` has no scored turn in the transcripts; left out of the metrics",
+        "title=SL015 unjoined-record (case flu_006)::case `flu_006` has no scored turn in the transcripts; left out of the metrics",
         DISCLOSURE,
         INVENTORY,
     ]
@@ -91,3 +97,24 @@ def test_default_limit_is_50() -> None:
 
 def test_no_findings_no_output() -> None:
     assert render_annotations([], 50) == ""
+
+
+def test_a_finding_title_names_its_case_escaped_as_a_property() -> None:
+    finding = Finding(Location("a.jsonl", 2, 3, 2, 7), "SL101", "no_placeholder", Severity.ERROR, "m",
+                      record_id="c:1,\n%x")
+    assert finding_annotation(finding).command() == (
+        "::error file=a.jsonl,line=2,col=3,endLine=2,endColumn=7,title=SL101 no_placeholder (case c%3A1%2C%0A%25x)::m")
+    anonymous = Finding(Location("a.jsonl", 2, 3, 2, 7), "SL001", "invalid-json", Severity.ERROR, "m")
+    assert finding_annotation(anonymous).command() == (
+        "::error file=a.jsonl,line=2,col=3,endLine=2,endColumn=7,title=SL001 invalid-json::m")
+
+
+def test_diff_flip_annotations_name_the_case_in_the_title() -> None:
+    from reporters_support import CASES, LANE, NEW, OLD, cli
+
+    run = cli("diff", OLD, NEW, "--lane", LANE, "--cases", CASES, "--output-format", "github")
+    flips = [line for line in run.out.splitlines() if line.startswith("::error file=")]
+    assert flips[0] == (f"::error file={F},line=1,col=52,endLine=1,endColumn=55,title=surface-lint deterministic_fluency"
+                        "%3A SL101 no_placeholder regressed (case flu_001)::flu_001: no_placeholder passed before and "
+                        "fails now: placeholder marker `...` in the surface")
+    assert len(flips) == 4

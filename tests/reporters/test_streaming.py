@@ -67,7 +67,7 @@ def test_many_sorted_runs_are_merged_in_levels_and_stay_stable() -> None:
     keyed: Spool[tuple[int, int]] = Spool(key=lambda t: t[0], buffer=4)
     items = [((i * 7919) % 13, i) for i in range(4 * 300)]  # 300 runs of 4
     keyed.extend(items)
-    assert len(keyed._paths) < 2 * spool_module.FAN_IN  # merged as they came, not 300 files
+    assert len(keyed._runs) < 2 * spool_module.FAN_IN  # merged as they came, not 300 files
     assert list(keyed) == sorted(items, key=lambda t: t[0])
     keyed.close()
 

@@ -8,22 +8,23 @@ handed on and dropped. Case files and lane reports are whole documents and are r
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import IO, TYPE_CHECKING
 
-from ..findings import Finding, Location, sorted_findings
+from ..findings import Finding, sorted_findings
 from ..lanes import Lane
 from ..sources.base import JsonlReader, ReadStats, Record
 from ..sources.cases import CaseFile, duplicate_findings, leak_findings, read_case_file, sibling_case_files
 from ..sources.transcripts import iter_turns, read_report, sniff, sniff_stream
 from .detect import first_object
 from .pipeline import CHAIN, Evaluator, Joined, Suppressions, join_report, join_turns
-from .results import SURFACE_PATH, CaseIndex, DocResult, RecordInfo, UsageError
+from .results import SURFACE_PATH, CaseIndex, DocResult, LineCheck, RecordInfo, UsageError, shift_finding
 
 if TYPE_CHECKING:
     from .core import Engine
 
 HEAD_BYTES = 65536  # what shape and lane detection read of a file
+CRLF_NOTICE = "CRLF line endings on "  # how the reader's file-level SL009 notice begins
 
 
 class NotingReader(JsonlReader):
@@ -40,24 +41,25 @@ class NotingReader(JsonlReader):
             yield record
 
 
-def record_info(joined: Joined, verdicts: object) -> RecordInfo:
-    """What the editor keeps of one evaluated record."""
+def record_info(joined: Joined, verdicts: object, delta: int = 0) -> RecordInfo:
+    """What the editor keeps of one evaluated record (its positions located only when asked,
+    `delta` lines further down than the record was read)."""
     record = joined.record
-    case_loc = joined.case.record.whole() if joined.case is not None else None
+    case = joined.case.record if joined.case is not None else None
     if joined.kind == CHAIN:
-        return RecordInfo(joined.case_id, "turn", record.whole(), _id_loc(record, "case_id"),
-                          verdicts=verdicts, case_location=case_loc)  # type: ignore[arg-type]
+        return RecordInfo.of_record(joined.case_id, "turn", record, _id_key(record, "case_id"), None,
+                                    verdicts, case, delta)  # type: ignore[arg-type]
     if joined.kind == "turn":
-        return RecordInfo(joined.case_id, "turn", record.whole(), _id_loc(record, "case_id"),
-                          record.location(*SURFACE_PATH), verdicts, case_loc)  # type: ignore[arg-type]
+        return RecordInfo.of_record(joined.case_id, "turn", record, _id_key(record, "case_id"), SURFACE_PATH,
+                                    verdicts, case, delta)  # type: ignore[arg-type]
     key = "case_id" if "case_id" in record.data else "id"
-    surface = record.location("surface") if "surface" in record.data else None
-    return RecordInfo(joined.case_id, "report-case", record.whole(), _id_loc(record, key), surface,
-                      verdicts, case_loc)  # type: ignore[arg-type]
+    surface = SURFACE_PATH if "surface" in record.data else None
+    return RecordInfo.of_record(joined.case_id, "report-case", record, _id_key(record, key), surface,
+                                verdicts, case, delta)  # type: ignore[arg-type]
 
 
-def _id_loc(record: Record, key: str) -> Location | None:
-    return record.location(key) if key in record.data else None
+def _id_key(record: Record, key: str) -> str | None:
+    return key if key in record.data else None
 
 
 def turn_stream(engine: Engine, path: str, stream: IO[bytes], kind: str, lane: Lane, cases: CaseIndex | None,
@@ -81,6 +83,67 @@ def turn_stream(engine: Engine, path: str, stream: IO[bytes], kind: str, lane: L
     if pending:
         yield suppressions.filter(list(pending)), None
         pending.clear()
+
+
+FIRST_BATCHED_LINE = 3  # lines 1 and 2 are checked alone: a BOM and the encoding are read at a file's start
+
+
+def check_lines(engine: Engine, path: str, lines: Sequence[tuple[int, str, str | None]], kind: str, lane: Lane,
+                cases: CaseIndex | None) -> list[LineCheck]:
+    """Lines of a turn/telemetry JSONL document, each checked as `Engine.check_line` checks it
+    alone, in one read: one reader and one evaluator for them all, and each line its own join
+    (its priming context, its own SL015). `lines`: (1-based number >= FIRST_BATCHED_LINE, in
+    increasing order; text; the case id primed before it, if any). The reader's file-level CRLF
+    notice is left out: the caller counts line ends over the whole document."""
+    if not lines:
+        return []
+    if lines[0][0] < FIRST_BATCHED_LINE:
+        raise ValueError(f"check_lines: line {lines[0][0]} out of order or before line {FIRST_BATCHED_LINE}")
+    # The lines are read FIRST_BATCHED_LINE - first lines up (blank lines before the first and
+    # in gaps, counted blank), and their results moved back down.
+    delta = lines[0][0] - FIRST_BATCHED_LINE
+    parts: list[bytes] = [b"\n" * (FIRST_BATCHED_LINE - 1)]
+    written = FIRST_BATCHED_LINE - 1
+    primed_at: dict[int, str] = {}
+    texts: dict[int, str] = {}
+    for number, text, primed in lines:
+        at = number - delta
+        texts[at] = text
+        if at <= written:
+            raise ValueError(f"check_lines: line {number} out of order")
+        if "\n" in text:
+            raise ValueError(f"check_lines: line {number} holds a line end")
+        parts.append(b"\n" * (at - 1 - written))
+        parts.append(text.encode("utf-8", "surrogatepass"))
+        parts.append(b"\n")
+        written = at
+        if primed is not None:
+            primed_at[at] = primed
+    suppressions = Suppressions()
+    reader = NotingReader(path, engine.config.max_line_bytes, suppressions)
+    evaluator = Evaluator(lane, engine.severity_levels)
+    found: dict[int, list[Finding]] = {}
+    records: dict[int, list[RecordInfo]] = {}
+    for turn in iter_turns(path, io.BytesIO(b"".join(parts)), kind, reader):
+        number = turn.record.line
+        primed = primed_at.get(number)
+        for joined in join_turns(lane, (turn,), cases, (primed,) if primed is not None else ()):
+            done = evaluator.evaluate(joined)
+            its = done.all_findings()
+            if its:
+                found.setdefault(number, []).extend(its)
+            info = record_info(joined, done.verdicts, delta)
+            info.share_text(texts[number])  # the caller's line (the document's), not a second copy
+            records.setdefault(number, []).append(info)
+    for f in reader.findings:
+        if not (f.code == "SL009" and f.message.startswith(CRLF_NOTICE)):
+            found.setdefault(f.location.line, []).append(f)
+    out = []
+    for number, _, _ in lines:
+        kept = suppressions.filter(found.get(number - delta, []))
+        out.append(LineCheck(sorted_findings([shift_finding(f, path, delta) for f in kept]),
+                             records.get(number - delta, [])))
+    return out
 
 
 class DocumentChecker:

@@ -77,20 +77,21 @@ class CompactOutcomes:
             record_index: int | None) -> int:
         """Count one scored record; its position (a later record of the same id replaces it)."""
         signals = self.values.take(signals)  # a value slot's number out of the key (scoring.SlotValues)
-        k = (signals, bool(failed))
+        k = (signals, not failed)
         key = self.keys.get(k)
         if key is None:
             key = self.keys[k] = len(self.key_list)
-            self.key_list.append(k)
+            self.key_list.append((signals, bool(failed)))
             self.key_unbucketed.append(self.unbucketed(signals))
         high, low = hash(case_id), hash(case_id[::-1])
-        position = len(self.key)
+        keys = self.key
+        position = len(keys)
         self.high.append(high)
         self.low.append(low)
-        self.key.append(key)
+        keys.append(key)
         bit1, bit2 = high & self._FILTER_MASK, low & self._FILTER_MASK
-        i1, m1, i2, m2 = bit1 >> 3, 1 << (bit1 & 7), bit2 >> 3, 1 << (bit2 & 7)
         f = self.filter
+        i1, m1, i2, m2 = bit1 >> 3, 1 << (bit1 & 7), bit2 >> 3, 1 << (bit2 & 7)
         if f[i1] & m1 and f[i2] & m2:
             at = where if isinstance(where, Location) else whole_record(where)
             self.suspects[position] = (case_id, at, record_index)

@@ -15,7 +15,7 @@ from ..predicates import Verdict
 from ..sources.base import ReadStats, Record
 from ..sources.paths import unique_paths
 from ..sources.transcripts import sniff
-from .check import HEAD_BYTES, DocumentChecker, turn_stream
+from .check import HEAD_BYTES, DocumentChecker, check_lines, turn_stream
 from .detect import first_object
 from .pipeline import Evaluator
 from .results import (
@@ -151,19 +151,27 @@ class Engine:
         a byte-order mark); `primed`: case ids with a priming turn earlier in the document.
         Findings the engine reports once per file and case id (SL015) are the caller's to merge."""
         lane = self.lane(lane_name)
-        lead = b"\n" if line > 1 else b""  # a blank line keeps a later line's BOM a character
-        at = 2 if lead else 1
+        # Two blank lines before a later line: its BOM is a character, and its bytes are never
+        # taken for a file's start (a UTF-16 guess), as in the whole file and `check_lines`.
+        lead = b"\n\n" if line > 1 else b""
+        at = 3 if lead else 1
         data = lead + text.encode("utf-8", "surrogatepass") + b"\n"
         findings: list[Finding] = []
         records: list[RecordInfo] = []
         for found, info in turn_stream(self, path, io.BytesIO(data), kind, lane, cases, True,
                                        primed=frozenset(primed)):
             findings.extend(f for f in found if f.location.line == at)
-            if info is not None and info.location.line == at:
+            if info is not None and info.line == at:
                 records.append(info)
         delta = line - at
         return LineCheck(sorted_findings([shift_finding(f, path, delta) for f in findings]),
                          [shift_record(r, path, delta) for r in records])
+
+    def check_lines(self, path: str, lines: Sequence[tuple[int, str, str | None]], kind: str, lane_name: str,
+                    cases: CaseIndex | None = None) -> list[LineCheck]:
+        """Many lines (from line 3 on) of one document, each as `check_line` gives it, in one read
+        (an editor's first lint of a big file): (number, text, the case id primed before it)."""
+        return check_lines(self, path, lines, kind, self.lane(lane_name), cases)
 
     # --- score: a lane ---------------------------------------------------------------------
 

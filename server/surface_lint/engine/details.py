@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..lanes import Lane
+from ..lanes import EXPECTED, Lane
 from ..predicates import Context, Subject, Verdict
 from ..scoring import (
     signal,
@@ -53,28 +53,46 @@ def report_subject(lane: Lane, entry: ReportEntry, fields: Mapping[str, Any]) ->
 
 
 _Getter = Callable[[Mapping[str, Verdict], Subject, Mapping[str, Any], Mapping[str, Any] | None,
-                    Mapping[str, Any] | None, Context, str | None], Any]
+                    Mapping[str, Any] | None, Context | None, str | None], Any]
 
 
 class DetailsPlan:
     """A lane's `[details]` compiled once: one getter per detail field, in the file's order."""
 
-    __slots__ = ("getters",)
+    __slots__ = ("empty_fields", "getters", "needs_context")
 
     def __init__(self, lane: Lane) -> None:
         getters: list[tuple[str, _Getter]] = []
+        # Without case fields a `case.X` is its default (the id aside): a constant, not a call.
+        empty: list[tuple[str, _Getter | None, Any]] = []
         for key, source in lane.details.items():
             expr, _, default_text = source.partition("|")
             default = json.loads(default_text) if default_text else None
             kind, _, name = expr.partition(".")
-            getters.append((key, _getter(lane, kind, name, default)))
+            get = _getter(lane, kind, name, default)
+            getters.append((key, get))
+            if kind == "case" and name != lane.schema.id_field and type(default) in _IMMUTABLE:
+                empty.append((key, None, get({}, _NO_SUBJECT, {}, None, None, None, None)))
+            else:
+                empty.append((key, get, None))
         self.getters: tuple[tuple[str, _Getter], ...] = tuple(getters)
+        self.empty_fields: tuple[tuple[str, _Getter | None, Any], ...] = tuple(empty)
+        self.needs_context = any(source.startswith("analysis.") for source in lane.details.values())
 
     def build(self, verdicts: Mapping[str, Verdict], subject: Subject, case_fields: Mapping[str, Any] | None,
-              turn: Mapping[str, Any] | None, ctx: Context, case_id: str | None = None) -> dict[str, Any]:
-        """One case's details, field for field as the runner writes them (from the lane's [details])."""
-        fields = case_fields or {}
-        return {key: get(verdicts, subject, fields, case_fields, turn, ctx, case_id) for key, get in self.getters}
+              turn: Mapping[str, Any] | None, ctx: Context | None, case_id: str | None = None) -> dict[str, Any]:
+        """One case's details, field for field as the runner writes them (from the lane's [details]).
+        `ctx` may be None when the lane's details read no analysis (`needs_context`)."""
+        if case_fields:
+            return {key: get(verdicts, subject, case_fields, case_fields, turn, ctx, case_id)
+                    for key, get in self.getters}
+        fields: Mapping[str, Any] = {}
+        return {key: value if get is None else get(verdicts, subject, fields, case_fields, turn, ctx, case_id)
+                for key, get, value in self.empty_fields}
+
+
+_IMMUTABLE = (str, int, float, bool, type(None))
+_NO_SUBJECT = Subject(surface="")
 
 
 def _getter(lane: Lane, kind: str, name: str, default: Any) -> _Getter:
@@ -83,7 +101,7 @@ def _getter(lane: Lane, kind: str, name: str, default: Any) -> _Getter:
         is_id = name == lane.schema.id_field
 
         def case(verdicts: Mapping[str, Verdict], subject: Subject, fields: Mapping[str, Any],
-                 case_fields: Mapping[str, Any] | None, turn: Mapping[str, Any] | None, ctx: Context,
+                 case_fields: Mapping[str, Any] | None, turn: Mapping[str, Any] | None, ctx: Context | None,
                  case_id: str | None) -> Any:
             value = fields.get(name, default)
             if is_id and value is None:
@@ -110,7 +128,7 @@ def _getter(lane: Lane, kind: str, name: str, default: Any) -> _Getter:
         empty: Any = 0 if name in ("vault_hits", "proposal_count") else ("" if name.startswith("trace_hash") else None)
 
         def chain(v: Mapping[str, Verdict], subject: Subject, fields: Mapping[str, Any],
-                  cf: Mapping[str, Any] | None, turn: Mapping[str, Any] | None, ctx: Context,
+                  cf: Mapping[str, Any] | None, turn: Mapping[str, Any] | None, ctx: Context | None,
                   cid: str | None) -> Any:
             value = getattr(subject, name, None)
             return empty if value is None else value
@@ -118,14 +136,25 @@ def _getter(lane: Lane, kind: str, name: str, default: Any) -> _Getter:
         return chain
     if kind == "signal":
         names = tuple(name.split("&"))
+        if all(n.lstrip("!") == EXPECTED for n in names):
+            # Without case fields nothing is expected: `signal` gives True (False negated).
+            uncased = all(not n.startswith("!") for n in names)
+            return lambda verdicts, subject, fields, cf, turn, ctx, cid: (
+                all(signal(n, lane, verdicts, cf) for n in names) if cf else uncased)
         return lambda verdicts, subject, fields, cf, turn, ctx, cid: all(
             signal(n, lane, verdicts, cf) for n in names)
     if kind == "analysis":
-        return lambda v, subject, fields, cf, turn, ctx, cid: (
-            len(ctx.analysis.sentences) if name == "sentence_count" else None)
+        if name != "sentence_count":
+            return lambda v, subject, fields, cf, turn, ctx, cid: None
+        return lambda v, subject, fields, cf, turn, ctx, cid: len(_context(ctx).analysis.sentences)
     reported = tuple(spec.name for spec in lane.predicates if spec.report)
     return lambda verdicts, subject, fields, cf, turn, ctx, cid: {
         n: verdicts[n].passed for n in reported if n in verdicts}
+
+
+def _context(ctx: Context | None) -> Context:
+    assert ctx is not None, "a lane whose details read analysis is given its Context (needs_context)"
+    return ctx
 
 
 def build_details(

@@ -7,12 +7,13 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from ..findings import Finding, Fix, Location, Related
+from ..positions import JsonPath
 from ..predicates import Verdict
 from ..scoring import (
     Outcome,
     ThresholdResult,
 )
-from ..sources.base import ReadStats
+from ..sources.base import ReadStats, Record
 from .caseindex import CaseIndex as CaseIndex  # re-exported: the engine's façade and the editor import it here
 
 SURFACE_PATH = ("surface",)
@@ -23,17 +24,153 @@ class UsageError(Exception):
     """Bad arguments or unreadable input: exit code 2."""
 
 
-@dataclass(slots=True)
 class RecordInfo:
-    """What the editor needs of one record: id, range, and (for surfaces) the verdicts."""
+    """What the editor needs of one record: id, range, and (for surfaces) the verdicts.
 
-    id: str | None
-    kind: str  # case | turn | report-case
-    location: Location
-    id_location: Location | None = None
-    surface: Location | None = None
-    verdicts: Mapping[str, Verdict] | None = None
-    case_location: Location | None = None  # the joined case, for go-to-definition
+    Positions are located when a feature first asks for them (hover, symbols, definition,
+    references), from the record's own text: a cold open of a 20,000-line transcript asks for
+    none, and locating every record's id and surface was two thirds of its check.
+    """
+
+    __slots__ = ("_base", "_case", "_case_location", "_delta", "_id_key", "_id_location", "_line", "_located", "_location",
+                 "_path", "_source", "_surface", "_surface_key", "_text", "id", "kind", "verdicts")
+
+    def __init__(self, id: str | None, kind: str, location: Location, id_location: Location | None = None,
+                 surface: Location | None = None, verdicts: Mapping[str, Verdict] | None = None,
+                 case_location: Location | None = None) -> None:
+        self.id = id
+        self.kind = kind  # case | turn | report-case
+        self.verdicts = verdicts
+        self._location = location
+        self._id_location = id_location
+        self._surface = surface
+        self._case_location = case_location
+        self._located = True
+        self._source: Record | None = None  # a report entry, located in its document
+        self._text: str | None = None  # a JSONL record's line (its parsed data is not kept)
+        self._path = location.path
+        self._line = location.line  # where the record was read
+        self._id_key: str | None = None
+        self._surface_key: JsonPath | None = None
+        self._case: Record | None = None
+        self._delta = 0  # lines further down than it was read
+        self._base: RecordInfo | None = None  # the unshifted record whose positions this one shifts
+
+    @classmethod
+    def of_record(cls, id: str | None, kind: str, record: Record, id_key: str | None,
+                  surface_key: JsonPath | None, verdicts: Mapping[str, Verdict] | None,
+                  case: Record | None, delta: int = 0) -> RecordInfo:
+        """A record's info whose positions are located on demand: `id_key` and `surface_key`
+        name the members to locate (None: the record has none); `delta`: lines to move them down."""
+        if record.prefix:
+            return cls._unlocated(id, kind, verdicts, record, None, record.path, record.line, id_key, surface_key,
+                                  case, delta)
+        return cls._unlocated(id, kind, verdicts, None, record.text, record.path, record.line, id_key, surface_key,
+                              case, delta)
+
+    @classmethod
+    def _unlocated(cls, id: str | None, kind: str, verdicts: Mapping[str, Verdict] | None, source: Record | None,
+                   text: str | None, path: str, line: int, id_key: str | None, surface_key: JsonPath | None,
+                   case: Record | None, delta: int) -> RecordInfo:
+        info = cls.__new__(cls)  # every slot set here: one object per record of a cold open
+        info.id, info.kind, info.verdicts = id, kind, verdicts
+        info._location, info._id_location, info._surface, info._case_location = _UNLOCATED, None, None, None
+        info._located = False
+        info._source, info._text, info._path, info._line = source, text, path, line
+        info._id_key, info._surface_key, info._case, info._delta = id_key, surface_key, case, delta
+        info._base = None
+        return info
+
+    def share_text(self, text: str) -> None:
+        """Keep `text`, the caller's own copy of this record's line, if equal (not the reader's)."""
+        if self._text is not None and self._text == text:
+            self._text = text
+
+    def _locate(self) -> None:
+        base = self._base
+        if base is not None:  # located once for the record and every shifted copy of it (each edit's)
+            if not base._located:
+                base._locate()
+            path, delta = self._path, self._delta - base._delta
+            self._location = shift_location(base._location, path, delta)
+            self._id_location = _shift_opt(base._id_location, path, delta)
+            self._surface = _shift_opt(base._surface, path, delta)
+            self._located = True
+            return
+        source = self._source
+        if source is None:  # the same locator the record would have built for its line
+            source = Record({}, self._line, 0, path=self._path, text=self._text or "")
+        path, delta = self._path, self._delta
+        self._location = shift_location(source.whole(), path, delta)
+        if self._id_key is not None:
+            self._id_location = shift_location(source.location(self._id_key), path, delta)
+        if self._surface_key is not None:
+            self._surface = shift_location(source.location(*self._surface_key), path, delta)
+        self._located = True
+
+    @property
+    def line(self) -> int:
+        """The 1-based line the record starts on (a JSONL record's own line: nothing located)."""
+        if not self._located and self._text is not None:
+            return self._line + self._delta
+        return self.location.line
+
+    @property
+    def location(self) -> Location:
+        if not self._located:
+            self._locate()
+        return self._location
+
+    @property
+    def id_location(self) -> Location | None:
+        if not self._located:
+            self._locate()
+        return self._id_location
+
+    @property
+    def surface(self) -> Location | None:
+        if not self._located:
+            self._locate()
+        return self._surface
+
+    @property
+    def case_location(self) -> Location | None:
+        """The joined case, for go-to-definition (in its case file: never shifted)."""
+        if self._case_location is None and self._case is not None:
+            self._case_location = self._case.whole()
+        return self._case_location
+
+    def shifted(self, path: str, delta: int) -> RecordInfo:
+        """The same record `delta` lines further down in document `path`."""
+        if not delta:
+            return self
+        if self._located or self._path != path:
+            return RecordInfo(self.id, self.kind, shift_location(self.location, path, delta),
+                              _shift_opt(self.id_location, path, delta), _shift_opt(self.surface, path, delta),
+                              self.verdicts, self.case_location)
+        out = RecordInfo._unlocated(self.id, self.kind, self.verdicts, self._source, self._text, self._path,
+                                    self._line, self._id_key, self._surface_key, self._case, self._delta + delta)
+        out._case_location = self._case_location
+        out._base = self._base or self
+        return out
+
+    def _fields(self) -> tuple[object, ...]:
+        return (self.id, self.kind, self.location, self.id_location, self.surface, self.verdicts, self.case_location)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when every field is (located now if need be), as when this was a dataclass."""
+        if not isinstance(other, RecordInfo):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable (its positions fill in), as a dataclass with eq
+
+    def __repr__(self) -> str:
+        return (f"RecordInfo(id={self.id!r}, kind={self.kind!r}, location={self.location!r}, "
+                f"id_location={self.id_location!r}, surface={self.surface!r})")
+
+
+_UNLOCATED = Location("", 0, 0, 0, 0)  # placeholder of a RecordInfo not located yet (never returned)
 
 
 @dataclass
@@ -113,9 +250,9 @@ def shift_finding(f: Finding, path: str, delta: int) -> Finding:
     )
 
 
-def shift_record(r: RecordInfo, path: str, delta: int) -> RecordInfo:
-    def opt(location: Location | None) -> Location | None:
-        return shift_location(location, path, delta) if location is not None else None
+def _shift_opt(location: Location | None, path: str, delta: int) -> Location | None:
+    return shift_location(location, path, delta) if location is not None else None
 
-    return RecordInfo(r.id, r.kind, shift_location(r.location, path, delta), opt(r.id_location),
-                      opt(r.surface), r.verdicts, r.case_location)
+
+def shift_record(r: RecordInfo, path: str, delta: int) -> RecordInfo:
+    return r.shifted(path, delta)

@@ -18,7 +18,7 @@ from ..checks import CHECK_CODES as C
 from ..config import Config
 from ..findings import Finding, Location, Severity
 from ..lanes import Lane
-from ..predicates import PASS, Context, Verdict
+from ..predicates import Context, Verdict
 from ..scoring import Outcome, lane_signals, metrics_from_tally, signal_values, threshold_results
 from ..sources.base import JsonlReader, ReadStats, Record, check_finding
 from ..sources.transcripts import Turn, iter_turns, read_report, sniff_stream
@@ -27,7 +27,7 @@ from .compact import CompactOutcomes, whole_record
 from .details import DetailsPlan
 from .pipeline import Evaluator, Joined, join_report, join_turns
 from .results import CaseIndex, LaneResult, Rows, UsageError
-from .spool import Mapped, Spool
+from .spool import Mapped, Spool, fewer_collections
 
 if TYPE_CHECKING:
     from .core import Engine
@@ -86,6 +86,8 @@ class Part:
     reports_read: int = 0
 
 
+_BY_VERDICTS_SIZE = 4096  # verdict mappings whose signals are remembered (cleared when full: a few MiB at most)
+
 # Why-nothing-scored counters, in the order the message names them.
 NO_CASE_ID, UNKNOWN_ID, NOT_SCORED = "no_case_id", "unknown_id", "not_scored"
 
@@ -101,12 +103,15 @@ class LaneScorer:
         self.want_rows = want_rows
         self.row_findings = True  # rows carry their case's findings (JUnit and HTML show them)
         self.finding_limit = finding_limit
-        self.evaluator = Evaluator(lane, engine.severity_levels, engine.reference_lane(lane.name))
+        # The reference profile's lane checks a lane report's stored flags: loaded when one is read.
+        self.evaluator = Evaluator(lane, engine.severity_levels)
+        self._reference_loaded = False
         self.details = DetailsPlan(lane)
         self.signals = lane_signals(lane)
         self.reported = {p.name for p in lane.predicates if p.report}
         self.report_order = [p.name for p in lane.predicates if p.report]
-        self._interned: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self._judged: dict[tuple[str, ...], tuple[str, ...]] = {}  # verdict names -> reported ones judged
+        self._by_verdicts: dict[int, tuple[Mapping[str, Verdict], tuple[bool, ...], tuple[str, ...]]] = {}
         self.compact = CompactOutcomes(lane)
         # One byte per distinct case: whether it was scored (its rank: caseindex.CaseIndex.rank).
         self.scored_ranks = bytearray(len(index) if index is not None else 0)
@@ -154,26 +159,47 @@ class LaneScorer:
             self.problem(problem)
         verdicts = done.verdicts
         fields = joined.fields
-        signals = signal_values(self.lane, self.signals, verdicts, fields)
-        failed = tuple(n for n, v in verdicts.items() if v is not PASS and not v.passed and n in self.reported)
+        # The lane memoises verdict sets (repeated surfaces share one mapping): without case
+        # fields, its signals and failures are a function of that mapping alone.
+        by_verdicts = self._by_verdicts
+        seen = by_verdicts.get(id(verdicts)) if not fields else None
+        if seen is not None and seen[0] is verdicts:
+            signals, failed = seen[1], seen[2]
+        else:
+            signals = signal_values(self.lane, self.signals, verdicts, fields)
+            reported = self.reported
+            failed = tuple([n for n, v in verdicts.items() if not v.passed and n in reported])
+            if not fields:
+                if len(by_verdicts) >= _BY_VERDICTS_SIZE:
+                    by_verdicts.clear()
+                # The mapping is held, so its id cannot be reused while it is here.
+                by_verdicts[id(verdicts)] = (verdicts, signals, failed)
         if failed and done.findings:
             self.failing_shown += 1
         details = None
         judged: tuple[str, ...] = ()
         failures: dict[str, Verdict] = {}
+        levels: dict[str, Severity | None] = {}
         if self.want_rows:
             subject = joined.subject
             data = joined.stored if joined.stored is not None else joined.record.data
-            details = self.details.build(verdicts, subject, fields, data, Context(subject, self.lane.analysis),
-                                         case_id)
-            judged = tuple(n for n in self.report_order if n in verdicts)
-            judged = self._interned.setdefault(judged, judged)
-            failures = {n: verdicts[n] for n in failed}
-            levels = {n: self.evaluator.reported_severity(n, verdicts[n], joined.judged) for n in failed}
+            plan = self.details
+            ctx = Context(subject, self.lane.analysis) if plan.needs_context else None
+            details = plan.build(verdicts, subject, fields, data, ctx, case_id)
+            # The reported predicates judged, in the lane's order: one tuple per set of judged names.
+            names = tuple(verdicts)
+            known = self._judged.get(names)
+            if known is None:
+                known = self._judged[names] = tuple(n for n in self.report_order if n in verdicts)
+            judged = known
+            if failed:
+                failures = {n: verdicts[n] for n in failed}
+                severity = self.evaluator.reported_severity
+                levels = {n: severity(n, verdicts[n], joined.judged) for n in failed}
         # Only a record that repeats a case needs its range: computed then (or here, for a worker).
         where = whole_record(joined.record) if self.on_scored is not None else None
         return Scored(case_id, signals, failed, where, joined.record.index, joined.subject.grounding, details,
-                      judged, failures, tuple(done.findings), levels if self.want_rows else {})
+                      judged, failures, tuple(done.findings), levels)
 
     def problem(self, finding: Finding) -> None:
         self.findings.append((-1, finding))
@@ -197,14 +223,15 @@ class LaneScorer:
     def fold(self, joined: Iterable[Joined]) -> None:
         sink = self.on_scored
         keep = self.keep
-        for item in joined:
-            scored = self.evaluate(item)
-            if scored is None:
-                continue
-            if sink is not None:
-                sink(scored)
-            else:
-                keep(scored, item.record)
+        with fewer_collections():
+            for item in joined:
+                scored = self.evaluate(item)
+                if scored is None:
+                    continue
+                if sink is not None:
+                    sink(scored)
+                else:
+                    keep(scored, item.record)
 
     def absorb(self, part: Part) -> None:
         """One file scored in another process, as if it had been read here."""
@@ -246,6 +273,9 @@ class LaneScorer:
                 raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
             # The records that parse decide (a compact one-line report is a report).
             if kind == "report":
+                if not self._reference_loaded:
+                    self.evaluator.reference = self.engine.reference_lane(self.lane.name) or self.lane
+                    self._reference_loaded = True
                 transcript = read_report(path, given if given is not None else self.engine.read_bytes(path))
                 self.reports_read += 1
                 if self.declared is None:
@@ -373,11 +403,8 @@ class _Kept:
     def __iter__(self) -> Iterator[Any]:
         replaced, at = self.replaced, self.position_at
         if not replaced:
-            yield from self.source
-            return
-        for item in self.source:
-            if item[at] not in replaced:
-                yield item
+            return iter(self.source)
+        return (item for item in self.source if item[at] not in replaced)
 
 
 def _count_kept(spool: Iterable[tuple[int, Finding]], replaced: set[int]) -> int:

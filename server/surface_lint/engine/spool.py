@@ -8,12 +8,15 @@ in the order they were appended or sorted by a key (an external merge sort, stab
 
 from __future__ import annotations
 
+import gc
 import heapq
 import os
 import pickle
 import tempfile
+import threading
 import weakref
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import IO, Any, Generic, TypeVar
 
 T = TypeVar("T")
@@ -22,25 +25,61 @@ BUFFER_ITEMS = 2048  # items held in memory before a batch is written out
 FAN_IN = 16  # sorted runs of one size merged into one (files open at once stay few)
 
 
-def _remove(paths: list[str]) -> None:
-    for path in paths:
+# Collections while a run streams: its millions of short-lived rows are acyclic, and the default
+# threshold (700 new containers) walks each young generation hundreds of thousands of times.
+STREAMING_GC_THRESHOLD = 50_000
+_gc_lock = threading.Lock()
+_gc_users = 0
+_gc_before: tuple[int, int, int] = (0, 0, 0)
+
+
+@contextmanager
+def fewer_collections() -> Iterator[None]:
+    """Raise the collector's first threshold while rows stream (nested and threaded uses share
+    one raise; the last to leave restores the threshold it found)."""
+    global _gc_users, _gc_before
+    with _gc_lock:
+        if _gc_users == 0:
+            _gc_before = gc.get_threshold()
+            if _gc_before[0]:  # 0: collection is off; leave it off
+                gc.set_threshold(max(_gc_before[0], STREAMING_GC_THRESHOLD), *_gc_before[1:])
+        _gc_users += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_users -= 1
+            if _gc_users == 0:
+                gc.set_threshold(*_gc_before)
+
+
+def _close(files: list[IO[bytes]]) -> None:
+    for fh in files:
         try:
-            os.unlink(path)
+            fh.close()
         except OSError:
             pass
 
 
-def _batches(path: str) -> Iterator[list[Any]]:
-    with open(path, "rb") as fh:
-        while True:  # one pickle per batch, each with its own memo
-            try:
-                yield pickle.load(fh)
-            except EOFError:
-                return
+def _new_file() -> IO[bytes]:
+    # Unlinked as it is created (POSIX): nothing is left in the temp folder, even after a SIGKILL.
+    return tempfile.TemporaryFile(prefix="surface-lint-", suffix=".spool")
 
 
-def _read(path: str) -> Iterator[Any]:
-    for batch in _batches(path):
+def _batches(fh: IO[bytes]) -> Iterator[list[Any]]:
+    """The batches of a spool file from its start; each reader keeps its own position (several may
+    read one file at once), and each batch is its own pickle with its own memo."""
+    position = 0
+    end = fh.seek(0, os.SEEK_END)
+    while position < end:
+        fh.seek(position)
+        batch = pickle.load(fh)
+        position = fh.tell()
+        yield batch
+
+
+def _read(fh: IO[bytes]) -> Iterator[Any]:
+    for batch in _batches(fh):
         yield from batch
 
 
@@ -53,10 +92,9 @@ class Spool(Generic[T]):
         self._buffer: list[T] = []
         self._count = 0
         # Unsorted: one file of batches. Sorted: one file per sorted run, with its merge level.
-        self._paths: list[str] = []
+        self._runs: list[IO[bytes]] = []
         self._levels: list[int] = []
-        self._out: IO[bytes] | None = None
-        self._finalizer = weakref.finalize(self, _remove, self._paths)
+        self._finalizer = weakref.finalize(self, _close, self._runs)
 
     def __len__(self) -> int:
         return self._count
@@ -71,11 +109,6 @@ class Spool(Generic[T]):
         for item in items:
             self.append(item)
 
-    def _new_file(self) -> IO[bytes]:
-        fd, path = tempfile.mkstemp(prefix="surface-lint-", suffix=".spool")
-        self._paths.append(path)
-        return os.fdopen(fd, "wb")
-
     def _spill(self) -> None:
         if not self._buffer:
             return
@@ -84,50 +117,49 @@ class Spool(Generic[T]):
             self._write_run(sorted(self._buffer, key=self._key), 0)
             self._merge_runs()
         else:
-            if self._out is None:
-                self._out = self._new_file()
-            pickle.dump(self._buffer, self._out, pickle.HIGHEST_PROTOCOL)
+            if not self._runs:
+                self._runs.append(_new_file())
+            out = self._runs[0]
+            out.seek(0, os.SEEK_END)  # a reader may have moved the position
+            pickle.dump(self._buffer, out, pickle.HIGHEST_PROTOCOL)
         self._buffer = []
 
     def _write_run(self, items: Iterable[T], level: int) -> None:
         step = max(1, self._buffer_size // 4)
         batch: list[T] = []
-        with self._new_file() as fh:
-            for item in items:
-                batch.append(item)
-                if len(batch) >= step:
-                    pickle.dump(batch, fh, pickle.HIGHEST_PROTOCOL)
-                    batch = []
-            if batch:
+        fh = _new_file()
+        for item in items:
+            batch.append(item)
+            if len(batch) >= step:
                 pickle.dump(batch, fh, pickle.HIGHEST_PROTOCOL)
+                batch = []
+        if batch:
+            pickle.dump(batch, fh, pickle.HIGHEST_PROTOCOL)
+        self._runs.append(fh)
         self._levels.append(level)
 
     def _merge_runs(self) -> None:
         """FAN_IN trailing runs of one level become one run of the next (order kept: stable)."""
         while len(self._levels) >= FAN_IN and len(set(self._levels[-FAN_IN:])) == 1:
             level = self._levels[-1]
-            paths = self._paths[-FAN_IN:]
-            del self._paths[-FAN_IN:], self._levels[-FAN_IN:]
-            self._write_run(heapq.merge(*(_read(p) for p in paths), key=self._key), level + 1)
-            _remove(paths)
+            runs = self._runs[-FAN_IN:]
+            del self._runs[-FAN_IN:], self._levels[-FAN_IN:]
+            self._write_run(heapq.merge(*(_read(fh) for fh in runs), key=self._key), level + 1)
+            _close(runs)
 
     def __iter__(self) -> Iterator[T]:
         if self._key is None:
-            if self._out is not None:
-                self._out.flush()
-                yield from _read(self._paths[0])
+            if self._runs:
+                yield from _read(self._runs[0])
             yield from list(self._buffer)
             return
-        if not self._paths:
+        if not self._runs:
             yield from sorted(self._buffer, key=self._key)
             return
         self._spill()
-        yield from heapq.merge(*(_read(p) for p in self._paths), key=self._key)
+        yield from heapq.merge(*(_read(fh) for fh in self._runs), key=self._key)
 
     def close(self) -> None:
-        if self._out is not None:
-            self._out.close()
-            self._out = None
         self._finalizer()
 
 
@@ -143,9 +175,8 @@ class Mapped(Generic[T]):
         return self._length
 
     def __iter__(self) -> Iterator[T]:
-        fn = self._fn
-        for item in self._source:
-            yield fn(item)
+        with fewer_collections():  # a reporter's loop over the rows
+            yield from map(self._fn, self._source)
 
     def __bool__(self) -> bool:
         return self._length > 0

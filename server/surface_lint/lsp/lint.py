@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..engine import CaseIndex, DocResult, Engine, RecordInfo, first_object
+from ..engine.check import CRLF_NOTICE, FIRST_BATCHED_LINE
 from ..engine.results import shift_finding, shift_record
 from ..findings import Finding, Location
 from ..lanes import Lane
@@ -27,8 +28,7 @@ from .documents import Bare, LineMap, Snapshot
 if TYPE_CHECKING:
     from .workspace import EngineEntry, ServerState
 
-_CHECK_EVERY = 128  # lines between cancellation checks in the line-by-line path
-CRLF_NOTICE = "CRLF line endings on "  # how the reader's file-level SL009 notice begins
+_CHUNK_LINES = 512  # lines per engine read (and between cancellation checks) in the line-by-line path
 
 
 class Cancelled(Exception):
@@ -93,9 +93,9 @@ class LintResult:
         """Records whose range covers 1-based `line`."""
         if self.line_mode and self._pairs is not None:
             pairs = self._pairs
-            i = bisect.bisect_left(pairs, line, key=lambda p: p[1].location.line + p[0])
+            i = bisect.bisect_left(pairs, line, key=_pair_line)
             out = []
-            while i < len(pairs) and pairs[i][1].location.line + pairs[i][0] == line:
+            while i < len(pairs) and _pair_line(pairs[i]) == line:
                 d, r = pairs[i]
                 out.append(shift_record(r, self.path, d) if d else r)
                 i += 1
@@ -290,53 +290,70 @@ def lint_lines(engine: Engine, snap: Snapshot, lane: Lane, kind: str, cases: Cas
     priming: list[tuple[int, str]] = []
     table = memo.lines
     next_report = time.perf_counter() + 0.25
-    for i in range(lo, new_hi):
-        if (i - lo) % _CHECK_EVERY == 0 and i > lo:
+    for chunk in range(lo, new_hi, _CHUNK_LINES):
+        if chunk > lo:
             if token is not None and token.cancelled:
                 raise Cancelled()
             if progress is not None and time.perf_counter() >= next_report:
                 progress(head_findings + findings)
                 next_report = time.perf_counter() + 1.0
-        number = i + 1
-        text = new[i]
-        if text.endswith("\r"):
-            text = text[:-1]
-            # The engine counts CRLF only on lines it reads; its size limit excludes the line end.
-            if 4 * len(text) <= limit or len(text.encode("utf-8", "surrogatepass")) <= limit:
-                crlf_lines.append(number)
-        if not text.strip():
-            continue
-        entry = table.get(text)
-        if entry is None:
-            entry = table[text] = _LineEntry()
-        case_id: str | None = None
-        prefix_primed = False
-        if track_primed:
-            if entry.turn is None:
-                entry.turn = _turn_info(text, kind)
-            case_id, is_priming = entry.turn
-            if is_priming and case_id:
-                primed_ids.add(case_id)
-                priming.append((number, case_id))
-            prefix_primed = bool(case_id) and case_id in primed_ids and not is_priming
-        not_first = number != 1 and text.startswith("\ufeff")
-        key = (prefix_primed, not_first)
-        result = entry.results.get(key)
-        if result is None:
+        # The chunk's lines in order, and its memo misses: lines 1 and 2 checked alone, the
+        # others in one `Engine.check_lines` read (a cold open checks every line).
+        planned: list[tuple[int, _LineEntry, tuple[bool, bool]]] = []
+        batch: list[tuple[int, str, str | None]] = []
+        batched: list[tuple[int, _LineEntry, tuple[bool, bool]]] = []
+        queued: set[tuple[str, tuple[bool, bool]]] = set()
+        for i in range(chunk, min(chunk + _CHUNK_LINES, new_hi)):
+            number = i + 1
+            text = new[i]
+            if text.endswith("\r"):
+                text = text[:-1]
+                # The engine counts CRLF only on lines it reads; its size limit excludes the line end.
+                if 4 * len(text) <= limit or len(text.encode("utf-8", "surrogatepass")) <= limit:
+                    crlf_lines.append(number)
+            if not text.strip():
+                continue
+            entry = table.get(text)
+            if entry is None:
+                entry = table[text] = _LineEntry()
+            case_id: str | None = None
+            prefix_primed = False
+            if track_primed:
+                if entry.turn is None:
+                    entry.turn = _turn_info(text, kind)
+                case_id, is_priming = entry.turn
+                if is_priming and case_id:
+                    primed_ids.add(case_id)
+                    priming.append((number, case_id))
+                prefix_primed = bool(case_id) and case_id in primed_ids and not is_priming
+            # Only line 1 reads a BOM and the file's encoding: every other line is checked alike.
+            key = (prefix_primed, number == 1)
+            planned.append((number, entry, key))
+            if key in entry.results or (text, key) in queued:
+                memo.hits += 1
+                continue
             memo.misses += 1
-            result = _check_line(engine, path, text, kind, lane, cases, number,
-                                 case_id if prefix_primed else None)
-            entry.results[key] = result
-        else:
-            memo.hits += 1
+            primed_case = case_id if prefix_primed else None
+            if number < FIRST_BATCHED_LINE:
+                entry.results[key] = _check_line(engine, path, text, kind, lane, cases, number, primed_case)
+            else:
+                queued.add((text, key))
+                batch.append((number, _engine_text(text), primed_case))
+                batched.append((number, entry, key))
+        if batch:
+            for (number, entry, key), checked in zip(batched, engine.check_lines(path, batch, kind, lane.name, cases),
+                                                     strict=True):
+                entry.results[key] = _LineResult(number, checked.findings, checked.records, number)
+        for number, entry, key in planned:
+            result = entry.results[key]
             if result.line != number:
                 result = _LineResult(number, [shift_finding(f, path, number - result.line) for f in result.findings],
                                      result.records, result.records_line)
                 entry.results[key] = result
-        findings.extend(result.findings)
-        if result.records:
-            d = number - result.records_line
-            pairs.extend((d, r) for r in result.records)
+            findings.extend(result.findings)
+            if result.records:
+                d = number - result.records_line
+                pairs.extend((d, r) for r in result.records)
     if len(table) > 2 * len(new) + 1024:
         # Every version of an edited line stays in the memo; drop the lines no longer there.
         current = {raw[:-1] if raw.endswith("\r") else raw for raw in new}
@@ -415,7 +432,7 @@ def _finding_line(f: Finding) -> int:
 
 
 def _pair_line(pair: tuple[int, RecordInfo]) -> int:
-    return pair[1].location.line + pair[0]
+    return pair[1].line + pair[0]
 
 
 def _turn_info(text: str, kind: str) -> tuple[str | None, bool]:
@@ -432,16 +449,19 @@ def _turn_info(text: str, kind: str) -> tuple[str | None, bool]:
     return case_id, role == "priming" and case_id is not None
 
 
+def _engine_text(text: str) -> str:
+    """A line as the engine is given it: a CR left before the CRLF's (JSON whitespace) gets one
+    more, since the reader strips one CR from `text + \\n`; the CRLF that makes is the caller's."""
+    return text + "\r" if text.endswith("\r") else text
+
+
 def _check_line(engine: Engine, path: str, text: str, kind: str, lane: Lane, cases: CaseIndex | None,
                 number: int, primed_case: str | None) -> _LineResult:
     """One line through the engine's record pipeline (`Engine.check_line`), its context given as
-    what it is: the line's number (a BOM is a character after line 1) and the primed case ids."""
+    what it is: the line's number (only line 1 reads a BOM) and the primed case ids."""
     primed = (primed_case,) if primed_case is not None else ()
-    if not text.endswith("\r"):
-        checked = engine.check_line(path, text, number, kind, lane.name, cases, primed)
-        return _LineResult(number, checked.findings, checked.records, number)
-    # A CR left before the CRLF's (JSON whitespace): the reader strips one CR from `text + \n`,
-    # so it gets one more; the CRLF that makes is this pass's to count, not the line's.
-    checked = engine.check_line(path, text + "\r", number, kind, lane.name, cases, primed)
-    findings = [f for f in checked.findings if not (f.code == "SL009" and f.message.startswith(CRLF_NOTICE))]
+    checked = engine.check_line(path, _engine_text(text), number, kind, lane.name, cases, primed)
+    findings = checked.findings
+    if text.endswith("\r"):  # the CRLF the extra CR made is this pass's to count, not the line's
+        findings = [f for f in findings if not (f.code == "SL009" and f.message.startswith(CRLF_NOTICE))]
     return _LineResult(number, findings, checked.records, number)

@@ -136,7 +136,7 @@ class Scheduler:
     def _lint_job(self, run: Run, snap: Snapshot, token: CancelToken,
                   progress: Any) -> tuple[LintResult, list[str]]:
         """In a worker thread: lint, then build the diagnostics' JSON."""
-        with _gc_paused():
+        with gc_paused():
             result = self.server.state.lint(snap, token, progress)
         extra: list[dict[str, Any]] = []
         if result.error is not None:
@@ -217,7 +217,7 @@ _gc_pausers = 0
 
 
 @contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
+def gc_paused() -> Iterator[None]:
     """No cyclic GC while a lint runs: it allocates many long-lived objects, and each GC pass
     would walk all of them again (it doubles a big file's first lint). Refcounting still frees."""
     global _gc_pausers

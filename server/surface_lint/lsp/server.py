@@ -25,7 +25,9 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
+from ..checks import CheckCode
 from ..config import CONFIG_FILES, ConfigError, parse_config
+from ..lane_extends import extends_at
 from ..lanes import PROFILES, LaneError, _check_codes_free, builtin_rule_files, parse_lane
 from .documents import LineMap, Snapshot, TextDoc, path_to_uri, uri_to_path
 from .features import register_features
@@ -323,8 +325,13 @@ class SurfaceLintServer(LanguageServer):
             try:
                 self._validate_lane_buffer(text, path, entry)
             except LaneError as exc:
+                if _resolve(exc.path) != _resolve(path):  # in a file it extends: at its `extends` key, naming where
+                    line, column = extends_at(text)
+                    inherited = LaneError(path, line, f"{exc.path}:{exc.line}:{exc.column}: {exc.message}", column)
+                    return [self._line_diagnostic(snap, line, column, self._lane_message(inherited, entry.kept),
+                                                  CheckCode.RULES_FILE)]
                 return [self._line_diagnostic(snap, exc.line, exc.column, self._lane_message(exc, entry.kept),
-                                              "SL014")]
+                                              CheckCode.RULES_FILE)]
         return []
 
     def _validate_lane_buffer(self, text: str, path: str, entry: EngineEntry) -> None:
@@ -365,7 +372,7 @@ class SurfaceLintServer(LanguageServer):
             for err in entry.lane_errors:
                 lines = self.state.file_lines(err.path)
                 problems.setdefault(path_to_uri(err.path), []).append(
-                    self._line_diagnostic(None, err.line, err.column, self._lane_message(err, entry.kept), "SL014",
+                    self._line_diagnostic(None, err.line, err.column, self._lane_message(err, entry.kept), CheckCode.RULES_FILE,
                                           lines))
             if entry.config_error is not None and entry.config_path is not None:
                 err_c = entry.config_error
@@ -427,7 +434,7 @@ class SurfaceLintServer(LanguageServer):
         self.handle(types.TEXT_DOCUMENT_DID_CLOSE)(self.on_did_close)
         self.handle(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(self.on_did_change_configuration)
         self.handle(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(self.on_did_change_watched_files)
-        self.handle(DID_GRANT_TRUST)(self.on_did_grant_trust)
+        self.handle(DID_GRANT_TRUST, params={})(self.on_did_grant_trust)  # no fields; params absent, null or an object
 
 
 def _guarded(server: SurfaceLintServer, method: Any) -> Any:

@@ -13,7 +13,10 @@ pygls 2.1.1 leaves some of LSP 3.17's lifecycle to the server; this protocol enf
 * a body that is not JSON gets -32700 Parse error (id null) and one that is not a JSON-RPC
   object -32600 (pygls logs a traceback and answers nothing); the session goes on;
 * our own methods (`surfaceLint/*`) declare their params (`ParamField`) and get the same
-  -32602 as the standard ones; a rejected message is logged in one line, not a traceback.
+  -32602 as the standard ones; a rejected message is logged in one line, not a traceback;
+* a notification (standard or ours) whose params do not fit is ignored and said to the client
+  as a window/logMessage of type Error with the bad field's path (there is no response to carry it);
+  before `initialize` and after `shutdown` it is dropped like any notification.
 
 TCP: every connection is its own session (its own server object, documents, settings,
 lint pool); nothing is shared but the process. Only loopback addresses may be bound.
@@ -68,16 +71,29 @@ class _Rejected:
         self.problem = problem
 
 
+class _IgnoredNotification:
+    """A notification whose params do not fit: ignored, and said to the client (no response can carry it)."""
+
+    jsonrpc = "2.0"
+
+    def __init__(self, method: str, problem: str) -> None:
+        self.method = method
+        self.problem = problem
+
+
 @dataclass(frozen=True)
 class ParamField:
     """One field of a custom method's params object: its JSON type and whether it must be given."""
 
-    kind: type  # str or bool: the JSON string or boolean (checked exactly, as the strict converter does)
+    kind: type  # str, bool or list: the JSON string, boolean or array (checked exactly, as the strict converter does)
     required: bool = False  # else it may be absent or null
+    items: type = str  # a list's items: str or bool
+    non_empty: bool = False  # strings (a list's items too) must not be ""
 
 
 ErrorHandler = Callable[[Exception, type[JsonRpcException]], Any]
 _JSON_TYPES = {str: "a string", bool: "a boolean"}
+_JSON_ARRAYS = {str: "an array of strings", bool: "an array of booleans"}
 
 
 def _json_type(value: Any) -> str:
@@ -106,15 +122,38 @@ def check_params(params: Any, fields: Mapping[str, ParamField]) -> str | None:
         value = params[name]
         if value is None and not spec.required:
             continue  # an optional field may be null (the extension sends `predicate: null`)
-        if type(value) is not spec.kind:
-            return f"expected {_JSON_TYPES[spec.kind]}, got {json.dumps(value)} @ $.params.{name}"
+        problem = _field_problem(value, spec, f"$.params.{name}")
+        if problem is not None:
+            return problem
+    return None
+
+
+def _field_problem(value: Any, spec: ParamField, path: str) -> str | None:
+    if spec.kind is list:
+        if type(value) is not list:
+            return f"expected {_JSON_ARRAYS[spec.items]}, got {json.dumps(value)} @ {path}"
+        for index, item in enumerate(value):
+            problem = _scalar_problem(item, spec.items, spec.non_empty, f"{path}[{index}]")
+            if problem is not None:
+                return problem
+        return None
+    return _scalar_problem(value, spec.kind, spec.non_empty, path)
+
+
+def _scalar_problem(value: Any, kind: type, non_empty: bool, path: str) -> str | None:
+    if type(value) is not kind:
+        return f"expected {_JSON_TYPES[kind]}, got {json.dumps(value)} @ {path}"
+    if non_empty and value == "":
+        return f'expected a non-empty string, got "" @ {path}'
     return None
 
 
 def _strict(kind: type) -> Callable[[Any, Any], Any]:
+    expected = {int: "an integer", **_JSON_TYPES}[kind]
+
     def structure(value: Any, target: Any) -> Any:
         if type(value) is not kind:  # bool is not an int here, "3" is not a number
-            raise TypeError(f"expected {'an integer' if kind is int else 'a ' + kind.__name__}, got {value!r}")
+            raise TypeError(f"expected {expected}, got {json.dumps(value)}")  # the value as the client wrote it
         # The hook also dispatches for subclasses: the str and int enums of lsprotocol.
         return value if target is kind else target(value)
     return structure
@@ -128,7 +167,9 @@ def strict_converter() -> cattrs.Converter:
     return converter
 
 
-def _problems(exc: BaseException) -> str:
+def _problems(exc: BaseException, message: Any = None) -> str:
+    """cattrs's problems with a message, each `text @ JSON path`; with the raw `message`, a value
+    that is not an object where one goes is named where it stands, in JSON's words."""
     def describe(error: BaseException, _: Any) -> str:
         if isinstance(error, KeyError):
             return "required field missing"
@@ -139,8 +180,35 @@ def _problems(exc: BaseException) -> str:
         found = cattrs.transform_error(cause, path="$", format_exception=describe)
     except Exception:  # not a cattrs error: say what it is
         found = [str(cause) or type(cause).__name__]
+    return "; ".join(dict.fromkeys(_in_json_terms(item, message) for item in found))  # one line per place
+
+
+# How Python says it was handed something other than a mapping (cattrs passes these on).
+_NOT_A_MAPPING = ("not subscriptable", "indices must be integers", "is not iterable", "Only input mappings are supported")
+_PATH_STEP = re.compile(r"\.([A-Za-z_]\w*)|\[(\d+)\]")
+
+
+def _in_json_terms(item: str, message: Any) -> str:
+    text, at, path = item.rpartition(" @ ")
+    if not at:
+        return item
     # cattrs names Python attributes (content_changes); the client wrote JSON names (contentChanges).
-    return "; ".join(re.sub(r"@ (\S+)$", lambda m: "@ " + _camel(m.group(1)), item) for item in found)
+    path = _camel(path)
+    if message is None:
+        return f"{text} @ {path}"
+    node, walked = message, "$"
+    for name, index in _PATH_STEP.findall(path.removeprefix("$")):
+        if name and not isinstance(node, dict):
+            return f"expected an object, got {_json_type(node)} @ {walked}"
+        if index and not isinstance(node, list):
+            return f"expected an array, got {_json_type(node)} @ {walked}"
+        if (name and name not in node) or (index and int(index) >= len(node)):
+            return f"{text} @ {path}"  # a missing field: cattrs's words are right
+        node = node[name] if name else node[int(index)]
+        walked += f".{name}" if name else f"[{index}]"
+    if any(p in text for p in _NOT_A_MAPPING) and not isinstance(node, dict):
+        return f"expected an object, got {_json_type(node)} @ {walked}"
+    return f"{text} @ {path}"
 
 
 def _camel(path: str) -> str:
@@ -174,19 +242,36 @@ class Protocol(LanguageServerProtocol):
             # JSON-RPC 2.0 lets `params` be omitted (VS Code does for `surfaceLint/didGrantTrust`);
             # pygls's untyped message classes require the key.
             data = {**data, "params": None}
-        if isinstance(method, str) and "id" in data and (fields := self.custom_params.get(method)) is not None:
+        if isinstance(method, str) and (fields := self.custom_params.get(method)) is not None:
             problem = check_params(data.get("params"), fields)
             if problem is not None:
-                return _Rejected(data["id"], method, problem)
+                return _Rejected(data["id"], method, problem) if "id" in data else _IgnoredNotification(method, problem)
+        if data.get("params") is None and len(getattr(self._params_type(method), "__attrs_attrs__", (None,))) == 0:
+            data = {**data, "params": {}}  # omitted (JSON-RPC 2.0) where the object has no fields: `initialized`
+        problem = self._params_shape(method, data.get("params"))
+        if isinstance(method, str) and problem is not None:
+            return _Rejected(data["id"], method, problem) if "id" in data else _IgnoredNotification(method, problem)
         try:
             return self._structure(data)
         except Exception as exc:
             if "id" in data and isinstance(method, str):
-                return _Rejected(data["id"], method, _problems(exc))
+                return _Rejected(data["id"], method, _problems(exc, data))
             if isinstance(method, str):
-                # A notification: no one to answer; the server reports it (see report_server_error).
-                raise JsonRpcInvalidParams(f"invalid params for {method} (ignored): {_problems(exc)}") from exc
+                return _IgnoredNotification(method, _problems(exc, data))
             raise
+
+    def _params_type(self, method: Any) -> Any:
+        """The lsprotocol class of a standard method's params (NoneType for none), else None."""
+        message_type = self.get_message_type(method) if isinstance(method, str) else None
+        # lsprotocol's messages are attrs classes: `params` is an attrs class (an object) or NoneType.
+        return next((f.type for f in getattr(message_type, "__attrs_attrs__", ()) if f.name == "params"), None)
+
+    def _params_shape(self, method: Any, params: Any) -> str | None:
+        """A standard method whose params are an object, given something else (cattrs would say
+        `argument of type 'int' is not iterable`)."""
+        if not isinstance(params, dict) and hasattr(self._params_type(method), "__attrs_attrs__"):
+            return f"expected an object, got {_json_type(params)} @ $.params"
+        return None
 
     def _structure(self, data: dict[str, Any]) -> Any:
         """pygls's structure_message without its traceback on every rejected message."""
@@ -208,9 +293,6 @@ class Protocol(LanguageServerProtocol):
             reason = "nesting too deep" if isinstance(exc, RecursionError) else str(exc)
             log.warning("a message that is not JSON was answered with -32700: %s", reason)
             self._error(None, PARSE_ERROR, f"Parse error: the message is not JSON: {reason}")
-            return
-        except JsonRpcInvalidParams as exc:
-            error_handler(exc, JsonRpcException)  # one line, said by the server (a notification)
             return
         except Exception as exc:
             log.error("could not read a message: %s: %s", type(exc).__name__, exc)
@@ -247,6 +329,11 @@ class Protocol(LanguageServerProtocol):
                 return
         elif is_request and method == types.INITIALIZE:
             self._error(message.id, INVALID_REQUEST, "initialize may be sent only once")
+            return
+        if isinstance(message, _IgnoredNotification):
+            # No one to answer: the server says it to the client (see report_server_error).
+            self._server.report_server_error(
+                JsonRpcInvalidParams(f"invalid params for {message.method} (ignored): {message.problem}"), JsonRpcException)
             return
         if isinstance(message, _Rejected):
             log.warning("invalid params for %s (answered with -32602): %s", message.method, message.problem)

@@ -6,6 +6,7 @@ Nothing here computes a verdict: it regroups what the engine returned.
 from __future__ import annotations
 
 import io
+import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -27,8 +28,24 @@ Span = tuple[int, int]
 GROUP_FIELDS = ("category", "pattern")
 
 
+_DISPLAY: dict[tuple[str, str], str] = {}  # (path, working directory) -> display path: findings repeat paths
+
+
 def display_path(path: str) -> str:
     """A path as CI systems want it: relative to the working directory when inside it, '/'-separated."""
+    try:
+        key = (path, os.getcwd())
+    except OSError:  # the working directory is gone: nothing to remember it by
+        return _display_path(path)
+    found = _DISPLAY.get(key)
+    if found is None:
+        found = _display_path(path)
+        if len(_DISPLAY) < 1024:
+            _DISPLAY[key] = found
+    return found
+
+
+def _display_path(path: str) -> str:
     p = Path(path)
     if p.is_absolute():
         try:
@@ -214,10 +231,28 @@ def reported_predicates(lane: Lane | None, outcomes: Iterable[Outcome] = ()) -> 
     return sorted(seen.items())
 
 
-def case_view(outcome: Outcome, predicates: Sequence[tuple[str, str]]) -> CaseView:
+def case_view(outcome: Outcome, predicates: Sequence[tuple[str, str]],
+              passing: dict[tuple[str, ...], tuple[str, ...]] | None = None) -> CaseView:
+    """`passing`: judged names by the outcome's judged tuple for these `predicates`, kept across
+    the cases of one report (a passing case's view needs nothing else)."""
     details: Mapping[str, Any] = outcome.details or {}
-    group = next((str(details[k]) for k in GROUP_FIELDS if isinstance(details.get(k), str) and details[k]), None)
-    surface = details.get("surface") if isinstance(details.get("surface"), str) else None
+    group = None
+    for k in GROUP_FIELDS:
+        value = details.get(k)
+        if isinstance(value, str) and value:
+            group = str(value)
+            break
+    surface = details.get("surface")
+    if not isinstance(surface, str):
+        surface = None
+    if not outcome.failed:
+        had = outcome.judged
+        judged_names = passing.get(had) if passing is not None else None
+        if judged_names is None:
+            judged_names = tuple(name for name, _ in predicates if name in had)
+            if passing is not None and len(passing) < 4096:
+                passing[had] = judged_names
+        return CaseView(outcome.case_id, group, surface, judged_names, (), tuple(outcome.findings))
     verdicts = outcome.verdicts or {}
     severity: dict[str, Severity] = {}
     if outcome.levels is not None:  # known whether or not its findings were kept
@@ -302,9 +337,16 @@ def capture(write: Callable[[TextIO], None]) -> str:
 
 def iter_case_views(result: LaneResult, lane: Lane | None) -> Iterator[CaseView]:
     """`case_views` as a stream (the outcomes may be on disk)."""
+    for _, view in iter_outcome_views(result, lane):
+        yield view
+
+
+def iter_outcome_views(result: LaneResult, lane: Lane | None) -> Iterator[tuple[Outcome, CaseView]]:
+    """Each outcome with its case view, the outcomes read once."""
     predicates = reported_predicates(lane, result.outcomes if lane is None else ())
+    passing: dict[tuple[str, ...], tuple[str, ...]] = {}
     for outcome in result.outcomes:
-        yield case_view(outcome, predicates)
+        yield outcome, case_view(outcome, predicates, passing)
 
 
 class PerPredicateQuota:

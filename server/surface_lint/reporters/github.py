@@ -56,7 +56,10 @@ class Annotation:
 
 
 def finding_annotation(f: Finding, title_prefix: str = "") -> Annotation:
-    return Annotation(f.severity, f.message, f"{title_prefix}{f.code} {f.rule}", f)
+    """Titled by code and rule, and by the case when the finding has one (`SL101 no_placeholder
+    (case c1)`): GitHub lists annotations by title, and a CI log reader looks for the case."""
+    case = f" (case {f.record_id})" if f.record_id else ""
+    return Annotation(f.severity, f.message, f"{title_prefix}{f.code} {f.rule}{case}", f)
 
 
 def write_annotations(annotations: Iterable[Annotation], limit: int, out: TextIO) -> None:
@@ -137,5 +140,6 @@ def render_diff(diff: LaneDiff, options: RenderOptions) -> str:
             anchor = next((f for f in change.new_findings if f.rule == flip.predicate), None)
             annotations.append(Annotation(
                 Severity.ERROR, f"{change.case_id}: {flip.predicate} passed before and fails now: "
-                f"{flip.new_message}", f"surface-lint {lane}: {flip.code} {flip.predicate} regressed", anchor))
+                f"{flip.new_message}", f"surface-lint {lane}: {flip.code} {flip.predicate} regressed (case {change.case_id})",
+                anchor))
     return render_annotations(annotations, options.annotation_limit)

@@ -45,6 +45,10 @@ def indented(value: Any, pad: str = "", sort_keys: bool = True) -> str:
     if t is dict:
         if not value:
             return "{}"
+        if sort_keys:
+            shape = _shape(value, pad)
+            if shape is not None:
+                return _shaped(value, shape)
         inner = pad + "  "
         sep = ",\n" + inner
         items = sorted(value.items()) if sort_keys else value.items()
@@ -54,7 +58,7 @@ def indented(value: Any, pad: str = "", sort_keys: bool = True) -> str:
             ek = keys.get(k)
             if ek is None:
                 ek = _key(k)
-                if len(keys) < 4096:
+                if len(keys) < 4096 and type(k) is str:  # 1 and True are one dict key, not one JSON key
                     keys[k] = ek
             tv = type(v)
             if tv is str:
@@ -93,14 +97,55 @@ def indented(value: Any, pad: str = "", sort_keys: bool = True) -> str:
 
 
 _KEYS: dict[Any, str] = {}  # encoded `"key": ` prefixes (detail and finding keys repeat)
-_SMALL: dict[tuple[str, tuple[tuple[Any, Any], ...]], str] = {}  # nested dicts of scalars that repeat
+# A dict's shape (its keys in insertion order, at one indentation): its members in sorted order,
+# each with the text before its value. Case details and findings take few shapes.
+_Shape = tuple[tuple[tuple[str, str], ...], str, str]
+_SHAPES: dict[tuple[tuple[str, ...], str], _Shape] = {}
+
+
+def _shape(value: dict[Any, Any], pad: str) -> _Shape | None:
+    keys = tuple(value)
+    found = _SHAPES.get((keys, pad))
+    if found is not None:  # equal to a tuple of str keys: all str too (a str equals no other type)
+        return found
+    if len(_SHAPES) >= 4096 or not all(type(k) is str for k in keys):
+        return None
+    inner = pad + "  "
+    members = tuple((k, ("\n" if i == 0 else ",\n") + inner + _key(k)) for i, k in enumerate(sorted(keys)))
+    found = _SHAPES[(keys, pad)] = (members, inner, "\n" + pad + "}")
+    return found
+
+
+def _shaped(value: dict[str, Any], shape: _Shape) -> str:
+    members, inner, close = shape
+    parts = ["{"]
+    append = parts.append
+    for k, before in members:
+        v = value[k]
+        tv = type(v)
+        if tv is str:
+            append(before + _encode_str(v))
+        elif tv is bool:
+            append(before + ("true" if v else "false"))
+        elif v is None:
+            append(before + "null")
+        elif tv is int:
+            append(before + int.__repr__(v))
+        elif tv is dict:
+            append(before + _small_dict(v, inner))
+        else:
+            append(before + indented(v, inner))
+    append(close)
+    return "".join(parts)
+_SMALL: dict[tuple[str, tuple[tuple[Any, Any], ...], tuple[type, ...]], str] = {}  # nested dicts of scalars that repeat
 
 
 def _small_dict(value: dict[Any, Any], pad: str) -> str:
     """A nested object (sorted keys), remembered when its items are hashable scalars: a case's
     `predicates` verdict map takes few distinct values however many cases there are."""
     try:
-        key = (pad, tuple(value.items()))
+        # Key and value types are part of the key: True == 1 == 1.0, but each is written its own way.
+        key = (pad, tuple(value.items()), (*map(type, value), *map(type, value.values())))
         hit = _SMALL.get(key)
     except TypeError:  # a list or dict inside: not remembered
         return indented(value, pad)

@@ -10,7 +10,7 @@ import json
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..engine import LaneResult
-from .common import SafeOut, capture, iter_case_views
+from .common import SafeOut, capture, iter_outcome_views
 from .diff_text import diff_payload
 
 if TYPE_CHECKING:
@@ -18,8 +18,12 @@ if TYPE_CHECKING:
     from . import CheckRun, RenderOptions
 
 
+# What json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":")) builds per call.
+_ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
 def _line(obj: dict[str, Any]) -> str:
-    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return _ENCODER.encode(obj)
 
 
 def write_check(run: CheckRun, options: RenderOptions, out: TextIO) -> None:
@@ -34,7 +38,7 @@ def render_check(run: CheckRun, options: RenderOptions) -> str:
 
 def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     w = SafeOut(out).write
-    for view, outcome in zip(iter_case_views(result, options.lane), result.outcomes, strict=True):
+    for outcome, view in iter_outcome_views(result, options.lane):
         w(_line({"type": "case", "case_id": view.case_id, "status": view.status,
                  "failed_predicates": view.failed_names(), "details": outcome.details}) + "\n")
     for f in result.findings:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -146,11 +146,41 @@ class DocLocator:
 
 
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]', re.S)
+# json's own C scanners: a string from after its quote, and any value from its first character.
+_scan_string: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+_scan_value: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+_COLON = re.compile(r"[ \t\r\n]*:[ \t\r\n]*")
+_AFTER_VALUE = re.compile(r"[ \t\r\n]*(,[ \t\r\n]*)?")
 
 
 def top_level_members(text: str) -> dict[str, tuple[int, int]]:
     """[start, end) of each member value of the top-level object in `text`, which json.loads
-    accepted. One C-speed scan over strings and punctuation; nested values are skipped over."""
+    accepted: one step per member, each value skipped by json's C scanner."""
+    pos = _skip_ws(text, 0)
+    if text[pos : pos + 1] != "{":
+        return _members_by_tokens(text)
+    out: dict[str, tuple[int, int]] = {}
+    colon, after = _COLON.match, _AFTER_VALUE.match
+    try:
+        pos = _skip_ws(text, pos + 1)
+        if text[pos] == "}":
+            return out
+        while True:
+            key, pos = _scan_string(text, pos + 1, True)
+            start = colon(text, pos).end()  # type: ignore[union-attr]
+            end = _scan_value(text, start)[1]
+            out[key] = (start, end)
+            m = after(text, end)
+            if m.group(1) is None:  # type: ignore[union-attr]
+                return out
+            pos = m.end()  # type: ignore[union-attr]
+    except (RecursionError, ValueError, StopIteration, IndexError, AttributeError):
+        # Nested deeper than this stack allows (or not what json.loads accepted): the token walk.
+        return _members_by_tokens(text)
+
+
+def _members_by_tokens(text: str) -> dict[str, tuple[int, int]]:
+    """top_level_members by a regex walk over strings and punctuation (any depth, no parsing)."""
     out: dict[str, tuple[int, int]] = {}
     depth = 0
     key: str | None = None

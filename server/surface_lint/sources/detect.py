@@ -58,13 +58,13 @@ def _parse_line(raw: bytes) -> tuple[Any, bool]:
         return None, True
 
 
-def _decide(lines: Iterator[tuple[int, bytes | None]], whole: Callable[[], Any]) -> tuple[str | None, Any]:
-    first: bytes | None = None
-    unfinished = False
+def _probed(lines: Iterator[tuple[int, bytes | None]]) -> Iterator[tuple[bytes, bytes] | None]:
+    """(line without line 1's BOM, stripped) of the first PROBE_LINES lines that are not blank;
+    None for a line over the limit (no record to look at; it does not count)."""
     probed = 0
     for number, raw in lines:
-        if raw is None:  # a line over the limit: no record to look at
-            first = first if first is not None else b"\0"
+        if raw is None:
+            yield None
             continue
         if number == 1 and raw.startswith(UTF8_BOM):
             raw = raw[3:]
@@ -73,7 +73,18 @@ def _decide(lines: Iterator[tuple[int, bytes | None]], whole: Callable[[], Any])
             continue
         probed += 1
         if probed > PROBE_LINES:
-            break
+            return
+        yield raw, stripped
+
+
+def _decide(lines: Iterator[tuple[int, bytes | None]], whole: Callable[[], Any]) -> tuple[str | None, Any]:
+    first: bytes | None = None
+    unfinished = False
+    for line in _probed(lines):
+        if line is None:
+            first = first if first is not None else b"\0"
+            continue
+        raw, stripped = line
         obj, stopped_at_end = _parse_line(stripped)
         if first is None:
             first = stripped
@@ -141,19 +152,9 @@ def first_record(data: bytes) -> dict[str, Any] | None:
     encoding, lines = open_lines(io.BytesIO(data), _PROBE_LINE_BYTES)
     if encoding.refused:
         return None
-    probed = 0
-    for number, raw in lines:
-        if raw is None:
-            continue
-        if number == 1 and raw.startswith(UTF8_BOM):
-            raw = raw[3:]
-        stripped = raw.strip(b" \t\r\n")
-        if not stripped:
-            continue
-        probed += 1
-        if probed > PROBE_LINES:
-            return None
-        obj, _ = _parse_line(stripped)
-        if isinstance(obj, dict):
-            return obj
+    for line in _probed(lines):
+        if line is not None:
+            obj, _ = _parse_line(line[1])
+            if isinstance(obj, dict):
+                return obj
     return None

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..checks import CheckCode
 from ..findings import Finding, Location
 from ..positions import JsonSyntaxError, value_spans
 from .base import (
@@ -163,7 +164,7 @@ def turn_from_record(record: Record, findings: list[Finding], telemetry: bool = 
             if value is _WRONG:
                 findings.append(
                     check_finding(
-                        "SL003",
+                        CheckCode.WRONG_TYPE,
                         record.location(key),
                         f"`{key}` must be {_ARTICLE.get(kind, 'a ' + kind)} or null, not {json_type(data[key])}",
                         case_id if isinstance(case_id, str) else None,
@@ -210,7 +211,7 @@ def iter_turns(path: str, stream: io.BufferedIOBase | io.BytesIO, kind: str, rea
         if not telemetry and "surface" not in record.data and "case_id" not in record.data:
             reader.findings.append(
                 check_finding(
-                    "SL002",
+                    CheckCode.MISSING_FIELD,
                     record.whole(),
                     "a turn needs `case_id` and `surface`",
                     record_index=record.index,
@@ -223,7 +224,7 @@ def iter_turns(path: str, stream: io.BufferedIOBase | io.BytesIO, kind: str, rea
             if not telemetry and "surface" not in record.data:
                 reader.findings.append(
                     check_finding(
-                        "SL002", record.whole(), "missing field `surface`",
+                        CheckCode.MISSING_FIELD, record.whole(), "missing field `surface`",
                         turn_case(record), record_index=record.index,
                     )
                 )
@@ -253,17 +254,17 @@ def read_report(path: str, data: bytes) -> Transcript:
     except json.JSONDecodeError as exc:
         out.stats.errors += 1
         out.findings.append(
-            check_finding("SL001", _error_location(path, text, exc), f"invalid JSON: {exc.msg}")
+            check_finding(CheckCode.INVALID_JSON, _error_location(path, text, exc), f"invalid JSON: {exc.msg}")
         )
         return out
     except RecursionError:
         out.stats.errors += 1
-        out.findings.append(check_finding("SL001", Location(path, 1, 1, 1, 1), "invalid JSON: nesting too deep to read"))
+        out.findings.append(check_finding(CheckCode.INVALID_JSON, Location(path, 1, 1, 1, 1), "invalid JSON: nesting too deep to read"))
         return out
     locator = DocLocator(path, text, 1)
     if not isinstance(obj, dict):
         out.stats.errors += 1
-        out.findings.append(check_finding("SL001", locator.whole(), f"expected a lane report object, found {json_type(obj)}"))
+        out.findings.append(check_finding(CheckCode.INVALID_JSON, locator.whole(), f"expected a lane report object, found {json_type(obj)}"))
         return out
     try:
         locator._spans = value_spans(text, max_depth=len(text), want=4)  # json.loads accepted it
@@ -286,7 +287,7 @@ def read_report(path: str, data: bytes) -> Transcript:
         in_entries = []
     if not isinstance(cases, list):
         out.stats.errors += 1
-        out.findings.append(check_finding("SL003", locator.location((key,)), f"`{key}` must be an array, not {json_type(cases)}"))
+        out.findings.append(check_finding(CheckCode.WRONG_TYPE, locator.location((key,)), f"`{key}` must be an array, not {json_type(cases)}"))
         return out
     for i, entry in enumerate(cases):
         span = locator.value((key, i))
@@ -294,7 +295,7 @@ def read_report(path: str, data: bytes) -> Transcript:
         record = Record(entry if isinstance(entry, dict) else {}, line, i, locator, (key, i))
         if not isinstance(entry, dict):
             out.stats.errors += 1
-            out.findings.append(check_finding("SL003", record.whole(), f"a case entry must be an object, not {json_type(entry)}"))
+            out.findings.append(check_finding(CheckCode.WRONG_TYPE, record.whole(), f"a case entry must be an object, not {json_type(entry)}"))
             continue
         out.stats.records += 1
         out.entries.append(ReportEntry(record, entry))
@@ -306,7 +307,7 @@ def read_report(path: str, data: bytes) -> Transcript:
         for field_name, kind in REPORT_FIELDS.items():
             if field_name in entry and _opt(entry, field_name, kind) is _WRONG:
                 out.findings.append(check_finding(
-                    "SL003", record.location(field_name),
+                    CheckCode.WRONG_TYPE, record.location(field_name),
                     f"`{field_name}` must be {_ARTICLE.get(kind, 'a ' + kind)} or null, "
                     f"not {json_type(entry[field_name])}",
                     entry_id if isinstance(entry_id, str) else None, record_index=i))

@@ -24,11 +24,24 @@ export function normalizeSeverity(value: unknown): Severity | undefined {
 export const RUN_MODES = ["onType", "onSave"] as const;
 export type RunMode = (typeof RUN_MODES)[number];
 
+/**
+ * The files linted when `surfaceLint.include` is unset (package.json's default; a unit test holds them equal):
+ * case files, the runtime's run layout (`<lane>/captures`, `telemetry`, `reports`, `committed/results`,
+ * `baselines`), `transcripts/` and `runs/` folders, and every run folder of `surfaceLint.review.transcripts`.
+ * The server reads a `.json` only when it is a lane report, so other JSON in those folders gets nothing.
+ */
 export const DEFAULT_INCLUDE: readonly string[] = [
-  "**/evals/**/cases*.jsonl",
-  "**/*transcript*.jsonl",
-  "**/evals/**/results/*.json",
+  "**/cases*.jsonl",
+  "**/cases/**/*.jsonl",
   "**/*.surface.jsonl",
+  "**/transcripts/**/*.jsonl",
+  "**/runs/**/*.jsonl",
+  "**/captures/**/*.jsonl",
+  "**/telemetry/**/*.jsonl",
+  "**/*transcript*.jsonl",
+  "**/reports/**/*.json",
+  "**/results/**/*.json",
+  "**/baselines/**/*.json",
 ];
 
 /** The settings the server reads (initializationOptions.settings and workspace/configuration). */

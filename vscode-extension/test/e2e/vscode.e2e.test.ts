@@ -242,7 +242,7 @@ describe("surface-lint in a real VS Code (code-server + headless Chromium)", { t
       .locator(".tabs-container .tab", { hasText: "surface-lint: deterministic_fluency" })
       .waitFor({ timeout: 15_000 });
     const shown = await webviewText(vscode.page, "body.surface-lint-score", /deterministic_fluency/);
-    assert.match(shown, /expected_predicates_pass_rate = 0\.5\b/, "the score counts the unsaved fix of turn 2");
+    assert.match(shown, /expected_predicates_pass_rate = 0\.5000\b/, "the score counts the unsaved fix of turn 2");
     await screenshot(vscode.page, SCREENSHOTS, "07-lane-score");
   });
 
@@ -332,7 +332,7 @@ describe("surface-lint in a real VS Code (code-server + headless Chromium)", { t
     );
     assert.ok(rows.some((row) => row.file === TRANSCRIPT && row.code === "SL103" && row.line === 1 && row.column === period - 1));
     // The score view follows the document it was opened for.
-    await webviewText(vscode.page, "body.surface-lint-score", /expected_predicates_pass_rate = 0\.25/);
+    await webviewText(vscode.page, "body.surface-lint-score", /expected_predicates_pass_rate = 0\.2500\b/);
     await screenshot(vscode.page, SCREENSHOTS, "10-run-on-save");
   });
 });

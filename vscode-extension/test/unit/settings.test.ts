@@ -122,12 +122,40 @@ describe("includeGlobs and documentSelectorFor", () => {
     ]);
   });
 
-  it("defaults cover case files, transcripts, lane results and .surface.jsonl", () => {
+  it("defaults cover case files, the runtime's run layout, transcripts/runs folders and lane reports", () => {
     assert.deepEqual(DEFAULT_INCLUDE, [
-      "**/evals/**/cases*.jsonl",
-      "**/*transcript*.jsonl",
-      "**/evals/**/results/*.json",
+      "**/cases*.jsonl",
+      "**/cases/**/*.jsonl",
       "**/*.surface.jsonl",
+      "**/transcripts/**/*.jsonl",
+      "**/runs/**/*.jsonl",
+      "**/captures/**/*.jsonl",
+      "**/telemetry/**/*.jsonl",
+      "**/*transcript*.jsonl",
+      "**/reports/**/*.json",
+      "**/results/**/*.json",
+      "**/baselines/**/*.json",
     ]);
+  });
+
+  describe("are one list with the manifest", () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(EXTENSION_ROOT, "package.json"), "utf8")) as {
+      activationEvents: string[];
+      contributes: { configuration: { properties: Record<string, { default?: unknown }> } };
+    };
+    const properties = manifest.contributes.configuration.properties;
+
+    it("is the surfaceLint.include setting's default", () => {
+      assert.deepEqual(properties["surfaceLint.include"]?.default, [...DEFAULT_INCLUDE]);
+    });
+
+    it("wakes the extension where it would lint", () => {
+      assert.deepEqual(manifest.activationEvents, ["onLanguage:jsonl", ...DEFAULT_INCLUDE.map((g) => `workspaceContains:${g}`)]);
+    });
+
+    it("holds every run folder the review reads (a run outside the include is not synced)", () => {
+      const review = properties["surfaceLint.review.transcripts"]?.default as string[];
+      assert.deepEqual(review.filter((glob) => !DEFAULT_INCLUDE.includes(glob)), []);
+    });
   });
 });

@@ -2,6 +2,10 @@
 finding) and the pull handlers (textDocument/diagnostic, workspace/diagnostic).
 
 Push diagnostics are sent by the scheduler when a lint finishes; they use the same builder.
+
+Plain JSON, not typed lsprotocol objects, on this measured hot path (bench transcript, 4,041
+diagnostics, CPU): built once 56 ms, then 0.9 ms per publish from the cache; typed, each publish
+would unstructure and dump them again, 46 ms (more than a whole edit's p95, about 20 ms).
 """
 
 from __future__ import annotations

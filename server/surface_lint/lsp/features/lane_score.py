@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from ...engine import LaneResult
+from ...reporters.common import fmt_value
 from ..lint import LintResult
 from ..wire import ParamField, RawResult
 from .common import md_code
@@ -83,16 +84,6 @@ def _score_job(server: SurfaceLintServer, result: LintResult) -> dict[str, Any] 
     return lane_score(lane_result, Path(result.path).name)
 
 
-def _fmt(value: Any) -> str:
-    if value is None:
-        return "n/a"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return f"{value:.4f}".rstrip("0").rstrip(".") if value != int(value) else f"{value:.1f}"
-    return str(value)
-
-
 def verdict_word(passed: bool | None) -> str:
     return "passes" if passed is True else "fails" if passed is False else "no verdict"
 
@@ -105,7 +96,7 @@ def lane_score(result: LaneResult, file_name: str) -> dict[str, Any]:
     rows = ["| metric | value | threshold | |", "|---|---|---|---|"]
     for name, metric in result.metrics.items():
         t = checks.get(name)
-        rows.append(f"| `{name}` | {_fmt(metric)} | {t.check.describe() if t else ''} | "
+        rows.append(f"| `{name}` | {fmt_value(metric)} | {t.check.describe() if t else ''} | "
                     f"{('✓' if t.passed else '✗') if t else ''} |")
     sets = f", thresholds `{result.threshold_set}`" if result.threshold_set else ""
     scored = result.case_count
@@ -117,19 +108,17 @@ def lane_score(result: LaneResult, file_name: str) -> dict[str, Any]:
     markdown = "\n".join([
         f"### Lane `{result.lane}` {verdict_word(result.passed)} (profile `{result.profile}`{sets})",
         "",
-        f"Headline: `{result.headline}` = {_fmt(value)}",
+        f"Headline: `{result.headline}` = {fmt_value(value)}",
         "",
         *rows,
         "",
         " ".join(notes),
     ]) + "\n"
     return {"lane": result.lane, "profile": result.profile,
-            "headline": {"name": result.headline, "value": number},
+            "headline": {"name": result.headline, "value": number, "text": fmt_value(value)},
             "passed": result.passed, "markdown": markdown}
 
 
 def lens_title(score: Mapping[str, Any]) -> str:
     head = score["headline"]
-    value = head["value"]
-    shown = "n/a" if value is None else f"{value:.2f}"
-    return f"surface-lint · {score['lane']}: {head['name']} {shown} · {verdict_word(score['passed'])} ({score['profile']})"
+    return f"surface-lint · {score['lane']}: {head['name']} {head['text']} · {verdict_word(score['passed'])} ({score['profile']})"

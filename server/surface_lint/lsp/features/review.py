@@ -64,6 +64,7 @@ SETTINGS_METHOD = "surfaceLint/reviewSettings"
 REVIEW_PARAMS = {"uri": ParamField(str, required=True), "text": ParamField(str), "predicate": ParamField(str),
                  "category": ParamField(str), "failingOnly": ParamField(bool)}
 RUNS_PARAMS = {"uri": ParamField(str)}
+SETTINGS_PARAMS = {"transcripts": ParamField(list, required=True, items=str, non_empty=True)}  # [] means the defaults
 RUN_DIFF_PARAMS = {"old": ParamField(str, required=True), "new": ParamField(str, required=True),
                    "oldText": ParamField(str), "newText": ParamField(str)}
 SURFACE_CHARS = 72  # of a surface shown in a code lens
@@ -401,14 +402,10 @@ class ReviewFeatures:
                 "title": f"{Path(old_path).name} → {Path(new_path).name}"}
 
     def set_settings(self, params: Any) -> None:
-        plain = plain_json(params)
-        globs = plain.get("transcripts") if isinstance(plain, Mapping) else None
-        if isinstance(globs, list) and all(isinstance(g, str) and g for g in globs):
-            self.globs = tuple(globs) if globs else DEFAULT_TRANSCRIPT_GLOBS
-            self._outcomes.clear()
-        else:
-            self.server.log_warning(f"{SETTINGS_METHOD}: `transcripts` must be a list of glob strings, "
-                                    f"not {json.dumps(globs)}; keeping {list(self.globs)}")
+        """The wire has checked SETTINGS_PARAMS (a bad notification never gets here)."""
+        globs = plain_json(params)["transcripts"]
+        self.globs = tuple(globs) if globs else DEFAULT_TRANSCRIPT_GLOBS
+        self._outcomes.clear()
 
 
 class Files(Mapping[str, bytes]):
@@ -509,7 +506,7 @@ def register(server: SurfaceLintServer) -> None:
     server.handle(REVIEW_METHOD, params=REVIEW_PARAMS)(on_review)
     server.handle(RUNS_METHOD, params=RUNS_PARAMS)(on_runs)
     server.handle(RUN_DIFF_METHOD, params=RUN_DIFF_PARAMS)(on_run_diff)
-    server.handle(SETTINGS_METHOD)(on_settings)
+    server.handle(SETTINGS_METHOD, params=SETTINGS_PARAMS)(on_settings)
     server.handle(types.TEXT_DOCUMENT_REFERENCES)(on_references)
     _add_code_lenses(server, lambda params: case_lenses(_typed(params)))
 
