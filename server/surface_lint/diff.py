@@ -9,13 +9,17 @@ when it passed on a case before and fails now.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+import itertools
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, fields
 from typing import Any
 
 from .engine import LaneResult, UsageError
+from .engine.caseindex import IdSet, KeyedRows
+from .engine.results import Rows
+from .engine.spool import Spool
 from .lanes import Lane
-from .reporters.common import CaseView, case_views, fmt_value, numeric
+from .reporters.common import CaseView, PredicateFailure, fmt_value, iter_case_views, numeric
 
 EPSILON = 1e-12  # metrics are rounded to 4 places; this only absorbs float noise
 
@@ -146,9 +150,9 @@ class LaneDiff:
     old: LaneResult
     new: LaneResult
     metrics: list[MetricDelta]
-    changed: list[CaseChange]
-    new_cases: list[CaseView]
-    vanished: list[CaseView]
+    changed: Rows[CaseChange]  # these may be kept on disk (engine/spool.py): iterate and count them
+    new_cases: Rows[CaseView]
+    vanished: Rows[CaseView]
     unchanged: int  # cases in both runs with no flipped verdict
 
     @property
@@ -177,6 +181,38 @@ def _changed_fields(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None
     )
 
 
+_VIEW_FIELDS = tuple(f.name for f in fields(CaseView))
+_FAILURE_FIELDS = tuple(f.name for f in fields(PredicateFailure))
+
+
+def _pack(row: tuple[CaseView, Any]) -> tuple[Any, ...]:
+    """An old run's (view, details) with the view as a tuple of its fields (its failures too):
+    pickled and read back several times faster than the frozen dataclasses."""
+    view, details = row
+    return (tuple(tuple(tuple(getattr(f, n) for n in _FAILURE_FIELDS) for f in view.failures) if name == "failures"
+                  else getattr(view, name) for name in _VIEW_FIELDS), details)
+
+
+def _unpack(packed: tuple[Any, ...]) -> tuple[CaseView, Any]:
+    view, details = packed
+    values = dict(zip(_VIEW_FIELDS, view, strict=True))
+    values["failures"] = tuple(PredicateFailure(*f) for f in values["failures"])
+    return CaseView(**values), details
+
+
+def _with_old(pairs: Iterable[tuple[CaseView, Any]], old_rows: KeyedRows, present: IdSet,
+              batch: int = 512) -> Iterator[tuple[CaseView, Any, Any]]:
+    """Each (view, outcome) of the new run with the old run's row for its case (None: a new
+    case), the old rows read and the new ids noted in `present` a batch at a time."""
+    it = iter(pairs)
+    while chunk := list(itertools.islice(it, batch)):
+        ids = [view.case_id for view, _ in chunk]
+        present.update(ids)
+        kept = old_rows.get_many(ids)
+        for view, outcome in chunk:
+            yield view, outcome, kept.get(view.case_id)
+
+
 def diff_results(old: LaneResult, new: LaneResult, lane: Lane,
                  old_label: str, new_label: str) -> LaneDiff:
     """Two runs of one lane compared. Runs of two lanes (as scored, or as their reports name
@@ -185,19 +221,21 @@ def diff_results(old: LaneResult, new: LaneResult, lane: Lane,
     if old.lane != new.lane or old_lane != new_lane:
         raise UsageError(f"{old_label} is a run of {old_lane} but {new_label} one of {new_lane}: "
                          "diff compares two runs of one lane")
-    old_views = {v.case_id: v for v in case_views(old, lane)}
-    new_list = case_views(new, lane)
-    old_details = {o.case_id: o.details for o in old.outcomes}
-    new_details = {o.case_id: o.details for o in new.outcomes}
+    # The old run indexed by case id (on disk past a few thousand cases), the new one streamed by.
+    old_rows = KeyedRows(encode=_pack, decode=_unpack)
+    for view, outcome in zip(iter_case_views(old, lane), old.outcomes, strict=False):
+        old_rows.put(view.case_id, (view, outcome.details))
     codes = {p.name: p.code for p in lane.predicates}
-    changed: list[CaseChange] = []
-    new_cases: list[CaseView] = []
+    changed: Spool[CaseChange] = Spool()
+    new_cases: Spool[CaseView] = Spool()
+    present = IdSet()
     unchanged = 0
-    for view in new_list:
-        before = old_views.get(view.case_id)
-        if before is None:
+    pairs = zip(iter_case_views(new, lane), new.outcomes, strict=False)
+    for view, outcome, kept in _with_old(pairs, old_rows, present):
+        if kept is None:
             new_cases.append(view)
             continue
+        before, before_details = kept
         flips = []
         for name in view.judged:
             a, b = before.passed(name), view.passed(name)
@@ -206,11 +244,13 @@ def diff_results(old: LaneResult, new: LaneResult, lane: Lane,
                                            _message(before, name), _message(view, name)))
         if flips:
             changed.append(CaseChange(view.case_id, view.group or before.group, tuple(flips), before, view,
-                                      _changed_fields(old_details.get(view.case_id),
-                                                      new_details.get(view.case_id))))
+                                      _changed_fields(before_details, outcome.details)))
         else:
             unchanged += 1
-    present = {v.case_id for v in new_list}
-    vanished = [v for v in old_views.values() if v.case_id not in present]
+    vanished: Spool[CaseView] = Spool()
+    old_items = iter(old_rows.items())
+    while chunk := list(itertools.islice(old_items, 512)):
+        seen = present.having([case_id for case_id, _ in chunk])
+        vanished.extend(view for case_id, (view, _) in chunk if case_id not in seen)
     metrics = compare_metrics(lane, old.metrics, new.metrics, new.threshold_set)
     return LaneDiff(old_label, new_label, old, new, metrics, changed, new_cases, vanished, unchanged)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from array import array
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -210,9 +211,135 @@ class Outcome:
     levels: dict[str, Any] | None = None  # failed predicate -> its finding's Severity (None: reports none)
 
 
-def metrics_from_tally(lane: Lane, tally: Mapping[tuple[bool, ...], int]) -> dict[str, Any]:
+@dataclass(slots=True)
+class ValueSum:
+    """The numbers of one value slot over some cases, exactly: an int sum while every number is
+    an int, else the exact float sum (Shewchuk's partials: `math.fsum` of all of them, whatever
+    their order); the least and the greatest number (the first of equals)."""
+
+    count: int = 0
+    ints: int = 0
+    partials: list[float] | None = None  # set once a float is added
+    low: Any = None
+    high: Any = None
+
+    def add(self, x: int | float) -> None:
+        self.count += 1
+        if isinstance(x, int):
+            self.ints += x
+        else:
+            self._add_float(x)
+        if self.low is None or x < self.low:
+            self.low = x
+        if self.high is None or x > self.high:
+            self.high = x
+
+    def _add_float(self, x: float) -> None:
+        partials = self.partials if self.partials is not None else []
+        i = 0
+        for y in partials:  # msum: partials stay exact, non-overlapping and few
+            if abs(x) < abs(y):
+                x, y = y, x
+            hi = x + y
+            lo = y - (hi - x)
+            if lo:
+                partials[i] = lo
+                i += 1
+            x = hi
+        partials[i:] = [x]
+        self.partials = partials
+
+    def merge(self, other: ValueSum) -> None:
+        self.count += other.count
+        self.ints += other.ints
+        for x in other.partials or ():
+            self._add_float(x)
+        if other.partials is not None and self.partials is None:
+            self.partials = []
+        for x in (other.low, other.high):
+            if x is not None:
+                if self.low is None or x < self.low:
+                    self.low = x
+                if self.high is None or x > self.high:
+                    self.high = x
+
+    def total(self) -> int | float:
+        if self.partials is None:
+            return self.ints
+        return math.fsum([*self.partials, self.ints]) if self.ints else math.fsum(self.partials)
+
+
+class SlotValues:
+    """The per-case numbers of a lane's value slots (`=case.PATH`), kept out of the tally key so
+    that a float-valued metric does not take one tally entry per distinct value: the key holds
+    whether a case has a number (True) or not (None); the numbers stay in flat arrays (8 bytes a
+    case and slot, plus a kind byte) and are summed exactly per key once the last record of
+    each case is known."""
+
+    _NONE, _INT, _FLOAT = 0, 1, 2
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.slots = tuple(i for i, n in enumerate(names) if n[0] == "=")
+        self.numbers = [array("d") for _ in self.slots]
+        self.kinds = [bytearray() for _ in self.slots]
+        self.big: dict[tuple[int, int], int] = {}  # (slot, position) -> an int a float cannot hold exactly
+
+    def take(self, signals: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Note one scored record's numbers (at the next position); its signals as the tally keys them."""
+        if not self.slots:
+            return signals
+        out = list(signals)
+        for j, i in enumerate(self.slots):
+            x = signals[i]
+            kinds = self.kinds[j]
+            if x is None:
+                kinds.append(self._NONE)
+                self.numbers[j].append(0.0)
+                continue
+            out[i] = True
+            if isinstance(x, int):
+                kinds.append(self._INT)
+                if -(2 ** 53) <= x <= 2 ** 53:
+                    self.numbers[j].append(float(x))
+                else:
+                    self.big[(j, len(kinds) - 1)] = x
+                    self.numbers[j].append(0.0)
+            else:
+                kinds.append(self._FLOAT)
+                self.numbers[j].append(x)
+        return tuple(out)
+
+    def sums(self, keys: Sequence[int], key_signals: Sequence[tuple[Any, ...]],
+             dropped: Container[int]) -> dict[tuple[Any, ...], tuple[ValueSum, ...]]:
+        """Per tally key (signal tuple), each slot's ValueSum over the positions not `dropped`."""
+        out: dict[tuple[Any, ...], tuple[ValueSum, ...]] = {}
+        if not self.slots:
+            return out
+        for position, key in enumerate(keys):
+            if position in dropped:
+                continue
+            signals = key_signals[key]
+            per_slot = out.get(signals)
+            if per_slot is None:
+                per_slot = out[signals] = tuple(ValueSum() for _ in self.slots)
+            for j in range(len(self.slots)):
+                kind = self.kinds[j][position]
+                if kind == self._NONE:
+                    continue
+                if kind == self._INT:
+                    big = self.big.get((j, position))
+                    per_slot[j].add(big if big is not None else int(self.numbers[j][position]))
+                else:
+                    per_slot[j].add(self.numbers[j][position])
+        return out
+
+
+def metrics_from_tally(lane: Lane, tally: Mapping[tuple[bool, ...], int],
+                       values: Mapping[tuple[Any, ...], tuple[ValueSum, ...]] | None = None) -> dict[str, Any]:
     """The lane's metrics as its runner computes them (round(x, 4); empty lane -> {}), from a
-    count of cases per distinct signal tuple: cases with the same signals count alike."""
+    count of cases per distinct signal tuple: cases with the same signals count alike. With
+    `values` (SlotValues.sums), a value slot in the tally key only says a case has a number
+    (True) and the numbers are read from there; without, the key holds the number itself."""
     if not tally or not sum(tally.values()):
         return {}
     index = {n: i for i, n in enumerate(lane_signals(lane))}
@@ -228,12 +355,12 @@ def metrics_from_tally(lane: Lane, tally: Mapping[tuple[bool, ...], int]) -> dic
             pending_pass.append(spec)
             continue
         pool = [(v, n) for v, n in tally.items() if all(holds(v, s) for s in spec.over)]
-        metrics[spec.name] = _metric(spec, pool, index, holds)
+        metrics[spec.name] = _metric(spec, pool, index, holds, values)
         if spec.by:  # v2: the same metric per category of the case field, as `name.category`
             slot = index[f"#{spec.by}"]
             for category in sorted({v[slot] for v, _ in pool if v[slot] is not None}):
                 part = [(v, n) for v, n in pool if v[slot] == category]
-                metrics[f"{spec.name}.{category}"] = _metric(spec, part, index, holds)
+                metrics[f"{spec.name}.{category}"] = _metric(spec, part, index, holds, values)
     for spec in pending_pass:
         results = threshold_results(lane, metrics, lane.default_thresholds)
         metrics[spec.name] = all(r.passed for r in results) if results else None
@@ -241,7 +368,7 @@ def metrics_from_tally(lane: Lane, tally: Mapping[tuple[bool, ...], int]) -> dic
 
 
 def _metric(spec: MetricSpec, pool: list[tuple[tuple[Any, ...], int]], index: Mapping[str, int],
-            holds: Any) -> Any:
+            holds: Any, values: Mapping[tuple[Any, ...], tuple[ValueSum, ...]] | None = None) -> Any:
     """One metric over the cases of `pool` (signal tuple, count): count, rate, or (v2) the mean,
     min, max or sum of a per-case value (cases without a number are left out)."""
     size = sum(n for _, n in pool)
@@ -253,6 +380,9 @@ def _metric(spec: MetricSpec, pool: list[tuple[tuple[Any, ...], int]], index: Ma
         passed = sum(n for v, n in pool if all(holds(v, s) for s in spec.passing))
         return round(passed / size, 4)
     slot = index[f"={spec.value}"]
+    if values is not None:
+        return _metric_of_sums(spec, pool, slot, sum(1 for n, i in index.items() if n[0] == "=" and i < slot),
+                               holds, values)
     numbers = [(v[slot], n) for v, n in pool if v[slot] is not None and all(holds(v, s) for s in spec.passing)]
     if not numbers:
         return spec.empty
@@ -262,6 +392,25 @@ def _metric(spec: MetricSpec, pool: list[tuple[tuple[Any, ...], int]], index: Ma
         return round(sum(x * n for x, n in numbers), 4)
     pick = min if spec.kind == "min" else max
     return round(pick(x for x, _ in numbers), 4)
+
+
+def _metric_of_sums(spec: MetricSpec, pool: list[tuple[tuple[Any, ...], int]], slot: int, j: int, holds: Any,
+                    values: Mapping[tuple[Any, ...], tuple[ValueSum, ...]]) -> Any:
+    """`_metric`'s mean, sum, min or max from the exact per-key sums of slot `slot` (the `j`th value slot)."""
+    numbers = ValueSum()
+    for v, _ in pool:
+        if v[slot] is None or not all(holds(v, s) for s in spec.passing):
+            continue
+        sums = values.get(v)
+        if sums is not None:
+            numbers.merge(sums[j])
+    if not numbers.count:
+        return spec.empty
+    if spec.kind == "mean":
+        return round(numbers.total() / numbers.count, 4)
+    if spec.kind == "sum":
+        return round(numbers.total(), 4)
+    return round(numbers.low if spec.kind == "min" else numbers.high, 4)
 
 
 @dataclass(frozen=True, slots=True)

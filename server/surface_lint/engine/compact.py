@@ -6,11 +6,14 @@ from array import array
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ..checks import CHECK_CODES as C
 from ..findings import Finding, Location, Severity
 from ..lanes import Lane
 from ..scoring import (
+    SlotValues,
+    ValueSum,
     lane_signals,
 )
 from ..sources.base import Record, check_finding
@@ -40,6 +43,7 @@ class Summary:
     remainder: list[str]
     findings: list[Finding]  # SL005 for each record that replaced an earlier one of its case
     replaced: set[int]  # positions of records a later record of the same case replaced
+    values: dict[tuple[Any, ...], tuple[ValueSum, ...]]  # per tally key: its value slots' exact sums
 
 
 class CompactOutcomes:
@@ -67,10 +71,12 @@ class CompactOutcomes:
         self.suspects: dict[int, tuple[str, Location, int | None]] = {}
         self.suspect_digests: set[tuple[int, int]] = set()
         self.named: dict[int, str] = {}  # ids kept for the unbucketed remainder
+        self.values = SlotValues(self.names)
 
     def add(self, case_id: str, signals: tuple[bool, ...], failed: tuple[str, ...], where: Record | Location,
             record_index: int | None) -> int:
         """Count one scored record; its position (a later record of the same id replaces it)."""
+        signals = self.values.take(signals)  # a value slot's number out of the key (scoring.SlotValues)
         k = (signals, not failed)
         key = self.keys.get(k)
         if key is None:
@@ -124,7 +130,8 @@ class CompactOutcomes:
         tally = +tally  # drop zero counts
         cases = len(self.key) - len(replaced)
         remainder = [case_id for p, case_id in sorted(self.named.items()) if p not in replaced]
-        return Summary(tally, cases, failing, remainder, duplicates, replaced)
+        values = self.values.sums(self.key, [signals for signals, _ in self.key_list], replaced)
+        return Summary(tally, cases, failing, remainder, duplicates, replaced, values)
 
 
 def whole_record(record: Record) -> Location:

@@ -13,7 +13,6 @@ from ..findings import Finding, Severity, sorted_findings
 from ..lanes import Lane, LaneError, LaneSet, PredicateSpec, load_lanes
 from ..predicates import Verdict
 from ..sources.base import ReadStats, Record
-from ..sources.cases import duplicate_findings, leak_findings, read_case_file
 from ..sources.paths import unique_paths
 from ..sources.transcripts import sniff
 from .check import HEAD_BYTES, DocumentChecker, check_lines, turn_stream
@@ -108,21 +107,28 @@ class Engine:
             raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
 
     def load_cases(self, paths: Sequence[str], lane: Lane | None = None,
-                   texts: Mapping[str, bytes] | None = None) -> tuple[Lane | None, CaseIndex]:
-        index = CaseIndex()
+                   texts: Mapping[str, bytes] | None = None,
+                   memory_cases: int | None = None) -> tuple[Lane | None, CaseIndex]:
+        """The case index of `paths`: each file streamed (from `texts` or disk); past
+        `memory_cases` (default caseindex.MEMORY_CASES) cases it is kept on disk (caseindex.py), with the same findings."""
+        index = CaseIndex(memory_cases)
         for path in unique_paths(paths):
             data = (texts or {}).get(path)
-            if data is None:
-                data = self.read_bytes(path)
-            file_lane = lane or self.detect_lane(path, "cases", first=first_object(data))
-            if file_lane is None:
-                raise UsageError(f"{path}: cannot tell which lane this case file belongs to (use --lane)")
-            lane = lane or file_lane
-            index.add(read_case_file(path, data, file_lane, self.config.max_line_bytes))
-        for case_file in index.files:
-            index.findings.extend(case_file.findings)
-        index.findings.extend(_cross_file(duplicate_findings(index.files), len(index.files)))
-        index.findings.extend(leak_findings(index.files))
+            try:
+                with io.BytesIO(data) if data is not None else open(path, "rb") as fh:
+                    first = first_object(fh.read(HEAD_BYTES)) if lane is None else None
+                    if first is None and lane is None:  # no whole record in the head: as before, the whole file
+                        fh.seek(0)
+                        first = first_object(fh.read())
+                    file_lane = lane or self.detect_lane(path, "cases", first=first)
+                    if file_lane is None:
+                        raise UsageError(f"{path}: cannot tell which lane this case file belongs to (use --lane)")
+                    lane = lane or file_lane
+                    fh.seek(0)
+                    index.read(path, fh, file_lane, self.config.max_line_bytes)
+            except OSError as exc:
+                raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
+        index.finish()
         return lane, index
 
     # --- check: one document -------------------------------------------------------------
@@ -250,9 +256,3 @@ class Engine:
         if lane is None:
             raise UsageError(f"{path}: cannot tell which lane this run belongs to (use --lane)")
         return lane
-
-
-
-def _cross_file(found: list[Finding], n_files: int) -> list[Finding]:
-    """Duplicates across files only (each file's own were found when it was read)."""
-    return [f for f in found if n_files > 1 and "this file" not in f.message]

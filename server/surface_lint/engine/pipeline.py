@@ -23,6 +23,7 @@ from ..sources.base import Record, check_finding
 from ..sources.cases import Case
 from ..sources.transcripts import Transcript, Turn
 from ..suppress import Suppressions
+from .caseindex import IdSet
 from .details import build_details, is_primed, report_case_fields, report_subject
 from .results import SURFACE_PATH, CaseIndex
 
@@ -66,17 +67,16 @@ class _Join:
 
     def __init__(self, cases: CaseIndex | None) -> None:
         self.cases = cases
-        self.unknown: set[str] = set()
+        self.unknown = IdSet()  # bounded: on disk past a few thousand ids
 
     def case(self, case_id: str | None, record: Record) -> tuple[Case | None, bool, list[Finding]]:
         if self.cases is None or not case_id:
             return None, self.cases is None, []
-        case = self.cases.by_id.get(case_id)
+        case = self.cases.get(case_id)
         if case is not None:
             return case, True, []
-        if case_id in self.unknown:
+        if not self.unknown.add(case_id):
             return None, False, []
-        self.unknown.add(case_id)
         where = record.location("case_id") if "case_id" in record.data else (
             record.location("id") if "id" in record.data else record.whole())
         return None, False, [check_finding(C.UNJOINED, where,
@@ -85,7 +85,7 @@ class _Join:
 
 
 def join_turns(lane: Lane, turns: Iterable[Turn], cases: CaseIndex | None,
-               primed: Iterable[str] = (), unknown: set[str] | None = None) -> Iterator[Joined]:
+               primed: Iterable[str] = (), unknown: IdSet | None = None) -> Iterator[Joined]:
     """Turn JSONL / telemetry joined with cases. A surface lane yields each turn as it comes (a
     priming turn primes the later turns of its case); a chain lane yields each case's chain
     (both runs, premise proposals counted) once every turn is read. `primed`: case ids primed
@@ -96,7 +96,8 @@ def join_turns(lane: Lane, turns: Iterable[Turn], cases: CaseIndex | None,
     if lane.unit == "chain":
         yield from _join_chains(lane, turns, join)
         return
-    primed_ids = set(primed)
+    primed_ids = IdSet()  # bounded, as the unjoined ids
+    primed_ids.update(primed)
     for turn in turns:
         case_id = turn.case_id
         if turn.role == "priming" and case_id:
@@ -163,7 +164,7 @@ def _join_chains(lane: Lane, turns: Iterable[Turn], join: _Join) -> Iterator[Joi
 
 
 def join_report(lane: Lane, transcript: Transcript, cases: CaseIndex | None,
-                unknown: set[str] | None = None) -> Iterator[Joined]:
+                unknown: IdSet | None = None) -> Iterator[Joined]:
     """A lane report's entries joined with cases (else with the case fields the report embeds)."""
     join = _Join(cases)
     if unknown is not None:

@@ -1,8 +1,8 @@
-"""What the engine returns: per-document results, lane results, the case index, usage errors."""
+"""What the engine returns: per-document results, lane results, the case index (caseindex.py), usage errors."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
@@ -14,10 +14,7 @@ from ..scoring import (
     ThresholdResult,
 )
 from ..sources.base import ReadStats, Record
-from ..sources.cases import (
-    Case,
-    CaseFile,
-)
+from .caseindex import CaseIndex as CaseIndex  # re-exported: the engine's façade and the editor import it here
 
 SURFACE_PATH = ("surface",)
 T_co = TypeVar("T_co", covariant=True)
@@ -186,32 +183,6 @@ class DocResult:
     records: list[RecordInfo] = field(default_factory=list)
 
 
-@dataclass
-class CaseIndex:
-    """Case files of one lane, by id (the first of duplicates wins)."""
-
-    files: list[CaseFile] = field(default_factory=list)
-    by_id: dict[str, Case] = field(default_factory=dict)
-    findings: list[Finding] = field(default_factory=list)
-    stats: ReadStats = field(default_factory=ReadStats)
-
-    def add(self, case_file: CaseFile) -> None:
-        self.files.append(case_file)
-        self.stats.add(case_file.stats)
-        for case in case_file.cases:
-            self.by_id.setdefault(case.id, case)
-
-    def ordered(self) -> list[Case]:
-        seen: set[str] = set()
-        out = []
-        for f in self.files:
-            for c in f.cases:
-                if c.id not in seen:
-                    seen.add(c.id)
-                    out.append(c)
-        return out
-
-
 class Rows(Protocol[T_co]):
     """A re-iterable, sized run of items (a list, or rows kept on disk: see spool.py)."""
 
@@ -236,8 +207,8 @@ class LaneResult:
     passed: bool | None
     outcomes: Rows[Outcome]
     findings: Rows[Finding]  # input problems + per-case failures (positioned)
-    missing_transcripts: list[str]
-    unknown_cases: list[str]
+    missing_transcripts: Sequence[str]  # may be kept on disk (caseindex.IdList): iterate, count, slice
+    unknown_cases: Sequence[str]
     remainder: list[str]  # multi-sentence cases outside the three buckets
     stats: ReadStats
     sources: list[str]

@@ -22,6 +22,7 @@ from ..predicates import Context, Verdict
 from ..scoring import Outcome, lane_signals, metrics_from_tally, signal_values, threshold_results
 from ..sources.base import JsonlReader, ReadStats, Record, check_finding
 from ..sources.transcripts import Turn, iter_turns, read_report, sniff_stream
+from .caseindex import IdSet, ids_list
 from .compact import CompactOutcomes, whole_record
 from .details import DetailsPlan
 from .pipeline import Evaluator, Joined, join_report, join_turns
@@ -112,18 +113,14 @@ class LaneScorer:
         self._judged: dict[tuple[str, ...], tuple[str, ...]] = {}  # verdict names -> reported ones judged
         self._by_verdicts: dict[int, tuple[Mapping[str, Verdict], tuple[bool, ...], tuple[str, ...]]] = {}
         self.compact = CompactOutcomes(lane)
-        self.rank: dict[str, int] | None = None
-        self.scored_ranks = bytearray()
-        if index is not None:
-            ordered = index.ordered()
-            self.rank = {c.id: i for i, c in enumerate(ordered)}
-            self.scored_ranks = bytearray(len(ordered))
+        # One byte per distinct case: whether it was scored (its rank: caseindex.CaseIndex.rank).
+        self.scored_ranks = bytearray(len(index) if index is not None else 0)
         # Case rows: (order, position, Scored); sorted by case-file rank when cases are given.
         # A row is a tuple of builtins (see _row): hundreds of thousands pickle fast.
         self.rows: Spool[tuple[Any, ...]] = Spool(key=_row_order if index is not None else None)
         # Findings: (position or -1 for input problems, finding), sorted as every report lists them.
         self.findings: Spool[tuple[int, Finding]] = Spool(key=_finding_order)
-        self.unknown: set[str] = set()
+        self.unknown = IdSet()  # transcript case ids without a case (on disk past a few thousand)
         self.failing_shown = 0
         # Case ids this scorer's records touch: kept only in a worker process (one file), where
         # they decide whether files may be merged (a whole run's would grow with it).
@@ -214,8 +211,8 @@ class LaneScorer:
         assert where is not None
         position = self.compact.add(scored.case_id, scored.signals, scored.failed, where, scored.record_index)
         rank = position
-        if self.rank is not None:
-            rank = self.rank.get(scored.case_id, -1)
+        if self.index is not None:
+            rank = self.index.rank(scored.case_id)
             if rank >= 0:
                 self.scored_ranks[rank] = 1
         for f in scored.findings:
@@ -305,7 +302,7 @@ class LaneScorer:
     def read(self, paths: Sequence[str], texts: Mapping[str, bytes],
              progress: Callable[[str], None] | None = None) -> None:
         """Fold every transcript file, in order, as one stream."""
-        self.unknown_reported: set[str] = set()
+        self.unknown_reported = IdSet()
         self.progress = progress
         self.fold(join_turns(self.lane, self.turns(paths, texts), self.index, unknown=self.unknown_reported))
         if progress is not None and self._pending_progress is not None:
@@ -323,19 +320,18 @@ class LaneScorer:
             self.problem(f)
         for f in summary.findings:
             self.problem(f)
-        missing: list[str] = []
+        missing: Spool[str] = Spool()
         if self.index is not None:
-            for i, case in enumerate(self.index.ordered()):
-                if not self.scored_ranks[i]:
-                    missing.append(case.id)
-                    self.problem(check_finding(
-                        C.UNJOINED, case.record.location(lane.schema.id_field),
-                        f"case `{case.id}` has no scored turn in the transcripts; left out of the metrics",
-                        case.id, record_index=case.record.index))
+            for case in self.index.missing(self.scored_ranks):
+                missing.append(case.id)
+                self.problem(check_finding(
+                    C.UNJOINED, case.record.location(lane.schema.id_field),
+                    f"case `{case.id}` has no scored turn in the transcripts; left out of the metrics",
+                    case.id, record_index=case.record.index))
         nothing = None
         if not summary.case_count:
             nothing = self.nothing_scored(self.stats)  # what the transcripts held, not the cases
-        metrics = metrics_from_tally(lane, summary.tally)
+        metrics = metrics_from_tally(lane, summary.tally, summary.values)
         thresholds = threshold_results(lane, metrics, set_name) if summary.case_count else []
         has_thresholds = set_name is not None and set_name in lane.thresholds and bool(lane.thresholds[set_name].checks)
         if nothing is not None and has_thresholds:
@@ -355,7 +351,7 @@ class LaneScorer:
         return LaneResult(
             lane=lane.name, profile=self.engine.profile, version=lane.version, threshold_set=set_name,
             metrics=metrics, thresholds=thresholds, passed=passed, outcomes=outcomes, findings=findings,
-            missing_transcripts=missing, unknown_cases=sorted(self.unknown), remainder=summary.remainder,
+            missing_transcripts=ids_list(missing), unknown_cases=self.unknown.sorted(), remainder=summary.remainder,
             stats=stats, sources=sources, headline=lane.headline, metric_aliases=aliases,
             case_count=summary.case_count, failing_count=summary.failing_count,
             declared_lane=declared_lane, nothing_scored=nothing,
@@ -462,7 +458,7 @@ def score_file(path: str, want_rows: bool, finding_limit: int | None) -> Part:
     scorer.read([path], _WORKER["texts"])
     problems = [f for _, f in scorer.findings]
     scorer.findings.close()
-    return Part(kept, problems, scorer.stats, scorer.unknown, scorer.touched, scorer.unscored, scorer.declared,
+    return Part(kept, problems, scorer.stats, set(scorer.unknown), scorer.touched, scorer.unscored, scorer.declared,
                 scorer.reports_read)
 
 

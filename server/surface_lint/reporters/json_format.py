@@ -270,7 +270,7 @@ def write_lane(result: LaneResult, out: TextIO) -> None:
     obj.value("lane", result.lane)
     obj.value("metric_aliases", result.metric_aliases)
     obj.value("metrics", result.metrics)
-    obj.value("missing_transcripts", result.missing_transcripts)
+    obj.array("missing_transcripts", result.missing_transcripts)  # streamed: the ids may be kept on disk
     if result.nothing_scored is not None:
         obj.value("nothing_scored", result.nothing_scored)
     obj.value("passed", result.passed)
@@ -280,7 +280,7 @@ def write_lane(result: LaneResult, out: TextIO) -> None:
     obj.value("thresholds", _thresholds(result))
     obj.value("tool", "surface-lint")
     obj.value("unbucketed_cases", result.remainder)
-    obj.value("unknown_cases", result.unknown_cases)
+    obj.array("unknown_cases", result.unknown_cases)  # streamed: the ids may be kept on disk
     obj.value("version", result.version)
     obj.close()
     w("\n")

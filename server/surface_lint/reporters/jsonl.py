@@ -50,7 +50,7 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
         "type": "summary", "lane": result.lane, "version": result.version, "profile": result.profile,
         "threshold_set": result.threshold_set, "headline": result.headline, "passed": result.passed,
         "metrics": result.metrics, "cases": len(result.outcomes),
-        "missing_transcripts": result.missing_transcripts, "unknown_cases": result.unknown_cases}
+        "missing_transcripts": list(result.missing_transcripts), "unknown_cases": list(result.unknown_cases)}
     if result.nothing_scored is not None:
         summary["nothing_scored"] = result.nothing_scored
     w(_line(summary) + "\n")

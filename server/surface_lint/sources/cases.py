@@ -5,7 +5,8 @@ from __future__ import annotations
 import difflib
 import io
 import math
-from collections.abc import Iterable, Mapping, Sequence
+import weakref
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -83,7 +84,7 @@ def read_case_file(path: str, data: bytes, lane: Lane, max_line_bytes: int | Non
     out = CaseFile(path, lane, split_of(path))
     for record in reader.records(io.BytesIO(data)):
         out.records.append(record)
-        case = _check_record(record, lane, out.findings)
+        case = check_case_record(record, lane, out.findings)
         if case is not None:
             out.cases.append(case)
     out.findings.extend(reader.findings)
@@ -97,8 +98,16 @@ _COUNT_PARAMS = (("vault_hits_min", "field"), ("proposal_count_equal", "field"),
                  ("count_between", "min_field"), ("count_between", "max_field"))
 
 
+# count_fields per lane, computed once (case files are checked record by record): id -> (lane, paths).
+_COUNT_FIELDS: dict[int, tuple[weakref.ref[Lane], tuple[str, ...]]] = {}
+
+
 def count_fields(lane: Lane) -> tuple[str, ...]:
     """The case fields (dotted paths) the lane reads as counts: a negative value there means nothing."""
+    key = id(lane)
+    known = _COUNT_FIELDS.get(key)
+    if known is not None and known[0]() is lane:
+        return known[1]
     paths: list[str] = []
     if lane.proposal_check is not None:
         paths.append(lane.proposal_check.count_field)
@@ -107,7 +116,9 @@ def count_fields(lane: Lane) -> tuple[str, ...]:
             value = spec.params.get(param)
             if spec.kind == kind and isinstance(value, str) and value and value not in paths:
                 paths.append(value)
-    return tuple(paths)
+    found = tuple(paths)
+    _COUNT_FIELDS[key] = (weakref.ref(lane, lambda _: _COUNT_FIELDS.pop(key, None)), found)
+    return found
 
 
 def _negative(value: Any) -> bool:
@@ -153,7 +164,8 @@ def typed_case_fields(lane: Lane, data: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _check_record(record: Record, lane: Lane, findings: list[Finding]) -> Case | None:
+def check_case_record(record: Record, lane: Lane, findings: list[Finding]) -> Case | None:
+    """The case-file checks of one record (its findings to `findings`); its Case, None without an id."""
     schema = lane.schema
     data = record.data
     case_id = data.get(schema.id_field)
@@ -290,12 +302,14 @@ def _unknown_nested(value: Any, spec: FieldSpec, path: tuple[str | int, ...]) ->
 def _unknown_predicates(
     record: Record, name: str, values: Sequence[str], lane: Lane, case_id: str | None
 ) -> Iterable[Finding]:
-    known = [p.name for p in lane.predicates if p.report] + [
-        a for p in lane.predicates if p.report for a in p.aliases
-    ]
+    known: list[str] | None = None  # the names a typo is matched against, built at the first unknown one
     for i, value in enumerate(values):
         if lane.predicate(value) is not None:
             continue
+        if known is None:
+            known = [p.name for p in lane.predicates if p.report] + [
+                a for p in lane.predicates if p.report for a in p.aliases
+            ]
         close = difflib.get_close_matches(value, known, n=1, cutoff=0.5)
         loc = record.location(name, i)
         fixes = (Fix(f"Replace with `{close[0]}`", loc, f'"{close[0]}"'),) if close else ()
@@ -310,7 +324,7 @@ def _unknown_predicates(
         )
 
 
-def _next_free_id(case_id: str, taken: set[str]) -> str:
+def next_free_id(case_id: str, taken: Container[str]) -> str:
     """`fluency_truth_001` -> the next unused number with the same width (`..._016`)."""
     stem = case_id.rstrip("0123456789")
     digits = case_id[len(stem):]
@@ -321,6 +335,21 @@ def _next_free_id(case_id: str, taken: set[str]) -> str:
         candidate = f"{stem}{n:0{width}d}" if digits else f"{case_id}_{n}"
         if candidate not in taken:
             return candidate
+
+
+def duplicate_finding(case: Case, twin: Case, id_field: str, new_id: str) -> Finding:
+    """SL005 for `case`, a later case with the id of `twin`; the fix renumbers it to `new_id`."""
+    where = "this file" if twin.path == case.path else twin.path
+    loc = case.record.location(id_field)
+    return check_finding(
+        "SL005",
+        loc,
+        f"duplicate case id `{case.id}` (first at {where}:{twin.record.line})",
+        case.id,
+        related=(Related(twin.record.location(id_field), f"first `{case.id}`"),),
+        fixes=(Fix(f"Renumber to `{new_id}`", loc, f'"{new_id}"'),),
+        record_index=case.record.index,
+    )
 
 
 def duplicate_findings(files: Sequence[CaseFile]) -> list[Finding]:
@@ -334,25 +363,14 @@ def duplicate_findings(files: Sequence[CaseFile]) -> list[Finding]:
             if twin is None:
                 first[case.id] = case
                 continue
-            where = "this file" if twin.path == case.path else twin.path
-            new_id = _next_free_id(case.id, taken)
+            new_id = next_free_id(case.id, taken)
             taken.add(new_id)
-            loc = case.record.location(case_file.lane.schema.id_field)
-            out.append(
-                check_finding(
-                    "SL005",
-                    loc,
-                    f"duplicate case id `{case.id}` (first at {where}:{twin.record.line})",
-                    case.id,
-                    related=(Related(twin.record.location(case_file.lane.schema.id_field), f"first `{case.id}`"),),
-                    fixes=(Fix(f"Renumber to `{new_id}`", loc, f'"{new_id}"'),),
-                    record_index=case.record.index,
-                )
-            )
+            out.append(duplicate_finding(case, twin, case_file.lane.schema.id_field, new_id))
     return out
 
 
-def _leak_key(case: Case, fields: Sequence[str]) -> tuple[Any, ...] | None:
+def leak_key(case: Case, fields: Sequence[str]) -> tuple[Any, ...] | None:
+    """What a holdout leak compares of a case (its leak fields, folded), None when it has none."""
     values = tuple(_normalise(case.data.get(f)) for f in fields)
     if all(v is None for v in values):
         return None
@@ -370,6 +388,20 @@ def _normalise(value: Any) -> Any:
     return value
 
 
+def leak_finding(case: Case, twin: Case, case_file: CaseFile, fields: Sequence[str]) -> Finding:
+    """SL006 for `case`, whose leak fields repeat those of holdout case `twin`."""
+    what = " + ".join(fields)
+    return check_finding(
+        "SL006",
+        case.record.location(fields[0]),
+        f"this {case_file.split or 'non-holdout'} case repeats the {what} of holdout "
+        f"`{twin.id}` ({twin.path}:{twin.record.line})",
+        case.id,
+        related=(Related(twin.record.location(fields[0]), f"holdout `{twin.id}`"),),
+        record_index=case.record.index,
+    )
+
+
 def leak_findings(files: Sequence[CaseFile]) -> list[Finding]:
     """A dev/public case whose prompt (or premise chain) repeats a holdout case's."""
     holdouts: dict[tuple[Any, ...], Case] = {}
@@ -378,7 +410,7 @@ def leak_findings(files: Sequence[CaseFile]) -> list[Finding]:
         if case_file.split != "holdouts":
             continue
         for case in case_file.cases:
-            key = _leak_key(case, case_file.lane.schema.leak_fields)
+            key = leak_key(case, case_file.lane.schema.leak_fields)
             if key is not None:
                 holdouts.setdefault(key, case)
     for case_file in files:
@@ -386,22 +418,11 @@ def leak_findings(files: Sequence[CaseFile]) -> list[Finding]:
             continue
         fields = case_file.lane.schema.leak_fields
         for case in case_file.cases:
-            key = _leak_key(case, fields)
+            key = leak_key(case, fields)
             twin = holdouts.get(key) if key is not None else None
             if twin is None:
                 continue
-            what = " + ".join(fields)
-            out.append(
-                check_finding(
-                    "SL006",
-                    case.record.location(fields[0]),
-                    f"this {case_file.split or 'non-holdout'} case repeats the {what} of holdout "
-                    f"`{twin.id}` ({twin.path}:{twin.record.line})",
-                    case.id,
-                    related=(Related(twin.record.location(fields[0]), f"holdout `{twin.id}`"),),
-                    record_index=case.record.index,
-                )
-            )
+            out.append(leak_finding(case, twin, case_file, fields))
     return out
 
 

@@ -1,0 +1,159 @@
+"""Benchmark: peak memory and CPU of `--lane --cases C --transcripts T` (and `diff`) as the case file grows.
+
+Builds, for each size N (100k, 200k, 400k by default), a deterministic_fluency case file of N
+cases in the lane's own case format (`id`, `prompt`, `category`, `expected_predicates`, as in
+../shared/corpus/cases) and a turn file of N turns joined to them (the generator of
+bench/lane_throughput.py: `bench_0000000`...). One case in 1,000 has no turn (SL015 "no
+scored turn") and one turn in 1,000 names no case (SL015 "matches no case"), so the unjoined-id
+tracking is measured too. Then, in the same run and on the same files, each in a fresh
+subprocess:
+  * floor: a bare loop that reads every line of both files and json.loads it;
+  * `surface-lint --lane deterministic_fluency --cases C --transcripts T --output-format F -o /dev/null`
+    for text and json;
+  * `surface-lint diff T T --cases C --lane deterministic_fluency -o /dev/null` (with --diff);
+each for the tree under test and, with `--baseline DIR` (a checkout of main, e.g.
+`git archive main | tar -x -C /tmp/base`), for that tree too. Peak RSS and CPU (user+sys) come
+from each child's rusage. Prints a table, the MiB added per doubling of the input and the CPU
+ratio against the baseline. Not a test: absolute numbers vary by machine; compare within a run.
+
+    python bench/case_memory.py [--sizes 100000,200000,400000] [--baseline /tmp/base] [--diff] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from lane_throughput import build  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+LANE = "deterministic_fluency"
+FORMATS = ("text", "json")
+CATEGORIES = (("pack_definition", ["no_placeholder", "complete_punctuation", "finite_predicate_shape"]),
+              ("oov_invitation", ["no_placeholder", "complete_punctuation"]))
+FLOOR = """
+import json, sys
+n = 0
+for path in sys.argv[1:]:
+    with open(path, 'rb') as fh:
+        for line in fh:
+            if line.strip():
+                json.loads(line)
+                n += 1
+print(n)
+"""
+# The child reports its own peak RSS: ru_maxrss of RUSAGE_CHILDREN is a maximum over every child.
+WRAPPER = (
+    "import resource, subprocess, sys; p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, "
+    "stderr=subprocess.PIPE); r = resource.getrusage(resource.RUSAGE_CHILDREN); "
+    "print(p.returncode, r.ru_maxrss, r.ru_utime + r.ru_stime); "
+    "sys.stderr.write(p.stderr.decode(errors='replace')[-2000:] if p.returncode not in (0, 1) else '')"
+)
+
+
+def build_cases(path: Path, cases: int) -> int:
+    """`cases` cases named as lane_throughput.build names its turns; every 1,000th has no turn."""
+    with path.open("w", encoding="utf-8") as fh:
+        for i in range(cases):
+            category, expected = CATEGORIES[i % len(CATEGORIES)]
+            case_id = f"bench_{i:07d}" if i % 1000 != 999 else f"bench_unused_{i:07d}"
+            row = {"id": case_id, "prompt": "What is it?", "category": category, "expected_predicates": expected}
+            fh.write(json.dumps(row, separators=(",", ":")) + "\n")
+    return path.stat().st_size
+
+
+def build_turns(path: Path, turns: int) -> int:
+    """lane_throughput.build's turns; every 1,000th (from the 500th) names no case."""
+    build(path, turns)
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    with path.open("w", encoding="utf-8") as fh:
+        for i, line in enumerate(lines):
+            fh.write(line.replace('"bench_', '"bench_stray_', 1) if i % 1000 == 499 else line)
+    return path.stat().st_size
+
+
+def measure(cmd: list[str], tree: Path | None) -> tuple[float, float]:
+    """(peak RSS MiB, CPU seconds) of one fresh child running `cmd` with `tree`'s server on the path."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str((tree or ROOT) / "server")
+    out = subprocess.run([sys.executable, "-c", WRAPPER, *cmd], capture_output=True, text=True, check=True, env=env)
+    code, rss_kib, cpu = out.stdout.split()
+    if int(code) not in (0, 1):
+        raise SystemExit(f"failed ({code}): {' '.join(cmd)}\n{out.stderr}")
+    return int(rss_kib) / 1024, float(cpu)
+
+
+def lane_cmd(cases: Path, turns: Path, fmt: str) -> list[str]:
+    return [sys.executable, "-m", "surface_lint", "--lane", LANE, "--cases", str(cases), "--transcripts", str(turns),
+            "--output-format", fmt, "-o", os.devnull]
+
+
+def diff_cmd(cases: Path, turns: Path) -> list[str]:
+    return [sys.executable, "-m", "surface_lint", "diff", str(turns), str(turns), "--cases", str(cases),
+            "--lane", LANE, "-o", os.devnull]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default="100000,200000,400000", help="case counts (comma-separated)")
+    ap.add_argument("--baseline", type=Path, help="a checkout of the baseline (main) to measure in the same run")
+    ap.add_argument("--formats", default=",".join(FORMATS))
+    ap.add_argument("--diff", action="store_true", help="also measure `diff T T --cases C`")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="runs per command and tree, alternated: median CPU, largest peak RSS")
+    args = ap.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    formats = [f for f in args.formats.split(",") if f]
+    trees: list[tuple[str, Path | None]] = [("branch", None)]
+    if args.baseline is not None:
+        trees.append(("main", args.baseline.resolve()))
+    rows: list[tuple[str, str, int, float, float]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            cases, turns = Path(tmp) / f"cases_{n}.jsonl", Path(tmp) / f"turns_{n}.jsonl"
+            size = build_cases(cases, n) + build_turns(turns, n)
+            print(f"{n} cases + {n} turns: {size / 2**20:.1f} MiB", file=sys.stderr)
+            rss, cpu = measure([sys.executable, "-c", FLOOR, str(cases), str(turns)], None)
+            rows.append(("-", "floor (json.loads both files)", n, rss, cpu))
+            runs = [(f"--lane {fmt}", lane_cmd(cases, turns, fmt)) for fmt in formats]
+            if args.diff:
+                runs.append(("diff T T", diff_cmd(cases, turns)))
+            for name, cmd in runs:
+                got: dict[str, list[tuple[float, float]]] = {label: [] for label, _ in trees}
+                for _ in range(args.repeat):
+                    for label, tree in trees:  # alternated, so drift in machine speed hits both alike
+                        got[label].append(measure(cmd, tree))
+                for label, _ in trees:
+                    rss = max(r for r, _ in got[label])
+                    cpu = statistics.median(c for _, c in got[label])
+                    rows.append((label, name, n, rss, cpu))
+                    print(f"  {label} {name}: {rss:.1f} MiB, {cpu:.2f} s", file=sys.stderr)
+    by = {(label, name, n): (rss, cpu) for label, name, n, rss, cpu in rows}
+    floors = {n: by[("-", "floor (json.loads both files)", n)][1] for n in sizes}
+    print(f"python {sys.version.split()[0]} · {os.cpu_count()} cores · lane {LANE}")
+    print(f"{'tree':<7} {'run':<30} {'cases':>7} {'peak MiB':>9} {'cpu s':>7} {'cpu/floor':>9}")
+    for label, name, n, rss, cpu in rows:
+        print(f"{label:<7} {name:<30} {n:>7} {rss:>9.1f} {cpu:>7.2f} {cpu / floors[n]:>9.2f}")
+    names = sorted({(label, name) for label, name, *_ in rows if label != "-"})
+    print("peak RSS per doubling of the input (MiB added):")
+    for label, name in names:
+        steps = [f"{by[(label, name, a)][0]:.1f} -> {by[(label, name, b)][0]:.1f} ({by[(label, name, b)][0] - by[(label, name, a)][0]:+.1f})"
+                 for a, b in itertools.pairwise(sizes) if b == 2 * a]
+        print(f"  {label:<7} {name:<30} {'; '.join(steps) or 'no doubling in --sizes'}")
+    if args.baseline is not None:
+        print("CPU branch / main:")
+        for name in sorted({name for label, name in names}):
+            ratios = [f"{n}: {by[('branch', name, n)][1] / by[('main', name, n)][1]:.2f}" for n in sizes]
+            print(f"  {name:<30} {', '.join(ratios)}")
+
+
+if __name__ == "__main__":
+    main()
