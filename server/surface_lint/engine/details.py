@@ -59,7 +59,7 @@ _Getter = Callable[[Mapping[str, Verdict], Subject, Mapping[str, Any], Mapping[s
 class DetailsPlan:
     """A lane's `[details]` compiled once: one getter per detail field, in the file's order."""
 
-    __slots__ = ("empty_fields", "getters", "needs_context")
+    __slots__ = ("empty_getters", "empty_template", "getters", "needs_context")
 
     def __init__(self, lane: Lane) -> None:
         getters: list[tuple[str, _Getter]] = []
@@ -71,12 +71,18 @@ class DetailsPlan:
             kind, _, name = expr.partition(".")
             get = _getter(lane, kind, name, default)
             getters.append((key, get))
-            if kind == "case" and name != lane.schema.id_field and type(default) in _IMMUTABLE:
+            constant = kind == "case" and name != lane.schema.id_field and type(default) in _IMMUTABLE
+            # `signal.@expected` without case fields: what `signal` gives then (True, or False negated).
+            constant = constant or (kind == "signal" and all(n.lstrip("!") == EXPECTED for n in name.split("&")))
+            if constant:
                 empty.append((key, None, get({}, _NO_SUBJECT, {}, None, None, None, None)))
             else:
                 empty.append((key, get, None))
         self.getters: tuple[tuple[str, _Getter], ...] = tuple(getters)
-        self.empty_fields: tuple[tuple[str, _Getter | None, Any], ...] = tuple(empty)
+        # Without case fields: the constants at their keys (every key, in the file's order), copied
+        # and then the other fields filled in.
+        self.empty_template: dict[str, Any] = {key: value for key, _, value in empty}
+        self.empty_getters: tuple[tuple[str, _Getter], ...] = tuple((k, g) for k, g, _ in empty if g is not None)
         self.needs_context = any(source.startswith("analysis.") for source in lane.details.values())
 
     def build(self, verdicts: Mapping[str, Verdict], subject: Subject, case_fields: Mapping[str, Any] | None,
@@ -87,8 +93,10 @@ class DetailsPlan:
             return {key: get(verdicts, subject, case_fields, case_fields, turn, ctx, case_id)
                     for key, get in self.getters}
         fields: Mapping[str, Any] = {}
-        return {key: value if get is None else get(verdicts, subject, fields, case_fields, turn, ctx, case_id)
-                for key, get, value in self.empty_fields}
+        details = self.empty_template.copy()
+        for key, get in self.empty_getters:
+            details[key] = get(verdicts, subject, fields, case_fields, turn, ctx, case_id)
+        return details
 
 
 _IMMUTABLE = (str, int, float, bool, type(None))

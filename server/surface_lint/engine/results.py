@@ -220,6 +220,9 @@ class LaneResult:
     # `diff` compares: None when only `--lane` said it.
     declared_lane: str | None = None
     nothing_scored: str | None = None  # why no case was scored (exit 1 with thresholds), else None
+    # The same cases as `outcomes`, as (case_id, failed names, details) without rebuilding an
+    # Outcome: the JSON writer's view. None when only `outcomes` is given.
+    case_rows: Rows[tuple[str, tuple[str, ...], dict[str, Any] | None]] | None = None
 
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -343,10 +344,14 @@ class LaneScorer:
         count = _count_kept(self.findings, replaced) if replaced else len(self.findings)
         findings: Rows[Finding] = Mapped(_Kept(self.findings, replaced), count, _second)
         outcomes: Rows[Outcome]
+        case_rows: Rows[tuple[str, tuple[str, ...], dict[str, Any] | None]]
         if self.want_rows:
-            outcomes = Mapped(_Kept(self.rows, replaced, position_at=1), summary.case_count, _row_outcome)
+            kept = _Kept(self.rows, replaced, position_at=1)
+            outcomes = Mapped(kept, summary.case_count, _row_outcome)
+            case_rows = Mapped(kept, summary.case_count, _row_light)
         else:
             outcomes = Mapped((), 0, _row_outcome)
+            case_rows = Mapped((), 0, _row_light)
         aliases = {a: m.name for m in lane.metrics for a in m.aliases}
         return LaneResult(
             lane=lane.name, profile=self.engine.profile, version=lane.version, threshold_set=set_name,
@@ -354,7 +359,7 @@ class LaneScorer:
             missing_transcripts=ids_list(missing), unknown_cases=self.unknown.sorted(), remainder=summary.remainder,
             stats=stats, sources=sources, headline=lane.headline, metric_aliases=aliases,
             case_count=summary.case_count, failing_count=summary.failing_count,
-            declared_lane=declared_lane, nothing_scored=nothing,
+            declared_lane=declared_lane, nothing_scored=nothing, case_rows=case_rows,
         )
 
     def nothing_scored(self, stats: ReadStats) -> str:
@@ -422,6 +427,10 @@ def _row(rank: int, position: int, scored: Scored, findings: bool = True) -> tup
         levels = tuple((n, int(v) if v is not None else None) for n, v in scored.levels.items())
     return (rank, position, scored.case_id, scored.signals, scored.grounding, scored.details, scored.failed,
             scored.judged, failures, scored.findings if findings else (), levels)
+
+
+# A row's (case_id, failed, details): what the JSON writer reads of a case (see _row).
+_row_light: Callable[[tuple[Any, ...]], tuple[str, tuple[str, ...], dict[str, Any] | None]] = itemgetter(2, 6, 5)
 
 
 def _row_outcome(row: tuple[Any, ...]) -> Outcome:

@@ -7,12 +7,13 @@ Written as the rows stream by (cases, findings), byte for byte what
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from json.encoder import encode_basestring
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..engine import LaneResult
 from ..engine.spool import Spool
+from ..scoring import Outcome
 from .common import SafeOut, capture
 
 if TYPE_CHECKING:
@@ -252,12 +253,15 @@ def write_lane(result: LaneResult, out: TextIO) -> None:
     # failed_predicates is keyed by case id (sorted): gathered while the cases stream by.
     failed: Spool[tuple[str, list[str]]] = Spool(key=_first)
 
+    rows = result.case_rows
+
     def cases() -> Iterable[dict[str, Any]]:
-        for o in result.outcomes:
-            if o.failed:
-                failed.append((o.case_id, list(o.failed)))
-            if o.details is not None:
-                yield o.details
+        append = failed.append
+        for case_id, failed_names, details in rows if rows is not None else _light(result.outcomes):
+            if failed_names:
+                append((case_id, list(failed_names)))
+            if details is not None:
+                yield details
 
     obj.array("cases", cases())
     s = result.stats
@@ -284,6 +288,12 @@ def write_lane(result: LaneResult, out: TextIO) -> None:
     obj.value("version", result.version)
     obj.close()
     w("\n")
+
+
+def _light(outcomes: Iterable[Outcome]) -> Iterator[tuple[str, tuple[str, ...], dict[str, Any] | None]]:
+    """A result built without `case_rows` (casework): the same view from its outcomes."""
+    for o in outcomes:
+        yield o.case_id, o.failed, o.details
 
 
 def _first(item: tuple[str, list[str]]) -> str:
