@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from functools import partial
 from json.encoder import encode_basestring
+from operator import call, itemgetter
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..engine import LaneResult
@@ -49,7 +51,7 @@ def indented(value: Any, pad: str = "", sort_keys: bool = True) -> str:
         if sort_keys:
             shape = _shape(value, pad)
             if shape is not None:
-                return _shaped(value, shape)
+                return shape.write(value)
         inner = pad + "  "
         sep = ",\n" + inner
         items = sorted(value.items()) if sort_keys else value.items()
@@ -98,9 +100,62 @@ def indented(value: Any, pad: str = "", sort_keys: bool = True) -> str:
 
 
 _KEYS: dict[Any, str] = {}  # encoded `"key": ` prefixes (detail and finding keys repeat)
-# A dict's shape (its keys in insertion order, at one indentation): its members in sorted order,
-# each with the text before its value. Case details and findings take few shapes.
-_Shape = tuple[tuple[tuple[str, str], ...], str, str]
+
+
+class _Shape:
+    """A dict shape (its keys in insertion order, at one indentation): its values read in sorted
+    key order by one C call, and the text around them as one %-template. Case details and
+    findings take few shapes, and each shape few value-type signatures."""
+
+    __slots__ = ("encoders", "inner", "read", "template")
+
+    def __init__(self, keys: tuple[str, ...], pad: str) -> None:
+        self.inner = inner = pad + "  "
+        ordered = sorted(keys)
+        self.read: Callable[[dict[str, Any]], tuple[Any, ...]] = _tuple_getter(ordered)
+        text = "{" + "".join(("\n" if i == 0 else ",\n") + inner + _key(k).replace("%", "%%") + "%s"
+                             for i, k in enumerate(ordered))
+        self.template = text + "\n" + pad + "}"
+        # Value types (in sorted key order) -> one encoder per value (what _encoder picks for its type).
+        self.encoders: dict[tuple[type, ...], tuple[Callable[[Any], str], ...]] = {}
+
+    def write(self, value: dict[str, Any]) -> str:
+        values = self.read(value)
+        types = tuple(map(type, values))
+        encoders = self.encoders.get(types)
+        if encoders is None:
+            encoders = tuple(_encoder(t, self.inner) for t in types)
+            if len(self.encoders) < 64:
+                self.encoders[types] = encoders
+        return self.template % tuple(map(call, encoders, values))
+
+
+def _tuple_getter(keys: list[str]) -> Callable[[dict[str, Any]], tuple[Any, ...]]:
+    if len(keys) == 1:
+        only = keys[0]
+        return lambda value: (value[only],)
+    return itemgetter(*keys)
+
+
+_BOOL_TEXT = {True: "true", False: "false"}.__getitem__
+_NULL_TEXT = {None: "null"}.__getitem__
+
+
+def _encoder(t: type, pad: str) -> Callable[[Any], str]:
+    """How a member's value of exact type `t` is written at indentation `pad` (as `indented`)."""
+    if t is str:
+        return _encode_str
+    if t is bool:
+        return _BOOL_TEXT
+    if t is type(None):
+        return _NULL_TEXT
+    if t is int:
+        return int.__repr__
+    if t is dict:
+        return partial(_small_dict, pad=pad)
+    return partial(indented, pad=pad)
+
+
 _SHAPES: dict[tuple[tuple[str, ...], str], _Shape] = {}
 
 
@@ -111,33 +166,10 @@ def _shape(value: dict[Any, Any], pad: str) -> _Shape | None:
         return found
     if len(_SHAPES) >= 4096 or not all(type(k) is str for k in keys):
         return None
-    inner = pad + "  "
-    members = tuple((k, ("\n" if i == 0 else ",\n") + inner + _key(k)) for i, k in enumerate(sorted(keys)))
-    found = _SHAPES[(keys, pad)] = (members, inner, "\n" + pad + "}")
+    found = _SHAPES[(keys, pad)] = _Shape(keys, pad)
     return found
 
 
-def _shaped(value: dict[str, Any], shape: _Shape) -> str:
-    members, inner, close = shape
-    parts = ["{"]
-    append = parts.append
-    for k, before in members:
-        v = value[k]
-        tv = type(v)
-        if tv is str:
-            append(before + _encode_str(v))
-        elif tv is bool:
-            append(before + ("true" if v else "false"))
-        elif v is None:
-            append(before + "null")
-        elif tv is int:
-            append(before + int.__repr__(v))
-        elif tv is dict:
-            append(before + _small_dict(v, inner))
-        else:
-            append(before + indented(v, inner))
-    append(close)
-    return "".join(parts)
 _SMALL: dict[tuple[str, tuple[tuple[Any, Any], ...], tuple[type, ...]], str] = {}  # nested dicts of scalars that repeat
 
 
