@@ -156,8 +156,26 @@ def _getter(lane: Lane, kind: str, name: str, default: Any) -> _Getter:
             return lambda v, subject, fields, cf, turn, ctx, cid: None
         return lambda v, subject, fields, cf, turn, ctx, cid: len(_context(ctx).analysis.sentences)
     reported = tuple(spec.name for spec in lane.predicates if spec.report)
-    return lambda verdicts, subject, fields, cf, turn, ctx, cid: {
-        n: verdicts[n].passed for n in reported if n in verdicts}
+    # The lane memoises verdict sets (repeated surfaces share one mapping): one dict per mapping,
+    # held with it so that its id cannot be reused while it is here.
+    memo: dict[int, tuple[Mapping[str, Verdict], dict[str, bool]]] = {}
+
+    def passed(verdicts: Mapping[str, Verdict], subject: Subject, fields: Mapping[str, Any],
+               cf: Mapping[str, Any] | None, turn: Mapping[str, Any] | None, ctx: Context | None,
+               cid: str | None) -> dict[str, bool]:
+        seen = memo.get(id(verdicts))
+        if seen is not None and seen[0] is verdicts:
+            return seen[1]
+        value = {n: verdicts[n].passed for n in reported if n in verdicts}
+        if len(memo) >= _MEMO_SIZE:
+            memo.clear()
+        memo[id(verdicts)] = (verdicts, value)
+        return value
+
+    return passed
+
+
+_MEMO_SIZE = 4096
 
 
 def _context(ctx: Context | None) -> Context:
