@@ -94,6 +94,7 @@ class Spool(Generic[T]):
         # Unsorted: one file of batches. Sorted: one file per sorted run, with its merge level.
         self._runs: list[IO[bytes]] = []
         self._levels: list[int] = []
+        self._tails: list[Any] = []  # sorted: each run's greatest key
         self._finalizer = weakref.finalize(self, _close, self._runs)
 
     def __len__(self) -> int:
@@ -113,9 +114,19 @@ class Spool(Generic[T]):
         if not self._buffer:
             return
         if self._key is not None:
-            # A sorted run of its own, written in batches.
-            self._write_run(sorted(self._buffer, key=self._key), 0)
-            self._merge_runs()
+            items = sorted(self._buffer, key=self._key)
+            head, tail = self._key(items[0]), self._key(items[-1])
+            if self._runs and not head < self._tails[-1]:
+                # In order after the last run (findings come in input order): that run goes on.
+                out = self._runs[-1]
+                out.seek(0, os.SEEK_END)
+                self._write_batches(out, items)
+                self._tails[-1] = tail
+            else:
+                # A sorted run of its own, written in batches.
+                self._write_run(items, 0)
+                self._tails.append(tail)
+                self._merge_runs()
         else:
             if not self._runs:
                 self._runs.append(_new_file())
@@ -125,9 +136,14 @@ class Spool(Generic[T]):
         self._buffer = []
 
     def _write_run(self, items: Iterable[T], level: int) -> None:
+        fh = _new_file()
+        self._write_batches(fh, items)
+        self._runs.append(fh)
+        self._levels.append(level)
+
+    def _write_batches(self, fh: IO[bytes], items: Iterable[T]) -> None:
         step = max(1, self._buffer_size // 4)
         batch: list[T] = []
-        fh = _new_file()
         for item in items:
             batch.append(item)
             if len(batch) >= step:
@@ -135,16 +151,16 @@ class Spool(Generic[T]):
                 batch = []
         if batch:
             pickle.dump(batch, fh, pickle.HIGHEST_PROTOCOL)
-        self._runs.append(fh)
-        self._levels.append(level)
 
     def _merge_runs(self) -> None:
         """FAN_IN trailing runs of one level become one run of the next (order kept: stable)."""
         while len(self._levels) >= FAN_IN and len(set(self._levels[-FAN_IN:])) == 1:
             level = self._levels[-1]
             runs = self._runs[-FAN_IN:]
-            del self._runs[-FAN_IN:], self._levels[-FAN_IN:]
+            tail = max(self._tails[-FAN_IN:])
+            del self._runs[-FAN_IN:], self._levels[-FAN_IN:], self._tails[-FAN_IN:]
             self._write_run(heapq.merge(*(_read(fh) for fh in runs), key=self._key), level + 1)
+            self._tails.append(tail)
             _close(runs)
 
     def __iter__(self) -> Iterator[T]:
