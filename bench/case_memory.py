@@ -55,7 +55,8 @@ WRAPPER = (
     "import resource, subprocess, sys; p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, "
     "stderr=subprocess.PIPE); r = resource.getrusage(resource.RUSAGE_CHILDREN); "
     "print(p.returncode, r.ru_maxrss, r.ru_utime + r.ru_stime); "
-    "sys.stderr.write(p.stderr.decode(errors='replace')[-2000:] if p.returncode not in (0, 1) else '')"
+    "e = p.stderr.decode(errors='replace'); "
+    "sys.stderr.write(e[-2000:] if p.returncode not in (0, 1) or 'Traceback' in e else '')"
 )
 
 
@@ -86,7 +87,7 @@ def measure(cmd: list[str], tree: Path | None) -> tuple[float, float]:
     env["PYTHONPATH"] = str((tree or ROOT) / "server")
     out = subprocess.run([sys.executable, "-c", WRAPPER, *cmd], capture_output=True, text=True, check=True, env=env)
     code, rss_kib, cpu = out.stdout.split()
-    if int(code) not in (0, 1):
+    if int(code) not in (0, 1) or "Traceback" in out.stderr:  # exit 1 is findings, never a crash
         raise SystemExit(f"failed ({code}): {' '.join(cmd)}\n{out.stderr}")
     return int(rss_kib) / 1024, float(cpu)
 
