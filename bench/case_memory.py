@@ -26,13 +26,13 @@ import itertools
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lane_throughput import build  # noqa: E402
+from lane_throughput import build
+from memory import measure
 
 ROOT = Path(__file__).resolve().parents[1]
 LANE = "deterministic_fluency"
@@ -50,16 +50,6 @@ for path in sys.argv[1:]:
                 n += 1
 print(n)
 """
-# The child reports its own peak RSS: ru_maxrss of RUSAGE_CHILDREN is a maximum over every child.
-WRAPPER = (
-    "import resource, subprocess, sys; p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, "
-    "stderr=subprocess.PIPE); r = resource.getrusage(resource.RUSAGE_CHILDREN); "
-    "print(p.returncode, r.ru_maxrss, r.ru_utime + r.ru_stime); "
-    "e = p.stderr.decode(errors='replace'); "
-    "sys.stderr.write(e[-2000:] if p.returncode not in (0, 1) or 'Traceback' in e else '')"
-)
-
-
 def build_cases(path: Path, cases: int) -> int:
     """`cases` cases named as lane_throughput.build names its turns; every 1,000th has no turn."""
     with path.open("w", encoding="utf-8") as fh:
@@ -79,17 +69,6 @@ def build_turns(path: Path, turns: int) -> int:
         for i, line in enumerate(lines):
             fh.write(line.replace('"bench_', '"bench_stray_', 1) if i % 1000 == 499 else line)
     return path.stat().st_size
-
-
-def measure(cmd: list[str], tree: Path | None) -> tuple[float, float]:
-    """(peak RSS MiB, CPU seconds) of one fresh child running `cmd` with `tree`'s server on the path."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str((tree or ROOT) / "server")
-    out = subprocess.run([sys.executable, "-c", WRAPPER, *cmd], capture_output=True, text=True, check=True, env=env)
-    code, rss_kib, cpu = out.stdout.split()
-    if int(code) not in (0, 1) or "Traceback" in out.stderr:  # exit 1 is findings, never a crash
-        raise SystemExit(f"failed ({code}): {' '.join(cmd)}\n{out.stderr}")
-    return int(rss_kib) / 1024, float(cpu)
 
 
 def lane_cmd(cases: Path, turns: Path, fmt: str) -> list[str]:

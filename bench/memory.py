@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lane_throughput import FLOOR, build  # noqa: E402
+from lane_throughput import FLOOR, build
 
 LANE = "deterministic_fluency"
 FORMATS = ("text", "json", "json-lines", "sarif", "junit", "github", "markdown", "html")
@@ -35,15 +34,19 @@ WRAPPER = (
     "import resource, subprocess, sys; p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, "
     "stderr=subprocess.PIPE); r = resource.getrusage(resource.RUSAGE_CHILDREN); "
     "print(p.returncode, r.ru_maxrss, r.ru_utime + r.ru_stime); "
-    "sys.stderr.write(p.stderr.decode(errors='replace')[-2000:] if p.returncode not in (0, 1) else '')"
+    "e = p.stderr.decode(errors='replace'); "
+    "sys.stderr.write(e[-2000:] if p.returncode not in (0, 1) or 'Traceback' in e else '')"
 )
+ROOT = Path(__file__).resolve().parent.parent
 
 
-def measure(cmd: list[str]) -> tuple[float, float]:
-    """(peak RSS MiB, CPU seconds) of one fresh child running `cmd`."""
-    out = subprocess.run([sys.executable, "-c", WRAPPER, *cmd], capture_output=True, text=True, check=True)
+def measure(cmd: list[str], tree: Path | None = None) -> tuple[float, float]:
+    """(peak RSS MiB, CPU seconds) of one fresh child running `cmd` with `tree`'s server on the path."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str((tree or ROOT) / "server")
+    out = subprocess.run([sys.executable, "-c", WRAPPER, *cmd], capture_output=True, text=True, check=True, env=env)
     code, rss_kib, cpu = out.stdout.split()
-    if int(code) not in (0, 1):
+    if int(code) not in (0, 1) or "Traceback" in out.stderr:  # exit 1 is findings, never a crash
         raise SystemExit(f"failed ({code}): {' '.join(cmd)}\n{out.stderr}")
     return int(rss_kib) / 1024, float(cpu)
 
