@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .caseexpr import resolve_path
-from .predicates import NOT_JUDGED, PASS, Context, Evaluator, Kind, KindExample, SafePattern, Span, Verdict, register_kind, ticked
+from .predicates import NOT_JUDGED, PASS, Context, Evaluator, Kind, KindExample, SafePattern, Span, Verdict, _whole, register_kind, ticked
 from .rule_schema import REQUIRED, Value
 
 
@@ -70,14 +70,6 @@ def _judged(ctx: Context, params: Mapping[str, Any]) -> str:
     that strips trailing periods before every check); offsets into it are the surface's."""
     chars = params.get("rstrip")
     return ctx.subject.surface.rstrip(chars) if chars else ctx.subject.surface
-
-
-def _whole(surface: str) -> tuple[Span, ...]:
-    stripped = surface.strip()
-    if not stripped:
-        return ((0, 0),)
-    start = surface.find(stripped)
-    return ((start, start + len(stripped)),)
 
 
 MISSING_CHOICES = ("pass", "fail", "not_judged")  # what a term kind does when the case lacks `field`
