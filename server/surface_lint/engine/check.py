@@ -16,6 +16,7 @@ from ..lanes import Lane
 from ..sources.base import JsonlReader, ReadStats, Record
 from ..sources.cases import CaseFile, duplicate_findings, leak_findings, read_case_file, sibling_case_files
 from ..sources.transcripts import iter_turns, read_report, sniff, sniff_stream
+from .casegroup import CaseGroups, case_findings
 from .detect import first_object
 from .pipeline import CHAIN, Evaluator, Joined, Suppressions, join_report, join_turns
 from .results import SURFACE_PATH, CaseIndex, DocResult, LineCheck, RecordInfo, UsageError, shift_finding
@@ -73,9 +74,13 @@ def turn_stream(engine: Engine, path: str, stream: IO[bytes], kind: str, lane: L
         suppressions = reader.suppressions
     evaluator = Evaluator(lane, engine.severity_levels)
     pending = reader.findings
+    # A case-driven lane with its cases judges each case as `score` does, once its turns are read.
+    groups = CaseGroups() if lane.casework is not None and cases is not None else None
     for joined in join_turns(lane, iter_turns(path, stream, kind, reader), cases, primed):  # type: ignore[arg-type]
-        done = evaluator.evaluate(joined)
+        done = evaluator.evaluate(joined, findings=groups is None)
         found = done.all_findings()
+        if groups is not None and joined.case is not None:
+            groups.add(joined.case.id, joined.record)
         if pending:
             found = [*pending, *found]
             pending.clear()
@@ -83,6 +88,20 @@ def turn_stream(engine: Engine, path: str, stream: IO[bytes], kind: str, lane: L
     if pending:
         yield suppressions.filter(list(pending)), None
         pending.clear()
+    if groups is not None:
+        yield from _case_findings(evaluator, lane, cases, groups)
+
+
+def _case_findings(evaluator: Evaluator, lane: Lane, cases: CaseIndex | None,
+                   groups: CaseGroups) -> Iterator[tuple[list[Finding], RecordInfo | None]]:
+    """Each grouped case's findings (what makes it fail), case by case."""
+    assert lane.casework is not None and cases is not None
+    for case_id, records in groups.groups():
+        case = cases.get(case_id)
+        if case is not None:
+            found = case_findings(evaluator, lane.casework, case, records)
+            if found:
+                yield found, None
 
 
 FIRST_BATCHED_LINE = 3  # lines 1 and 2 are checked alone: a BOM and the encoding are read at a file's start
