@@ -671,6 +671,9 @@ class CaseworkEvaluator:
                             out.append(_turn_blame(name, t, predicate))
         if out:
             return out
+        own = [b for b in trace.failures if b.value == name and b.record is None]
+        if own:  # its `message` (or list) went to `failures`: that text says why
+            return own
         read = [(n, trace.values[n]) for n in sorted(spec.expr.names) if n in trace.values and n != name]
         read += [(f"case.{n}", trace.case.get(n)) for n in sorted(_case_fields(spec.expr))]
         shown = ", ".join(f"{n} = {_shown(v)}" for n, v in read if _is_scalar(v))

@@ -12,34 +12,44 @@ The editor calls `case_findings` with the records of one case's lines.
 
 from __future__ import annotations
 
+import io
 import pickle
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..casework import Blame, Casework, CaseworkEvaluator
 from ..checks import CHECK_CODES as C
 from ..findings import Finding, sorted_findings
+from ..lanes import Lane
 from ..predicates import RegexTimeout, Verdict
-from ..sources.base import Record, check_finding
+from ..sources.base import JsonlReader, Record, check_finding
 from ..sources.cases import Case
+from ..sources.transcripts import iter_turns
 from ..suppress import SUPPRESSION_KEY, disabled_rules
 from .caseindex import scratch_db
 from .pipeline import Evaluator
+from .results import CaseIndex
+
+if TYPE_CHECKING:
+    from .core import Engine
 
 MEMORY_RECORDS = 4096  # records held in memory before the groups move to disk
 _BATCH = 1024  # rows written per executemany
+_RECENT_IDS = 4096  # case ids cached once on disk (captures mostly come case by case)
 
 
 class CaseGroups:
     """Records by case id, each case's in reading order, the cases in first-seen order: in memory
-    up to `memory` records, then in a scratch database (deleted when closed, even after a kill)."""
+    up to `memory` records, then in a scratch database (deleted when closed, even after a kill),
+    ids included, with a bounded cache of recently seen ids."""
 
     def __init__(self, memory: int | None = None) -> None:
         self._memory = MEMORY_RECORDS if memory is None else memory
         self._groups: dict[str, list[Record]] = {}
         self._held = 0
         self._db: Any = None  # sqlite3.Connection once spilled
-        self._seq: dict[str, int] = {}  # on disk: case id -> its first-seen rank (ids only, no records)
+        self._recent: dict[str, int] = {}  # on disk: a bounded cache of case id -> first-seen rank
+        self._cases = 0
         self._pending: list[tuple[int, int, bytes]] = []
         self._rows = 0
 
@@ -58,6 +68,7 @@ class CaseGroups:
 
     def _spill(self) -> None:
         self._db = scratch_db()
+        self._db.execute("CREATE TABLE cases (seq INTEGER PRIMARY KEY, id BLOB UNIQUE)")
         self._db.execute("CREATE TABLE records (case_seq INTEGER, n INTEGER, blob BLOB, PRIMARY KEY (case_seq, n))"
                          " WITHOUT ROWID")
         groups, self._groups = self._groups, {}
@@ -65,11 +76,27 @@ class CaseGroups:
             for record in records:
                 self._put(case_id, record)
 
+    def _seq(self, case_id: str) -> int:
+        seq = self._recent.get(case_id)
+        if seq is not None:
+            return seq
+        key = case_id.encode("utf-8", "surrogatepass")
+        row = self._db.execute("SELECT seq FROM cases WHERE id = ?", (key,)).fetchone()
+        if row is None:
+            seq = self._cases
+            self._cases += 1
+            self._db.execute("INSERT INTO cases VALUES (?, ?)", (seq, key))
+        else:
+            seq = int(row[0])
+        if len(self._recent) >= _RECENT_IDS:
+            self._recent.clear()
+        self._recent[case_id] = seq
+        return seq
+
     def _put(self, case_id: str, record: Record) -> None:
-        seq = self._seq.setdefault(case_id, len(self._seq))
         blob = pickle.dumps((record.data, record.line, record.index, record.path, record.text),
                             pickle.HIGHEST_PROTOCOL)
-        self._pending.append((seq, self._rows, blob))
+        self._pending.append((self._seq(case_id), self._rows, blob))
         self._rows += 1
         if len(self._pending) >= _BATCH:
             self._flush()
@@ -88,14 +115,15 @@ class CaseGroups:
             yield from groups.items()
             return
         self._flush()
+        db = self._db
         try:
-            for case_id, seq in sorted(self._seq.items(), key=lambda item: item[1]):
-                rows = self._db.execute("SELECT blob FROM records WHERE case_seq = ? ORDER BY n", (seq,))
+            for seq in range(self._cases):
+                (key,) = db.execute("SELECT id FROM cases WHERE seq = ?", (seq,)).fetchone()
                 records = []
-                for (blob,) in rows:
+                for (blob,) in db.execute("SELECT blob FROM records WHERE case_seq = ? ORDER BY n", (seq,)):
                     data, line, index, path, text = pickle.loads(blob)
                     records.append(Record(data, line, index, None, (), path, text))
-                yield case_id, records
+                yield key.decode("utf-8", "surrogatepass"), records
         finally:
             self.close()
 
@@ -104,7 +132,7 @@ class CaseGroups:
             self._db.close()
             self._db = None
         self._groups = {}
-        self._seq = {}
+        self._recent = {}
 
 
 def case_findings(evaluator: Evaluator, casework: Casework, case: Case, records: Sequence[Record]) -> list[Finding]:
@@ -127,6 +155,32 @@ def case_findings(evaluator: Evaluator, casework: Casework, case: Case, records:
             if key not in seen and _kept(record.data, finding):
                 seen.add(key)
                 out.append(finding)
+    return sorted_findings(out)
+
+
+def check_case_lines(engine: Engine, path: str, lines: Sequence[tuple[int, str]], kind: str, lane: Lane,
+                     cases: CaseIndex) -> list[Finding]:
+    """The case findings of a document's lines (the editor gives one case's lines): each line read
+    as the whole-file check reads it (its own reader: the line's findings are the line path's),
+    at its own line number, grouped by case and judged as `check_bytes` judges them."""
+    casework = lane.casework
+    if casework is None:
+        return []
+    groups: dict[str, list[Record]] = {}
+    for number, text in lines:
+        reader = JsonlReader(path, engine.config.max_line_bytes)
+        data = b"\n\n" + text.encode("utf-8", "surrogatepass") + b"\n"  # line 3: never a file's start
+        for turn in iter_turns(path, io.BytesIO(data), kind, reader):
+            case_id = turn.case_id
+            if case_id and turn.record.line == 3:
+                record = Record(turn.record.data, number, number - 1, None, (), path, turn.record.text)
+                groups.setdefault(case_id, []).append(record)
+    evaluator = Evaluator(lane, engine.severity_levels)
+    out: list[Finding] = []
+    for case_id, records in groups.items():
+        case = cases.get(case_id)
+        if case is not None:
+            out.extend(case_findings(evaluator, casework, case, records))
     return sorted_findings(out)
 
 
@@ -155,4 +209,4 @@ def _kept(data: Mapping[str, Any], finding: Finding) -> bool:
     return finding.code not in disabled and finding.rule not in disabled
 
 
-__all__ = ["MEMORY_RECORDS", "CaseGroups", "case_findings"]
+__all__ = ["MEMORY_RECORDS", "CaseGroups", "case_findings", "check_case_lines"]

@@ -65,9 +65,13 @@ def _id_key(record: Record, key: str) -> str | None:
 
 def turn_stream(engine: Engine, path: str, stream: IO[bytes], kind: str, lane: Lane, cases: CaseIndex | None,
                 want_records: bool, primed: frozenset[str] = frozenset(),
-                reader: JsonlReader | None = None) -> Iterator[tuple[list[Finding], RecordInfo | None]]:
+                reader: JsonlReader | None = None,
+                case_groups: bool = False) -> Iterator[tuple[list[Finding], RecordInfo | None]]:
     """Each record's findings (suppressions applied) and, when wanted, what the editor keeps of it.
-    The reader's own findings (lines that do not parse, wrong types) come with the next record."""
+    The reader's own findings (lines that do not parse, wrong types) come with the next record.
+    A case-driven lane given its cases judges cases, not turns: with `case_groups` (a whole
+    file) each case's findings come once every record is read (casegroup.py); without (the
+    editor's lines, whose cases it groups itself) the turns give no predicate findings."""
     suppressions = Suppressions()
     reader = reader or NotingReader(path, engine.config.max_line_bytes, suppressions)
     if isinstance(reader, NotingReader):
@@ -75,9 +79,10 @@ def turn_stream(engine: Engine, path: str, stream: IO[bytes], kind: str, lane: L
     evaluator = Evaluator(lane, engine.severity_levels)
     pending = reader.findings
     # A case-driven lane with its cases judges each case as `score` does, once its turns are read.
-    groups = CaseGroups() if lane.casework is not None and cases is not None else None
+    by_case = judges_cases(lane, cases)
+    groups = CaseGroups() if by_case and case_groups else None
     for joined in join_turns(lane, iter_turns(path, stream, kind, reader), cases, primed):  # type: ignore[arg-type]
-        done = evaluator.evaluate(joined, findings=groups is None)
+        done = evaluator.evaluate(joined, findings=not by_case)
         found = done.all_findings()
         if groups is not None and joined.case is not None:
             groups.add(joined.case.id, joined.record)
@@ -90,6 +95,11 @@ def turn_stream(engine: Engine, path: str, stream: IO[bytes], kind: str, lane: L
         pending.clear()
     if groups is not None:
         yield from _case_findings(evaluator, lane, cases, groups)
+
+
+def judges_cases(lane: Lane, cases: CaseIndex | None) -> bool:
+    """A case-driven lane given its cases: its findings come from whole cases, not single turns."""
+    return lane.casework is not None and cases is not None
 
 
 def _case_findings(evaluator: Evaluator, lane: Lane, cases: CaseIndex | None,
@@ -143,11 +153,12 @@ def check_lines(engine: Engine, path: str, lines: Sequence[tuple[int, str, str |
     evaluator = Evaluator(lane, engine.severity_levels)
     found: dict[int, list[Finding]] = {}
     records: dict[int, list[RecordInfo]] = {}
+    by_case = judges_cases(lane, cases)  # the editor adds each case's findings (casegroup.check_case_lines)
     for turn in iter_turns(path, io.BytesIO(b"".join(parts)), kind, reader):
         number = turn.record.line
         primed = primed_at.get(number)
         for joined in join_turns(lane, (turn,), cases, (primed,) if primed is not None else ()):
-            done = evaluator.evaluate(joined)
+            done = evaluator.evaluate(joined, findings=not by_case)
             its = done.all_findings()
             if its:
                 found.setdefault(number, []).extend(its)
@@ -193,7 +204,7 @@ class DocumentChecker:
         records: list[RecordInfo] = []
         reader = NotingReader(path, self.engine.config.max_line_bytes, Suppressions())
         for found, info in turn_stream(self.engine, path, io.BytesIO(data), kind, lane, cases, True,
-                                       reader=reader):
+                                       reader=reader, case_groups=True):
             findings.extend(found)
             if info is not None:
                 records.append(info)
@@ -256,7 +267,8 @@ class DocumentChecker:
                     turn_kind = detected or "turns"
                     lane = self._lane(path, turn_kind, lane_name, head)
                     reader = NotingReader(path, self.engine.config.max_line_bytes, Suppressions())
-                    for found, _ in turn_stream(self.engine, path, fh, turn_kind, lane, cases, False, reader=reader):
+                    for found, _ in turn_stream(self.engine, path, fh, turn_kind, lane, cases, False, reader=reader,
+                                                case_groups=True):
                         for f in found:
                             sink(f)
                     return reader.stats
