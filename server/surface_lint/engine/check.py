@@ -82,14 +82,18 @@ def turn_stream(engine: Engine, path: str, stream: IO[bytes], kind: str, lane: L
     by_case = judges_cases(lane, cases)
     groups = CaseGroups() if by_case and case_groups else None
     for joined in join_turns(lane, iter_turns(path, stream, kind, reader), cases, primed):  # type: ignore[arg-type]
-        done = evaluator.evaluate(joined, findings=not by_case)
-        found = done.all_findings()
+        if groups is not None and not want_records:  # the case findings say it all: no turn verdicts needed
+            found = joined.problems
+            done = None
+        else:
+            done = evaluator.evaluate(joined, findings=not by_case)
+            found = done.all_findings()
         if groups is not None and joined.case is not None:
             groups.add(joined.case.id, joined.record)
         if pending:
             found = [*pending, *found]
             pending.clear()
-        yield suppressions.filter(found), record_info(joined, done.verdicts) if want_records else None
+        yield suppressions.filter(found), record_info(joined, done.verdicts) if want_records and done is not None else None
     if pending:
         yield suppressions.filter(list(pending)), None
         pending.clear()
