@@ -6,7 +6,7 @@ import difflib
 import io
 import math
 import weakref
-from collections.abc import Container, Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -352,21 +352,39 @@ def duplicate_finding(case: Case, twin: Case, id_field: str, new_id: str) -> Fin
     )
 
 
-def duplicate_findings(files: Sequence[CaseFile]) -> list[Finding]:
-    """Duplicate ids within and across the given case files (the later one is flagged)."""
-    first: dict[str, Case] = {}
+@dataclass(frozen=True, slots=True)
+class DuplicatePair:
+    """A later case (`case`) with the id of an earlier one (`twin`), and the id its fix renumbers it to."""
+
+    case: Case
+    twin: Case
+    id_field: str
+    new_id: str
+    within_file: bool  # both in one case file (else `twin` is in an earlier file of the run)
+
+    def finding(self) -> Finding:
+        return duplicate_finding(self.case, self.twin, self.id_field, self.new_id)
+
+
+def duplicate_pairs(files: Sequence[CaseFile]) -> Iterator[DuplicatePair]:
+    """Duplicate ids within and across the given case files (the later one is paired), in file
+    order; each renumbering skips every id the files hold and every id offered before it."""
+    first: dict[str, tuple[Case, int]] = {}
     taken = {c.id for f in files for c in f.cases}
-    out: list[Finding] = []
-    for case_file in files:
+    for file_no, case_file in enumerate(files):
         for case in case_file.cases:
-            twin = first.get(case.id)
-            if twin is None:
-                first[case.id] = case
+            seen = first.get(case.id)
+            if seen is None:
+                first[case.id] = (case, file_no)
                 continue
             new_id = next_free_id(case.id, taken)
             taken.add(new_id)
-            out.append(duplicate_finding(case, twin, case_file.lane.schema.id_field, new_id))
-    return out
+            yield DuplicatePair(case, seen[0], case_file.lane.schema.id_field, new_id, seen[1] == file_no)
+
+
+def duplicate_findings(files: Sequence[CaseFile]) -> list[Finding]:
+    """Duplicate ids within and across the given case files (the later one is flagged)."""
+    return [pair.finding() for pair in duplicate_pairs(files)]
 
 
 def leak_key(case: Case, fields: Sequence[str]) -> tuple[Any, ...] | None:
