@@ -281,12 +281,13 @@ def builtin_rule_files() -> list[Path]:
 @functools.cache
 def vetted_patterns() -> frozenset[str]:
     """Every regex of the shipped rules (each proven linear, docs/regex.md): a user file that
-    copies one runs it the shipped way, with the runner's own semantics."""
+    copies one runs it the shipped way, with the runner's own semantics. Each file is read as it
+    loads, its `extends` merged (a pattern written for an inherited predicate has its kind)."""
     found: set[str] = set()
     for path in builtin_rule_files():
         try:
-            doc = tomllib.loads(path.read_text("utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            doc, _ = _document(_read_rules(path), str(path))
+        except LaneError:  # a file that does not load vets nothing
             continue
         analysis = doc.get("analysis", {})
         for key, spec in ANALYSIS_TABLE.keys.items():
