@@ -28,9 +28,10 @@ from ..sources.base import JsonlReader, ReadStats, Record
 from ..sources.cases import (
     Case,
     CaseFile,
+    DuplicatePair,
     check_case_record,
-    duplicate_finding,
     duplicate_findings,
+    duplicate_pairs,
     leak_finding,
     leak_findings,
     leak_key,
@@ -361,9 +362,8 @@ class CaseIndex:
                     continue
                 self.findings.extend(found)
                 self.findings.extend(duplicate_findings([case_file]))
-            if len(self.files) > 1:
-                cross = duplicate_findings(self.files)
-                self.findings.extend(f for f in cross if "this file" not in f.message)
+            if len(self.files) > 1:  # the within-file pairs were given above; their fixes still count here
+                self.findings.extend(p.finding() for p in duplicate_pairs(self.files) if not p.within_file)
             self.findings.extend(leak_findings(self.files))
         else:
             duplicates = self._distinct < self._seq
@@ -375,9 +375,9 @@ class CaseIndex:
                     continue
                 self.findings.extend(found)
                 if duplicates:
-                    self.findings.extend(self._duplicates(file_no))
+                    self.findings.extend(p.finding() for p in self._duplicate_pairs(file_no))
             if duplicates and len(self.files) > 1:
-                self.findings.extend(f for f in self._duplicates(None) if "this file" not in f.message)
+                self.findings.extend(p.finding() for p in self._duplicate_pairs(None) if not p.within_file)
             if any(f.split == "holdouts" for f in self.files):
                 self.findings.extend(self._leaks())
         for found in self._file_findings:
@@ -397,8 +397,8 @@ class CaseIndex:
             row: tuple[Any, ...] | None = self._db.execute(sql, params).fetchone()
         return row
 
-    def _duplicates(self, file_no: int | None) -> Iterator[Finding]:
-        """duplicate_findings over one file (`file_no`) or over all of them (None)."""
+    def _duplicate_pairs(self, file_no: int | None) -> Iterator[DuplicatePair]:
+        """duplicate_pairs over one file (`file_no`) or over all of them (None)."""
         assert self._db is not None
         db = self._db
         within = "file = ? AND " if file_no is not None else ""
@@ -430,7 +430,7 @@ class CaseIndex:
             twin = _case(case_id, self.files[twin_row[0]], twin_row[1])
             new_id = next_free_id(case_id, taken)
             db.execute("INSERT OR IGNORE INTO fresh VALUES (?)", (_key(new_id),))
-            yield duplicate_finding(case, twin, case_file.lane.schema.id_field, new_id)
+            yield DuplicatePair(case, twin, case_file.lane.schema.id_field, new_id, twin_row[0] == file_no_)
 
     def _leaks(self) -> Iterator[Finding]:
         """leak_findings over the stored files: the first holdout case of each key, then every
