@@ -222,7 +222,7 @@ class LaneResult:
     findings: Rows[Finding]  # input problems + per-case failures (positioned)
     missing_transcripts: Sequence[str]  # may be kept on disk (caseindex.IdList): iterate, count, slice
     unknown_cases: Sequence[str]
-    remainder: list[str]  # multi-sentence cases outside the three buckets
+    remainder: Sequence[str]  # multi-sentence cases outside the three buckets (may be kept on disk: caseindex.IdList)
     stats: ReadStats
     sources: list[str]
     headline: str
