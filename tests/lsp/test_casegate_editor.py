@@ -45,11 +45,14 @@ def generate(folder: Path, cases: int, seed: int) -> Path:
                            "surface": rng.choice(surfaces)}, ensure_ascii=rng.random() < 0.5)
 
     lines = [turn(f"g{i:03d}", TARGET) for i in range(cases)]
+    # Line 1 (after a byte-order mark) is a failing case: no constraints and not accepted.
+    lines[0] = json.dumps({"case_id": "g000", "turn_index": 0, "role": "prompt", "path": TARGET,
+                           "surface": "Valley and river."})
     lines.insert(7, '{"case_id": "g999", "path": "x", "surface": "Nobody asked."}')
     lines.insert(11, '{"case_id": "g001", "surface": ')
     lines += [turn(f"g{i:03d}", SERVING) for i in range(cases)]
     path = folder / f"{LANE}_captures.jsonl"
-    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    path.write_text("\ufeff" + "".join(line + "\n" for line in lines), encoding="utf-8")
     return path
 
 
@@ -68,7 +71,8 @@ async def test_a_cold_open_of_a_casework_lanes_captures_publishes_the_cli_findin
     path = generate(tmp_path, 60, 5)
     expected = cli_expected(path)
     codes = {e[2] for e in expected}
-    assert {"SL001", "SL015", "SLC401", "SLC402", "SLC403", "SLC404"} <= codes, codes
+    assert {"SL001", "SL009", "SL015", "SLC401", "SLC402", "SLC403", "SLC404"} <= codes, codes
+    assert (0, "SLC401") in {(e[0][0], e[2]) for e in expected}  # line 1, after the BOM
     # Serving-pass records (the second half) never carry a finding: they do not decide a case.
     assert max(e[0][0] for e in expected if e[2].startswith("SLC")) < 62
     await start(client, tmp_path)

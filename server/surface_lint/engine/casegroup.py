@@ -168,6 +168,8 @@ def check_case_lines(engine: Engine, path: str, lines: Sequence[tuple[int, str]]
         return []
     groups: dict[str, list[Record]] = {}
     for number, text in lines:
+        if number == 1 and text.startswith("\ufeff"):  # the whole-file read drops line 1's byte-order mark
+            text = text[1:]
         reader = JsonlReader(path, engine.config.max_line_bytes)
         data = b"\n\n" + text.encode("utf-8", "surrogatepass") + b"\n"  # line 3: never a file's start
         for turn in iter_turns(path, io.BytesIO(data), kind, reader):

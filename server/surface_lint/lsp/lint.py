@@ -393,10 +393,13 @@ def case_findings(engine: Engine, snap: Snapshot, lane: Lane, kind: str, cases: 
         text = raw[:-1] if raw.endswith("\r") else raw
         if not text.strip():
             continue
-        entry = memo.lines.get(text)
-        info = entry.turn if entry is not None and entry.turn is not None else _turn_info(text, kind)
-        if entry is not None:
-            entry.turn = info
+        if i == 0 and text.startswith("\ufeff"):  # line 1's byte-order mark is not part of its record
+            info = _turn_info(text[1:], kind)
+        else:
+            entry = memo.lines.get(text)
+            info = entry.turn if entry is not None and entry.turn is not None else _turn_info(text, kind)
+            if entry is not None:
+                entry.turn = info
         if info[0] is not None:
             by_case.setdefault(info[0], []).append((i + 1, _engine_text(text)))
     kept: dict[str, tuple[tuple[tuple[int, str], ...], int, list[Finding]]] = {}
