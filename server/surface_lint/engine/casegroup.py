@@ -35,23 +35,22 @@ if TYPE_CHECKING:
 
 MEMORY_RECORDS = 4096  # records held in memory before the groups move to disk
 _BATCH = 1024  # rows written per executemany
-_RECENT_IDS = 4096  # case ids cached once on disk (captures mostly come case by case)
 
 
 class CaseGroups:
     """Records by case id, each case's in reading order, the cases in first-seen order: in memory
-    up to `memory` records, then in a scratch database (deleted when closed, even after a kill),
-    ids included, with a bounded cache of recently seen ids."""
+    up to `memory` records, then in a scratch database (deleted when closed, even after a kill).
+    On disk, records are only appended (a case's records are far apart: a runner's second pass
+    comes back to every case, and a keyed insert would land all over the table); the grouping
+    is one index built and one ordered read at the end, so the statements run do not grow with
+    the records but with their batches."""
 
     def __init__(self, memory: int | None = None) -> None:
         self._memory = MEMORY_RECORDS if memory is None else memory
         self._groups: dict[str, list[Record]] = {}
         self._held = 0
         self._db: Any = None  # sqlite3.Connection once spilled
-        self._recent: dict[str, int] = {}  # on disk: a bounded cache of case id -> first-seen rank
-        self._cases = 0
-        self._pending: list[tuple[int, int, bytes]] = []
-        self._rows = 0
+        self._pending: list[tuple[bytes, bytes]] = []
 
     @property
     def spilled(self) -> bool:
@@ -68,43 +67,25 @@ class CaseGroups:
 
     def _spill(self) -> None:
         self._db = scratch_db()
-        self._db.execute("CREATE TABLE cases (seq INTEGER PRIMARY KEY, id BLOB UNIQUE)")
-        self._db.execute("CREATE TABLE records (case_seq INTEGER, n INTEGER, blob BLOB, PRIMARY KEY (case_seq, n))"
-                         " WITHOUT ROWID")
+        # n (the rowid) is the reading order: appends only, never a keyed insert.
+        self._db.execute("CREATE TABLE records (n INTEGER PRIMARY KEY, id BLOB NOT NULL, blob BLOB NOT NULL)")
         groups, self._groups = self._groups, {}
+        # The cases' first-seen order is each one's least n: written case by case, it is kept.
         for case_id, records in groups.items():
             for record in records:
                 self._put(case_id, record)
 
-    def _seq(self, case_id: str) -> int:
-        seq = self._recent.get(case_id)
-        if seq is not None:
-            return seq
-        key = case_id.encode("utf-8", "surrogatepass")
-        row = self._db.execute("SELECT seq FROM cases WHERE id = ?", (key,)).fetchone()
-        if row is None:
-            seq = self._cases
-            self._cases += 1
-            self._db.execute("INSERT INTO cases VALUES (?, ?)", (seq, key))
-        else:
-            seq = int(row[0])
-        if len(self._recent) >= _RECENT_IDS:
-            self._recent.clear()
-        self._recent[case_id] = seq
-        return seq
-
     def _put(self, case_id: str, record: Record) -> None:
         blob = pickle.dumps((record.data, record.line, record.index, record.path, record.text),
                             pickle.HIGHEST_PROTOCOL)
-        self._pending.append((self._seq(case_id), self._rows, blob))
-        self._rows += 1
+        self._pending.append((case_id.encode("utf-8", "surrogatepass"), blob))
         if len(self._pending) >= _BATCH:
             self._flush()
 
     def _flush(self) -> None:
         if self._pending:
             self._db.execute("BEGIN")
-            self._db.executemany("INSERT INTO records VALUES (?, ?, ?)", self._pending)
+            self._db.executemany("INSERT INTO records (id, blob) VALUES (?, ?)", self._pending)
             self._db.execute("COMMIT")
             self._pending = []
 
@@ -117,12 +98,21 @@ class CaseGroups:
         self._flush()
         db = self._db
         try:
-            for seq in range(self._cases):
-                (key,) = db.execute("SELECT id FROM cases WHERE seq = ?", (seq,)).fetchone()
-                records = []
-                for (blob,) in db.execute("SELECT blob FROM records WHERE case_seq = ? ORDER BY n", (seq,)):
-                    data, line, index, path, text = pickle.loads(blob)
-                    records.append(Record(data, line, index, None, (), path, text))
+            # One sort each (in SQLite, spilling to its scratch file), then one read in case order.
+            db.execute("CREATE INDEX records_by_case ON records (id, n)")
+            db.execute("CREATE TABLE cases (rank INTEGER PRIMARY KEY, id BLOB NOT NULL)")
+            db.execute("INSERT INTO cases (id) SELECT id FROM records GROUP BY id ORDER BY min(n)")
+            key: bytes | None = None
+            records: list[Record] = []
+            for raw, blob in db.execute("SELECT c.id, r.blob FROM cases c JOIN records r ON r.id = c.id"
+                                        " ORDER BY c.rank, r.n"):
+                if raw != key:
+                    if key is not None:
+                        yield key.decode("utf-8", "surrogatepass"), records
+                    key, records = raw, []
+                data, line, index, path, text = pickle.loads(blob)
+                records.append(Record(data, line, index, None, (), path, text))
+            if key is not None:
                 yield key.decode("utf-8", "surrogatepass"), records
         finally:
             self.close()
@@ -132,7 +122,7 @@ class CaseGroups:
             self._db.close()
             self._db = None
         self._groups = {}
-        self._recent = {}
+        self._pending = []
 
 
 def case_findings(evaluator: Evaluator, casework: Casework, case: Case, records: Sequence[Record]) -> list[Finding]:

@@ -522,7 +522,9 @@ class CaseIndex:
         if row is not None:
             rank = int(row[0]) - 1
             block = rank // WINDOW
-            if block == self._window_block + 1:  # reading on in case-file order: the next block ahead
+            # Reading on in case-file order (the next block ahead), or starting a block over (a
+            # runner's second pass, check's case-by-case pass): that block is read ahead.
+            if block == self._window_block + 1 or (rank == block * WINDOW and block != self._window_block):
                 self._load_window(block)
                 return self._lookup(case_id)
             found = (rank, _case(case_id, self.files[row[1]], row[2]))
