@@ -640,9 +640,9 @@ class KeyedRows:
         """The rows of those of `keys` that have one."""
         if self._db is None:
             return {k: self._dict[k] for k in keys if k in self._dict}
-        self._flush()
-        out: dict[str, Any] = {}
-        unique = list(dict.fromkeys(keys))
+        # Rows not yet written are newer than the database's: read from memory, not flushed per lookup.
+        out: dict[str, Any] = {k: self._dict[k] for k in keys if k in self._dict}
+        unique = [k for k in dict.fromkeys(keys) if k not in out]
         for start in range(0, len(unique), 500):  # within any SQLite's limit on bound parameters
             part = unique[start:start + 500]
             sql = f"SELECT key, value FROM rows WHERE key IN ({','.join('?' * len(part))})"

@@ -19,11 +19,11 @@ from ..lanes import Lane, PredicateSpec
 from ..predicates import Context, Subject, Verdict
 from ..scoring import evaluate as lane_verdicts
 from ..scoring import expected_names
-from ..sources.base import Record, check_finding
+from ..sources.base import Record, check_finding, has_surrogate_escape, repair_surrogates
 from ..sources.cases import Case
 from ..sources.transcripts import Transcript, Turn
 from ..suppress import Suppressions
-from .caseindex import IdSet
+from .caseindex import IdSet, KeyedRows
 from .details import build_details, is_primed, report_case_fields, report_subject
 from .results import SURFACE_PATH, CaseIndex
 
@@ -114,48 +114,136 @@ def join_turns(lane: Lane, turns: Iterable[Turn], cases: CaseIndex | None,
                      scored=scored, known=known, problems=problems)
 
 
-@dataclass
+CHAIN_WINDOW = 2048  # chains held in memory (in first-seen order) before the oldest move to a scratch store
+
+
+@dataclass(slots=True)
 class Chain:
-    """Both runs of one symbolic case, accumulated from its turns."""
+    """What both runs of one symbolic case leave for its evaluation, accumulated from its turns:
+    the record its findings point at (its last chain-0 probe, else its first turn), the probe
+    fields the subject reads and the premise proposals of each run (no Turn is kept)."""
 
     case_id: str
-    probes: dict[int, Turn] = field(default_factory=dict)
-    proposals: dict[int, int] = field(default_factory=dict)
-    first: Turn | None = None
+    record: Record  # the last chain-0 probe, else the chain's first turn
+    probed: bool = False  # `record` is a chain-0 probe: the fields below are its
+    surface: str = ""
+    grounding: str = "none"
+    vault_hits: int = 0
+    trace_hash: str = ""
+    replay: tuple[int, str] | None = None  # the last chain-1 probe's (vault_hits, trace_hash)
+    proposals: int = 0  # premise turns of chain 0 with a pack mutation proposal
+    proposals_replay: int = 0  # the same in chain 1
+
+    def take(self, turn: Turn) -> None:
+        """One more turn of this case (any order, any file)."""
+        if turn.role == "premise" and turn.proposal:
+            if turn.chain == 0:
+                self.proposals += 1
+            elif turn.chain == 1:
+                self.proposals_replay += 1
+        if not (turn.scored or turn.role == "probe"):
+            return
+        if turn.chain == 0:
+            self.record, self.probed = turn.record, True
+            self.surface, self.grounding = turn.surface or "", turn.grounding
+            self.vault_hits, self.trace_hash = turn.vault_hits or 0, turn.trace_hash or ""
+        elif turn.chain == 1:
+            self.replay = (turn.vault_hits or 0, turn.trace_hash or "")
 
     def subject(self, case_fields: Mapping[str, Any] | None = None) -> Subject:
-        p0, p1 = self.probes.get(0), self.probes.get(1)
+        replay = self.replay
         return Subject(
-            surface=p0.surface or "" if p0 else "",
-            grounding=p0.grounding if p0 else "none",
+            surface=self.surface,
+            grounding=self.grounding,
             case=case_fields,
-            vault_hits=p0.vault_hits or 0 if p0 else 0,
-            trace_hash=(p0.trace_hash or "") if p0 else "",
-            proposal_count=self.proposals.get(0, 0),
-            vault_hits_replay=(p1.vault_hits or 0) if p1 else None,
-            trace_hash_replay=(p1.trace_hash or "") if p1 else None,
-            proposal_count_replay=self.proposals.get(1, 0) if p1 else None,
+            vault_hits=self.vault_hits,
+            trace_hash=self.trace_hash,
+            proposal_count=self.proposals,
+            vault_hits_replay=replay[0] if replay is not None else None,
+            trace_hash_replay=replay[1] if replay is not None else None,
+            proposal_count_replay=self.proposals_replay if replay is not None else None,
         )
 
     def probe_record(self) -> Record:
-        turn = self.probes.get(0) or self.first
-        assert turn is not None
-        return turn.record
+        return self.record
+
+
+class _Chains:
+    """Every case's Chain until the turns end, yielded in first-seen order. At most `window`
+    chains are held in memory; past it the oldest to enter is written to a scratch store
+    (caseindex.KeyedRows: on disk, unlinked, in first-written order) and read back if its case
+    id comes again. A runner writes a case's turns together, so a chain is mostly complete
+    when it leaves; correctness does not depend on it."""
+
+    def __init__(self, window: int | None = None) -> None:
+        self._window = CHAIN_WINDOW if window is None else window
+        self._open: dict[str, Chain] = {}  # in the order they entered the window
+        self._store: KeyedRows | None = None
+        self._paths: list[str] = []  # a stored record's file, by number
+        self._path_numbers: dict[str, int] = {}
+
+    def add(self, case_id: str, turn: Turn) -> None:
+        chain = self._open.get(case_id)
+        if chain is None:
+            chain = self._reopen(case_id) or Chain(case_id, turn.record)
+            self._open[case_id] = chain
+        chain.take(turn)
+        if len(self._open) > self._window:
+            oldest = next(iter(self._open))
+            self._put(oldest, self._open.pop(oldest))
+
+    def _reopen(self, case_id: str) -> Chain | None:
+        if self._store is None:
+            return None
+        row = self._store.get(case_id)
+        return self._unpack(case_id, row) if row is not None else None
+
+    def _put(self, case_id: str, chain: Chain) -> None:
+        if self._store is None:
+            # Nothing kept in memory by the store itself: the window is the memory part.
+            self._store = KeyedRows(memory=0)
+        self._store.put(case_id, self._pack(chain))
+
+    def _pack(self, chain: Chain) -> tuple[Any, ...]:
+        """A chain as builtins: its record as its line (read again when the chain is yielded)."""
+        record = chain.record
+        number = self._path_numbers.get(record.path)
+        if number is None:
+            number = self._path_numbers[record.path] = len(self._paths)
+            self._paths.append(record.path)
+        return (number, record.line, record.index, record.text, chain.probed, chain.grounding,
+                chain.vault_hits, chain.trace_hash, chain.replay, chain.proposals, chain.proposals_replay)
+
+    def _unpack(self, case_id: str, row: tuple[Any, ...]) -> Chain:
+        number, line, index, text, probed, grounding, vault_hits, trace_hash, replay, proposals, replayed = row
+        data = json.loads(text)  # the reader parsed this line: it parses again, to the same value
+        if has_surrogate_escape(text):
+            repair_surrogates(data)  # as the reader did
+        record = Record(data, line, index, None, (), self._paths[number], text)
+        surface = data["surface"] if probed else ""  # a probe turn's surface is its record's (a string)
+        return Chain(case_id, record, probed, surface, grounding, vault_hits, trace_hash, replay, proposals,
+                     replayed)
+
+    def first_seen(self) -> Iterator[Chain]:
+        """Every chain once, in the order its case id was first seen."""
+        if self._store is None:
+            yield from self._open.values()
+            return
+        # A chain first enters the store in first-seen order (the oldest leaves first; a chain
+        # read back keeps its place): the chains still open go after those stored, in order.
+        for case_id, chain in self._open.items():
+            self._store.put(case_id, self._pack(chain))
+        self._open = {}
+        for case_id, row in self._store.items():
+            yield self._unpack(case_id, row)
 
 
 def _join_chains(lane: Lane, turns: Iterable[Turn], join: _Join) -> Iterator[Joined]:
-    by_id: dict[str, Chain] = {}
+    chains = _Chains()
     for turn in turns:
-        if not turn.case_id:
-            continue
-        chain = by_id.get(turn.case_id)
-        if chain is None:
-            chain = by_id[turn.case_id] = Chain(turn.case_id, first=turn)
-        if turn.role == "premise" and turn.proposal:
-            chain.proposals[turn.chain] = chain.proposals.get(turn.chain, 0) + 1
-        if turn.scored or turn.role == "probe":
-            chain.probes[turn.chain] = turn
-    for chain in by_id.values():
+        if turn.case_id:
+            chains.add(turn.case_id, turn)
+    for chain in chains.first_seen():
         probe = chain.probe_record()
         case, known, problems = join.case(chain.case_id, probe)
         fields = case.data if case is not None else None
