@@ -277,9 +277,11 @@ class CaseIndex:
                 self._distinct += 1
         self._memory_count += len(case_file.cases)
 
-    def read(self, path: str, stream: IO[bytes], lane: Lane, max_line_bytes: int | None = None) -> None:
+    def read(self, path: str, stream: IO[bytes], lane: Lane, max_line_bytes: int | None = None,
+             note: Callable[[Record], None] | None = None) -> None:
         """One case file streamed: its records checked as `read_case_file` checks them, the
-        cases kept (in memory, or on disk past `memory_cases`), its findings noted."""
+        cases kept (in memory, or on disk past `memory_cases`), its findings noted. `note` sees
+        each parsed record as it is read (`check` notes its suppressions)."""
         reader = JsonlReader(path) if max_line_bytes is None else JsonlReader(path, max_line_bytes)
         case_file = CaseFile(path, lane, split_of(path))
         found: Spool[Finding] = Spool()
@@ -290,6 +292,8 @@ class CaseIndex:
         self.files.append(case_file)
         self._file_findings.append(found)
         for record in reader.records(stream):
+            if note is not None:
+                note(record)
             case = check_case_record(record, lane, record_findings)
             if record_findings:
                 found.extend(record_findings)
@@ -350,36 +354,49 @@ class CaseIndex:
     def finish(self) -> None:
         """Every file's findings in file order (record and reading findings, then duplicates
         within the file), then duplicates across files, then holdout leaks."""
-        if self._db is None:
-            for case_file, found in zip(self.files, self._file_findings, strict=True):
-                if found is None:
-                    self.findings.extend(case_file.findings)
-                    continue
-                self.findings.extend(found)
-                self.findings.extend(duplicate_findings([case_file]))
-            if len(self.files) > 1:
-                cross = duplicate_findings(self.files)
-                self.findings.extend(f for f in cross if "this file" not in f.message)
-            self.findings.extend(leak_findings(self.files))
-        else:
-            duplicates = self._distinct < self._seq
-            if duplicates:
-                self._db.execute("CREATE INDEX recs_file_id ON recs (file, id, seq)")
-            for file_no, found in enumerate(self._file_findings):
-                if found is None:
-                    self.findings.extend(self.files[file_no].findings)
-                    continue
-                self.findings.extend(found)
-                if duplicates:
-                    self.findings.extend(self._duplicates(file_no))
-            if duplicates and len(self.files) > 1:
-                self.findings.extend(f for f in self._duplicates(None) if "this file" not in f.message)
-            if any(f.split == "holdouts" for f in self.files):
-                self.findings.extend(self._leaks())
+        for file_no in range(len(self.files)):
+            self.findings.extend(self.file_findings(file_no))
+        if len(self.files) > 1:
+            self.findings.extend(f for f in self.cross_duplicates() if "this file" not in f.message)
+        self.findings.extend(self.leaks())
         for found in self._file_findings:
             if found is not None:
                 found.close()
         self._file_findings = []
+
+    def file_findings(self, file_no: int) -> Iterator[Finding]:
+        """One file's own findings: its records' and its reader's, then its duplicates within it."""
+        found = self._file_findings[file_no]
+        if found is None:  # a file given whole to `add`: its findings are complete
+            yield from self.files[file_no].findings
+            return
+        yield from found
+        if self._db is None:
+            yield from duplicate_findings([self.files[file_no]])
+        elif self._has_duplicates():
+            yield from self._duplicates(file_no)
+
+    def cross_duplicates(self) -> Iterator[Finding]:
+        """duplicate_findings over all the files (a later case with an id seen before, in this
+        file or an earlier one; `finish` keeps those whose first is in another file)."""
+        if self._db is None:
+            yield from duplicate_findings(self.files)
+        elif self._has_duplicates():
+            yield from self._duplicates(None)
+
+    def leaks(self) -> Iterator[Finding]:
+        """leak_findings over all the files."""
+        if self._db is None:
+            yield from leak_findings(self.files)
+        elif any(f.split == "holdouts" for f in self.files):
+            yield from self._leaks()
+
+    def _has_duplicates(self) -> bool:
+        assert self._db is not None
+        if self._distinct >= self._seq:
+            return False
+        self._db.execute("CREATE INDEX IF NOT EXISTS recs_file_id ON recs (file, id, seq)")
+        return True
 
     # --- duplicates and leaks on disk (the in-memory functions' findings, in their order) ----
 

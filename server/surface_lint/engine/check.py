@@ -16,6 +16,7 @@ from ..lanes import Lane
 from ..sources.base import JsonlReader, ReadStats, Record
 from ..sources.cases import CaseFile, duplicate_findings, leak_findings, read_case_file, sibling_case_files
 from ..sources.transcripts import iter_turns, read_report, sniff, sniff_stream
+from .casefile import check_case_file
 from .detect import first_object
 from .pipeline import CHAIN, Evaluator, Joined, Suppressions, join_report, join_turns
 from .results import SURFACE_PATH, CaseIndex, DocResult, LineCheck, RecordInfo, UsageError, shift_finding
@@ -232,6 +233,8 @@ class DocumentChecker:
                 fh.seek(0)
                 # The records that parse decide the kind (never line 1 alone).
                 detected = kind or sniff_stream(fh)
+                if detected == "cases":  # streamed as well (casefile.py): memory does not grow with the file
+                    return check_case_file(self, path, fh, lane_name, sink)
                 whole_document = detected in ("cases", "report")
                 if not whole_document:
                     turn_kind = detected or "turns"

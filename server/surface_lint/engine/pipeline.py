@@ -115,6 +115,7 @@ def join_turns(lane: Lane, turns: Iterable[Turn], cases: CaseIndex | None,
 
 
 CHAIN_WINDOW = 2048  # chains held in memory (in first-seen order) before the oldest move to a scratch store
+STORED_FILTER_BITS = 1 << 23  # the filter of stored case ids: 1 MiB, whatever the number of ids
 
 
 @dataclass(slots=True)
@@ -168,6 +169,25 @@ class Chain:
         return self.record
 
 
+class _StoredIds:
+    """A fixed-size filter (two bits per id) of the case ids written to the chain store: "not
+    stored" is certain, so a new id (most are: a runner writes a case's turns together) costs no
+    lookup. A false "maybe" costs one lookup that finds nothing; no result depends on it."""
+
+    def __init__(self, bits: int | None = None) -> None:
+        self._mask = (STORED_FILTER_BITS if bits is None else bits) - 1
+        self._bits = bytearray((self._mask >> 3) + 1)
+
+    def add(self, case_id: str) -> None:
+        h, mask, bits = hash(case_id), self._mask, self._bits
+        for bit in (h & mask, (h >> 32) & mask):
+            bits[bit >> 3] |= 1 << (bit & 7)
+
+    def __contains__(self, case_id: str) -> bool:
+        h, mask, bits = hash(case_id), self._mask, self._bits
+        return all(bits[bit >> 3] & (1 << (bit & 7)) for bit in (h & mask, (h >> 32) & mask))
+
+
 class _Chains:
     """Every case's Chain until the turns end, yielded in first-seen order. At most `window`
     chains are held in memory; past it the oldest to enter is written to a scratch store
@@ -179,6 +199,7 @@ class _Chains:
         self._window = CHAIN_WINDOW if window is None else window
         self._open: dict[str, Chain] = {}  # in the order they entered the window
         self._store: KeyedRows | None = None
+        self._stored: _StoredIds | None = None  # made with the store (most runs never need it)
         self._paths: list[str] = []  # a stored record's file, by number
         self._path_numbers: dict[str, int] = {}
 
@@ -193,16 +214,17 @@ class _Chains:
             self._put(oldest, self._open.pop(oldest))
 
     def _reopen(self, case_id: str) -> Chain | None:
-        if self._store is None:
+        if self._store is None or self._stored is None or case_id not in self._stored:
             return None
         row = self._store.get(case_id)
         return self._unpack(case_id, row) if row is not None else None
 
     def _put(self, case_id: str, chain: Chain) -> None:
-        if self._store is None:
+        if self._store is None or self._stored is None:
             # Nothing kept in memory by the store itself: the window is the memory part.
-            self._store = KeyedRows(memory=0)
+            self._store, self._stored = KeyedRows(memory=0), _StoredIds()
         self._store.put(case_id, self._pack(chain))
+        self._stored.add(case_id)
 
     def _pack(self, chain: Chain) -> tuple[Any, ...]:
         """A chain as builtins: its record as its line (read again when the chain is yielded)."""
