@@ -216,3 +216,71 @@ def test_past_the_window_in_a_fresh_process_no_file_is_left(tmp_path: Path) -> N
     assert got["metrics"]["replay_determinism"] == pytest.approx((n // 2) / n)
     first = rows[0]
     assert (first["proposal_count"], first["trace_hash"], first["trace_hash_replay"]) == (1, "t0", "x")
+
+
+# The reader's findings (a broken line, a wrong type, the last line) wait while every turn is read.
+BROKEN = ['{"case_id": "sym_z",\n', *TURNS[:3],
+          '{"case_id": "sym_b", "chain": 0, "role": "premise", "surface": "x", "vault_hits": "many"}\n',
+          *TURNS[3:], "not json\n"]
+
+
+@pytest.mark.parametrize(("window", "batch"), [(2048, 1024), (1, 1)])
+def test_check_reader_findings_of_a_chain_lane_in_order(files: dict[str, Path], window: int, batch: int,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pipeline, "CHAIN_WINDOW", window)
+    monkeypatch.setattr(pipeline.HeldFindings, "BATCH", batch)
+    files["turns"].write_text("".join(BROKEN), "utf-8")
+    t = str(files["turns"])
+    assert _check(files, "text").splitlines() == [
+        f"{t}:1:21: SL001 [error] invalid JSON: Expecting property name enclosed in double quotes",
+        f"{t}:4:125: SL301 [error] premise_recall: probe vault_hits 2 < min_vault_hits 3",
+        f"{t}:4:142: SL302 [error] replay_determinism: replay differs: trace_hash b1… != replay bX…; "
+        "proposal_count 1 != replay 0",
+        f"{t}:5:83: SL003 [error] `vault_hits` must be an integer or null, not a string",
+        f"{t}:6:70: SL016 [warning] unpaired UTF-16 surrogate in `surface` (half of a character); read as U+FFFD",
+        f"{t}:6:148: SL302 [error] replay_determinism: replay differs: proposal_count 2 != replay 0",
+        f"{t}:7:1: SL303 [error] proposal_storage: 0 pack-mutation proposal(s) fired; expected_proposals is 1",
+        f"{t}:7:126: SL301 [error] premise_recall: probe vault_hits 0 < min_vault_hits 1",
+        f"{t}:7:143: SL302 [error] replay_determinism: no replay run captured (chain 1)",
+        f"{t}:11:13: SL015 [information] case id `sym_d` matches no case in the given case files",
+        f"{t}:11:131: SL302 [error] replay_determinism: no replay run captured (chain 1)",
+        f"{t}:12:1: SL001 [error] invalid JSON: Expecting value",
+        "Found 12 finding(s) (10 error, 1 information, 1 warning) in 1 file(s); profile: contract.",
+        "12 lines read: 10 records, 2 errors, 0 blank, 0 skipped.",
+    ]
+
+
+def test_check_a_chain_lane_file_of_broken_lines_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pipeline.HeldFindings, "BATCH", 2)
+    path = tmp_path / "broken.jsonl"
+    path.write_text('{"case_id": "b_0",, "x": 1}\n[1]\n{"a": 1,,}\n', "utf-8")  # no turn: no chain, every finding given
+    got = cli("check", str(path), "--lane", LANE)
+    assert got.code == 1, got.err
+    p = str(path)
+    assert got.out.splitlines() == [
+        f"{p}:1:19: SL001 [error] invalid JSON: Expecting property name enclosed in double quotes",
+        f"{p}:2:1: SL001 [error] expected a JSON object, found an array",
+        f"{p}:3:9: SL001 [error] invalid JSON: Expecting property name enclosed in double quotes",
+        "Found 3 finding(s) (3 error) in 1 file(s); profile: contract.",
+        "3 lines read: 0 records, 3 errors, 0 blank, 0 skipped.",
+    ]
+
+
+def test_check_many_broken_lines_in_a_fresh_process(tmp_path: Path) -> None:
+    n = 5000  # past the Spool's buffer: the held findings go to disk and come back in order
+    path = tmp_path / "many.jsonl"
+    with path.open("w", encoding="utf-8") as fh:
+        for i in range(n):
+            fh.write('{"case_id": ' + f'"b_{i}",, "x": 1}}\n')  # the second comma is column 12 + len(id) + 2
+        fh.write(_turn("b_0", 0, "probe", "A lamp is light.", 1, "t"))
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    env = {**os.environ, "TMPDIR": str(scratch), "PYTHONPATH": str(ROOT / "server")}
+    proc = subprocess.run([sys.executable, "-m", "surface_lint", "check", str(path), "--lane", LANE,
+                           "--output-format", "json"], capture_output=True, text=True, env=env, check=False)
+    assert proc.returncode == 1, proc.stderr
+    assert sorted(os.listdir(scratch)) == []
+    found = [(f["code"], f["line"], f["column"]) for f in json.loads(proc.stdout)["findings"]]
+    assert found[:2] == [("SL001", 1, 19), ("SL001", 2, 19)]
+    assert found[n - 1:] == [("SL001", n, 12 + len(f'"b_{n - 1}"') + 2), ("SL302", n + 1, 139)]  # at its trace_hash: no replay
+    assert len(found) == n + 1

@@ -18,7 +18,7 @@ from ..sources.cases import CaseFile, duplicate_findings, leak_findings, read_ca
 from ..sources.transcripts import iter_turns, read_report, sniff, sniff_stream
 from .casefile import check_case_file
 from .detect import first_object
-from .pipeline import CHAIN, Evaluator, Joined, Suppressions, join_report, join_turns
+from .pipeline import CHAIN, Evaluator, HeldFindings, Joined, Suppressions, join_report, join_turns
 from .results import SURFACE_PATH, CaseIndex, DocResult, LineCheck, RecordInfo, UsageError, shift_finding
 
 if TYPE_CHECKING:
@@ -74,13 +74,22 @@ def turn_stream(engine: Engine, path: str, stream: IO[bytes], kind: str, lane: L
         suppressions = reader.suppressions
     evaluator = Evaluator(lane, engine.severity_levels)
     pending = reader.findings
-    for joined in join_turns(lane, iter_turns(path, stream, kind, reader), cases, primed):  # type: ignore[arg-type]
+    turns = iter_turns(path, stream, kind, reader)  # type: ignore[arg-type]
+    # A chain lane's chains come once every turn is read: meanwhile the reader's findings wait on disk.
+    held = HeldFindings(pending) if lane.unit == "chain" else None
+    for joined in join_turns(lane, held.watch(turns) if held is not None else turns, cases, primed):
+        if held is not None:
+            for batch in held.drain():
+                yield suppressions.filter(batch), None
         done = evaluator.evaluate(joined)
         found = done.all_findings()
         if pending:
             found = [*pending, *found]
             pending.clear()
         yield suppressions.filter(found), record_info(joined, done.verdicts) if want_records else None
+    if held is not None:  # no chain at all: what the reader found is all there is
+        for batch in held.drain():
+            yield suppressions.filter(batch), None
     if pending:
         yield suppressions.filter(list(pending)), None
         pending.clear()

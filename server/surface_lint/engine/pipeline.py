@@ -8,6 +8,7 @@ language server calls `Engine.check_line` for the lines it re-checks (the same p
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ from ..suppress import Suppressions
 from .caseindex import IdSet, KeyedRows
 from .details import build_details, is_primed, report_case_fields, report_subject
 from .results import SURFACE_PATH, CaseIndex
+from .spool import Spool
 
 TURN, CHAIN, REPORT_CASE = "turn", "chain", "report-case"
 
@@ -273,6 +275,39 @@ def _join_chains(lane: Lane, turns: Iterable[Turn], join: _Join) -> Iterator[Joi
                      targets={"proposal_count": probe}, known=known, problems=problems)
 
 
+class HeldFindings:
+    """A reader's findings while a chain lane reads every turn before its first chain: moved
+    from the reader's list to a Spool as they come (on disk past its buffer), given back in
+    their order and in batches, so that a file of broken lines does not fill memory."""
+
+    BATCH = 1024  # findings given back at once
+
+    def __init__(self, found: list[Finding]) -> None:
+        self._found = found  # the reader's list, which it appends to
+        self._held: Spool[Finding] = Spool()
+
+    def watch(self, turns: Iterable[Turn]) -> Iterator[Turn]:
+        for turn in turns:
+            self._move()
+            yield turn
+        self._move()  # the reader's last findings (its file-level notices) come after its last turn
+
+    def _move(self) -> None:
+        if self._found:
+            self._held.extend(self._found)
+            self._found.clear()
+
+    def drain(self) -> Iterator[list[Finding]]:
+        """The findings held so far, in order, and forgotten."""
+        if not len(self._held):
+            return
+        items = iter(self._held)
+        while batch := list(itertools.islice(items, self.BATCH)):
+            yield batch
+        self._held.close()
+        self._held = Spool()
+
+
 def join_report(lane: Lane, transcript: Transcript, cases: CaseIndex | None,
                 unknown: IdSet | None = None) -> Iterator[Joined]:
     """A lane report's entries joined with cases (else with the case fields the report embeds)."""
@@ -412,5 +447,5 @@ def _ending_fix(spec: PredicateSpec, verdict: Verdict, where: Location) -> tuple
     return (Fix(f"Add terminal punctuation `{endings[0]}`", at, str(endings[0])),)
 
 
-__all__ = ["CHAIN", "REPORT_CASE", "TURN", "Evaluated", "Evaluator", "Joined", "Suppressions",
+__all__ = ["CHAIN", "REPORT_CASE", "TURN", "Evaluated", "Evaluator", "HeldFindings", "Joined", "Suppressions",
            "join_report", "join_turns"]
