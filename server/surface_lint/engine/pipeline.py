@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import pickle
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,7 +25,7 @@ from ..sources.base import Record, check_finding, has_surrogate_escape, repair_s
 from ..sources.cases import Case
 from ..sources.transcripts import Transcript, Turn
 from ..suppress import Suppressions
-from .caseindex import IdSet, KeyedRows
+from .caseindex import IdSet, scratch_db
 from .details import build_details, is_primed, report_case_fields, report_subject
 from .results import SURFACE_PATH, CaseIndex
 from .spool import Spool
@@ -190,17 +191,63 @@ class _StoredIds:
         return all(bits[bit >> 3] & (1 << (bit & 7)) for bit in (h & mask, (h >> 32) & mask))
 
 
+class _ChainStore:
+    """Chains out of the window by case id, in the order first written (a chain written again
+    keeps its place): one table of a scratch database (caseindex.scratch_db: unlinked, gone
+    when closed), written in batches."""
+
+    BATCH = 1024  # chains written per transaction
+    _UPSERT = "INSERT INTO chains (key, row) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET row = excluded.row"
+
+    def __init__(self) -> None:
+        self._db = scratch_db()
+        self._db.execute("CREATE TABLE chains (n INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE, row BLOB NOT NULL)")
+        self._buffer: dict[str, tuple[Any, ...]] = {}  # not yet written (newer than the table's)
+
+    def put(self, case_id: str, row: tuple[Any, ...]) -> None:
+        self._buffer[case_id] = row
+        if len(self._buffer) >= self.BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self._buffer:
+            return
+        rows = [(k.encode("utf-8", "surrogatepass"), pickle.dumps(v, pickle.HIGHEST_PROTOCOL))
+                for k, v in self._buffer.items()]
+        self._buffer = {}
+        self._db.execute("BEGIN")
+        self._db.executemany(self._UPSERT, rows)
+        self._db.execute("COMMIT")
+
+    def get(self, case_id: str) -> tuple[Any, ...] | None:
+        row = self._buffer.get(case_id)
+        if row is not None:
+            return row
+        found = self._db.execute("SELECT row FROM chains WHERE key = ?",
+                                 (case_id.encode("utf-8", "surrogatepass"),)).fetchone()
+        return pickle.loads(found[0]) if found is not None else None
+
+    def items(self) -> Iterator[tuple[str, tuple[Any, ...]]]:
+        """Every chain once, in the order first written; the store is closed after."""
+        self._flush()
+        cur = self._db.execute("SELECT key, row FROM chains ORDER BY n")
+        while rows := cur.fetchmany(self.BATCH):
+            for key, row in rows:
+                yield key.decode("utf-8", "surrogatepass"), pickle.loads(row)
+        self._db.close()
+
+
 class _Chains:
     """Every case's Chain until the turns end, yielded in first-seen order. At most `window`
     chains are held in memory; past it the oldest to enter is written to a scratch store
-    (caseindex.KeyedRows: on disk, unlinked, in first-written order) and read back if its case
+    (`_ChainStore`: on disk, unlinked, in first-written order) and read back if its case
     id comes again. A runner writes a case's turns together, so a chain is mostly complete
     when it leaves; correctness does not depend on it."""
 
     def __init__(self, window: int | None = None) -> None:
         self._window = CHAIN_WINDOW if window is None else window
         self._open: dict[str, Chain] = {}  # in the order they entered the window
-        self._store: KeyedRows | None = None
+        self._store: _ChainStore | None = None
         self._stored: _StoredIds | None = None  # made with the store (most runs never need it)
         self._paths: list[str] = []  # a stored record's file, by number
         self._path_numbers: dict[str, int] = {}
@@ -223,8 +270,7 @@ class _Chains:
 
     def _put(self, case_id: str, chain: Chain) -> None:
         if self._store is None or self._stored is None:
-            # Nothing kept in memory by the store itself: the window is the memory part.
-            self._store, self._stored = KeyedRows(memory=0), _StoredIds()
+            self._store, self._stored = _ChainStore(), _StoredIds()
         self._store.put(case_id, self._pack(chain))
         self._stored.add(case_id)
 
