@@ -258,7 +258,6 @@ def _pattern_absent(params: Mapping[str, Any]) -> Evaluator:
             if needle not in surface:
                 return PASS
         text = surface.strip() if strip else surface
-        offset = surface.find(text) if strip and text else 0
         if whole_match:
             m = pattern.match(text)
             if m is None:
@@ -267,6 +266,7 @@ def _pattern_absent(params: Mapping[str, Any]) -> Evaluator:
         matches = pattern.finditer(text)
         if not matches:
             return PASS
+        offset = surface.find(text) if strip and text else 0
         spans = tuple((offset + x.start(), offset + x.end()) for x in matches)
         return failed(spans, template, {"match": matches[0].group(), "count": str(len(matches))},
                       tuple({"match": x.group()} for x in matches))

@@ -118,7 +118,7 @@ def join_turns(lane: Lane, turns: Iterable[Turn], cases: CaseIndex | None,
         scored = turn.scored and turn.chain == 0 and bool(case_id)
         # Only the scored turn is held to the case's expectations.
         yield Joined(TURN, turn.record, case_id, case, subject, fields, fields if turn.scored else None,
-                     scored=scored, known=known, problems=problems)
+                     None, None, scored, known, problems)  # positional: one per turn
 
 
 @dataclass

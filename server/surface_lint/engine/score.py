@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 from ..checks import CHECK_CODES as C
 from ..config import Config
 from ..findings import Finding, Location, Severity
-from ..lanes import Lane
+from ..lanes import EXPECTED, Lane
 from ..predicates import Context, Verdict
-from ..scoring import Outcome, lane_signals, metrics_from_tally, signal_values, threshold_results
+from ..scoring import VALUE_SLOTS, Outcome, lane_signals, metrics_from_tally, signal_values, threshold_results
 from ..sources.base import JsonlReader, ReadStats, Record, check_finding
 from ..sources.transcripts import Turn, iter_turns, read_report, sniff_stream
 from .caseindex import IdSet, ids_list
@@ -114,6 +114,10 @@ class LaneScorer:
         self._reference_loaded = False
         self.details = DetailsPlan(lane)
         self.signals = lane_signals(lane)
+        # Without case fields a signal is its verdict's `passed` (True for `@expected`, False for a
+        # predicate not judged or a case field): when no signal is a v2 value slot.
+        self.plain_signals: tuple[tuple[str, bool], ...] | None = (
+            None if any(n[0] in VALUE_SLOTS for n in self.signals) else tuple((n, n == EXPECTED) for n in self.signals))
         self.reported = {p.name for p in lane.predicates if p.report}
         self.report_order = [p.name for p in lane.predicates if p.report]
         self._judged: dict[tuple[str, ...], tuple[str, ...]] = {}  # verdict names -> reported ones judged
@@ -180,7 +184,12 @@ class LaneScorer:
             if seen is not None and seen[0] is verdicts:
                 signals, failed = seen[1], seen[2]
             else:
-                signals = signal_values(self.lane, self.signals, verdicts, fields)
+                if self.plain_signals is not None:  # signal_values without case fields, inlined
+                    get = verdicts.get
+                    signals = tuple([expected or ((v := get(n)) is not None and v.passed)
+                                     for n, expected in self.plain_signals])
+                else:
+                    signals = signal_values(self.lane, self.signals, verdicts, fields)
                 reported = self.reported
                 failed = tuple([n for n, v in verdicts.items() if not v.passed and n in reported])
                 if not self.lane._memo.paused:  # a paused lane memo gives every record a new mapping
