@@ -17,6 +17,7 @@ from each child's rusage. Prints a table, the MiB added per doubling of the inpu
 ratio against the baseline. Not a test: absolute numbers vary by machine; compare within a run.
 
     python bench/case_memory.py [--sizes 100000,200000,400000] [--baseline /tmp/base] [--diff] [--repeat 3]
+        [--diff-in-memory "old run,all"]
 """
 
 from __future__ import annotations
@@ -76,9 +77,19 @@ def lane_cmd(cases: Path, turns: Path, fmt: str) -> list[str]:
             "--output-format", fmt, "-o", os.devnull]
 
 
-def diff_cmd(cases: Path, turns: Path) -> list[str]:
-    return [sys.executable, "-m", "surface_lint", "diff", str(turns), str(turns), "--cases", str(cases),
-            "--lane", LANE, "-o", os.devnull]
+def diff_cmd(cases: Path, turns: Path, in_memory: str = "") -> list[str]:
+    """`diff T T`; `in_memory`: "old run" keeps diff's index of the old run (KeyedRows) in memory
+    whatever its size, "all" every case index and id set (MEMORY_CASES): the baselines of the spill."""
+    run = ([sys.executable, "-c", IN_MEMORY[in_memory]] if in_memory else [sys.executable, "-m", "surface_lint"])
+    return [*run, "diff", str(turns), str(turns), "--cases", str(cases), "--lane", LANE, "-o", os.devnull]
+
+
+_MAIN = "from surface_lint.cli import main; sys.exit(main(sys.argv[1:]))"
+IN_MEMORY = {
+    "old run": "import functools, sys, surface_lint.diff as d, surface_lint.engine.caseindex as c; "
+               f"d.KeyedRows = functools.partial(c.KeyedRows, memory=1 << 62); {_MAIN}",
+    "all": f"import sys, surface_lint.engine.caseindex as c; c.MEMORY_CASES = 1 << 62; {_MAIN}",
+}
 
 
 def main() -> None:
@@ -87,6 +98,9 @@ def main() -> None:
     ap.add_argument("--baseline", type=Path, help="a checkout of the baseline (main) to measure in the same run")
     ap.add_argument("--formats", default=",".join(FORMATS))
     ap.add_argument("--diff", action="store_true", help="also measure `diff T T --cases C`")
+    ap.add_argument("--diff-in-memory", default="", metavar="WHAT",
+                    help="with --diff, also measure it with nothing spilled: 'old run' (diff's index of it), 'all' "
+                         "(every case index too), or both comma-separated")
     ap.add_argument("--repeat", type=int, default=1,
                     help="runs per command and tree, alternated: median CPU, largest peak RSS")
     args = ap.parse_args()
@@ -106,6 +120,8 @@ def main() -> None:
             runs = [(f"--lane {fmt}", lane_cmd(cases, turns, fmt)) for fmt in formats]
             if args.diff:
                 runs.append(("diff T T", diff_cmd(cases, turns)))
+                runs.extend((f"diff T T, {what} in memory", diff_cmd(cases, turns, what))
+                            for what in args.diff_in_memory.split(",") if what)
             for name, cmd in runs:
                 got: dict[str, list[tuple[float, float]]] = {label: [] for label, _ in trees}
                 for _ in range(args.repeat):
@@ -128,6 +144,12 @@ def main() -> None:
         steps = [f"{by[(label, name, a)][0]:.1f} -> {by[(label, name, b)][0]:.1f} ({by[(label, name, b)][0] - by[(label, name, a)][0]:+.1f})"
                  for a, b in itertools.pairwise(sizes) if b == 2 * a]
         print(f"  {label:<7} {name:<30} {'; '.join(steps) or 'no doubling in --sizes'}")
+    for what in [w for w in args.diff_in_memory.split(",") if w and args.diff]:
+        print(f"CPU diff T T / diff T T with {what} in memory (the spill's cost):")
+        for label, _ in trees:
+            ratios = [f"{n}: {by[(label, 'diff T T', n)][1] / by[(label, f'diff T T, {what} in memory', n)][1]:.3f}"
+                      for n in sizes]
+            print(f"  {label:<7} {', '.join(ratios)}")
     if args.baseline is not None:
         print("CPU branch / main:")
         for name in sorted({name for label, name in names}):

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import kinds_extra
 from .caseexpr import Expr, ExprError, resolve_path
+from .checks import CHECK_CODES as C
 from .findings import sorted_findings
 from .lane_extends import LanePositions
 from .lanes import Lane, LaneError
@@ -734,10 +735,10 @@ def score_files(casework: Casework, case_paths: Sequence[str], capture_paths: Se
             case_id = record.data.get(id_field)
             if not isinstance(case_id, str) or not case_id:
                 read.findings.append(check_finding(
-                    "SL002", record.whole(), f"case without a string `{id_field}`; not scored"))
+                    C.MISSING_FIELD, record.whole(), f"case without a string `{id_field}`; not scored"))
             elif case_id in seen:
                 read.findings.append(check_finding(
-                    "SL005", record.location(id_field), f"case id `{case_id}` is given twice; the first is scored",
+                    C.DUPLICATE_ID, record.location(id_field), f"case id `{case_id}` is given twice; the first is scored",
                     case_id))
             else:
                 seen.add(case_id)
@@ -750,12 +751,12 @@ def score_files(casework: Casework, case_paths: Sequence[str], capture_paths: Se
             case_id = record.data.get(casework.case_field)
             if not isinstance(case_id, str):
                 read.findings.append(check_finding(
-                    "SL015", record.whole(), f"record without a string `{casework.case_field}`; joined to no case"))
+                    C.UNJOINED, record.whole(), f"record without a string `{casework.case_field}`; joined to no case"))
             elif case_id not in seen:
                 if case_id not in unknown:
                     unknown.append(case_id)
                     read.findings.append(check_finding(
-                        "SL015", record.location(casework.case_field),
+                        C.UNJOINED, record.location(casework.case_field),
                         f"case id `{case_id}` matches no case in the given case files", case_id))
             else:
                 records.setdefault(case_id, []).append(record.data)
@@ -814,7 +815,7 @@ def score(casework: Casework, cases: Sequence[Mapping[str, Any]],
             missing.append(case_id)
             if at is not None:
                 left_out.append(check_finding(
-                    "SL015", at.location(id_field),
+                    C.UNJOINED, at.location(id_field),
                     f"case `{case_id}` has no captured turn in the transcripts; left out of the metrics",
                     case_id))
             continue
@@ -824,7 +825,7 @@ def score(casework: Casework, cases: Sequence[Mapping[str, Any]],
             errors.append(f"case `{case_id}` was not judged: a pattern {exc}")
             if at is not None:
                 left_out.append(check_finding(
-                    "SL013", at.whole(), f"case `{case_id}` was not judged: a pattern {exc}", case_id))
+                    C.PATTERN_LIMIT, at.whole(), f"case `{case_id}` was not judged: a pattern {exc}", case_id))
     raw: dict[str, Any] = {}
     sections = evaluator.metrics(outcomes, raw) if outcomes else {}
     return CaseworkResult(casework.lane.name, sections, outcomes, missing, list(unknown), errors, raw, left_out)

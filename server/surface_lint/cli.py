@@ -35,6 +35,7 @@ SUBCOMMANDS = ("check", "rule", "server", "lanes", "diff")
 # Folders `check <folder>` does not search (tool state, dependencies); name one to check it.
 SKIPPED_FOLDERS = ("node_modules", "__pycache__")
 DEFAULT_TCP_HOST = "127.0.0.1"
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")  # where `server --tcp` may listen
 
 
 def _common(p: argparse.ArgumentParser, formats: Sequence[str]) -> None:
@@ -128,7 +129,8 @@ def _rule_parser() -> argparse.ArgumentParser:
 
 def _server_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="surface-lint server", description="Start the language server (stdio).")
-    p.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
+    p.add_argument("--tcp", metavar="HOST:PORT",
+                   help="listen on TCP (loopback) instead of stdio; port 0: a free port, printed on stderr")
     return p
 
 
@@ -550,18 +552,23 @@ def run_lanes(argv: Sequence[str]) -> int:
 
 
 def parse_tcp(value: str) -> tuple[str, int]:
-    """`HOST:PORT`, `:PORT` (127.0.0.1) or `[::1]:PORT` -> (host, port); UsageError otherwise."""
+    """`HOST:PORT`, `:PORT` (127.0.0.1) or `[::1]:PORT` -> (host, port) on loopback, `localhost`
+    as 127.0.0.1 (one socket); port 0 asks the system for a free port. UsageError otherwise."""
     host, colon, port_text = value.rpartition(":")
     if not colon:
-        raise UsageError(f"--tcp {value}: give HOST:PORT (for example 127.0.0.1:2087)")
+        raise UsageError(f"--tcp {value}: give HOST:PORT (for example 127.0.0.1:2087, or 127.0.0.1:0 for any free port)")
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]
+    host = host or DEFAULT_TCP_HOST
+    if host not in LOOPBACK_HOSTS:
+        raise UsageError(f"--tcp {value}: the server listens on loopback only (127.0.0.1, localhost or ::1)")
     if not port_text.isdigit() or not port_text.isascii():
-        raise UsageError(f"--tcp {value}: the port must be a number from 1 to 65535, not {port_text!r}")
+        raise UsageError(f"--tcp {value}: the port must be a number from 0 to 65535 (0: any free port), "
+                         f"not {port_text!r}")
     port = int(port_text)
-    if not 1 <= port <= 65535:
-        raise UsageError(f"--tcp {value}: the port must be a number from 1 to 65535, not {port}")
-    return host or DEFAULT_TCP_HOST, port
+    if port > 65535:
+        raise UsageError(f"--tcp {value}: the port must be a number from 0 to 65535 (0: any free port), not {port}")
+    return (DEFAULT_TCP_HOST if host == "localhost" else host), port
 
 
 def run_server(argv: Sequence[str]) -> int:
@@ -580,7 +587,7 @@ def run_server(argv: Sequence[str]) -> int:
         return EXIT_OK
     host, port = address
     try:
-        start(f"{host}:{port}")
+        start(address)
     except OSError as exc:  # the port is taken, the host does not resolve, no permission
         reason = exc.strerror or str(exc)
         raise UsageError(f"--tcp {args.tcp}: cannot listen on {host}:{port}: {reason}") from None

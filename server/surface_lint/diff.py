@@ -10,18 +10,20 @@ when it passed on a case before and fails now.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, fields
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from .engine import LaneResult, UsageError
-from .engine.caseindex import IdSet, KeyedRows
+from .engine.caseindex import KeyedRows
 from .engine.results import Rows
 from .engine.spool import Spool
+from .findings import Severity
 from .lanes import Lane
-from .reporters.common import CaseView, PredicateFailure, fmt_value, iter_case_views, numeric
+from .reporters.common import CaseView, PredicateFailure, fmt_value, iter_outcome_views, numeric
 
 EPSILON = 1e-12  # metrics are rounded to 4 places; this only absorbs float noise
+_LOOKUPS = 512  # new-run cases looked up in the old run at once
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,36 +183,29 @@ def _changed_fields(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None
     )
 
 
-_VIEW_FIELDS = tuple(f.name for f in fields(CaseView))
-_FAILURE_FIELDS = tuple(f.name for f in fields(PredicateFailure))
+# What diff keeps of an old run's case (the fields it compares or prints; not its findings):
+# a head, the verdicts every case is compared on, and a body, read only for a flipped or vanished case.
+Verdicts = tuple[tuple[str, ...], tuple[str, ...]]  # (judged, failed) predicate names, in lane order
 
 
-def _pack(row: tuple[CaseView, Any]) -> tuple[Any, ...]:
-    """An old run's (view, details) with the view as a tuple of its fields (its failures too):
-    pickled and read back several times faster than the frozen dataclasses."""
-    view, details = row
-    return (tuple(tuple(tuple(getattr(f, n) for n in _FAILURE_FIELDS) for f in view.failures) if name == "failures"
-                  else getattr(view, name) for name in _VIEW_FIELDS), details)
+def _verdicts(view: CaseView) -> Verdicts:
+    return view.judged, tuple(f.name for f in view.failures)
 
 
-def _unpack(packed: tuple[Any, ...]) -> tuple[CaseView, Any]:
-    view, details = packed
-    values = dict(zip(_VIEW_FIELDS, view, strict=True))
-    values["failures"] = tuple(PredicateFailure(*f) for f in values["failures"])
-    return CaseView(**values), details
+def _body(view: CaseView, details: Mapping[str, Any] | None) -> tuple[Any, ...]:
+    """The rest as builtins: a failure's severity as its number, of the details what
+    `_changed_fields` reads (a dict-valued field as an empty dict: it is skipped either way)."""
+    failures = tuple((f.name, f.code, None if f.severity is None else int(f.severity), f.message, f.spans)
+                     for f in view.failures)
+    fields = {k: {} if isinstance(v, dict) else v for k, v in (details or {}).items() if k != "surface"}
+    return view.group, view.surface, failures, fields
 
 
-def _with_old(pairs: Iterable[tuple[CaseView, Any]], old_rows: KeyedRows, present: IdSet,
-              batch: int = 512) -> Iterator[tuple[CaseView, Any, Any]]:
-    """Each (view, outcome) of the new run with the old run's row for its case (None: a new
-    case), the old rows read and the new ids noted in `present` a batch at a time."""
-    it = iter(pairs)
-    while chunk := list(itertools.islice(it, batch)):
-        ids = [view.case_id for view, _ in chunk]
-        present.update(ids)
-        kept = old_rows.get_many(ids)
-        for view, outcome in chunk:
-            yield view, outcome, kept.get(view.case_id)
+def _old_view(case_id: str, verdicts: Verdicts, body: tuple[Any, ...]) -> tuple[CaseView, dict[str, Any]]:
+    group, surface, failures, fields = body
+    return CaseView(case_id, group, surface, verdicts[0], tuple(
+        PredicateFailure(name, code, None if level is None else Severity(level), message, spans)
+        for name, code, level, message, spans in failures), ()), fields
 
 
 def diff_results(old: LaneResult, new: LaneResult, lane: Lane,
@@ -222,35 +217,40 @@ def diff_results(old: LaneResult, new: LaneResult, lane: Lane,
         raise UsageError(f"{old_label} is a run of {old_lane} but {new_label} one of {new_lane}: "
                          "diff compares two runs of one lane")
     # The old run indexed by case id (on disk past a few thousand cases), the new one streamed by.
-    old_rows = KeyedRows(encode=_pack, decode=_unpack)
-    for view, outcome in zip(iter_case_views(old, lane), old.outcomes, strict=False):
-        old_rows.put(view.case_id, (view, outcome.details))
+    old_rows = KeyedRows()
+    for outcome, view in iter_outcome_views(old, lane):
+        old_rows.put(view.case_id, _verdicts(view), _body(view, outcome.details))
     codes = {p.name: p.code for p in lane.predicates}
     changed: Spool[CaseChange] = Spool()
     new_cases: Spool[CaseView] = Spool()
-    present = IdSet()
     unchanged = 0
-    pairs = zip(iter_case_views(new, lane), new.outcomes, strict=False)
-    for view, outcome, kept in _with_old(pairs, old_rows, present):
-        if kept is None:
-            new_cases.append(view)
-            continue
-        before, before_details = kept
-        flips = []
-        for name in view.judged:
-            a, b = before.passed(name), view.passed(name)
-            if a is not None and b is not None and a != b:
-                flips.append(PredicateFlip(name, codes.get(name, ""), a, b,
-                                           _message(before, name), _message(view, name)))
-        if flips:
-            changed.append(CaseChange(view.case_id, view.group or before.group, tuple(flips), before, view,
-                                      _changed_fields(before_details, outcome.details)))
-        else:
-            unchanged += 1
+    new_views = iter_outcome_views(new, lane)
+    while chunk := list(itertools.islice(new_views, _LOOKUPS)):
+        kept = old_rows.get_many([view.case_id for _, view in chunk])
+        for outcome, view in chunk:
+            row = kept.get(view.case_id)
+            if row is None:
+                new_cases.append(view)
+                continue
+            verdicts, stored = row
+            if verdicts == _verdicts(view):  # the same verdicts: nothing flipped
+                unchanged += 1
+                continue
+            before, before_fields = _old_view(view.case_id, verdicts, old_rows.body(stored))
+            flips = []
+            for name in view.judged:
+                a, b = before.passed(name), view.passed(name)
+                if a is not None and b is not None and a != b:
+                    flips.append(PredicateFlip(name, codes.get(name, ""), a, b,
+                                               _message(before, name), _message(view, name)))
+            if flips:
+                changed.append(CaseChange(view.case_id, view.group or before.group, tuple(flips), before, view,
+                                          _changed_fields(before_fields, outcome.details)))
+            else:
+                unchanged += 1
     vanished: Spool[CaseView] = Spool()
-    old_items = iter(old_rows.items())
-    while chunk := list(itertools.islice(old_items, 512)):
-        seen = present.having([case_id for case_id, _ in chunk])
-        vanished.extend(view for case_id, (view, _) in chunk if case_id not in seen)
+    for case_id, verdicts, stored in old_rows.unseen():
+        vanished.append(_old_view(case_id, verdicts, old_rows.body(stored))[0])
+    old_rows.close()
     metrics = compare_metrics(lane, old.metrics, new.metrics, new.threshold_set)
     return LaneDiff(old_label, new_label, old, new, metrics, changed, new_cases, vanished, unchanged)

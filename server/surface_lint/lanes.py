@@ -18,6 +18,7 @@ from typing import Any
 
 from .case_kinds import FOLDED_KINDS, FOLDED_PARAMS, condition_fields, condition_problem, conditions, holds
 from .casework_schema import CASEWORK_TABLE
+from .checks import CHECK_CODES as C
 from .checks import CHECKS
 from .lane_extends import LanePositions, merge
 from .patterns import PatternError
@@ -281,12 +282,13 @@ def builtin_rule_files() -> list[Path]:
 @functools.cache
 def vetted_patterns() -> frozenset[str]:
     """Every regex of the shipped rules (each proven linear, docs/regex.md): a user file that
-    copies one runs it the shipped way, with the runner's own semantics."""
+    copies one runs it the shipped way, with the runner's own semantics. Each file is read as it
+    loads, its `extends` merged (a pattern written for an inherited predicate has its kind)."""
     found: set[str] = set()
     for path in builtin_rule_files():
         try:
-            doc = tomllib.loads(path.read_text("utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            doc, _ = _document(_read_rules(path), str(path))
+        except LaneError:  # a file that does not load vets nothing
             continue
         analysis = doc.get("analysis", {})
         for key, spec in ANALYSIS_TABLE.keys.items():
@@ -454,7 +456,7 @@ CHECK_TABLE = Table({
 })
 THRESHOLD_SET_TABLE = Table({"description": _TEXT, "checks": ArrayOf(CHECK_TABLE)})
 PROPOSAL_TABLE = Table({
-    "code": Value("string", "SL007", "The finding's code."),
+    "code": Value("string", C.EXPECTED_PROPOSALS, "The finding's code."),
     "severity": Value("string", "error", "The finding's severity.", choices=SEVERITIES),
     "correction_pattern": Value("regex", REQUIRED, "A premise matching it is correction-intent."),
     "premises_field": Value("string", "premises", "The case field holding the premises.", non_empty=True),
@@ -943,7 +945,7 @@ def _load_proposal_check(rules: _Rules) -> ProposalCheck | None:
         return None
     here: SchemaPath = ("case_checks", "expected_proposals")
     return ProposalCheck(
-        code=str(spec.get("code", "SL007")),
+        code=str(spec.get("code", C.EXPECTED_PROPOSALS)),
         severity=str(spec.get("severity", "error")),
         correction_pattern=rules.compile(spec["correction_pattern"], "correction_pattern",
                                          (*here, "correction_pattern")),

@@ -15,17 +15,20 @@ from cli_support import LANE, ROOT, cli, write_turns
 from surface_lint.cli import parse_tcp
 
 
+PORTS = "the port must be a number from 0 to 65535 (0: any free port)"
+
+
+# Port 0 is no longer refused (it asks for a free port, printed on stderr: tests/lsp/test_lsp_tcp.py).
 @pytest.mark.parametrize(("value", "message"), [
-    ("localhost", "--tcp localhost: give HOST:PORT (for example 127.0.0.1:2087)"),
-    ("", "--tcp : give HOST:PORT (for example 127.0.0.1:2087)"),
-    ("localhost:", "--tcp localhost:: the port must be a number from 1 to 65535, not ''"),
-    ("localhost:http", "--tcp localhost:http: the port must be a number from 1 to 65535, not 'http'"),
-    ("127.0.0.1:-1", "--tcp 127.0.0.1:-1: the port must be a number from 1 to 65535, not '-1'"),
-    ("127.0.0.1:0", "--tcp 127.0.0.1:0: the port must be a number from 1 to 65535, not 0"),
-    ("127.0.0.1:65536", "--tcp 127.0.0.1:65536: the port must be a number from 1 to 65535, not 65536"),
+    ("localhost", "--tcp localhost: give HOST:PORT (for example 127.0.0.1:2087, or 127.0.0.1:0 for any free port)"),
+    ("", "--tcp : give HOST:PORT (for example 127.0.0.1:2087, or 127.0.0.1:0 for any free port)"),
+    ("localhost:", f"--tcp localhost:: {PORTS}, not ''"),
+    ("localhost:http", f"--tcp localhost:http: {PORTS}, not 'http'"),
+    ("127.0.0.1:-1", f"--tcp 127.0.0.1:-1: {PORTS}, not '-1'"),
+    ("127.0.0.1:65536", f"--tcp 127.0.0.1:65536: {PORTS}, not 65536"),
     # Full-width digits pass str.isdigit() and int(): still not a port.
-    ("127.0.0.1:\uff12\uff10", "--tcp 127.0.0.1:\uff12\uff10: the port must be a number from 1 to 65535, not "
-     "'\uff12\uff10'"),
+    ("127.0.0.1:\uff12\uff10", f"--tcp 127.0.0.1:\uff12\uff10: {PORTS}, not '\uff12\uff10'"),
+    ("0.0.0.0:2087", "--tcp 0.0.0.0:2087: the server listens on loopback only (127.0.0.1, localhost or ::1)"),
 ])
 def test_bad_tcp_addresses_are_exit_2(value: str, message: str) -> None:
     run = cli("server", "--tcp", value)
@@ -33,10 +36,10 @@ def test_bad_tcp_addresses_are_exit_2(value: str, message: str) -> None:
 
 
 def test_good_tcp_addresses() -> None:
-    assert parse_tcp("localhost:2087") == ("localhost", 2087)
+    assert parse_tcp("localhost:2087") == ("127.0.0.1", 2087)  # one socket, not one per address family
     assert parse_tcp(":2087") == ("127.0.0.1", 2087)
-    assert parse_tcp("[::1]:2087") == ("::1", 2087)
-    assert parse_tcp("0.0.0.0:65535") == ("0.0.0.0", 65535)
+    assert parse_tcp("[::1]:65535") == ("::1", 65535)
+    assert parse_tcp("127.0.0.1:0") == ("127.0.0.1", 0)
 
 
 def test_a_port_in_use_is_exit_2_with_the_reason() -> None:

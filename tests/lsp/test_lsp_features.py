@@ -232,6 +232,7 @@ async def test_code_lens_and_lane_score(client: RecordingClient, workspace: Path
     score = await client.protocol.send_request_async("surfaceLint/laneScore", {"uri": uri})
     assert score.lane == "deterministic_fluency" and score.profile == "contract"
     assert (score.headline.name, score.headline.value, score.passed) == ("expected_predicates_pass_rate", 0.75, False)
+    assert score.headline.text == "0.7500"  # as the terminal prints it: the status bar shows this text
     assert "| `complete_punctuation_rate` | 0.7500 | >= 1 | ✗ |" in score.markdown
     assert "4 case(s) scored from `deterministic_fluency_transcript.jsonl`. 1 case(s) have no transcript here." \
         in score.markdown

@@ -3,6 +3,7 @@ one's diagnostics or documents, and its `exit` ends only its own connection."""
 
 from __future__ import annotations
 
+import re
 import socket
 import subprocess
 import sys
@@ -29,7 +30,7 @@ def tcp_server() -> Iterator[int]:
     try:
         assert proc.stderr is not None
         line = proc.stderr.readline()
-        assert line.endswith(f"surface-lint server listening on 127.0.0.1:{port} (one session per connection)\n"), line
+        assert line == f"surface-lint server listening on 127.0.0.1:{port} (one session per connection)\n", line
         yield port
         assert proc.poll() is None, "a client's exit stopped the server"
     finally:
@@ -113,3 +114,35 @@ def test_tcp_listens_on_loopback_only(where: str) -> None:
     assert done.returncode == 2
     assert done.stderr == (f"surface-lint: error: --tcp {where}: the server listens on loopback only "
                            "(127.0.0.1, localhost or ::1)\n")
+
+
+@pytest.mark.parametrize(("where", "shown"), [("127.0.0.1:0", "127.0.0.1"), ("localhost:0", "127.0.0.1"),
+                                             (":0", "127.0.0.1")])
+def test_port_0_listens_on_a_free_port_and_prints_it(where: str, shown: str) -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "surface_lint", "server", "--tcp", where],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        found = re.fullmatch(rf"surface-lint server listening on {re.escape(shown)}:(\d+) \(one session per "
+                             r"connection\)\n", line)
+        assert found is not None, line
+        port = int(found.group(1))
+        assert 1 <= port <= 65535
+        client = SocketRpcClient(port)
+        try:
+            answer = client.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+            assert answer["result"]["serverInfo"]["name"] == "surface-lint"
+            client.notify("initialized", {})
+            assert client.request("shutdown", None) == {"jsonrpc": "2.0", "id": 2, "result": None}
+            client.notify("exit", None)
+            assert client.closed.wait(10), "exit closes the connection"
+        finally:
+            client.disconnect()
+        assert proc.poll() is None, "the server keeps listening after one session's exit"
+        with socket.create_connection(("127.0.0.1", port), timeout=10):
+            pass
+    finally:
+        proc.kill()
+        _, err = proc.communicate(timeout=30)
+    assert "Traceback" not in err, err

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import itertools
 import json
+import marshal
 import pickle
+import re
 import sqlite3
 import threading
 from collections import OrderedDict
@@ -26,9 +28,10 @@ from ..sources.base import JsonlReader, ReadStats, Record
 from ..sources.cases import (
     Case,
     CaseFile,
+    DuplicatePair,
     check_case_record,
-    duplicate_finding,
     duplicate_findings,
+    duplicate_pairs,
     leak_finding,
     leak_findings,
     leak_key,
@@ -41,6 +44,8 @@ MEMORY_CASES = 2048  # cases (or ids) held in memory before the index moves to d
 WINDOW = 512  # cases read ahead at once, in case-file order
 LRU_CASES = 256  # cases looked up out of order kept decoded
 _BATCH = 1024  # rows written per executemany
+READ_AHEAD = 1024  # KeyedRows: rows read ahead at once, in insertion order
+HEAD_MEMO = 4096  # KeyedRows: decoded heads kept (a lane has few distinct verdict sets)
 
 
 def _key(case_id: str) -> bytes:
@@ -357,9 +362,8 @@ class CaseIndex:
                     continue
                 self.findings.extend(found)
                 self.findings.extend(duplicate_findings([case_file]))
-            if len(self.files) > 1:
-                cross = duplicate_findings(self.files)
-                self.findings.extend(f for f in cross if "this file" not in f.message)
+            if len(self.files) > 1:  # the within-file pairs were given above; their fixes still count here
+                self.findings.extend(p.finding() for p in duplicate_pairs(self.files) if not p.within_file)
             self.findings.extend(leak_findings(self.files))
         else:
             duplicates = self._distinct < self._seq
@@ -371,9 +375,9 @@ class CaseIndex:
                     continue
                 self.findings.extend(found)
                 if duplicates:
-                    self.findings.extend(self._duplicates(file_no))
+                    self.findings.extend(p.finding() for p in self._duplicate_pairs(file_no))
             if duplicates and len(self.files) > 1:
-                self.findings.extend(f for f in self._duplicates(None) if "this file" not in f.message)
+                self.findings.extend(p.finding() for p in self._duplicate_pairs(None) if not p.within_file)
             if any(f.split == "holdouts" for f in self.files):
                 self.findings.extend(self._leaks())
         for found in self._file_findings:
@@ -393,8 +397,8 @@ class CaseIndex:
             row: tuple[Any, ...] | None = self._db.execute(sql, params).fetchone()
         return row
 
-    def _duplicates(self, file_no: int | None) -> Iterator[Finding]:
-        """duplicate_findings over one file (`file_no`) or over all of them (None)."""
+    def _duplicate_pairs(self, file_no: int | None) -> Iterator[DuplicatePair]:
+        """duplicate_pairs over one file (`file_no`) or over all of them (None)."""
         assert self._db is not None
         db = self._db
         within = "file = ? AND " if file_no is not None else ""
@@ -426,7 +430,7 @@ class CaseIndex:
             twin = _case(case_id, self.files[twin_row[0]], twin_row[1])
             new_id = next_free_id(case_id, taken)
             db.execute("INSERT OR IGNORE INTO fresh VALUES (?)", (_key(new_id),))
-            yield duplicate_finding(case, twin, case_file.lane.schema.id_field, new_id)
+            yield DuplicatePair(case, twin, case_file.lane.schema.id_field, new_id, twin_row[0] == file_no_)
 
     def _leaks(self) -> Iterator[Finding]:
         """leak_findings over the stored files: the first holdout case of each key, then every
@@ -596,28 +600,44 @@ def ids_list(ids: Sequence[str] | Spool[str]) -> IdList:
 
 
 class KeyedRows:
-    """Values by key in insertion order, as a dict keeps them (a later value for a key replaces
-    it in place): in memory up to `memory` keys, then in a scratch database (values pickled,
-    written in batches, read back in batches with `get_many`)."""
+    """Rows by key in insertion order, each a (head, body) pair: a later row for a key replaces
+    it in place, as a dict keeps it. In memory up to `memory` keys, then in a scratch database
+    (heads and bodies as marshal bytes, written in batches). `get_many` reads back in batches
+    (reading ahead in insertion order: two runs of one lane mostly list their cases alike) and
+    marks what it finds; `unseen` gives the rows no lookup found. A head is decoded as it is
+    read (one memo: heads repeat), a body only by `body` (most rows never need theirs)."""
 
-    _UPSERT = "INSERT INTO rows (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+    _UPSERT = ("INSERT INTO rows (n, key, head, body) VALUES (?, ?, ?, ?) "
+               "ON CONFLICT (key) DO UPDATE SET head = excluded.head, body = excluded.body")
 
-    def __init__(self, memory: int | None = None, encode: Callable[[Any], Any] | None = None,
-                 decode: Callable[[Any], Any] | None = None) -> None:
+    def __init__(self, memory: int | None = None) -> None:
         self._memory = MEMORY_CASES if memory is None else memory
-        # A value as it is stored on disk and back (e.g. objects as tuples of builtins: pickled faster).
-        self._encode = encode or _same
-        self._decode = decode or _same
-        self._dict: dict[str, Any] = {}  # in memory: every row; on disk: the rows not yet written
+        self._count = 0  # positions given out (a replaced key keeps its first)
+        self._dict: dict[str, tuple[int, Any, Any]] = {}  # in memory: every row; on disk: those not yet written
         self._db: sqlite3.Connection | None = None
         self._lock = threading.Lock()
+        # Memory past `memory` keys: one bit per row (found or not), 2 x READ_AHEAD rows, HEAD_MEMO heads.
+        self._seen = bytearray()
+        self._ahead: dict[str, tuple[int, Any, bytes]] = {}  # the rows read ahead
+        self._ahead_next = 0  # the position reading ahead goes on from
+        self._heads: dict[bytes, Any] = {}
+        self._encoded_heads: dict[Any, bytes] = {}
 
-    def put(self, key: str, value: Any) -> None:
-        self._dict[key] = value
+    def put(self, key: str, head: Any, body: Any) -> None:
+        kept = self._dict.get(key)
+        if kept is not None:
+            n = kept[0]
+        else:
+            n = self._count
+            self._count += 1
+            if not n & 7:
+                self._seen.append(0)
+        self._dict[key] = (n, head, body)
         if self._db is None:
             if len(self._dict) > self._memory:
                 db = self._db = scratch_db()
-                db.execute("CREATE TABLE rows (n INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE, value BLOB NOT NULL)")
+                db.execute("CREATE TABLE rows (n INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE, head BLOB NOT NULL, "
+                           "body BLOB NOT NULL)")
                 self._flush()
         elif len(self._dict) >= _BATCH:
             self._flush()
@@ -625,40 +645,118 @@ class KeyedRows:
     def _flush(self) -> None:
         if self._db is None or not self._dict:
             return
-        encode = self._encode
-        rows = [(_key(k), pickle.dumps(encode(v), pickle.HIGHEST_PROTOCOL)) for k, v in self._dict.items()]
+        heads = self._encoded_heads
+        if len(heads) >= HEAD_MEMO:
+            heads.clear()
+        rows = [(n, _key(k), heads.get(head) or heads.setdefault(head, _encode(head)), _encode(body))
+                for k, (n, head, body) in self._dict.items()]
         self._dict = {}
         with self._lock:
             self._db.execute("BEGIN")
-            self._db.executemany(self._UPSERT, rows)
+            self._db.executemany(self._UPSERT, rows)  # a key already written keeps its position
             self._db.execute("COMMIT")
 
-    def get(self, key: str) -> Any:
-        return self.get_many([key]).get(key)
+    def _mark(self, n: int) -> None:
+        self._seen[n >> 3] |= 1 << (n & 7)
 
-    def get_many(self, keys: Sequence[str]) -> dict[str, Any]:
-        """The rows of those of `keys` that have one."""
+    def get_many(self, keys: Sequence[str]) -> dict[str, tuple[Any, Any]]:
+        """The (head, body) of those of `keys` that have a row, each row marked as seen."""
+        mark = self._mark
         if self._db is None:
-            return {k: self._dict[k] for k in keys if k in self._dict}
+            found: dict[str, tuple[Any, Any]] = {}
+            for k in keys:
+                row = self._dict.get(k)
+                if row is not None:
+                    mark(row[0])
+                    found[k] = row[1:]
+            return found
         self._flush()
-        out: dict[str, Any] = {}
-        unique = list(dict.fromkeys(keys))
-        for start in range(0, len(unique), 500):  # within any SQLite's limit on bound parameters
-            part = unique[start:start + 500]
-            sql = f"SELECT key, value FROM rows WHERE key IN ({','.join('?' * len(part))})"
+        out: dict[str, tuple[Any, Any]] = {}
+        missed, last = self._from_ahead(keys, out)
+        # Read on when the lookups have passed the rows read ahead (or reached their second half).
+        if missed and self._ahead_next < self._count and (last < 0 or last >= self._ahead_next - READ_AHEAD // 2):
+            self._read_ahead()
+            missed, _ = self._from_ahead(missed, out)
+        for start in range(0, len(missed), 500):  # within any SQLite's limit on bound parameters
+            part = missed[start:start + 500]
+            sql = f"SELECT n, key, head, body FROM rows WHERE key IN ({','.join('?' * len(part))})"
             with self._lock:
                 rows = self._db.execute(sql, [_key(k) for k in part]).fetchall()
-            for raw, blob in rows:
-                out[_unkey(raw)] = self._decode(pickle.loads(blob))
+            for n, raw, head, body in rows:
+                mark(n)
+                out[_unkey(raw)] = (self._head(head), body)
         return out
 
-    def items(self) -> Iterable[tuple[str, Any]]:
+    def _from_ahead(self, keys: Iterable[str], out: dict[str, tuple[Any, Any]]) -> tuple[list[str], int]:
+        """Those of `keys` read ahead put in `out` (and marked); the others, once each, and the
+        greatest position found (-1: none)."""
+        ahead, mark = self._ahead, self._mark
+        missed: list[str] = []
+        last = -1
+        for k in keys:
+            row = ahead.get(k)
+            if row is not None:
+                n = row[0]
+                mark(n)
+                if n > last:
+                    last = n
+                out[k] = row[1:]
+            else:
+                missed.append(k)
+        return list(dict.fromkeys(missed)), last
+
+    def _read_ahead(self) -> None:
+        """The next READ_AHEAD rows in insertion order join those read last (which stay: runs drift)."""
+        assert self._db is not None
+        with self._lock:
+            rows = self._db.execute("SELECT n, key, head, body FROM rows WHERE n >= ? ORDER BY n LIMIT ?",
+                                    (self._ahead_next, READ_AHEAD)).fetchall()
+        if len(self._ahead) >= READ_AHEAD:
+            self._ahead = dict(itertools.islice(self._ahead.items(), len(self._ahead) - READ_AHEAD, None))
+        head = self._head
+        self._ahead.update((_unkey(raw), (n, head(h), body)) for n, raw, h, body in rows)
+        self._ahead_next = rows[-1][0] + 1 if rows else self._count
+
+    def _head(self, raw: bytes) -> Any:
+        head = self._heads.get(raw)
+        if head is None:
+            if len(self._heads) >= HEAD_MEMO:
+                self._heads.clear()
+            head = self._heads[raw] = _decode(raw)
+        return head
+
+    def body(self, stored: Any) -> Any:
+        """A body as `get_many` or `unseen` gave it, decoded."""
+        return _decode(stored) if self._db is not None else stored
+
+    def unseen(self) -> Iterator[tuple[str, Any, Any]]:
+        """(key, head, body) of every row no lookup found, in insertion order."""
+        seen = self._seen
         if self._db is None:
-            return list(self._dict.items())
+            for k, (n, head, body) in self._dict.items():
+                if not seen[n >> 3] & (1 << (n & 7)):
+                    yield k, head, body
+            return
         self._flush()
-        decode = self._decode
-        return _Query(self._db, self._lock, "SELECT key, value FROM rows ORDER BY n",
-                      lambda row: (_unkey(row[0]), decode(pickle.loads(row[1]))))
+        batch: list[int] = []
+        for match in re.finditer(rb"[^\xff]", seen):  # the bytes with a row not found, found in C
+            byte_at = match.start()
+            bits = seen[byte_at]
+            batch.extend(byte_at * 8 + b for b in range(8) if not bits & (1 << b) and byte_at * 8 + b < self._count)
+            if len(batch) >= 500:
+                yield from self._rows_at(batch)
+                batch = []
+        yield from self._rows_at(batch)
+
+    def _rows_at(self, positions: list[int]) -> Iterator[tuple[str, Any, Any]]:
+        if not positions:
+            return
+        assert self._db is not None
+        sql = f"SELECT key, head, body FROM rows WHERE n IN ({','.join('?' * len(positions))}) ORDER BY n"
+        with self._lock:
+            rows = self._db.execute(sql, positions).fetchall()
+        for raw, head, body in rows:  # a position whose key was written before has no row: none
+            yield _unkey(raw), self._head(head), body
 
     def __len__(self) -> int:
         if self._db is None:
@@ -668,6 +766,19 @@ class KeyedRows:
             row = self._db.execute("SELECT count(*) FROM rows").fetchone()
         return int(row[0])
 
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
 
-def _same(value: Any) -> Any:
-    return value
+
+def _encode(value: Any) -> bytes:
+    """A value as marshal bytes (exact for builtins, and fast); pickled if marshal refuses it."""
+    try:
+        return b"m" + marshal.dumps(value)
+    except ValueError:  # a type marshal does not know (an enum, a subclass)
+        return b"p" + pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
+
+
+def _decode(raw: bytes) -> Any:
+    return marshal.loads(raw[1:]) if raw[:1] == b"m" else pickle.loads(raw[1:])

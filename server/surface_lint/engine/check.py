@@ -11,6 +11,7 @@ import io
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, TYPE_CHECKING
 
+from ..checks import CHECK_CODES as C
 from ..findings import Finding, sorted_findings
 from ..lanes import Lane
 from ..sources.base import JsonlReader, ReadStats, Record
@@ -136,7 +137,7 @@ def check_lines(engine: Engine, path: str, lines: Sequence[tuple[int, str, str |
             info.share_text(texts[number])  # the caller's line (the document's), not a second copy
             records.setdefault(number, []).append(info)
     for f in reader.findings:
-        if not (f.code == "SL009" and f.message.startswith(CRLF_NOTICE)):
+        if not (f.code == C.ENCODING_NOTICE and f.message.startswith(CRLF_NOTICE)):
             found.setdefault(f.location.line, []).append(f)
     out = []
     for number, _, _ in lines:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..checks import CHECK_CODES as C
 from ..engine import CaseIndex, DocResult, Engine, RecordInfo, first_object
 from ..engine.check import CRLF_NOTICE, FIRST_BATCHED_LINE
 from ..engine.results import shift_finding, shift_record
@@ -367,7 +368,7 @@ def lint_lines(engine: Engine, snap: Snapshot, lane: Lane, kind: str, cases: Cas
     all_findings = _once_per_file(all_findings)
     if all_crlf:
         first = all_crlf[0]
-        notice = check_finding("SL009", Location(path, first, 1, first, 1),
+        notice = check_finding(C.ENCODING_NOTICE, Location(path, first, 1, first, 1),
                                f"{CRLF_NOTICE}{len(all_crlf)} line(s) (read as LF)")
         all_findings = list(all_findings)
         bisect.insort(all_findings, notice, key=Finding.sort_key)
@@ -376,7 +377,7 @@ def lint_lines(engine: Engine, snap: Snapshot, lane: Lane, kind: str, cases: Cas
 
 # Findings the engine reports once per file and case id, at the first record (SL015: a
 # case id that matches no case); each line checked alone reports its own.
-_ONCE_PER_FILE = frozenset({"SL015"})
+_ONCE_PER_FILE = frozenset({C.UNJOINED})
 
 
 def _once_per_file(findings: list[Finding]) -> list[Finding]:
@@ -465,5 +466,5 @@ def _check_line(engine: Engine, path: str, text: str, kind: str, lane: Lane, cas
     checked = engine.check_line(path, _engine_text(text), number, kind, lane.name, cases, primed)
     findings = checked.findings
     if text.endswith("\r"):  # the CRLF the extra CR made is this pass's to count, not the line's
-        findings = [f for f in findings if not (f.code == "SL009" and f.message.startswith(CRLF_NOTICE))]
+        findings = [f for f in findings if not (f.code == C.ENCODING_NOTICE and f.message.startswith(CRLF_NOTICE))]
     return _LineResult(number, findings, checked.records, number)

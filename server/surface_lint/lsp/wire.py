@@ -53,7 +53,6 @@ PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
 SERVER_NOT_INITIALIZED = -32002
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
 class RawResult(str):
@@ -421,36 +420,19 @@ async def read_messages(stop_event: threading.Event, reader: Any, protocol: Prot
 # --- starting -------------------------------------------------------------------------------------
 
 
-def start(tcp: str | None = None) -> None:
-    """Run the server on stdio, or on TCP when given HOST:PORT; exits with the LSP exit code."""
+def start(address: tuple[str, int] | None = None) -> None:
+    """Run the server on stdio, or on TCP at (host, port) as cli.parse_tcp gives it (port 0:
+    any free port); exits with the LSP exit code."""
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    if tcp:
-        host, port = parse_tcp(tcp)
-        asyncio.run(serve_tcp(host, port))
+    if address is not None:
+        asyncio.run(serve_tcp(*address))
         return
     code = serve_stdio()
     sys.stdout.flush()
     sys.stderr.flush()
     # Hard exit: pygls's stdin reader thread may still block on a stream the client keeps open.
     os._exit(code)
-
-
-def parse_tcp(value: str) -> tuple[str, int]:
-    """HOST:PORT (or PORT) -> a loopback host and port; anything else is a usage error."""
-    from ..engine import UsageError
-
-    host, _, port_text = value.rpartition(":")
-    host = host.strip("[]") or "127.0.0.1"
-    if host not in LOOPBACK_HOSTS:
-        raise UsageError(f"--tcp {value}: the server listens on loopback only (127.0.0.1, localhost or ::1)")
-    try:
-        port = int(port_text)
-    except ValueError:
-        raise UsageError(f"--tcp {value}: the port must be a number") from None
-    if not 0 <= port <= 65535:
-        raise UsageError(f"--tcp {value}: the port must be 0-65535")
-    return ("127.0.0.1" if host == "localhost" else host), port
 
 
 def serve_stdio() -> int:
@@ -488,7 +470,10 @@ async def serve_tcp(host: str, port: int, ready: Callable[[int], None] | None = 
 
     listener = await asyncio.start_server(connection, host, port)
     bound = listener.sockets[0].getsockname()[1]
-    log.warning("surface-lint server listening on %s:%s (one session per connection)", host, bound)
+    # One plain line a client reads the port from (port 0 gives a free one): HOST:PORT as --tcp takes it.
+    shown = f"[{host}]" if ":" in host else host
+    print(f"surface-lint server listening on {shown}:{bound} (one session per connection)", file=sys.stderr,
+          flush=True)
     if ready is not None:
         ready(bound)
     async with listener:

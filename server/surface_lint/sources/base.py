@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from ..checks import CHECK_CODES as C
 from ..checks import CHECKS
 from ..findings import Finding, Location, Severity
 from ..positions import JsonPath, JsonSyntaxError, LineIndex, StringSpan, ValueSpan, value_spans
@@ -179,6 +180,35 @@ def top_level_members(text: str) -> dict[str, tuple[int, int]]:
         return _members_by_tokens(text)
 
 
+def member_range(text: str, key: str) -> tuple[int, int] | None:
+    """[start, end) of the top-level member `key`'s value in `text` (which json.loads accepted),
+    as top_level_members gives it, scanning the members only as far as the first `key` when no
+    later one can repeat it (json keeps the last of repeated keys): the rest of the text has no
+    backslash (so no escaped spelling of a key) and no `"key"`. Otherwise the whole walk."""
+    pos = _skip_ws(text, 0)
+    if text[pos : pos + 1] == "{":
+        colon, after = _COLON.match, _AFTER_VALUE.match
+        try:
+            pos = _skip_ws(text, pos + 1)
+            while text[pos] != "}":
+                name, pos = _scan_string(text, pos + 1, True)
+                start = colon(text, pos).end()  # type: ignore[union-attr]
+                end = _scan_value(text, start)[1]
+                if name == key:
+                    if text.find("\\", end) < 0 and text.find(f'"{key}"', end) < 0:
+                        return start, end
+                    break
+                m = after(text, end)
+                if m.group(1) is None:  # type: ignore[union-attr]
+                    return None
+                pos = m.end()  # type: ignore[union-attr]
+            else:
+                return None
+        except (RecursionError, ValueError, StopIteration, IndexError, AttributeError):
+            pass
+    return top_level_members(text).get(key)
+
+
 def _members_by_tokens(text: str) -> dict[str, tuple[int, int]]:
     """top_level_members by a regex walk over strings and punctuation (any depth, no parsing)."""
     out: dict[str, tuple[int, int]] = {}
@@ -328,14 +358,14 @@ class JsonlReader:
             return
         if encoding.transcoded:
             self.findings.append(check_finding(
-                "SL009", Location(self.path, 1, 1, 1, 1),
+                C.ENCODING_NOTICE, Location(self.path, 1, 1, 1, 1),
                 f"file is {encoding.label} (byte-order mark); read as {encoding.label}, "
                 "but JSON Lines files should be UTF-8"))
         stats = self.stats
         path = self.path
         for number, raw in lines:
             if number == 1 and raw == UTF8_BOM:  # a file that is only a byte-order mark has no line
-                self.findings.append(check_finding("SL009", Location(self.path, 1, 1, 1, 1),
+                self.findings.append(check_finding(C.ENCODING_NOTICE, Location(self.path, 1, 1, 1, 1),
                                                    "file starts with a UTF-8 byte-order mark (ignored)"))
                 break
             stats.lines += 1
@@ -343,7 +373,7 @@ class JsonlReader:
                 stats.errors += 1
                 self.findings.append(
                     check_finding(
-                        "SL010",
+                        C.LINE_TOO_LONG,
                         Location(self.path, number, 1, number, 1),
                         f"line is longer than {self.max_line_bytes} bytes; skipped",
                     )
@@ -359,7 +389,7 @@ class JsonlReader:
                 raw = raw[3:]
                 self.findings.append(
                     check_finding(
-                        "SL009",
+                        C.ENCODING_NOTICE,
                         Location(self.path, 1, 1, 1, 1),
                         "file starts with a UTF-8 byte-order mark (ignored)",
                     )
@@ -371,7 +401,7 @@ class JsonlReader:
                 col = len(raw[: exc.start].decode("utf-8", "replace")) + 1
                 self.findings.append(
                     check_finding(
-                        "SL008",
+                        C.INVALID_UTF8,
                         Location(self.path, number, col, number, col + 1),
                         f"invalid {encoding.label} data (an unpaired surrogate or a cut-off character); line skipped"
                         if encoding.transcoded else f"invalid UTF-8 byte 0x{raw[exc.start]:02x}; line skipped",
@@ -393,7 +423,7 @@ class JsonlReader:
         if crlf_lines:
             self.findings.append(
                 check_finding(
-                    "SL009",
+                    C.ENCODING_NOTICE,
                     Location(self.path, first_crlf, 1, first_crlf, 1),
                     f"CRLF line endings on {crlf_lines} line(s) (read as LF)",
                 )
@@ -405,7 +435,7 @@ class JsonlReader:
             self.stats.lines += 1
             self.stats.errors += 1
         self.findings.append(check_finding(
-            "SL008", Location(self.path, 1, 1, 1, 1), refused_message(encoding)))
+            C.INVALID_UTF8, Location(self.path, 1, 1, 1, 1), refused_message(encoding)))
 
     def _parse(self, text: str, number: int) -> dict[str, Any] | None:
         try:
@@ -426,7 +456,7 @@ class JsonlReader:
         # An error at the end of the line (`Expecting value` after `{`) is an empty range there.
         end = min(col + width, line_length + 1)
         self.findings.append(
-            check_finding("SL001", Location(self.path, number, min(col, end), number, end), message)
+            check_finding(C.INVALID_JSON, Location(self.path, number, min(col, end), number, end), message)
         )
 
 
@@ -460,10 +490,10 @@ def decode_document(raw: bytes, path: str) -> tuple[str | None, list[Finding]]:
     findings: list[Finding] = []
     encoding = detect_encoding(raw[:8])
     if encoding.refused:
-        return None, [check_finding("SL008", Location(path, 1, 1, 1, 1), refused_message(encoding))]
+        return None, [check_finding(C.INVALID_UTF8, Location(path, 1, 1, 1, 1), refused_message(encoding))]
     if encoding.transcoded:
         findings.append(check_finding(
-            "SL009", Location(path, 1, 1, 1, 1),
+            C.ENCODING_NOTICE, Location(path, 1, 1, 1, 1),
             f"file is {encoding.label} (byte-order mark); read as {encoding.label}, but JSON files should be UTF-8"))
         try:
             return decode_text(raw, encoding), findings
@@ -472,12 +502,12 @@ def decode_document(raw: bytes, path: str) -> tuple[str | None, list[Finding]]:
             line = good.count("\n") + 1
             col = len(good) - (good.rfind("\n") + 1) + 1
             findings.append(check_finding(
-                "SL008", Location(path, line, col, line, col + 1), f"invalid {encoding.label} data: {exc.reason}"))
+                C.INVALID_UTF8, Location(path, line, col, line, col + 1), f"invalid {encoding.label} data: {exc.reason}"))
             return None, findings
     if raw.startswith(UTF8_BOM):
         raw = raw[3:]
         findings.append(
-            check_finding("SL009", Location(path, 1, 1, 1, 1), "file starts with a UTF-8 byte-order mark (ignored)")
+            check_finding(C.ENCODING_NOTICE, Location(path, 1, 1, 1, 1), "file starts with a UTF-8 byte-order mark (ignored)")
         )
     try:
         text = raw.decode("utf-8")
@@ -486,7 +516,7 @@ def decode_document(raw: bytes, path: str) -> tuple[str | None, list[Finding]]:
         line_start = raw.rfind(b"\n", 0, exc.start) + 1
         col = len(raw[line_start : exc.start].decode("utf-8", "replace")) + 1
         findings.append(
-            check_finding("SL008", Location(path, line, col, line, col + 1), f"invalid UTF-8 byte 0x{raw[exc.start]:02x}")
+            check_finding(C.INVALID_UTF8, Location(path, line, col, line, col + 1), f"invalid UTF-8 byte 0x{raw[exc.start]:02x}")
         )
         return None, findings
     return text, findings
@@ -556,7 +586,7 @@ def surrogate_findings(record: Record, found: list[tuple[JsonPath, int, bool]],
             where = record.location(*rel, inner=(index, index + 1))
             what = f"`{_dotted(rel)}`" if rel else "the value"
         out.append(check_finding(
-            "SL016", where,
+            C.UNPAIRED_SURROGATE, where,
             f"unpaired UTF-16 surrogate in {what} (half of a character); read as U+FFFD",
             shown, record_index=record.index))
     return out

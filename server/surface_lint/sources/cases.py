@@ -6,11 +6,12 @@ import difflib
 import io
 import math
 import weakref
-from collections.abc import Container, Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..checks import CHECK_CODES as C
 from ..findings import Finding, Fix, Related
 from ..lanes import FieldSpec, Lane, nested_problems
 from ..suppress import SUPPRESSION_KEY
@@ -178,7 +179,7 @@ def check_case_record(record: Record, lane: Lane, findings: list[Finding]) -> Ca
             if spec.required:
                 findings.append(
                     check_finding(
-                        "SL002",
+                        C.MISSING_FIELD,
                         record.whole(),
                         f"missing required field `{name}` ({_TYPE_NAMES[spec.type]}) for lane {lane.name}",
                         shown_id,
@@ -190,7 +191,7 @@ def check_case_record(record: Record, lane: Lane, findings: list[Finding]) -> Ca
         if not _type_ok(value, spec.type):
             findings.append(
                 check_finding(
-                    "SL003",
+                    C.WRONG_TYPE,
                     record.location(name),
                     f"`{name}` must be {_TYPE_NAMES[spec.type]}, not {json_type(value)}",
                     shown_id,
@@ -208,17 +209,17 @@ def check_case_record(record: Record, lane: Lane, findings: list[Finding]) -> Ca
                 drop.append(path)
             if missing:
                 message = f"missing required field `{shown}` ({_TYPE_NAMES[inner.type]}) for lane {lane.name}"
-                findings.append(check_finding("SL002", record.location(*path[:-1]), message, shown_id,
+                findings.append(check_finding(C.MISSING_FIELD, record.location(*path[:-1]), message, shown_id,
                                               record_index=record.index))
             else:
                 message = f"`{shown}` must be {_TYPE_NAMES[inner.type]}, not {json_type(actual)}"
-                findings.append(check_finding("SL003", record.location(*path), message, shown_id,
+                findings.append(check_finding(C.WRONG_TYPE, record.location(*path), message, shown_id,
                                               record_index=record.index))
         for path, known in _unknown_nested(value, spec, (name,)):  # a typo inside a typed object
             close = difflib.get_close_matches(str(path[-1]), known, n=1, cutoff=0.75)
             hint = f"; did you mean `{close[0]}`?" if close else ""
             shown = ".".join(str(p) for p in path)
-            findings.append(check_finding("SL012", record.key_location(*path),
+            findings.append(check_finding(C.UNKNOWN_FIELD, record.key_location(*path),
                                           f"unknown field `{shown}` for lane {lane.name}{hint}", shown_id,
                                           record_index=record.index))
     for count_path in count_fields(lane):
@@ -227,7 +228,7 @@ def check_case_record(record: Record, lane: Lane, findings: list[Finding]) -> Ca
         if _negative(value) and count_path not in mistyped and (
                 parts[0] not in schema.fields or _type_ok(data[parts[0]], schema.fields[parts[0]].type)):
             findings.append(check_finding(
-                "SL003", record.location(*parts), f"`{count_path}` is a count: it must be 0 or more, not {value}",
+                C.WRONG_TYPE, record.location(*parts), f"`{count_path}` is a count: it must be 0 or more, not {value}",
                 shown_id, record_index=record.index))
             drop.append(tuple(parts))
     for name in data:
@@ -236,7 +237,7 @@ def check_case_record(record: Record, lane: Lane, findings: list[Finding]) -> Ca
             hint = f"; did you mean `{close[0]}`?" if close else ""
             findings.append(
                 check_finding(
-                    "SL012",
+                    C.UNKNOWN_FIELD,
                     record.key_location(name),
                     f"unknown field `{name}` for lane {lane.name}{hint}",
                     shown_id,
@@ -267,7 +268,7 @@ def check_case_record(record: Record, lane: Lane, findings: list[Finding]) -> Ca
         # Otherwise the case is silently left out: nothing can join to it.
         findings.append(
             check_finding(
-                "SL002",
+                C.MISSING_FIELD,
                 record.location(schema.id_field),
                 f"`{schema.id_field}` is empty: the case cannot be joined to a transcript and is left out",
                 record_index=record.index,
@@ -315,7 +316,7 @@ def _unknown_predicates(
         fixes = (Fix(f"Replace with `{close[0]}`", loc, f'"{close[0]}"'),) if close else ()
         hint = f"; did you mean `{close[0]}`?" if close else ""
         yield check_finding(
-            "SL004",
+            C.UNKNOWN_PREDICATE,
             loc,
             f"unknown predicate `{value}` for lane {lane.name}{hint}",
             case_id,
@@ -342,7 +343,7 @@ def duplicate_finding(case: Case, twin: Case, id_field: str, new_id: str) -> Fin
     where = "this file" if twin.path == case.path else twin.path
     loc = case.record.location(id_field)
     return check_finding(
-        "SL005",
+        C.DUPLICATE_ID,
         loc,
         f"duplicate case id `{case.id}` (first at {where}:{twin.record.line})",
         case.id,
@@ -352,21 +353,39 @@ def duplicate_finding(case: Case, twin: Case, id_field: str, new_id: str) -> Fin
     )
 
 
-def duplicate_findings(files: Sequence[CaseFile]) -> list[Finding]:
-    """Duplicate ids within and across the given case files (the later one is flagged)."""
-    first: dict[str, Case] = {}
+@dataclass(frozen=True, slots=True)
+class DuplicatePair:
+    """A later case (`case`) with the id of an earlier one (`twin`), and the id its fix renumbers it to."""
+
+    case: Case
+    twin: Case
+    id_field: str
+    new_id: str
+    within_file: bool  # both in one case file (else `twin` is in an earlier file of the run)
+
+    def finding(self) -> Finding:
+        return duplicate_finding(self.case, self.twin, self.id_field, self.new_id)
+
+
+def duplicate_pairs(files: Sequence[CaseFile]) -> Iterator[DuplicatePair]:
+    """Duplicate ids within and across the given case files (the later one is paired), in file
+    order; each renumbering skips every id the files hold and every id offered before it."""
+    first: dict[str, tuple[Case, int]] = {}
     taken = {c.id for f in files for c in f.cases}
-    out: list[Finding] = []
-    for case_file in files:
+    for file_no, case_file in enumerate(files):
         for case in case_file.cases:
-            twin = first.get(case.id)
-            if twin is None:
-                first[case.id] = case
+            seen = first.get(case.id)
+            if seen is None:
+                first[case.id] = (case, file_no)
                 continue
             new_id = next_free_id(case.id, taken)
             taken.add(new_id)
-            out.append(duplicate_finding(case, twin, case_file.lane.schema.id_field, new_id))
-    return out
+            yield DuplicatePair(case, seen[0], case_file.lane.schema.id_field, new_id, seen[1] == file_no)
+
+
+def duplicate_findings(files: Sequence[CaseFile]) -> list[Finding]:
+    """Duplicate ids within and across the given case files (the later one is flagged)."""
+    return [pair.finding() for pair in duplicate_pairs(files)]
 
 
 def leak_key(case: Case, fields: Sequence[str]) -> tuple[Any, ...] | None:
@@ -392,7 +411,7 @@ def leak_finding(case: Case, twin: Case, case_file: CaseFile, fields: Sequence[s
     """SL006 for `case`, whose leak fields repeat those of holdout case `twin`."""
     what = " + ".join(fields)
     return check_finding(
-        "SL006",
+        C.HOLDOUT_LEAK,
         case.record.location(fields[0]),
         f"this {case_file.split or 'non-holdout'} case repeats the {what} of holdout "
         f"`{twin.id}` ({twin.path}:{twin.record.line})",

@@ -9,7 +9,8 @@ export interface LaneScoreParams {
 export interface LaneScore {
   lane: string;
   profile: string;
-  headline: { name: string; value: number | null };
+  /** `text` is the value as the terminal and every report print it (the server formats it, once). */
+  headline: { name: string; value: number | null; text: string };
   passed: boolean | null;
   markdown: string;
 }
@@ -30,8 +31,8 @@ export function parseLaneScore(value: unknown): LaneScore | null {
   if (typeof lane !== "string" || typeof profile !== "string" || typeof markdown !== "string") {
     throw new Error(`${LANE_SCORE_METHOD}: lane, profile and markdown must be strings`);
   }
-  if (!isRecord(headline) || typeof headline.name !== "string") {
-    throw new Error(`${LANE_SCORE_METHOD}: headline must be {name, value}`);
+  if (!isRecord(headline) || typeof headline.name !== "string" || typeof headline.text !== "string") {
+    throw new Error(`${LANE_SCORE_METHOD}: headline must be {name, value, text} with name and text strings`);
   }
   const headlineValue = headline.value;
   if (headlineValue !== null && headlineValue !== undefined && typeof headlineValue !== "number") {
@@ -43,7 +44,7 @@ export function parseLaneScore(value: unknown): LaneScore | null {
   return {
     lane,
     profile,
-    headline: { name: headline.name, value: headlineValue ?? null },
+    headline: { name: headline.name, value: headlineValue ?? null, text: headline.text },
     passed: passed ?? null,
     markdown,
   };
@@ -54,20 +55,12 @@ export interface StatusText {
   tooltip: string;
 }
 
-/** A metric value as the status bar shows it: rates with two decimals, n/a when unknown. */
-export function formatMetric(value: number | null): string {
-  if (value === null || !Number.isFinite(value)) {
-    return "n/a";
-  }
-  return Number.isInteger(value) && Math.abs(value) > 1 ? String(value) : value.toFixed(2);
-}
-
 /** Status bar text (with a codicon) and tooltip for a lane score. */
 export function statusTextFor(score: LaneScore): StatusText {
   const icon = score.passed === true ? "$(pass)" : score.passed === false ? "$(error)" : "$(circle-outline)";
   const verdict =
     score.passed === true ? "passes" : score.passed === false ? "fails" : "has no verdict yet";
-  const metric = `${score.headline.name} ${formatMetric(score.headline.value)}`;
+  const metric = `${score.headline.name} ${score.headline.text}`;
   return {
     text: `${icon} ${score.lane} · ${metric}`,
     tooltip: `surface-lint: lane ${score.lane} ${verdict} (${score.profile} profile); ${metric}. Click for the full score.`,

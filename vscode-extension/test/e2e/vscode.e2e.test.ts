@@ -197,7 +197,8 @@ describe("surface-lint in a real VS Code (code-server + headless Chromium)", { t
   step("shows the file's lane and headline metric in the status bar", async () => {
     const item = vscode.page.locator(".statusbar-item", { hasText: "deterministic_fluency" });
     await item.first().waitFor({ timeout: 15_000 });
-    assert.match(await item.first().innerText(), /deterministic_fluency · \S+ (\d+\.\d\d|\d+|n\/a)/);
+    // The server's text of the value (fmt_value: rates to 4 places, counts whole, `-` when unknown).
+    assert.match(await item.first().innerText(), /deterministic_fluency · \S+ (\d+\.\d{4}|\d+|-)(?!\S)/);
   });
 
   step("clears a squiggle when the surface is fixed by typing, without saving", async () => {
