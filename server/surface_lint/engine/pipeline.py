@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ..checks import CHECK_CODES as C
 from ..findings import Finding, Fix, Location, Severity
@@ -98,20 +98,27 @@ def join_turns(lane: Lane, turns: Iterable[Turn], cases: CaseIndex | None,
         return
     primed_ids = IdSet()  # bounded, as the unjoined ids
     primed_ids.update(primed)
+    any_primed = bool(primed_ids)  # no priming turn yet: no id to look up
+    casework = lane.casework
     for turn in turns:
         case_id = turn.case_id
         if turn.role == "priming" and case_id:
             primed_ids.add(case_id)
-        case, known, problems = join.case(case_id, turn.record)
+            any_primed = True
+        if cases is None:  # nothing to join with (join.case's answer, without the call)
+            case, known, problems = None, True, cast("list[Finding]", [])
+        else:
+            case, known, problems = join.case(case_id, turn.record)
         fields = case.data if case is not None else None
         # A case-driven lane's predicates also read the case's entry for this turn (casework.py).
-        read = lane.casework.subject_case(turn.record.data, fields) if lane.casework is not None else fields
+        read = casework.subject_case(turn.record.data, fields) if casework is not None else fields
+        transcript_primed = any_primed and case_id in primed_ids
         subject = Subject(turn.surface or "", turn.grounding, read,
-                          primed=is_primed(fields, case_id in primed_ids))
+                          is_primed(fields, transcript_primed) if fields is not None else transcript_primed)
         scored = turn.scored and turn.chain == 0 and bool(case_id)
         # Only the scored turn is held to the case's expectations.
         yield Joined(TURN, turn.record, case_id, case, subject, fields, fields if turn.scored else None,
-                     scored=scored, known=known, problems=problems)
+                     None, None, scored, known, problems)  # positional: one per turn
 
 
 @dataclass
