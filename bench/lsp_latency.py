@@ -16,6 +16,11 @@ library's), it times
   * burst: --burst keystrokes 30 ms apart (typing), each -> the first publish of its version
     or of a newer one (a coalesced burst shows the newest version only).
 
+  * symbols: right after the open, textDocument/documentSymbol twice: the first locates every
+    record's range and id (positions are located on first use), the second reuses them: the
+    second is the baseline of the first, in the same run (wall time and server CPU).
+    `--symbols-only` stops there.
+
 The same edits are then sent, in the same run, to a bare pygls server (this file with
 --bare-server: pygls's own incremental document sync, no lint, publishing the same
 diagnostics as our server's complete open, as typed lsprotocol objects, the way a plain
@@ -277,9 +282,21 @@ def one_line_edits(text: str, count: int, seed: int) -> list[Edit]:
     return out
 
 
+def document_symbols(client: Client, msg_id: int, uri: str) -> tuple[float, float | None, int]:
+    """(wall s, server CPU s, symbols) of one textDocument/documentSymbol request."""
+    cpu_before = cpu_seconds(client.proc.pid)
+    t0 = time.perf_counter()
+    answer = client.request(msg_id, "textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+    wall = time.perf_counter() - t0
+    cpu_after = cpu_seconds(client.proc.pid)
+    cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
+    return wall, cpu, len(answer.get("result") or [])
+
+
 def session(command: list[str], folder: Path, path: Path, text: str, edits: list[Edit], burst: list[Edit],
-            check_counts: bool) -> dict[str, Any]:
-    """Open, one-line edits with a pause between them, then a typing burst; all client-timed."""
+            check_counts: bool, symbols: bool = False, symbols_only: bool = False) -> dict[str, Any]:
+    """Open, (our server: two documentSymbol requests, the first locating every record), one-line
+    edits with a pause between them, then a typing burst; all client-timed."""
     client = Client(command)
     client.request(1, "initialize", {"processId": None, "rootUri": folder.as_uri(), "capabilities": {}})
     client.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
@@ -302,6 +319,11 @@ def session(command: list[str], folder: Path, path: Path, text: str, edits: list
     out: dict[str, Any] = {"open_first": first - t_open, "open_full": full - t_open, "first_count": first_count,
                            "full_count": full_count, "publishes": len(done),
                            "open_cpu": None if cpu_before is None or cpu_after is None else cpu_after - cpu_before}
+    if symbols:
+        out["symbols"] = [document_symbols(client, 100 + n, uri) for n in range(2)]
+        if symbols_only:
+            finish(client, out)
+            return out
     version = 1
     latencies: list[float] = []
     for change, delta, _row in edits:
@@ -332,12 +354,17 @@ def session(command: list[str], folder: Path, path: Path, text: str, edits: list
             answer = next(t for t, pv, _ in client.published[index:] if pv is not None and pv >= v)
             waits.append(answer - t0)
     out["burst"] = waits
+    finish(client, out)
+    return out
+
+
+def finish(client: Client, out: dict[str, Any]) -> None:
+    """shutdown and exit; the exit code and the server's own timings into `out`."""
     client.request(2, "shutdown", None)
     client.send({"jsonrpc": "2.0", "method": "exit", "params": None})
     out["exit_code"] = client.proc.wait(timeout=30)
     time.sleep(0.2)
     out["server_ms"] = dict(client.server_ms)
-    return out
 
 
 def ms(values: list[float]) -> str:
@@ -352,6 +379,8 @@ def main() -> int:
     ap.add_argument("--burst", type=int, default=20)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--skip-in-process", action="store_true")
+    ap.add_argument("--symbols-only", action="store_true",
+                    help="only the open and the two documentSymbol requests (the server: PYTHONPATH's surface_lint)")
     ap.add_argument("--bare-server", metavar="DIAGNOSTICS_JSON", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.bare_server:
@@ -366,7 +395,14 @@ def main() -> int:
         planned = one_line_edits(text, args.edits + args.burst, args.seed)
         edits, burst = planned[:args.edits], planned[args.edits:]
 
-        ours = session([sys.executable, "-m", "surface_lint", "server"], folder, path, text, edits, burst, True)
+        ours = session([sys.executable, "-m", "surface_lint", "server"], folder, path, text, edits, burst, True,
+                       symbols=True, symbols_only=args.symbols_only)
+        (w1, c1, n1), (w2, c2, n2) = ours["symbols"]
+        cpus = f" (server CPU {c1:.2f} s, then {c2:.2f} s: {c1 / c2:.2f}x)" if c1 is not None and c2 else ""
+        print(f"surface-lint: documentSymbol after the open: first {w1:.3f} s ({n1} symbols), again {w2:.3f} s "
+              f"({n2}){cpus}")
+        if args.symbols_only:
+            return 0
         print(f"surface-lint: open -> first diagnostics {ours['open_first']:.3f} s ({ours['first_count']}), "
               f"-> complete {ours['open_full']:.3f} s ({ours['full_count']} diagnostics, "
               f"{ours['publishes']} publish(es))"

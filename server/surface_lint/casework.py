@@ -398,6 +398,65 @@ class CaseworkResult:
         return self.sections.get("metrics", {})
 
 
+@dataclass(frozen=True, slots=True)
+class Blame:
+    """One reason a case fails: the value it came from and, when it is a turn's, that turn's
+    record (`record`), the predicate whose verdict failed (`predicate`, `verdict`) and the text
+    the turn was judged on (`surface`); else `message` says what is false."""
+
+    value: str
+    record: Mapping[str, Any] | None
+    predicate: str | None
+    verdict: Verdict | None
+    message: str
+    surface: str | None = None
+
+
+@dataclass
+class CaseTrace:
+    """Where the first run's values and `failures` came from (`evaluate_case(..., trace)`)."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    gated: set[str] = field(default_factory=set)  # values whose `when` was false
+    failing: dict[str, list[Blame]] = field(default_factory=dict)  # predicate value -> its failing turns
+    failures: list[Blame] = field(default_factory=list)  # each `failures` entry's provenance
+    views: dict[str, list[Any]] = field(default_factory=dict)
+    case: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _turn_blame(value: str, t: _Turn, predicate: str) -> Blame:
+    verdict = t.verdicts.get(predicate)
+    return Blame(value, t["record"], predicate, verdict, verdict.message if verdict is not None else "",
+                 t["surface"])
+
+
+def _attributes(expr: Expr) -> set[str]:
+    """Every `x.NAME` an expression reads (turn values are read as `t.NAME`)."""
+    import ast
+
+    return {n.attr for n in ast.walk(expr.tree) if isinstance(n, ast.Attribute)}
+
+
+def _case_fields(expr: Expr) -> set[str]:
+    """Every `case.NAME` an expression reads."""
+    import ast
+
+    return {n.attr for n in ast.walk(expr.tree)
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "case"}
+
+
+def _is_scalar(value: Any) -> bool:
+    return value is None or isinstance(value, (bool, int, float, str))
+
+
+def _shown(value: Any) -> str:
+    import json
+
+    if isinstance(value, str) and len(value) > 60:
+        value = value[:59] + "…"
+    return json.dumps(value, ensure_ascii=False) if _is_scalar(value) else type(value).__name__
+
+
 class CaseworkEvaluator:
     """Evaluates one lane's casework; predicates are the lane's own [[predicates]]."""
 
@@ -478,7 +537,10 @@ class CaseworkEvaluator:
                     t[spec.name] = self.passes(t, spec.predicate)
         return out
 
-    def evaluate_case(self, case: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> CaseOutcome:
+    def evaluate_case(self, case: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
+                      trace: CaseTrace | None = None) -> CaseOutcome:
+        """One case's values, details and verdict; `trace` (when given) records where the first
+        run's values and `failures` came from (`case_findings`)."""
         cw = self.casework
         fns = self.functions()
         runs: dict[str, dict[str, Any]] = {}
@@ -490,8 +552,11 @@ class CaseworkEvaluator:
             failures: list[str] = []
             scope: dict[str, Any] = {"case": case, **views, "failures": failures, "runs": runs, "run": run_name}
             produced: dict[str, Any] = {}
+            run_trace = trace if trace is not None and not runs else None  # the first run is the case's verdict
+            if run_trace is not None:
+                run_trace.views, run_trace.case = views, case
             for spec in cw.values:
-                value = self._value(spec, scope, views, failures, fns)
+                value = self._value(spec, scope, views, failures, fns, run_trace)
                 scope[spec.name] = value
                 produced[spec.name] = value
             produced["failures"] = list(failures)
@@ -510,28 +575,40 @@ class CaseworkEvaluator:
                            details, len(records), case, first_views)
 
     def _value(self, spec: ValueSpec, scope: Mapping[str, Any], views: Mapping[str, list[_Turn]],
-               failures: list[str], fns: Mapping[str, Callable[..., Any]]) -> Any:
+               failures: list[str], fns: Mapping[str, Callable[..., Any]], trace: CaseTrace | None = None) -> Any:
         if spec.when is not None and not spec.when.evaluate(scope, fns):
+            if trace is not None:
+                trace.gated.add(spec.name)
             return spec.otherwise.evaluate(scope, fns) if spec.otherwise is not None else None
-        value = self._judge(spec, scope, views, failures, fns)
+        value = self._judge(spec, scope, views, failures, fns, trace)
         if spec.message is not None and value is False:
             failures.append(_render(spec.message, scope))
+            if trace is not None:
+                trace.failures.append(Blame(spec.name, None, None, None, failures[-1]))
+        if trace is not None:
+            trace.values[spec.name] = value
         return value
 
     def _judge(self, spec: ValueSpec, scope: Mapping[str, Any], views: Mapping[str, list[_Turn]],
-               failures: list[str], fns: Mapping[str, Callable[..., Any]]) -> Any:
+               failures: list[str], fns: Mapping[str, Callable[..., Any]], trace: CaseTrace | None = None) -> Any:
         if spec.expr is not None:
             value = spec.expr.evaluate(scope, fns)
             if spec.failures and isinstance(value, list):
                 failures.extend(str(v) for v in value)
+                if trace is not None:
+                    trace.failures.extend(Blame(spec.name, None, None, None, str(v)) for v in value)
             return value
         assert spec.predicate is not None and spec.view is not None
         turns = views[spec.view]
         results = [self.passes(t, spec.predicate) for t in turns]
+        failing = [t for t, ok in zip(turns, results, strict=True) if not ok]
+        if trace is not None:
+            trace.failing[spec.name] = [_turn_blame(spec.name, t, spec.predicate) for t in failing]
         if spec.failures:
-            for t, ok in zip(turns, results, strict=True):
-                if not ok:
-                    failures.extend(self.reasons(t, spec.predicate))
+            for t in failing:
+                failures.extend(self.reasons(t, spec.predicate))
+                if trace is not None:
+                    trace.failures.append(_turn_blame(spec.name, t, spec.predicate))
         if spec.quantifier == "all":
             return all(results)
         if spec.quantifier == "any":
@@ -541,6 +618,89 @@ class CaseworkEvaluator:
         if spec.quantifier == "first":
             return results[0] if results else None
         return results
+
+    # --- what makes a case fail (`check`) ------------------------------------------------
+
+    def case_findings(self, case: Mapping[str, Any],
+                      records: Sequence[Mapping[str, Any]]) -> tuple[CaseOutcome, list[Blame]]:
+        """The case's outcome, as `score` gives it, and what makes it fail: nothing when it
+        passes; else each verdict that entered the first run's `failures` (with the record and
+        predicate it came from), and the false values the verdict `passed` reads, followed down
+        to the predicate verdicts and turn values they are made of. A value with no turn of its
+        own is a case-level blame (`record` None: the caller puts it at the case's first turn)."""
+        trace = CaseTrace()
+        outcome = self.evaluate_case(case, records, trace)
+        if outcome.passed:
+            return outcome, []
+        blames: list[Blame] = []
+        seen: set[tuple[str, int, str | None]] = set()
+        for blame in self._explain("passed", trace, set()):
+            key = (blame.value if blame.record is None else "", id(blame.record), blame.predicate or blame.message)
+            if key not in seen:
+                seen.add(key)
+                blames.append(blame)
+        return outcome, blames
+
+    def _explain(self, name: str, trace: CaseTrace, open_names: set[str]) -> list[Blame]:
+        """Why value `name` (false or null) is so."""
+        spec = self._value_specs().get(name)
+        if spec is None or name in trace.gated or name in open_names:
+            return []
+        value = trace.values.get(name)
+        if spec.predicate is not None:
+            found = list(trace.failing.get(name, []))
+            return found or [Blame(name, None, None, None,
+                                   f"`{name}` is {_shown(value)}: no turn of view `{spec.view}` passes `{spec.predicate}`")]
+        assert spec.expr is not None
+        open_names = open_names | {name}
+        out: list[Blame] = []
+        attributes = _attributes(spec.expr)
+        judging = self._judging()
+        for named in sorted(spec.expr.names):
+            if named == "failures":
+                out.extend(trace.failures)
+            elif named in judging and named in trace.values and (trace.values[named] is False or trace.values[named] is None):
+                out.extend(self._explain(named, trace, open_names))
+            elif named in trace.views:
+                for t in trace.views[named]:
+                    for tv in self.casework.turn_values:
+                        if tv.view == named and tv.name in attributes and t.get(tv.name) is False:
+                            out.extend(self._explain_turn(t, tv))
+                    for predicate in sorted(spec.expr.strings()):
+                        verdict = t.verdicts.get(predicate)
+                        if verdict is not None and not verdict.passed:
+                            out.append(_turn_blame(name, t, predicate))
+        if out:
+            return out
+        own = [b for b in trace.failures if b.value == name and b.record is None]
+        if own:  # its `message` (or list) went to `failures`: that text says why
+            return own
+        read = [(n, trace.values[n]) for n in sorted(spec.expr.names) if n in trace.values and n != name]
+        read += [(f"case.{n}", trace.case.get(n)) for n in sorted(_case_fields(spec.expr))]
+        shown = ", ".join(f"{n} = {_shown(v)}" for n, v in read if _is_scalar(v))
+        text = " ".join(spec.expr.text.split())
+        text = text if len(text) <= 160 else text[:159] + "…"
+        return [Blame(name, None, None, None, f"`{name}` is {_shown(value)}: {text}" + (f" ({shown})" if shown else ""))]
+
+    def _explain_turn(self, t: _Turn, spec: TurnValueSpec) -> list[Blame]:
+        """Why turn value `spec` is false on turn `t`: its predicate's verdict, else the failing
+        verdicts its expression reads, else the turn value itself (at the turn's record)."""
+        names = [spec.predicate] if spec.predicate else sorted(spec.expr.strings()) if spec.expr else []
+        found = [_turn_blame(spec.name, t, n) for n in names if n in t.verdicts and not t.verdicts[n].passed]
+        return found or [Blame(spec.name, t["record"], None, None, f"turn value `{spec.name}` is false")]
+
+    def _value_specs(self) -> dict[str, ValueSpec]:
+        return {v.name: v for v in self.casework.values}
+
+    def _judging(self) -> set[str]:
+        """Values that judge what was captured: a predicate's, or an expression that reads a view,
+        `failures`, another run or a judging value (a value of the case's fields alone judges nothing)."""
+        reads = set(self.casework.views) | {"failures", "runs", "run"}
+        out: set[str] = set()
+        for spec in self.casework.values:
+            if spec.predicate is not None or (spec.expr is not None and spec.expr.names & (reads | out)):
+                out.add(spec.name)
+        return out
 
     # --- metrics ---------------------------------------------------------------------
 

@@ -112,6 +112,14 @@ _CHECKS = [
           "ids that match no case, or lines that could not be read; the run exits 1.",
           "A threshold checked over zero cases says nothing; a CI step must not pass on it.",
           'an empty transcripts file', 'a transcript with one scored turn per case'),
+    Check("SL018", "case-check-failed", "warning",
+          "A case-driven lane's case fails on a value of its own, not on one turn's predicate.",
+          "`check --cases` on a `[casework]` lane reports what makes each case fail, as `--lane` scores it; a "
+          "value with no turn of its own (`premises_stored_pass`, `no_topic_drift`, the verdict `passed`) is "
+          "reported here, at the case id of the case's first captured turn.",
+          "The case is counted as failed by the lane's metrics; the editor and CI say why, where the case begins.",
+          '"case_id": "CAL-1" (inferred class coherent, expected no_grounding)',
+          '"case_id": "CAL-1" (inferred class no_grounding, as expected)'),
 ]
 
 CHECKS: dict[str, Check] = {c.code: c for c in _CHECKS}
@@ -137,6 +145,7 @@ class CheckCode:
     UNJOINED: Final = "SL015"
     UNPAIRED_SURROGATE: Final = "SL016"
     NOTHING_SCORED: Final = "SL017"
+    CASE_CHECK: Final = "SL018"
 
 
 CHECK_CODES = CheckCode

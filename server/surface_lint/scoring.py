@@ -273,65 +273,76 @@ class SlotValues:
     """The per-case numbers of a lane's value slots (`=case.PATH`), kept out of the tally key so
     that a float-valued metric does not take one tally entry per distinct value: the key holds
     whether a case has a number (True) or not (None); the numbers stay in flat arrays (8 bytes a
-    case and slot, plus a kind byte) and are summed exactly per key once the last record of
-    each case is known."""
+    case and slot, plus a kind byte; the owner may write them to disk in chunks, `columns`) and
+    are summed exactly per key once the last record of each case is known (`add_sums`)."""
 
-    _NONE, _INT, _FLOAT = 0, 1, 2
+    NONE, INT, FLOAT = 0, 1, 2
 
     def __init__(self, names: tuple[str, ...]) -> None:
         self.slots = tuple(i for i, n in enumerate(names) if n[0] == "=")
         self.numbers = [array("d") for _ in self.slots]
-        self.kinds = [bytearray() for _ in self.slots]
-        self.big: dict[tuple[int, int], int] = {}  # (slot, position) -> an int a float cannot hold exactly
+        self.kinds = [array("B") for _ in self.slots]
+        self.taken = 0  # records taken: the position of the next one
+        # (position, slot) -> an int a float cannot hold exactly, in position order (the owner may
+        # move them to disk with the chunk they belong to).
+        self.big: dict[tuple[int, int], int] = {}
+
+    def columns(self) -> list[array[Any]]:
+        """The flat arrays, one entry each per record taken (for the owner to spill)."""
+        return [*self.numbers, *self.kinds]
 
     def take(self, signals: tuple[Any, ...]) -> tuple[Any, ...]:
         """Note one scored record's numbers (at the next position); its signals as the tally keys them."""
         if not self.slots:
             return signals
         out = list(signals)
+        position = self.taken
+        self.taken = position + 1
         for j, i in enumerate(self.slots):
             x = signals[i]
             kinds = self.kinds[j]
             if x is None:
-                kinds.append(self._NONE)
+                kinds.append(self.NONE)
                 self.numbers[j].append(0.0)
                 continue
             out[i] = True
             if isinstance(x, int):
-                kinds.append(self._INT)
+                kinds.append(self.INT)
                 if -(2 ** 53) <= x <= 2 ** 53:
                     self.numbers[j].append(float(x))
                 else:
-                    self.big[(j, len(kinds) - 1)] = x
+                    self.big[(position, j)] = x
                     self.numbers[j].append(0.0)
             else:
-                kinds.append(self._FLOAT)
+                kinds.append(self.FLOAT)
                 self.numbers[j].append(x)
         return tuple(out)
 
-    def sums(self, keys: Sequence[int], key_signals: Sequence[tuple[Any, ...]],
-             dropped: Container[int]) -> dict[tuple[Any, ...], tuple[ValueSum, ...]]:
-        """Per tally key (signal tuple), each slot's ValueSum over the positions not `dropped`."""
-        out: dict[tuple[Any, ...], tuple[ValueSum, ...]] = {}
-        if not self.slots:
-            return out
-        for position, key in enumerate(keys):
+    def add_sums(self, out: dict[tuple[Any, ...], tuple[ValueSum, ...]], base: int, keys: Sequence[int],
+                 key_signals: Sequence[tuple[Any, ...]], dropped: Container[int],
+                 numbers: Sequence[Sequence[float]], kinds: Sequence[Sequence[int]],
+                 big: Mapping[tuple[int, int], int]) -> None:
+        """Add one run of positions (`base` onwards: their keys, each slot's numbers and kinds, the
+        big ints among them) to `out`, per tally key (signal tuple) each slot's ValueSum over the
+        positions not `dropped`. Called in position order, it sums exactly what the arrays hold."""
+        slots = range(len(self.slots))
+        for offset, key in enumerate(keys):
+            position = base + offset
             if position in dropped:
                 continue
             signals = key_signals[key]
             per_slot = out.get(signals)
             if per_slot is None:
                 per_slot = out[signals] = tuple(ValueSum() for _ in self.slots)
-            for j in range(len(self.slots)):
-                kind = self.kinds[j][position]
-                if kind == self._NONE:
+            for j in slots:
+                kind = kinds[j][offset]
+                if kind == self.NONE:
                     continue
-                if kind == self._INT:
-                    big = self.big.get((j, position))
-                    per_slot[j].add(big if big is not None else int(self.numbers[j][position]))
+                if kind == self.INT:
+                    x = big.get((position, j))
+                    per_slot[j].add(x if x is not None else int(numbers[j][offset]))
                 else:
-                    per_slot[j].add(self.numbers[j][position])
-        return out
+                    per_slot[j].add(numbers[j][offset])
 
 
 def metrics_from_tally(lane: Lane, tally: Mapping[tuple[bool, ...], int],

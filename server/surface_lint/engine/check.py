@@ -17,6 +17,7 @@ from ..lanes import Lane
 from ..sources.base import JsonlReader, ReadStats, Record
 from ..sources.cases import CaseFile, duplicate_findings, leak_findings, read_case_file, sibling_case_files
 from ..sources.transcripts import iter_turns, read_report, sniff, sniff_stream
+from .casegroup import CaseGroups, case_findings
 from .detect import first_object
 from .pipeline import CHAIN, Evaluator, Joined, Suppressions, join_report, join_turns
 from .results import SURFACE_PATH, CaseIndex, DocResult, LineCheck, RecordInfo, UsageError, shift_finding
@@ -65,25 +66,57 @@ def _id_key(record: Record, key: str) -> str | None:
 
 def turn_stream(engine: Engine, path: str, stream: IO[bytes], kind: str, lane: Lane, cases: CaseIndex | None,
                 want_records: bool, primed: frozenset[str] = frozenset(),
-                reader: JsonlReader | None = None) -> Iterator[tuple[list[Finding], RecordInfo | None]]:
+                reader: JsonlReader | None = None,
+                case_groups: bool = False) -> Iterator[tuple[list[Finding], RecordInfo | None]]:
     """Each record's findings (suppressions applied) and, when wanted, what the editor keeps of it.
-    The reader's own findings (lines that do not parse, wrong types) come with the next record."""
+    The reader's own findings (lines that do not parse, wrong types) come with the next record.
+    A case-driven lane given its cases judges cases, not turns: with `case_groups` (a whole
+    file) each case's findings come once every record is read (casegroup.py); without (the
+    editor's lines, whose cases it groups itself) the turns give no predicate findings."""
     suppressions = Suppressions()
     reader = reader or NotingReader(path, engine.config.max_line_bytes, suppressions)
     if isinstance(reader, NotingReader):
         suppressions = reader.suppressions
     evaluator = Evaluator(lane, engine.severity_levels)
     pending = reader.findings
+    # A case-driven lane with its cases judges each case as `score` does, once its turns are read.
+    by_case = judges_cases(lane, cases)
+    groups = CaseGroups() if by_case and case_groups else None
     for joined in join_turns(lane, iter_turns(path, stream, kind, reader), cases, primed):  # type: ignore[arg-type]
-        done = evaluator.evaluate(joined)
-        found = done.all_findings()
+        if groups is not None and not want_records:  # the case findings say it all: no turn verdicts needed
+            found = joined.problems
+            done = None
+        else:
+            done = evaluator.evaluate(joined, findings=not by_case)
+            found = done.all_findings()
+        if groups is not None and joined.case is not None:
+            groups.add(joined.case.id, joined.record)
         if pending:
             found = [*pending, *found]
             pending.clear()
-        yield suppressions.filter(found), record_info(joined, done.verdicts) if want_records else None
+        yield suppressions.filter(found), record_info(joined, done.verdicts) if want_records and done is not None else None
     if pending:
         yield suppressions.filter(list(pending)), None
         pending.clear()
+    if groups is not None:
+        yield from _case_findings(evaluator, lane, cases, groups)
+
+
+def judges_cases(lane: Lane, cases: CaseIndex | None) -> bool:
+    """A case-driven lane given its cases: its findings come from whole cases, not single turns."""
+    return lane.casework is not None and cases is not None
+
+
+def _case_findings(evaluator: Evaluator, lane: Lane, cases: CaseIndex | None,
+                   groups: CaseGroups) -> Iterator[tuple[list[Finding], RecordInfo | None]]:
+    """Each grouped case's findings (what makes it fail), case by case."""
+    assert lane.casework is not None and cases is not None
+    for case_id, records in groups.groups():
+        case = cases.get(case_id)
+        if case is not None:
+            found = case_findings(evaluator, lane.casework, case, records)
+            if found:
+                yield found, None
 
 
 FIRST_BATCHED_LINE = 3  # lines 1 and 2 are checked alone: a BOM and the encoding are read at a file's start
@@ -125,11 +158,12 @@ def check_lines(engine: Engine, path: str, lines: Sequence[tuple[int, str, str |
     evaluator = Evaluator(lane, engine.severity_levels)
     found: dict[int, list[Finding]] = {}
     records: dict[int, list[RecordInfo]] = {}
+    by_case = judges_cases(lane, cases)  # the editor adds each case's findings (casegroup.check_case_lines)
     for turn in iter_turns(path, io.BytesIO(b"".join(parts)), kind, reader):
         number = turn.record.line
         primed = primed_at.get(number)
         for joined in join_turns(lane, (turn,), cases, (primed,) if primed is not None else ()):
-            done = evaluator.evaluate(joined)
+            done = evaluator.evaluate(joined, findings=not by_case)
             its = done.all_findings()
             if its:
                 found.setdefault(number, []).extend(its)
@@ -175,7 +209,7 @@ class DocumentChecker:
         records: list[RecordInfo] = []
         reader = NotingReader(path, self.engine.config.max_line_bytes, Suppressions())
         for found, info in turn_stream(self.engine, path, io.BytesIO(data), kind, lane, cases, True,
-                                       reader=reader):
+                                       reader=reader, case_groups=True):
             findings.extend(found)
             if info is not None:
                 records.append(info)
@@ -238,7 +272,8 @@ class DocumentChecker:
                     turn_kind = detected or "turns"
                     lane = self._lane(path, turn_kind, lane_name, head)
                     reader = NotingReader(path, self.engine.config.max_line_bytes, Suppressions())
-                    for found, _ in turn_stream(self.engine, path, fh, turn_kind, lane, cases, False, reader=reader):
+                    for found, _ in turn_stream(self.engine, path, fh, turn_kind, lane, cases, False, reader=reader,
+                                                case_groups=True):
                         for f in found:
                             sink(f)
                     return reader.stats

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
+import pickle
+import sqlite3
 from array import array
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +20,9 @@ from ..scoring import (
     lane_signals,
 )
 from ..sources.base import Record, check_finding
+from .caseindex import IdList, scratch_db
 from .results import LaneResult  # noqa: F401
+from .spool import Columns, Spool
 
 
 def second_record(case_id: str, where: Location, index: int | None) -> Finding:
@@ -35,25 +40,64 @@ def unbucketed(lane: Lane, names: tuple[str, ...]) -> Callable[[tuple[bool, ...]
     return lambda signals: all(signals[i] != negate for i, negate in checks)
 
 
+MEMORY_SUSPECTS = 4096  # records that may repeat an earlier id kept in memory; past it, in a scratch database
+MEMORY_IDS = 2048  # unbucketed ids (and the value slots' big ints) held in memory before they go to disk
+_SUSPECT_BATCH = 2048  # suspects written to the database at once
+_SUSPECT_FILTER_MASK = (1 << 23) - 1  # bits of the summary's filter of suspect digests (1 MiB)
+
+
 @dataclass
 class Summary:
     tally: Counter[tuple[bool, ...]]
     case_count: int
     failing_count: int
-    remainder: list[str]
-    findings: list[Finding]  # SL005 for each record that replaced an earlier one of its case
-    replaced: set[int]  # positions of records a later record of the same case replaced
+    remainder: Sequence[str]  # may be kept on disk (caseindex.IdList): iterate, count, slice
+    findings: Iterable[Finding]  # SL005 for each record that replaced an earlier one of its case
+    replaced: Collection[int]  # positions of records a later record of the same case replaced
     values: dict[tuple[Any, ...], tuple[ValueSum, ...]]  # per tally key: its value slots' exact sums
 
 
+class PositionSet(Collection[int]):
+    """Positions 0..size-1 as bits, one a scored record: the replaced records once more than
+    MEMORY_SUSPECTS records repeat an id (a set of them would take ~70 bytes each)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.bits = bytearray((size + 7) // 8)
+        self.count = 0
+
+    def add(self, position: int) -> None:
+        i, mask = position >> 3, 1 << (position & 7)
+        if not self.bits[i] & mask:
+            self.bits[i] |= mask
+            self.count += 1
+
+    def __contains__(self, position: object) -> bool:
+        return (isinstance(position, int) and 0 <= position < self.size
+                and bool(self.bits[position >> 3] >> (position & 7) & 1))
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[int]:
+        """The positions in ascending order."""
+        for i, byte in enumerate(self.bits):
+            if byte:
+                for k in range(8):
+                    if byte >> k & 1:
+                        yield (i << 3) | k
+
+
 class CompactOutcomes:
-    """Scored cases in flat arrays: 18 bytes a case and a fixed 8 MiB filter, no object per case.
+    """Scored cases in flat arrays: 18 bytes a case (on disk past `spool.MEMORY_ENTRIES` cases,
+    read back a chunk at a time) and a fixed 8 MiB filter, no object per case.
 
     The last scored record of a case wins, as with Outcome objects, and each later record of
     an id already seen is an SL005 warning at that record. A case is known by two 64-bit hashes
     (of its id and of the id reversed; only compared within this run, so the hash seed cannot
     change a result); a Bloom filter sends the (rare) ids that may repeat to an exact check,
-    so only those keep their id and position."""
+    so only those keep their id and position (in memory up to MEMORY_SUSPECTS of them, then in a
+    scratch database)."""
 
     _FILTER_MASK = (1 << 26) - 1
 
@@ -66,12 +110,21 @@ class CompactOutcomes:
         self.high = array("q")
         self.low = array("q")
         self.key = array("H")
+        self.values = SlotValues(self.names)
+        # Every per-case array, written out together a chunk at a time (the value slots' too).
+        self.columns = Columns([self.high, self.low, self.key, *self.values.columns()])
+        self.chunk = self.columns.memory  # entries in memory that make a chunk
+        # The value slots' big ints of the chunks on disk, in position order.
+        self.big: Spool[tuple[tuple[int, int], int]] = Spool(buffer=MEMORY_IDS)
         self.filter = bytearray((self._FILTER_MASK + 1) // 8)
         # Positions that may repeat an earlier id: position -> (case id, where it is).
         self.suspects: dict[int, tuple[str, Location, int | None]] = {}
         self.suspect_digests: set[tuple[int, int]] = set()
-        self.named: dict[int, str] = {}  # ids kept for the unbucketed remainder
-        self.values = SlotValues(self.names)
+        self.suspect_db: sqlite3.Connection | None = None  # past MEMORY_SUSPECTS suspects
+        self.suspect_count = 0
+        self._pending: list[tuple[int, int, int, bytes]] = []  # suspects not yet in the database
+        # (position, case id) of each unbucketed record, for the remainder (on disk past a few thousand).
+        self.named: Spool[tuple[int, str]] = Spool(buffer=MEMORY_IDS)
 
     def add(self, case_id: str, signals: tuple[bool, ...], failed: tuple[str, ...], where: Record | Location,
             record_index: int | None) -> int:
@@ -85,7 +138,8 @@ class CompactOutcomes:
             self.key_unbucketed.append(self.unbucketed(signals))
         high, low = hash(case_id), hash(case_id[::-1])
         keys = self.key
-        position = len(keys)
+        held = len(keys)
+        position = self.columns.spilled + held
         self.high.append(high)
         self.low.append(low)
         keys.append(key)
@@ -93,23 +147,97 @@ class CompactOutcomes:
         f = self.filter
         i1, m1, i2, m2 = bit1 >> 3, 1 << (bit1 & 7), bit2 >> 3, 1 << (bit2 & 7)
         if f[i1] & m1 and f[i2] & m2:
-            at = where if isinstance(where, Location) else whole_record(where)
-            self.suspects[position] = (case_id, at, record_index)
-            self.suspect_digests.add((high, low))
+            self._suspect(position, case_id, where if isinstance(where, Location) else whole_record(where),
+                          record_index, high, low)
         else:
             f[i1] |= m1
             f[i2] |= m2
         if self.key_unbucketed[key]:
-            self.named[position] = case_id
+            self.named.append((position, case_id))
+        if held + 1 >= self.chunk:
+            self._spill()
         return position
 
+    def _spill(self) -> None:
+        """The arrays in memory out to disk as one chunk (with the big ints that belong to it)."""
+        if self.values.big:
+            self.big.extend(self.values.big.items())
+            self.values.big.clear()
+        self.columns.spill()
+
+    def _suspect(self, position: int, case_id: str, where: Location, record_index: int | None,
+                 high: int, low: int) -> None:
+        self.suspect_count += 1
+        if self.suspect_db is None:
+            self.suspects[position] = (case_id, where, record_index)
+            self.suspect_digests.add((high, low))
+            if len(self.suspects) > MEMORY_SUSPECTS:
+                db = self.suspect_db = scratch_db()
+                db.execute("CREATE TABLE suspect (position INTEGER PRIMARY KEY, high INTEGER NOT NULL, "
+                           "low INTEGER NOT NULL, record BLOB NOT NULL)")
+                self._pending = [(p, *_digest_of(c), _dump(c, w, i)) for p, (c, w, i) in self.suspects.items()]
+                self.suspects, self.suspect_digests = {}, set()
+                self._flush_suspects()
+            return
+        self._pending.append((position, high, low, _dump(case_id, where, record_index)))
+        if len(self._pending) >= _SUSPECT_BATCH:
+            self._flush_suspects()
+
+    def _flush_suspects(self) -> None:
+        assert self.suspect_db is not None
+        if self._pending:
+            db = self.suspect_db
+            db.execute("BEGIN")
+            db.executemany("INSERT INTO suspect VALUES (?, ?, ?, ?)", self._pending)
+            db.execute("COMMIT")
+            self._pending = []
+
     def summary(self) -> Summary:
-        # Exact check of the suspects: every position whose digest a suspect has.
+        replaced: Collection[int]
+        duplicates: Iterable[Finding]
+        if self.suspect_db is None:
+            replaced, duplicates = self._exact_in_memory()
+        else:
+            replaced, duplicates = self._exact_on_disk()
+        # One pass over the chunks: the count of each key, less the records replaced; the value sums.
+        counts: Counter[int] = Counter()
+        dropped_keys: Counter[int] = Counter()
+        values: dict[tuple[Any, ...], tuple[ValueSum, ...]] = {}
+        key_signals = [signals for signals, _ in self.key_list]
+        slots = len(self.values.slots)
+        big = _ByPosition(itertools.chain(self.big, self.values.big.items())) if slots else None
+        gone = _ByPosition((p, p) for p in (sorted(replaced) if isinstance(replaced, set) else replaced))
+        which = (2, *range(3, 3 + 2 * slots))
+        for base, (keys, *slot_columns) in self.columns.chunks(which):
+            end = base + len(keys)
+            counts.update(keys)
+            for position in gone.upto(end):
+                dropped_keys[keys[position - base]] += 1
+            if big is not None:
+                self.values.add_sums(values, base, keys, key_signals, replaced, slot_columns[:slots],
+                                     slot_columns[slots:], dict(big.upto_items(end)))
+        tally: Counter[tuple[bool, ...]] = Counter()
+        failing = 0
+        for key, count in counts.items():
+            signals, failed = self.key_list[key]
+            kept = count - dropped_keys[key]
+            tally[signals] += kept
+            failing += kept if failed else 0
+        tally = +tally  # drop zero counts
+        cases = len(self.columns) - len(replaced)
+        remainder = _Remainder(self.named, replaced)
+        return Summary(tally, cases, failing, IdList(remainder, sum(1 for _ in remainder)), duplicates,
+                       replaced, values)
+
+    def _exact_in_memory(self) -> tuple[set[int], list[Finding]]:
+        """The exact check of the suspects: every position whose digest a suspect has."""
         groups: dict[tuple[int, int], list[int]] = {}
-        if self.suspect_digests:
-            for position, pair in enumerate(zip(self.high, self.low, strict=True)):
-                if pair in self.suspect_digests:
-                    groups.setdefault(pair, []).append(position)
+        digests = self.suspect_digests
+        if digests:
+            for base, (highs, lows) in self.columns.chunks((0, 1)):
+                for offset, pair in enumerate(zip(highs, lows, strict=True)):
+                    if pair in digests:
+                        groups.setdefault(pair, []).append(base + offset)
         replaced: set[int] = set()
         duplicates: list[Finding] = []
         for positions in groups.values():
@@ -117,22 +245,46 @@ class CompactOutcomes:
             for position in positions[1:]:
                 case_id, where, index = self.suspects[position]
                 duplicates.append(second_record(case_id, where, index))
-        tally: Counter[tuple[bool, ...]] = Counter()
-        failing = 0
-        for key, count in Counter(self.key).items():
-            signals, failed = self.key_list[key]
-            tally[signals] += count
-            failing += count if failed else 0
-        for position in replaced:
-            signals, failed = self.key_list[self.key[position]]
-            tally[signals] -= 1
-            failing -= 1 if failed else 0
-        tally = +tally  # drop zero counts
-        cases = len(self.key) - len(replaced)
-        remainder = [case_id for p, case_id in sorted(self.named.items()) if p not in replaced]
-        values = self.values.sums(self.key, [signals for signals, _ in self.key_list], replaced)
-        return Summary(tally, cases, failing, remainder, duplicates, replaced, values)
+        return replaced, duplicates
 
+    def _exact_on_disk(self) -> tuple[PositionSet, Spool[Finding]]:
+        """The exact check with the suspects in the database: the positions whose digest passes
+        a filter of the suspects' digests go to a table, grouped there by digest."""
+        self._flush_suspects()
+        db = self.suspect_db
+        assert db is not None
+        mask = _SUSPECT_FILTER_MASK
+        wanted = bytearray((mask + 1) // 8)
+        # SQLite has no XOR: (a & ~b) | (~a & b) is the same 64-bit value as Python's a ^ b.
+        for (bit,) in db.execute("SELECT ((high & ~low) | (~high & low)) & ? FROM suspect", (mask,)):
+            wanted[bit >> 3] |= 1 << (bit & 7)
+        db.execute("DROP TABLE IF EXISTS candidate")
+        db.execute("CREATE TABLE candidate (position INTEGER PRIMARY KEY, high INTEGER NOT NULL, low INTEGER NOT NULL)")
+        batch: list[tuple[int, int, int]] = []
+        for base, (highs, lows) in self.columns.chunks((0, 1)):
+            for offset, (high, low) in enumerate(zip(highs, lows, strict=True)):
+                bit = (high ^ low) & mask
+                if wanted[bit >> 3] >> (bit & 7) & 1:
+                    batch.append((base + offset, high, low))
+            if len(batch) >= _SUSPECT_BATCH:
+                _insert_candidates(db, batch)
+                batch = []
+        _insert_candidates(db, batch)
+        db.execute("CREATE INDEX candidate_digest ON candidate (high, low)")
+        replaced = PositionSet(len(self.columns))
+        duplicates: Spool[Finding] = Spool()
+        rows = db.execute(
+            "SELECT c.position, g.first, g.last, s.record FROM candidate c "
+            "JOIN (SELECT high, low, MIN(position) AS first, MAX(position) AS last FROM candidate "
+            "GROUP BY high, low HAVING COUNT(*) > 1) g ON c.high = g.high AND c.low = g.low "
+            "LEFT JOIN suspect s ON s.position = c.position ORDER BY g.first, c.position")
+        for position, first, last, record in rows:
+            if position != last:
+                replaced.add(position)
+            if position != first:  # a later record of an id: always a suspect (the filter knew its id)
+                duplicates.append(second_record(*pickle.loads(record)))
+        db.execute("DROP TABLE candidate")
+        return replaced, duplicates
 
 def whole_record(record: Record) -> Location:
     """The record's whole range; for a JSONL line, without asking its locator to parse it."""
@@ -144,3 +296,51 @@ def whole_record(record: Record) -> Location:
     return Location(record.path, record.line, lead + 1, record.line, end + 1)
 
 
+
+
+def _digest_of(case_id: str) -> tuple[int, int]:
+    return hash(case_id), hash(case_id[::-1])
+
+
+def _dump(case_id: str, where: Location, record_index: int | None) -> bytes:
+    return pickle.dumps((case_id, where, record_index), pickle.HIGHEST_PROTOCOL)
+
+
+def _insert_candidates(db: sqlite3.Connection, batch: list[tuple[int, int, int]]) -> None:
+    if batch:
+        db.execute("BEGIN")
+        db.executemany("INSERT INTO candidate VALUES (?, ?, ?)", batch)
+        db.execute("COMMIT")
+
+
+class _ByPosition:
+    """Items (position first) read in ascending position order, a run of positions at a time."""
+
+    def __init__(self, items: Iterable[tuple[Any, Any]]) -> None:
+        self._items = iter(items)
+        self._next: tuple[Any, Any] | None = next(self._items, None)
+
+    def upto_items(self, end: int) -> Iterator[tuple[Any, Any]]:
+        """The items whose position (an int, or a tuple starting with one) is below `end`."""
+        while self._next is not None and _position(self._next[0]) < end:
+            yield self._next
+            self._next = next(self._items, None)
+
+    def upto(self, end: int) -> Iterator[Any]:
+        return (value for _, value in self.upto_items(end))
+
+
+def _position(key: Any) -> int:
+    return key[0] if isinstance(key, tuple) else int(key)
+
+
+class _Remainder:
+    """The unbucketed records' ids in input order, less those a later record replaced."""
+
+    def __init__(self, named: Iterable[tuple[int, str]], replaced: Container[int]) -> None:
+        self.named = named
+        self.replaced = replaced
+
+    def __iter__(self) -> Iterator[str]:
+        replaced = self.replaced
+        return (case_id for position, case_id in self.named if position not in replaced)

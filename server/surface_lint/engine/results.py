@@ -13,7 +13,7 @@ from ..scoring import (
     Outcome,
     ThresholdResult,
 )
-from ..sources.base import ReadStats, Record
+from ..sources.base import ReadStats, Record, member_range
 from .caseindex import CaseIndex as CaseIndex  # re-exported: the engine's façade and the editor import it here
 
 SURFACE_PATH = ("surface",)
@@ -45,7 +45,7 @@ class RecordInfo:
         self._id_location = id_location
         self._surface = surface
         self._case_location = case_location
-        self._located = True
+        self._located = True  # every position given (else each is located on first use)
         self._source: Record | None = None  # a report entry, located in its document
         self._text: str | None = None  # a JSONL record's line (its parsed data is not kept)
         self._path = location.path
@@ -74,7 +74,8 @@ class RecordInfo:
                    case: Record | None, delta: int) -> RecordInfo:
         info = cls.__new__(cls)  # every slot set here: one object per record of a cold open
         info.id, info.kind, info.verdicts = id, kind, verdicts
-        info._location, info._id_location, info._surface, info._case_location = _UNLOCATED, None, None, None
+        # Each position is _UNLOCATED until a feature asks for it (None: the record has no such member).
+        info._location, info._id_location, info._surface, info._case_location = _UNLOCATED, _UNLOCATED, _UNLOCATED, None
         info._located = False
         info._source, info._text, info._path, info._line = source, text, path, line
         info._id_key, info._surface_key, info._case, info._delta = id_key, surface_key, case, delta
@@ -86,27 +87,28 @@ class RecordInfo:
         if self._text is not None and self._text == text:
             self._text = text
 
-    def _locate(self) -> None:
+    def _locate(self, part: int) -> Location | None:
+        """One of the record's positions (_WHOLE, _ID, _SURFACE), located on first use and kept:
+        the symbols a 20,000-line transcript asks for need no surface located."""
         base = self._base
         if base is not None:  # located once for the record and every shifted copy of it (each edit's)
-            if not base._located:
-                base._locate()
-            path, delta = self._path, self._delta - base._delta
-            self._location = shift_location(base._location, path, delta)
-            self._id_location = _shift_opt(base._id_location, path, delta)
-            self._surface = _shift_opt(base._surface, path, delta)
-            self._located = True
-            return
+            found = base.location if part == _WHOLE else base.id_location if part == _ID else base.surface
+            return _shift_opt(found, self._path, self._delta - base._delta)
         source = self._source
+        text = self._text
         if source is None:  # the same locator the record would have built for its line
-            source = Record({}, self._line, 0, path=self._path, text=self._text or "")
-        path, delta = self._path, self._delta
-        self._location = shift_location(source.whole(), path, delta)
-        if self._id_key is not None:
-            self._id_location = shift_location(source.location(self._id_key), path, delta)
-        if self._surface_key is not None:
-            self._surface = shift_location(source.location(*self._surface_key), path, delta)
-        self._located = True
+            source = Record({}, self._line, 0, path=self._path, text=text or "")
+        if part == _WHOLE:
+            found = source.whole()
+        elif part == _ID:
+            if self._id_key is None:
+                return None
+            span = member_range(text, self._id_key) if text is not None else None
+            # A JSONL line's id by a walk that stops at it (as located through the record otherwise).
+            found = source.locator.location_of_offsets(*span) if span is not None else source.location(self._id_key)
+        else:
+            found = source.location(*self._surface_key) if self._surface_key is not None else None
+        return _shift_opt(found, self._path, self._delta)
 
     @property
     def line(self) -> int:
@@ -117,21 +119,26 @@ class RecordInfo:
 
     @property
     def location(self) -> Location:
-        if not self._located:
-            self._locate()
-        return self._location
+        found = self._location
+        if _is_unlocated(found):
+            whole = self._locate(_WHOLE)
+            assert whole is not None
+            found = self._location = whole
+        return found
 
     @property
     def id_location(self) -> Location | None:
-        if not self._located:
-            self._locate()
-        return self._id_location
+        found = self._id_location
+        if _is_unlocated(found):
+            found = self._id_location = self._locate(_ID)
+        return found
 
     @property
     def surface(self) -> Location | None:
-        if not self._located:
-            self._locate()
-        return self._surface
+        found = self._surface
+        if _is_unlocated(found):
+            found = self._surface = self._locate(_SURFACE)
+        return found
 
     @property
     def case_location(self) -> Location | None:
@@ -170,7 +177,13 @@ class RecordInfo:
                 f"id_location={self.id_location!r}, surface={self.surface!r})")
 
 
-_UNLOCATED = Location("", 0, 0, 0, 0)  # placeholder of a RecordInfo not located yet (never returned)
+_UNLOCATED = Location("", 0, 0, 0, 0)  # placeholder of a position not located yet (never returned)
+_WHOLE, _ID, _SURFACE = 0, 1, 2  # the positions RecordInfo._locate finds
+
+
+def _is_unlocated(found: Location | None) -> bool:
+    """The placeholder, by value (a copy of a RecordInfo keeps its meaning): no real line is 0."""
+    return found is not None and found.line == 0 and found == _UNLOCATED
 
 
 @dataclass
@@ -209,7 +222,7 @@ class LaneResult:
     findings: Rows[Finding]  # input problems + per-case failures (positioned)
     missing_transcripts: Sequence[str]  # may be kept on disk (caseindex.IdList): iterate, count, slice
     unknown_cases: Sequence[str]
-    remainder: list[str]  # multi-sentence cases outside the three buckets
+    remainder: Sequence[str]  # multi-sentence cases outside the three buckets (may be kept on disk: caseindex.IdList)
     stats: ReadStats
     sources: list[str]
     headline: str

@@ -9,7 +9,7 @@ needs them, and the findings, sorted. Memory does not grow with the number of tu
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
 from pathlib import Path
@@ -400,7 +400,7 @@ def _second(item: tuple[int, Finding]) -> Finding:
 class _Kept:
     """The items of a spool whose position a later record did not replace."""
 
-    def __init__(self, source: Iterable[Any], replaced: set[int], position_at: int = 0) -> None:
+    def __init__(self, source: Iterable[Any], replaced: Collection[int], position_at: int = 0) -> None:
         self.source = source
         self.replaced = replaced
         self.position_at = position_at
@@ -412,7 +412,7 @@ class _Kept:
         return (item for item in self.source if item[at] not in replaced)
 
 
-def _count_kept(spool: Iterable[tuple[int, Finding]], replaced: set[int]) -> int:
+def _count_kept(spool: Iterable[tuple[int, Finding]], replaced: Collection[int]) -> int:
     return sum(1 for position, _ in spool if position not in replaced)
 
 

@@ -15,7 +15,8 @@ import pickle
 import tempfile
 import threading
 import weakref
-from collections.abc import Callable, Iterable, Iterator
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import IO, Any, Generic, TypeVar
 
@@ -196,3 +197,64 @@ class Mapped(Generic[T]):
 
     def __bool__(self) -> bool:
         return self._length > 0
+
+
+MEMORY_ENTRIES = 65536  # entries of a Columns held in memory before they are written out as one chunk
+
+
+class Columns:
+    """Parallel flat arrays (one entry each per position), appended in step by their owner; past
+    `memory` entries they are written to an unlinked temporary file as one chunk and emptied, and
+    read back a chunk at a time: memory holds at most two chunks, whatever the number of entries."""
+
+    def __init__(self, arrays: Sequence[array[Any]], memory: int | None = None) -> None:
+        self.arrays = tuple(arrays)  # the owner appends to these; `spill` empties them in place
+        self.memory = MEMORY_ENTRIES if memory is None else memory
+        self.spilled = 0  # entries on disk: the position of the first entry in memory
+        self._chunks: list[tuple[int, int]] = []  # (file offset, entries) of each chunk on disk
+        self._file: IO[bytes] | None = None
+        self._finalizer: weakref.finalize[Any, Any] | None = None
+
+    def __len__(self) -> int:
+        return self.spilled + len(self.arrays[0])
+
+    def spill(self) -> None:
+        """Write the entries in memory out as one chunk (when there are any) and empty the arrays."""
+        count = len(self.arrays[0])
+        if not count:
+            return
+        if self._file is None:
+            self._file = _new_file()
+            self._finalizer = weakref.finalize(self, _close, [self._file])
+        fh = self._file
+        offset = fh.seek(0, os.SEEK_END)
+        for column in self.arrays:
+            column.tofile(fh)
+            del column[:]
+        self._chunks.append((offset, count))
+        self.spilled += count
+
+    def chunks(self, which: Sequence[int] | None = None) -> Iterator[tuple[int, tuple[array[Any], ...]]]:
+        """(position of its first entry, the arrays `which` names) for each chunk in order, the
+        entries in memory last (those arrays themselves: read them, do not change them)."""
+        names = range(len(self.arrays)) if which is None else which
+        base = 0
+        for offset, count in self._chunks:
+            assert self._file is not None
+            parts: list[array[Any]] = []
+            at = offset
+            for i, column in enumerate(self.arrays):
+                if i in names:
+                    self._file.seek(at)
+                    part = array(column.typecode)
+                    part.fromfile(self._file, count)
+                    parts.append(part)
+                at += count * column.itemsize
+            yield base, tuple(parts)
+            base += count
+        if len(self.arrays[0]):
+            yield base, tuple(self.arrays[i] for i in names)
+
+    def close(self) -> None:
+        if self._finalizer is not None:
+            self._finalizer()

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..checks import CHECK_CODES as C
 from ..engine import CaseIndex, DocResult, Engine, RecordInfo, first_object
+from ..engine.casegroup import check_case_lines
 from ..engine.check import CRLF_NOTICE, FIRST_BATCHED_LINE
 from ..engine.results import shift_finding, shift_record
 from ..findings import Finding, Location
@@ -145,6 +146,9 @@ class DocMemo:
     whole: tuple[bytes, int, LintResult] | None = None  # (text, state generation, result)
     hits: int = 0
     misses: int = 0
+    # A case-driven lane: each case's lines (numbered from its first) and findings (at that first line).
+    cases: dict[str, tuple[tuple[tuple[int, str], ...], int, list[Finding]]] = field(default_factory=dict)
+    cases_checked: int = 0  # cases judged again by the last lint (the rest came from `cases`)
 
     def reset(self, key: tuple[Any, ...]) -> None:
         if key != self.key:
@@ -152,6 +156,7 @@ class DocMemo:
             self.lines = {}
             self.last = None
             self.whole = None
+            self.cases = {}
 
 
 def _head(snap: Snapshot) -> bytes:
@@ -192,6 +197,8 @@ def lint_document(state: ServerState, entry: EngineEntry, snap: Snapshot, memo: 
         memo.reset(memo_key)
         before = memo.misses
         findings, pairs = lint_lines(engine, snap, lane, kind, cases, memo, token, progress)
+        if lane.casework is not None and cases is not None:
+            findings = sorted([*findings, *case_findings(engine, snap, lane, kind, cases, memo)], key=Finding.sort_key)
         return LintResult(snap.uri, snap.path, snap.version, snap.lines, kind, lane.name, findings, None,
                           entry, case_paths, line_mode=True, rechecked=memo.misses - before, _pairs=pairs,
                           bare=snap.bare)
@@ -373,6 +380,44 @@ def lint_lines(engine: Engine, snap: Snapshot, lane: Lane, kind: str, cases: Cas
         all_findings = list(all_findings)
         bisect.insort(all_findings, notice, key=Finding.sort_key)
     return all_findings, all_pairs
+
+
+def case_findings(engine: Engine, snap: Snapshot, lane: Lane, kind: str, cases: CaseIndex,
+                  memo: DocMemo) -> list[Finding]:
+    """A case-driven lane judges cases, not lines: an edit re-judges every case whose lines
+    changed (all of its lines, wherever they are in the document); the other cases' findings
+    come from the memo, moved with their first line."""
+    path = snap.path
+    by_case: dict[str, list[tuple[int, str]]] = {}
+    for i, raw in enumerate(snap.lines):
+        text = raw[:-1] if raw.endswith("\r") else raw
+        if not text.strip():
+            continue
+        if i == 0 and text.startswith("\ufeff"):  # line 1's byte-order mark is not part of its record
+            info = _turn_info(text[1:], kind)
+        else:
+            entry = memo.lines.get(text)
+            info = entry.turn if entry is not None and entry.turn is not None else _turn_info(text, kind)
+            if entry is not None:
+                entry.turn = info
+        if info[0] is not None:
+            by_case.setdefault(info[0], []).append((i + 1, _engine_text(text)))
+    kept: dict[str, tuple[tuple[tuple[int, str], ...], int, list[Finding]]] = {}
+    out: list[Finding] = []
+    memo.cases_checked = 0
+    for case_id, lines in by_case.items():
+        first = lines[0][0]
+        key = tuple((n - first, text) for n, text in lines)
+        old = memo.cases.get(case_id)
+        if old is not None and old[0] == key:
+            found = old[2] if old[1] == first else [shift_finding(f, path, first - old[1]) for f in old[2]]
+        else:
+            found = check_case_lines(engine, path, lines, kind, lane, cases)
+            memo.cases_checked += 1
+        kept[case_id] = (key, first, found)
+        out.extend(found)
+    memo.cases = kept
+    return out
 
 
 # Findings the engine reports once per file and case id, at the first record (SL015: a

@@ -315,7 +315,7 @@ def write_lane(result: LaneResult, out: TextIO) -> None:
     obj.value("threshold_set", result.threshold_set)
     obj.value("thresholds", _thresholds(result))
     obj.value("tool", "surface-lint")
-    obj.value("unbucketed_cases", result.remainder)
+    obj.array("unbucketed_cases", result.remainder)  # streamed: the ids may be kept on disk
     obj.array("unknown_cases", result.unknown_cases)  # streamed: the ids may be kept on disk
     obj.value("version", result.version)
     obj.close()

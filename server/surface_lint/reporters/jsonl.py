@@ -1,12 +1,14 @@
 """JSON Lines: one compact object per line, each with a `type`, sorted keys, no timestamps.
 
 `check`: one `finding` per line. `--lane`: one `case` per scored case (input order), one
-`finding` per finding, one `threshold` per checked threshold, then a closing `summary`.
+`finding` per finding, one `threshold` per checked threshold, then a closing `summary` (its
+id lists written an id at a time: they may be kept on disk).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..engine import LaneResult
@@ -46,14 +48,31 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     for t in result.thresholds:
         w(_line({"type": "threshold", "metric": t.check.metric, "op": t.check.op, "value": t.check.value,
                  "tolerance": t.check.tolerance, "actual": t.actual, "passed": t.passed}) + "\n")
-    summary = {
+    summary: dict[str, Any] = {
         "type": "summary", "lane": result.lane, "version": result.version, "profile": result.profile,
         "threshold_set": result.threshold_set, "headline": result.headline, "passed": result.passed,
         "metrics": result.metrics, "cases": len(result.outcomes),
-        "missing_transcripts": list(result.missing_transcripts), "unknown_cases": list(result.unknown_cases)}
+        "missing_transcripts": result.missing_transcripts, "unknown_cases": result.unknown_cases}
     if result.nothing_scored is not None:
         summary["nothing_scored"] = result.nothing_scored
-    w(_line(summary) + "\n")
+    _write_streamed(summary, ("missing_transcripts", "unknown_cases"), w)
+    w("\n")
+
+
+def _write_streamed(obj: dict[str, Any], streamed: tuple[str, ...], w: Callable[[str], None]) -> None:
+    """`_line(obj)`, written member by member: the `streamed` members' ids (which may be kept on
+    disk) one at a time, never all in memory."""
+    w("{")
+    for n, key in enumerate(sorted(obj)):
+        w(("," if n else "") + _ENCODER.encode(key) + ":")
+        if key in streamed:
+            w("[")
+            for i, item in enumerate(obj[key]):
+                w(("," if i else "") + _ENCODER.encode(item))
+            w("]")
+        else:
+            w(_ENCODER.encode(obj[key]))
+    w("}")
 
 
 def render_lane(result: LaneResult, options: RenderOptions) -> str:

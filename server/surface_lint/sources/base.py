@@ -180,6 +180,35 @@ def top_level_members(text: str) -> dict[str, tuple[int, int]]:
         return _members_by_tokens(text)
 
 
+def member_range(text: str, key: str) -> tuple[int, int] | None:
+    """[start, end) of the top-level member `key`'s value in `text` (which json.loads accepted),
+    as top_level_members gives it, scanning the members only as far as the first `key` when no
+    later one can repeat it (json keeps the last of repeated keys): the rest of the text has no
+    backslash (so no escaped spelling of a key) and no `"key"`. Otherwise the whole walk."""
+    pos = _skip_ws(text, 0)
+    if text[pos : pos + 1] == "{":
+        colon, after = _COLON.match, _AFTER_VALUE.match
+        try:
+            pos = _skip_ws(text, pos + 1)
+            while text[pos] != "}":
+                name, pos = _scan_string(text, pos + 1, True)
+                start = colon(text, pos).end()  # type: ignore[union-attr]
+                end = _scan_value(text, start)[1]
+                if name == key:
+                    if text.find("\\", end) < 0 and text.find(f'"{key}"', end) < 0:
+                        return start, end
+                    break
+                m = after(text, end)
+                if m.group(1) is None:  # type: ignore[union-attr]
+                    return None
+                pos = m.end()  # type: ignore[union-attr]
+            else:
+                return None
+        except (RecursionError, ValueError, StopIteration, IndexError, AttributeError):
+            pass
+    return top_level_members(text).get(key)
+
+
 def _members_by_tokens(text: str) -> dict[str, tuple[int, int]]:
     """top_level_members by a regex walk over strings and punctuation (any depth, no parsing)."""
     out: dict[str, tuple[int, int]] = {}

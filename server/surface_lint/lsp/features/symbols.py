@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 
 
 def register(server: SurfaceLintServer) -> None:
+    from ..scheduler import gc_paused  # here, not at the top: scheduler imports the features package
+
     # Raw JSON, not typed: a measured hot path (VS Code asks after every edit, one symbol a record;
     # 20,000 typed DocumentSymbols cost about twice the JSON, bench in notes/lsp.md).
     @server.handle(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
@@ -24,7 +26,8 @@ def register(server: SurfaceLintServer) -> None:
         result = await server.current_result(params.text_document.uri)
         if result is None:
             return None
-        return RawResult(json.dumps(document_symbols(result, server.positions())))
+        with gc_paused():  # the first request locates every record: long-lived objects, as a lint makes
+            return RawResult(json.dumps(document_symbols(result, server.positions())))
 
     @server.handle(types.TEXT_DOCUMENT_DEFINITION)
     async def on_definition(params: types.DefinitionParams) -> types.Location | None:

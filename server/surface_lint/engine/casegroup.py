@@ -1,0 +1,214 @@
+"""`check` on a case-driven lane: a case's captured turns seen together, judged as `score` judges them.
+
+A `[casework]` lane's runner judges a case, not a turn (an accepted surface passes the case
+whatever its constraints say; a runner comes back to a case in a second pass). So `check
+--cases` groups a capture file's records by case id as they are read (`CaseGroups`: in memory
+up to `MEMORY_RECORDS` records, then in the same private scratch SQLite database the case index
+spills to, `caseindex.scratch_db`), and once the file is read, gives each case's findings from
+`CaseworkEvaluator.case_findings`: nothing for a case that passes, else each reason it fails,
+at the turn it came from (a case-level value at the case id of the case's first captured turn).
+The editor calls `case_findings` with the records of one case's lines.
+"""
+
+from __future__ import annotations
+
+import io
+import pickle
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..casework import Blame, Casework, CaseworkEvaluator
+from ..checks import CHECK_CODES as C
+from ..findings import Finding, sorted_findings
+from ..lanes import Lane
+from ..predicates import RegexTimeout, Verdict
+from ..sources.base import JsonlReader, Record, check_finding
+from ..sources.cases import Case
+from ..sources.transcripts import iter_turns
+from ..suppress import SUPPRESSION_KEY, disabled_rules
+from .caseindex import scratch_db
+from .pipeline import Evaluator
+from .results import CaseIndex
+
+if TYPE_CHECKING:
+    from .core import Engine
+
+MEMORY_RECORDS = 4096  # records held in memory before the groups move to disk
+_BATCH = 1024  # rows written per executemany
+_RECENT_IDS = 4096  # case ids cached once on disk (captures mostly come case by case)
+
+
+class CaseGroups:
+    """Records by case id, each case's in reading order, the cases in first-seen order: in memory
+    up to `memory` records, then in a scratch database (deleted when closed, even after a kill),
+    ids included, with a bounded cache of recently seen ids."""
+
+    def __init__(self, memory: int | None = None) -> None:
+        self._memory = MEMORY_RECORDS if memory is None else memory
+        self._groups: dict[str, list[Record]] = {}
+        self._held = 0
+        self._db: Any = None  # sqlite3.Connection once spilled
+        self._recent: dict[str, int] = {}  # on disk: a bounded cache of case id -> first-seen rank
+        self._cases = 0
+        self._pending: list[tuple[int, int, bytes]] = []
+        self._rows = 0
+
+    @property
+    def spilled(self) -> bool:
+        return self._db is not None
+
+    def add(self, case_id: str, record: Record) -> None:
+        if self._db is None:
+            self._groups.setdefault(case_id, []).append(record)
+            self._held += 1
+            if self._held > self._memory:
+                self._spill()
+            return
+        self._put(case_id, record)
+
+    def _spill(self) -> None:
+        self._db = scratch_db()
+        self._db.execute("CREATE TABLE cases (seq INTEGER PRIMARY KEY, id BLOB UNIQUE)")
+        self._db.execute("CREATE TABLE records (case_seq INTEGER, n INTEGER, blob BLOB, PRIMARY KEY (case_seq, n))"
+                         " WITHOUT ROWID")
+        groups, self._groups = self._groups, {}
+        for case_id, records in groups.items():
+            for record in records:
+                self._put(case_id, record)
+
+    def _seq(self, case_id: str) -> int:
+        seq = self._recent.get(case_id)
+        if seq is not None:
+            return seq
+        key = case_id.encode("utf-8", "surrogatepass")
+        row = self._db.execute("SELECT seq FROM cases WHERE id = ?", (key,)).fetchone()
+        if row is None:
+            seq = self._cases
+            self._cases += 1
+            self._db.execute("INSERT INTO cases VALUES (?, ?)", (seq, key))
+        else:
+            seq = int(row[0])
+        if len(self._recent) >= _RECENT_IDS:
+            self._recent.clear()
+        self._recent[case_id] = seq
+        return seq
+
+    def _put(self, case_id: str, record: Record) -> None:
+        blob = pickle.dumps((record.data, record.line, record.index, record.path, record.text),
+                            pickle.HIGHEST_PROTOCOL)
+        self._pending.append((self._seq(case_id), self._rows, blob))
+        self._rows += 1
+        if len(self._pending) >= _BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._pending:
+            self._db.execute("BEGIN")
+            self._db.executemany("INSERT INTO records VALUES (?, ?, ?)", self._pending)
+            self._db.execute("COMMIT")
+            self._pending = []
+
+    def groups(self) -> Iterator[tuple[str, list[Record]]]:
+        """Each case id with its records (one case held at a time once on disk); then closed."""
+        if self._db is None:
+            groups, self._groups = self._groups, {}
+            yield from groups.items()
+            return
+        self._flush()
+        db = self._db
+        try:
+            for seq in range(self._cases):
+                (key,) = db.execute("SELECT id FROM cases WHERE seq = ?", (seq,)).fetchone()
+                records = []
+                for (blob,) in db.execute("SELECT blob FROM records WHERE case_seq = ? ORDER BY n", (seq,)):
+                    data, line, index, path, text = pickle.loads(blob)
+                    records.append(Record(data, line, index, None, (), path, text))
+                yield key.decode("utf-8", "surrogatepass"), records
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+        self._groups = {}
+        self._recent = {}
+
+
+def case_findings(evaluator: Evaluator, casework: Casework, case: Case, records: Sequence[Record]) -> list[Finding]:
+    """What makes one case fail (nothing when it passes), as findings on its records."""
+    if not records:
+        return []
+    first = records[0]
+    try:
+        _, blames = CaseworkEvaluator(casework).case_findings(case.data, [r.data for r in records])
+    except RegexTimeout as exc:  # a user pattern's character budget: the case is not judged (as in `score`)
+        return [check_finding(C.PATTERN_LIMIT, first.whole(), f"case `{case.id}` was not judged: a pattern {exc}",
+                              case.id, record_index=first.index)]
+    by_data = {id(r.data): r for r in records}
+    out: list[Finding] = []
+    seen: set[tuple[Any, ...]] = set()
+    for blame in blames:
+        record = by_data.get(id(blame.record), first) if blame.record is not None else first
+        for finding in _findings_of(evaluator, casework, case, record, blame):
+            key = (finding.location, finding.code, finding.message)
+            if key not in seen and _kept(record.data, finding):
+                seen.add(key)
+                out.append(finding)
+    return sorted_findings(out)
+
+
+def check_case_lines(engine: Engine, path: str, lines: Sequence[tuple[int, str]], kind: str, lane: Lane,
+                     cases: CaseIndex) -> list[Finding]:
+    """The case findings of a document's lines (the editor gives one case's lines): each line read
+    as the whole-file check reads it (its own reader: the line's findings are the line path's),
+    at its own line number, grouped by case and judged as `check_bytes` judges them."""
+    casework = lane.casework
+    if casework is None:
+        return []
+    groups: dict[str, list[Record]] = {}
+    for number, text in lines:
+        if number == 1 and text.startswith("\ufeff"):  # the whole-file read drops line 1's byte-order mark
+            text = text[1:]
+        reader = JsonlReader(path, engine.config.max_line_bytes)
+        data = b"\n\n" + text.encode("utf-8", "surrogatepass") + b"\n"  # line 3: never a file's start
+        for turn in iter_turns(path, io.BytesIO(data), kind, reader):
+            case_id = turn.case_id
+            if case_id and turn.record.line == 3:
+                record = Record(turn.record.data, number, number - 1, None, (), path, turn.record.text)
+                groups.setdefault(case_id, []).append(record)
+    evaluator = Evaluator(lane, engine.severity_levels)
+    out: list[Finding] = []
+    for case_id, records in groups.items():
+        case = cases.get(case_id)
+        if case is not None:
+            out.extend(case_findings(evaluator, casework, case, records))
+    return sorted_findings(out)
+
+
+def _findings_of(evaluator: Evaluator, casework: Casework, case: Case, record: Record, blame: Blame) -> list[Finding]:
+    if blame.predicate is not None and blame.verdict is not None:
+        verdict = _on_record(blame.verdict, blame.surface, record.data)
+        return evaluator.predicate_findings({blame.predicate: verdict}, record, case.data, case.id)
+    where = record.location(casework.case_field) if casework.case_field in record.data else record.whole()
+    return [check_finding(C.CASE_CHECK, where, blame.message, case.id, record_index=record.index)]
+
+
+def _on_record(verdict: Verdict, judged: str | None, record: Mapping[str, Any]) -> Verdict:
+    """The verdict's spans are in the text its view judged; they point into the record's
+    surface only when that text is the surface's start (a view that strips trailing periods)."""
+    surface = record.get("surface")
+    if not verdict.spans or judged is None or (isinstance(surface, str) and surface.startswith(judged)):
+        return verdict
+    return Verdict(verdict.passed, (), verdict.message, verdict.target, verdict.timed_out, verdict.facts)
+
+
+def _kept(data: Mapping[str, Any], finding: Finding) -> bool:
+    """A record's `"surface_lint": {"disable": [...]}` drops the case findings placed on it."""
+    if SUPPRESSION_KEY not in data:
+        return True
+    disabled = disabled_rules(data)
+    return finding.code not in disabled and finding.rule not in disabled
+
+
+__all__ = ["MEMORY_RECORDS", "CaseGroups", "case_findings", "check_case_lines"]
