@@ -17,7 +17,7 @@ from each child's rusage. Prints a table, the MiB added per doubling of the inpu
 ratio against the baseline. Not a test: absolute numbers vary by machine; compare within a run.
 
     python bench/case_memory.py [--sizes 100000,200000,400000] [--baseline /tmp/base] [--diff] [--repeat 3]
-        [--diff-in-memory "old run,all"]
+        [--diff-in-memory "old run,all"] [--jobs 4]
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ import os
 import statistics
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -101,6 +102,7 @@ def main() -> None:
     ap.add_argument("--diff-in-memory", default="", metavar="WHAT",
                     help="with --diff, also measure it with nothing spilled: 'old run' (diff's index of it), 'all' "
                          "(every case index too), or both comma-separated")
+    ap.add_argument("--jobs", type=int, default=1, help="children measured at once (default 1: one at a time)")
     ap.add_argument("--repeat", type=int, default=1,
                     help="runs per command and tree, alternated: median CPU, largest peak RSS")
     args = ap.parse_args()
@@ -111,27 +113,33 @@ def main() -> None:
         trees.append(("main", args.baseline.resolve()))
     rows: list[tuple[str, str, int, float, float]] = []
     with tempfile.TemporaryDirectory() as tmp:
+        jobs: list[tuple[str, str, int, list[str], Path | None]] = []  # (tree, run, size, command, tree path)
         for n in sizes:
             cases, turns = Path(tmp) / f"cases_{n}.jsonl", Path(tmp) / f"turns_{n}.jsonl"
             size = build_cases(cases, n) + build_turns(turns, n)
             print(f"{n} cases + {n} turns: {size / 2**20:.1f} MiB", file=sys.stderr)
-            rss, cpu = measure([sys.executable, "-c", FLOOR, str(cases), str(turns)], None)
-            rows.append(("-", "floor (json.loads both files)", n, rss, cpu))
+            jobs.append(("-", "floor (json.loads both files)", n, [sys.executable, "-c", FLOOR, str(cases), str(turns)],
+                         None))
             runs = [(f"--lane {fmt}", lane_cmd(cases, turns, fmt)) for fmt in formats]
             if args.diff:
                 runs.append(("diff T T", diff_cmd(cases, turns)))
                 runs.extend((f"diff T T, {what} in memory", diff_cmd(cases, turns, what))
                             for what in args.diff_in_memory.split(",") if what)
-            for name, cmd in runs:
-                got: dict[str, list[tuple[float, float]]] = {label: [] for label, _ in trees}
-                for _ in range(args.repeat):
+            for _ in range(args.repeat):
+                for name, cmd in runs:
                     for label, tree in trees:  # alternated, so drift in machine speed hits both alike
-                        got[label].append(measure(cmd, tree))
-                for label, _ in trees:
-                    rss = max(r for r, _ in got[label])
-                    cpu = statistics.median(c for _, c in got[label])
-                    rows.append((label, name, n, rss, cpu))
-                    print(f"  {label} {name}: {rss:.1f} MiB, {cpu:.2f} s", file=sys.stderr)
+                        jobs.append((label, name, n, cmd, tree))
+        # --jobs N: the children run N at a time (on a busy machine; CPU is each child's own rusage).
+        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            measured = list(pool.map(lambda job: measure(job[3], job[4]), jobs))
+        got: dict[tuple[str, str, int], list[tuple[float, float]]] = {}
+        for (label, name, n, _, _), result in zip(jobs, measured, strict=True):
+            got.setdefault((label, name, n), []).append(result)
+        for (label, name, n), results in got.items():
+            rss = max(r for r, _ in results)
+            cpu = statistics.median(c for _, c in results)
+            rows.append((label, name, n, rss, cpu))
+            print(f"  {label} {name} {n}: {rss:.1f} MiB, {cpu:.2f} s", file=sys.stderr)
     by = {(label, name, n): (rss, cpu) for label, name, n, rss, cpu in rows}
     floors = {n: by[("-", "floor (json.loads both files)", n)][1] for n in sizes}
     print(f"python {sys.version.split()[0]} · {os.cpu_count()} cores · lane {LANE}")

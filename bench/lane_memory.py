@@ -7,13 +7,14 @@ with this tree and (with `--baseline DIR`, e.g. a `git archive main` of the tree
 with the baseline's, one after the other. Prints peak RSS and CPU per run, MiB added per doubling,
 and the CPU ratios the README states (text/floor, json/text, this tree/baseline).
 
-    python bench/lane_memory.py [--turns 800000] [--baseline /tmp/base] [--formats text,json]
+    python bench/lane_memory.py [--turns 800000] [--baseline /tmp/base] [--formats text,json] [--ids K]
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import os
 import sys
 import tempfile
@@ -24,12 +25,26 @@ from lane_throughput import FLOOR, build
 from memory import CHECK_FORMATS, FORMATS, ROOT, check_cmd, lane_cmd, measure
 
 
+def _repeat_ids(path: Path, ids: int) -> int:
+    """Rename turn i's case `r{i % ids}` in place: each id repeats turns/ids times."""
+    renamed = path.with_suffix(".ids")
+    with path.open(encoding="utf-8") as src, renamed.open("w", encoding="utf-8") as out:
+        for i, line in enumerate(src):
+            row = json.loads(line)
+            row["case_id"] = f"r{i % ids}"
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+    renamed.replace(path)
+    return path.stat().st_size
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--turns", type=int, default=800_000)
     ap.add_argument("--baseline", type=Path, help="a tree (with server/) to compare with")
     ap.add_argument("--formats", default=",".join(FORMATS), help="lane formats to run (comma-separated)")
     ap.add_argument("--no-check", action="store_true", help="skip the `check` runs")
+    ap.add_argument("--ids", type=int, default=0, metavar="K",
+                    help="turn i names case `r{i %% K}` (every id repeats: the suspects' scratch database)")
     args = ap.parse_args()
     formats = [f for f in args.formats.split(",") if f]
     trees = [("branch", ROOT)] + ([("base", args.baseline.resolve())] if args.baseline else [])
@@ -40,6 +55,8 @@ def main() -> None:
         for turns in sizes:
             path = Path(tmp) / f"turns_{turns}.jsonl"
             size = build(path, turns)
+            if args.ids:
+                size = _repeat_ids(path, args.ids)
             print(f"{turns} turns: {size / 2**20:.1f} MiB", file=sys.stderr)
             floors[turns] = measure([sys.executable, "-c", FLOOR, str(path)])[1]
             runs = [(f"--lane {f}", lane_cmd(path, f)) for f in formats]
@@ -51,7 +68,8 @@ def main() -> None:
                     print(f"  {tree_name} {name}: {got[0]:.1f} MiB, {got[1]:.2f} s", file=sys.stderr)
             path.unlink()
     names = [f"--lane {f}" for f in formats] + ([] if args.no_check else [f"check {f}" for f in CHECK_FORMATS])
-    print(f"python {sys.version.split()[0]} · {os.cpu_count()} cores · example surfaces, every turn its own case id")
+    ids = f"turn i names case r(i % {args.ids})" if args.ids else "every turn its own case id"
+    print(f"python {sys.version.split()[0]} · {os.cpu_count()} cores · example surfaces, {ids}")
     print(f"{'tree':<7} {'run':<20} " + " ".join(f"{t:>8} turns" for t in sizes) + "   MiB added per doubling")
     for tree_name, _ in trees:
         for name in names:

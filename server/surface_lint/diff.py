@@ -132,7 +132,7 @@ class CaseChange:
     case_id: str
     group: str | None
     flips: tuple[PredicateFlip, ...]
-    old: CaseView
+    old: CaseView  # as diff keeps the old run: without its findings (no report shows them)
     new: CaseView
     fields: tuple[tuple[str, Any, Any], ...]  # other detail fields that changed (key, old, new)
 

@@ -211,7 +211,8 @@ class VerdictMemo:
         self.hits = 0
         self.lookups = 0
         self.paused = 0
-        self.plan: tuple[tuple[Any, str | None], ...] | None = None  # (predicate, case field it needs)
+        # (predicate, case field it needs, its name, its evaluator): see scoring._plan
+        self.plan: tuple[tuple[Any, str | None, str, Any], ...] | None = None
         self.needed: tuple[str, ...] = ()  # those case fields, in plan order
 
 

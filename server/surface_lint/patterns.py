@@ -212,6 +212,12 @@ class SafePattern:
     def search(self, text: str) -> Any:
         return self._engine(text).search(text)
 
+    def searcher(self) -> Any:
+        """`search` as one callable: the `re` method itself when no text ever takes another engine."""
+        if self._py is not None and self._re2 is None and self._budget_chars is None:
+            return self._py.search
+        return self.search
+
     def match(self, text: str) -> Any:
         return self._engine(text).match(text)
 

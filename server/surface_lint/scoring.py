@@ -16,14 +16,15 @@ from .predicates import MISSING, Context, RegexTimeout, Subject, Verdict, case_v
 # without it (and without a stored verdict), unless its kind says it is (spec.judged_without_field).
 
 
-_Plan = tuple[tuple[PredicateSpec, str | None], ...]
+_Plan = tuple[tuple[PredicateSpec, str | None, str, Any], ...]
 
 
 def _plan(lane: Lane) -> _Plan:
-    """Per lane, once (kept on the lane object): each predicate with the case field it needs."""
+    """Per lane, once (kept on the lane object): each predicate with the case field it needs,
+    its name and its evaluator (read once here, not per subject)."""
     memo = lane._memo
     if memo.plan is None:
-        memo.plan = tuple((spec, spec.case_field) for spec in lane.predicates)
+        memo.plan = tuple((spec, spec.case_field, spec.name, spec.evaluate) for spec in lane.predicates)
         memo.needed = tuple(dict.fromkeys(name for spec in lane.predicates for name in spec.reads))
     return memo.plan
 
@@ -43,8 +44,8 @@ def evaluate(
     Surface lanes memoise the result (read-only: callers copy before changing it) by
     everything a surface predicate can read: the surface, grounding, priming and the case
     fields its predicates name; chain lanes and report entries with stored verdicts do not."""
-    plan = _plan(lane)
     memo = lane._memo
+    plan = memo.plan or _plan(lane)
     if stored is not None or lane.unit != "surface":
         return _evaluate(lane, plan, subject, stored, case_fields)
     if memo.paused:
@@ -92,19 +93,19 @@ def _evaluate(
 ) -> dict[str, Verdict]:
     ctx = Context(subject, lane.analysis)
     out: dict[str, Verdict] = {}
-    for spec, needed in plan:
+    for spec, needed, name, judge in plan:
         if needed is not None and (case_fields is None or needed not in case_fields):
-            if stored is not None and isinstance(stored.get(spec.name), bool):
-                out[spec.name] = Verdict(bool(stored[spec.name]), message="stored verdict")
+            if stored is not None and isinstance(stored.get(name), bool):
+                out[name] = Verdict(bool(stored[name]), message="stored verdict")
                 continue
             if not spec.judged_without_field:
                 continue
         try:
-            verdict = spec.evaluate(ctx)
+            verdict = judge(ctx)
             if verdict is not None:  # None: the case gives this predicate nothing to judge
-                out[spec.name] = verdict
+                out[name] = verdict
         except RegexTimeout as exc:  # a user pattern's character budget (patterns.py): no clock
-            out[spec.name] = Verdict(False, message=f"a pattern of `{spec.name}` {exc}", timed_out=True)
+            out[name] = Verdict(False, message=f"a pattern of `{name}` {exc}", timed_out=True)
     return out
 
 

@@ -155,3 +155,28 @@ def test_diff_sarif_has_a_result_per_regressed_verdict(corpus: Path) -> None:
         "0 pack-mutation proposal(s) fired; expected_proposals is 1")
     regressed = [m["name"] for m in log["runs"][0]["properties"]["metrics"] if m["regressed"]]
     assert regressed == ["all_three_pass_rate", "overall_pass", "proposal_storage"]
+
+
+def test_fingerprint_counts_keep_the_last_distinct_keys_in_a_fixed_table() -> None:
+    """The flat table counts as an OrderedDict of the last `capacity` keys did (pop, reinsert,
+    evict the oldest), keys sharing a home slot included; its arrays never grow."""
+    from collections import OrderedDict
+    from random import Random
+
+    from surface_lint.reporters.sarif import _FlatLru
+
+    lru = _FlatLru(2)
+    # 1 and 5 and 9 share a home slot (size 4): evicting one shifts the others back.
+    assert [lru.bump(k) for k in (1, 5, 1, 9, 5, 1, 9, 9)] == [1, 1, 2, 1, 1, 1, 1, 2]
+    for capacity in (1, 3, 16):
+        rnd = Random(capacity)
+        table, reference = _FlatLru(capacity), OrderedDict[int, int]()
+        size = len(table.keys)
+        for _ in range(20_000):
+            key = rnd.randrange(6 * capacity) << 32 | rnd.randrange(2) if rnd.random() < 0.8 else rnd.randrange(2 ** 64)
+            n = reference.pop(key, 0) + 1
+            reference[key] = n
+            if len(reference) > capacity:
+                reference.popitem(last=False)
+            assert table.bump(key) == n
+        assert table.used == len(reference) and len(table.keys) == size

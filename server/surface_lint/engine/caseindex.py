@@ -282,7 +282,8 @@ class CaseIndex:
                 self._distinct += 1
         self._memory_count += len(case_file.cases)
 
-    def read(self, path: str, stream: IO[bytes], lane: Lane, max_line_bytes: int | None = None) -> None:
+    def read(self, path: str, stream: IO[bytes], lane: Lane, max_line_bytes: int | None = None,
+             note: Callable[[Record], None] | None = None) -> None:
         """One case file streamed: its records checked as `read_case_file` checks them, the
         cases kept (in memory, or on disk past `memory_cases`), its findings noted."""
         reader = JsonlReader(path) if max_line_bytes is None else JsonlReader(path, max_line_bytes)
@@ -295,6 +296,8 @@ class CaseIndex:
         self.files.append(case_file)
         self._file_findings.append(found)
         for record in reader.records(stream):
+            if note is not None:  # `check` notes each record's suppressions as it is read
+                note(record)
             case = check_case_record(record, lane, record_findings)
             if record_findings:
                 found.extend(record_findings)
@@ -384,6 +387,35 @@ class CaseIndex:
             if found is not None:
                 found.close()
         self._file_findings = []
+
+    def file_findings(self, file_no: int) -> Iterator[Finding]:
+        """One file's own findings, as `finish` gives them: its records' and reader's, then its
+        duplicates within it (`check <case file>`, before `finish`)."""
+        found = self._file_findings[file_no]
+        if found is None:
+            yield from self.files[file_no].findings
+            return
+        yield from found
+        if self._db is None:
+            yield from duplicate_findings([self.files[file_no]])
+        elif self._distinct < self._seq:
+            self._db.execute("CREATE INDEX IF NOT EXISTS recs_file_id ON recs (file, id, seq)")
+            yield from (p.finding() for p in self._duplicate_pairs(file_no))
+
+    def cross_duplicates(self) -> Iterator[Finding]:
+        """duplicate_findings over all the files, within-file pairs included."""
+        if self._db is None:
+            yield from duplicate_findings(self.files)
+        elif self._distinct < self._seq:
+            self._db.execute("CREATE INDEX IF NOT EXISTS recs_file_id ON recs (file, id, seq)")
+            yield from (p.finding() for p in self._duplicate_pairs(None))
+
+    def leaks(self) -> Iterator[Finding]:
+        """leak_findings over all the files."""
+        if self._db is None:
+            yield from leak_findings(self.files)
+        elif any(f.split == "holdouts" for f in self.files):
+            yield from self._leaks()
 
     # --- duplicates and leaks on disk (the in-memory functions' findings, in their order) ----
 

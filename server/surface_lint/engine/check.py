@@ -17,9 +17,10 @@ from ..lanes import Lane
 from ..sources.base import JsonlReader, ReadStats, Record
 from ..sources.cases import CaseFile, duplicate_findings, leak_findings, read_case_file, sibling_case_files
 from ..sources.transcripts import iter_turns, read_report, sniff, sniff_stream
+from .casefile import check_case_file
 from .casegroup import CaseGroups, case_findings
 from .detect import first_object
-from .pipeline import CHAIN, Evaluator, Joined, Suppressions, join_report, join_turns
+from .pipeline import CHAIN, Evaluator, HeldFindings, Joined, Suppressions, join_report, join_turns
 from .results import SURFACE_PATH, CaseIndex, DocResult, LineCheck, RecordInfo, UsageError, shift_finding
 
 if TYPE_CHECKING:
@@ -82,7 +83,13 @@ def turn_stream(engine: Engine, path: str, stream: IO[bytes], kind: str, lane: L
     # A case-driven lane with its cases judges each case as `score` does, once its turns are read.
     by_case = judges_cases(lane, cases)
     groups = CaseGroups() if by_case and case_groups else None
-    for joined in join_turns(lane, iter_turns(path, stream, kind, reader), cases, primed):  # type: ignore[arg-type]
+    turns = iter_turns(path, stream, kind, reader)  # type: ignore[arg-type]
+    # A chain lane's chains come once every turn is read: meanwhile the reader's findings wait on disk.
+    held = HeldFindings(pending) if lane.unit == "chain" else None
+    for joined in join_turns(lane, held.watch(turns) if held is not None else turns, cases, primed):
+        if held is not None:
+            for batch in held.drain():
+                yield suppressions.filter(batch), None
         if groups is not None and not want_records:  # the case findings say it all: no turn verdicts needed
             found = joined.problems
             done = None
@@ -95,6 +102,9 @@ def turn_stream(engine: Engine, path: str, stream: IO[bytes], kind: str, lane: L
             found = [*pending, *found]
             pending.clear()
         yield suppressions.filter(found), record_info(joined, done.verdicts) if want_records and done is not None else None
+    if held is not None:  # no chain at all: what the reader found is all there is
+        for batch in held.drain():
+            yield suppressions.filter(batch), None
     if pending:
         yield suppressions.filter(list(pending)), None
         pending.clear()
@@ -267,6 +277,8 @@ class DocumentChecker:
                 fh.seek(0)
                 # The records that parse decide the kind (never line 1 alone).
                 detected = kind or sniff_stream(fh)
+                if detected == "cases":  # streamed as well (casefile.py): memory does not grow with the file
+                    return check_case_file(self, path, fh, lane_name, sink)
                 whole_document = detected in ("cases", "report")
                 if not whole_document:
                     turn_kind = detected or "turns"

@@ -8,10 +8,12 @@ language server calls `Engine.check_line` for the lines it re-checks (the same p
 
 from __future__ import annotations
 
+import itertools
 import json
+import pickle
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ..checks import CHECK_CODES as C
 from ..findings import Finding, Fix, Location, Severity
@@ -19,13 +21,14 @@ from ..lanes import Lane, PredicateSpec
 from ..predicates import Context, Subject, Verdict
 from ..scoring import evaluate as lane_verdicts
 from ..scoring import expected_names
-from ..sources.base import Record, check_finding
+from ..sources.base import Record, check_finding, has_surrogate_escape, repair_surrogates
 from ..sources.cases import Case
 from ..sources.transcripts import Transcript, Turn
 from ..suppress import Suppressions
-from .caseindex import IdSet
+from .caseindex import IdSet, scratch_db
 from .details import build_details, is_primed, report_case_fields, report_subject
 from .results import SURFACE_PATH, CaseIndex
+from .spool import Spool
 
 TURN, CHAIN, REPORT_CASE = "turn", "chain", "report-case"
 
@@ -98,69 +101,264 @@ def join_turns(lane: Lane, turns: Iterable[Turn], cases: CaseIndex | None,
         return
     primed_ids = IdSet()  # bounded, as the unjoined ids
     primed_ids.update(primed)
+    any_primed = bool(primed_ids)  # no priming turn yet: no id to look up
+    casework = lane.casework
     for turn in turns:
         case_id = turn.case_id
         if turn.role == "priming" and case_id:
             primed_ids.add(case_id)
-        case, known, problems = join.case(case_id, turn.record)
+            any_primed = True
+        if cases is None:  # nothing to join with (join.case's answer, without the call)
+            case, known, problems = None, True, cast("list[Finding]", [])
+        else:
+            case, known, problems = join.case(case_id, turn.record)
         fields = case.data if case is not None else None
         # A case-driven lane's predicates also read the case's entry for this turn (casework.py).
-        read = lane.casework.subject_case(turn.record.data, fields) if lane.casework is not None else fields
+        read = casework.subject_case(turn.record.data, fields) if casework is not None else fields
+        transcript_primed = any_primed and case_id in primed_ids
         subject = Subject(turn.surface or "", turn.grounding, read,
-                          primed=is_primed(fields, case_id in primed_ids))
+                          is_primed(fields, transcript_primed) if fields is not None else transcript_primed)
         scored = turn.scored and turn.chain == 0 and bool(case_id)
         # Only the scored turn is held to the case's expectations.
         yield Joined(TURN, turn.record, case_id, case, subject, fields, fields if turn.scored else None,
-                     scored=scored, known=known, problems=problems)
+                     None, None, scored, known, problems)  # positional: one per turn
 
 
-@dataclass
+CHAIN_WINDOW = 2048  # chains held in memory (in first-seen order) before the oldest move to a scratch store
+STORED_FILTER_BITS = 1 << 23  # the filter of stored case ids: 1 MiB, whatever the number of ids
+
+
+@dataclass(slots=True)
 class Chain:
-    """Both runs of one symbolic case, accumulated from its turns."""
+    """What both runs of one symbolic case leave for its evaluation, accumulated from its turns:
+    the record its findings point at (its last chain-0 probe, else its first turn), the probe
+    fields the subject reads and the premise proposals of each run (no Turn is kept)."""
 
     case_id: str
-    probes: dict[int, Turn] = field(default_factory=dict)
-    proposals: dict[int, int] = field(default_factory=dict)
-    first: Turn | None = None
+    record: Record  # the last chain-0 probe, else the chain's first turn
+    probed: bool = False  # `record` is a chain-0 probe: the fields below are its
+    surface: str = ""
+    grounding: str = "none"
+    vault_hits: int = 0
+    trace_hash: str = ""
+    replay: tuple[int, str] | None = None  # the last chain-1 probe's (vault_hits, trace_hash)
+    proposals: int = 0  # premise turns of chain 0 with a pack mutation proposal
+    proposals_replay: int = 0  # the same in chain 1
+
+    def take(self, turn: Turn) -> None:
+        """One more turn of this case (any order, any file)."""
+        if turn.role == "premise" and turn.proposal:
+            if turn.chain == 0:
+                self.proposals += 1
+            elif turn.chain == 1:
+                self.proposals_replay += 1
+        if not (turn.scored or turn.role == "probe"):
+            return
+        if turn.chain == 0:
+            self.record, self.probed = turn.record, True
+            self.surface, self.grounding = turn.surface or "", turn.grounding
+            self.vault_hits, self.trace_hash = turn.vault_hits or 0, turn.trace_hash or ""
+        elif turn.chain == 1:
+            self.replay = (turn.vault_hits or 0, turn.trace_hash or "")
 
     def subject(self, case_fields: Mapping[str, Any] | None = None) -> Subject:
-        p0, p1 = self.probes.get(0), self.probes.get(1)
+        replay = self.replay
         return Subject(
-            surface=p0.surface or "" if p0 else "",
-            grounding=p0.grounding if p0 else "none",
+            surface=self.surface,
+            grounding=self.grounding,
             case=case_fields,
-            vault_hits=p0.vault_hits or 0 if p0 else 0,
-            trace_hash=(p0.trace_hash or "") if p0 else "",
-            proposal_count=self.proposals.get(0, 0),
-            vault_hits_replay=(p1.vault_hits or 0) if p1 else None,
-            trace_hash_replay=(p1.trace_hash or "") if p1 else None,
-            proposal_count_replay=self.proposals.get(1, 0) if p1 else None,
+            vault_hits=self.vault_hits,
+            trace_hash=self.trace_hash,
+            proposal_count=self.proposals,
+            vault_hits_replay=replay[0] if replay is not None else None,
+            trace_hash_replay=replay[1] if replay is not None else None,
+            proposal_count_replay=self.proposals_replay if replay is not None else None,
         )
 
     def probe_record(self) -> Record:
-        turn = self.probes.get(0) or self.first
-        assert turn is not None
-        return turn.record
+        return self.record
+
+
+class _StoredIds:
+    """A fixed-size filter (two bits per id) of the case ids written to the chain store: "not
+    stored" is certain, so a new id (most are: a runner writes a case's turns together) costs no
+    lookup. A false "maybe" costs one lookup that finds nothing; no result depends on it."""
+
+    def __init__(self, bits: int | None = None) -> None:
+        self._mask = (STORED_FILTER_BITS if bits is None else bits) - 1
+        self._bits = bytearray((self._mask >> 3) + 1)
+
+    def add(self, case_id: str) -> None:
+        h, mask, bits = hash(case_id), self._mask, self._bits
+        for bit in (h & mask, (h >> 32) & mask):
+            bits[bit >> 3] |= 1 << (bit & 7)
+
+    def __contains__(self, case_id: str) -> bool:
+        h, mask, bits = hash(case_id), self._mask, self._bits
+        return all(bits[bit >> 3] & (1 << (bit & 7)) for bit in (h & mask, (h >> 32) & mask))
+
+
+class _ChainStore:
+    """Chains out of the window by case id, in the order first written (a chain written again
+    keeps its place): one table of a scratch database (caseindex.scratch_db: unlinked, gone
+    when closed), written in batches."""
+
+    BATCH = 1024  # chains written per transaction
+    _UPSERT = "INSERT INTO chains (key, row) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET row = excluded.row"
+
+    def __init__(self) -> None:
+        self._db = scratch_db()
+        self._db.execute("CREATE TABLE chains (n INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE, row BLOB NOT NULL)")
+        self._buffer: dict[str, tuple[Any, ...]] = {}  # not yet written (newer than the table's)
+
+    def put(self, case_id: str, row: tuple[Any, ...]) -> None:
+        self._buffer[case_id] = row
+        if len(self._buffer) >= self.BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self._buffer:
+            return
+        rows = [(k.encode("utf-8", "surrogatepass"), pickle.dumps(v, pickle.HIGHEST_PROTOCOL))
+                for k, v in self._buffer.items()]
+        self._buffer = {}
+        self._db.execute("BEGIN")
+        self._db.executemany(self._UPSERT, rows)
+        self._db.execute("COMMIT")
+
+    def get(self, case_id: str) -> tuple[Any, ...] | None:
+        row = self._buffer.get(case_id)
+        if row is not None:
+            return row
+        found = self._db.execute("SELECT row FROM chains WHERE key = ?",
+                                 (case_id.encode("utf-8", "surrogatepass"),)).fetchone()
+        return pickle.loads(found[0]) if found is not None else None
+
+    def items(self) -> Iterator[tuple[str, tuple[Any, ...]]]:
+        """Every chain once, in the order first written; the store is closed after."""
+        self._flush()
+        cur = self._db.execute("SELECT key, row FROM chains ORDER BY n")
+        while rows := cur.fetchmany(self.BATCH):
+            for key, row in rows:
+                yield key.decode("utf-8", "surrogatepass"), pickle.loads(row)
+        self._db.close()
+
+
+class _Chains:
+    """Every case's Chain until the turns end, yielded in first-seen order. At most `window`
+    chains are held in memory; past it the oldest to enter is written to a scratch store
+    (`_ChainStore`: on disk, unlinked, in first-written order) and read back if its case
+    id comes again. A runner writes a case's turns together, so a chain is mostly complete
+    when it leaves; correctness does not depend on it."""
+
+    def __init__(self, window: int | None = None) -> None:
+        self._window = CHAIN_WINDOW if window is None else window
+        self._open: dict[str, Chain] = {}  # in the order they entered the window
+        self._store: _ChainStore | None = None
+        self._stored: _StoredIds | None = None  # made with the store (most runs never need it)
+        self._paths: list[str] = []  # a stored record's file, by number
+        self._path_numbers: dict[str, int] = {}
+
+    def add(self, case_id: str, turn: Turn) -> None:
+        chain = self._open.get(case_id)
+        if chain is None:
+            chain = self._reopen(case_id) or Chain(case_id, turn.record)
+            self._open[case_id] = chain
+        chain.take(turn)
+        if len(self._open) > self._window:
+            oldest = next(iter(self._open))
+            self._put(oldest, self._open.pop(oldest))
+
+    def _reopen(self, case_id: str) -> Chain | None:
+        if self._store is None or self._stored is None or case_id not in self._stored:
+            return None
+        row = self._store.get(case_id)
+        return self._unpack(case_id, row) if row is not None else None
+
+    def _put(self, case_id: str, chain: Chain) -> None:
+        if self._store is None or self._stored is None:
+            self._store, self._stored = _ChainStore(), _StoredIds()
+        self._store.put(case_id, self._pack(chain))
+        self._stored.add(case_id)
+
+    def _pack(self, chain: Chain) -> tuple[Any, ...]:
+        """A chain as builtins: its record as its line (read again when the chain is yielded)."""
+        record = chain.record
+        number = self._path_numbers.get(record.path)
+        if number is None:
+            number = self._path_numbers[record.path] = len(self._paths)
+            self._paths.append(record.path)
+        return (number, record.line, record.index, record.text, chain.probed, chain.grounding,
+                chain.vault_hits, chain.trace_hash, chain.replay, chain.proposals, chain.proposals_replay)
+
+    def _unpack(self, case_id: str, row: tuple[Any, ...]) -> Chain:
+        number, line, index, text, probed, grounding, vault_hits, trace_hash, replay, proposals, replayed = row
+        data = json.loads(text)  # the reader parsed this line: it parses again, to the same value
+        if has_surrogate_escape(text):
+            repair_surrogates(data)  # as the reader did
+        record = Record(data, line, index, None, (), self._paths[number], text)
+        surface = data["surface"] if probed else ""  # a probe turn's surface is its record's (a string)
+        return Chain(case_id, record, probed, surface, grounding, vault_hits, trace_hash, replay, proposals,
+                     replayed)
+
+    def first_seen(self) -> Iterator[Chain]:
+        """Every chain once, in the order its case id was first seen."""
+        if self._store is None:
+            yield from self._open.values()
+            return
+        # A chain first enters the store in first-seen order (the oldest leaves first; a chain
+        # read back keeps its place): the chains still open go after those stored, in order.
+        for case_id, chain in self._open.items():
+            self._store.put(case_id, self._pack(chain))
+        self._open = {}
+        for case_id, row in self._store.items():
+            yield self._unpack(case_id, row)
 
 
 def _join_chains(lane: Lane, turns: Iterable[Turn], join: _Join) -> Iterator[Joined]:
-    by_id: dict[str, Chain] = {}
+    chains = _Chains()
     for turn in turns:
-        if not turn.case_id:
-            continue
-        chain = by_id.get(turn.case_id)
-        if chain is None:
-            chain = by_id[turn.case_id] = Chain(turn.case_id, first=turn)
-        if turn.role == "premise" and turn.proposal:
-            chain.proposals[turn.chain] = chain.proposals.get(turn.chain, 0) + 1
-        if turn.scored or turn.role == "probe":
-            chain.probes[turn.chain] = turn
-    for chain in by_id.values():
+        if turn.case_id:
+            chains.add(turn.case_id, turn)
+    for chain in chains.first_seen():
         probe = chain.probe_record()
         case, known, problems = join.case(chain.case_id, probe)
         fields = case.data if case is not None else None
         yield Joined(CHAIN, probe, chain.case_id, case, chain.subject(fields), fields, fields,
                      targets={"proposal_count": probe}, known=known, problems=problems)
+
+
+class HeldFindings:
+    """A reader's findings while a chain lane reads every turn before its first chain: moved
+    from the reader's list to a Spool as they come (on disk past its buffer), given back in
+    their order and in batches, so that a file of broken lines does not fill memory."""
+
+    BATCH = 1024  # findings given back at once
+
+    def __init__(self, found: list[Finding]) -> None:
+        self._found = found  # the reader's list, which it appends to
+        self._held: Spool[Finding] = Spool()
+
+    def watch(self, turns: Iterable[Turn]) -> Iterator[Turn]:
+        for turn in turns:
+            self._move()
+            yield turn
+        self._move()  # the reader's last findings (its file-level notices) come after its last turn
+
+    def _move(self) -> None:
+        if self._found:
+            self._held.extend(self._found)
+            self._found.clear()
+
+    def drain(self) -> Iterator[list[Finding]]:
+        """The findings held so far, in order, and forgotten."""
+        if not len(self._held):
+            return
+        items = iter(self._held)
+        while batch := list(itertools.islice(items, self.BATCH)):
+            yield batch
+        self._held.close()
+        self._held = Spool()
 
 
 def join_report(lane: Lane, transcript: Transcript, cases: CaseIndex | None,
@@ -302,5 +500,5 @@ def _ending_fix(spec: PredicateSpec, verdict: Verdict, where: Location) -> tuple
     return (Fix(f"Add terminal punctuation `{endings[0]}`", at, str(endings[0])),)
 
 
-__all__ = ["CHAIN", "REPORT_CASE", "TURN", "Evaluated", "Evaluator", "Joined", "Suppressions",
+__all__ = ["CHAIN", "REPORT_CASE", "TURN", "Evaluated", "Evaluator", "HeldFindings", "Joined", "Suppressions",
            "join_report", "join_turns"]

@@ -13,20 +13,21 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from dataclasses import dataclass, field
 from operator import itemgetter
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from ..checks import CHECK_CODES as C
 from ..config import Config
 from ..findings import Finding, Location, Severity
-from ..lanes import Lane
+from ..lanes import EXPECTED, Lane
 from ..predicates import Context, Verdict
-from ..scoring import Outcome, lane_signals, metrics_from_tally, signal_values, threshold_results
+from ..scoring import VALUE_SLOTS, Outcome, lane_signals, metrics_from_tally, signal_values, threshold_results
 from ..sources.base import JsonlReader, ReadStats, Record, check_finding
 from ..sources.transcripts import Turn, iter_turns, read_report, sniff_stream
 from .caseindex import IdSet, ids_list
 from .compact import CompactOutcomes, whole_record
 from .details import DetailsPlan
-from .pipeline import Evaluator, Joined, join_report, join_turns
+from .pipeline import Evaluated, Evaluator, Joined, join_report, join_turns
 from .results import CaseIndex, LaneResult, Rows, UsageError
 from .spool import Mapped, Spool, fewer_collections
 
@@ -50,9 +51,9 @@ class Scored:
     grounding: str
     details: dict[str, Any] | None
     judged: tuple[str, ...]
-    failures: dict[str, Verdict]  # the failed predicates' verdicts
+    failures: Mapping[str, Verdict]  # the failed predicates' verdicts
     findings: tuple[Finding, ...]
-    levels: dict[str, Severity | None] = field(default_factory=dict)  # each failure's finding severity
+    levels: Mapping[str, Severity | None] = field(default_factory=dict)  # each failure's finding severity
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Spooled by the hundred thousand: builtins only (verdicts as message and spans, severities
@@ -87,6 +88,10 @@ class Part:
     reports_read: int = 0
 
 
+# A passing record's failures and levels: one shared read-only mapping each (no dict per record).
+_NO_FAILURES: Mapping[str, Verdict] = MappingProxyType({})
+_NO_LEVELS: Mapping[str, Severity | None] = MappingProxyType({})
+
 _BY_VERDICTS_SIZE = 4096  # verdict mappings whose signals are remembered (cleared when full: a few MiB at most)
 
 # Why-nothing-scored counters, in the order the message names them.
@@ -109,6 +114,10 @@ class LaneScorer:
         self._reference_loaded = False
         self.details = DetailsPlan(lane)
         self.signals = lane_signals(lane)
+        # Without case fields a signal is its verdict's `passed` (True for `@expected`, False for a
+        # predicate not judged or a case field): when no signal is a v2 value slot.
+        self.plain_signals: tuple[tuple[str, bool], ...] | None = (
+            None if any(n[0] in VALUE_SLOTS for n in self.signals) else tuple((n, n == EXPECTED) for n in self.signals))
         self.reported = {p.name for p in lane.predicates if p.report}
         self.report_order = [p.name for p in lane.predicates if p.report]
         self._judged: dict[tuple[str, ...], tuple[str, ...]] = {}  # verdict names -> reported ones judged
@@ -137,10 +146,12 @@ class LaneScorer:
 
     # --- evaluation (here or in a worker) ----------------------------------------------
 
-    def evaluate(self, joined: Joined) -> Scored | None:
-        """A joined record's Scored, or None when it is not scored (counted by why)."""
-        for problem in joined.problems:
-            self.problem(problem)
+    def judge(self, joined: Joined) -> tuple[Evaluated, tuple[Any, ...], tuple[str, ...]] | None:
+        """A joined record's evaluation, signals and failed reported predicates; None when it is
+        not scored (counted by why)."""
+        if joined.problems:
+            for problem in joined.problems:
+                self.problem(problem)
         case_id = joined.case_id
         if not case_id:
             self.unscored[NO_CASE_ID] += 1
@@ -154,39 +165,61 @@ class LaneScorer:
         if not joined.scored:
             self.unscored[NOT_SCORED] += 1
             return None
-        shown = self.finding_limit is None or self.failing_shown < self.finding_limit
-        done = self.evaluator.evaluate(joined, findings=shown)
-        for problem in done.mismatches:
-            self.problem(problem)
+        limit = self.finding_limit
+        done = self.evaluator.evaluate(joined, findings=limit is None or self.failing_shown < limit)
+        if done.mismatches:
+            for problem in done.mismatches:
+                self.problem(problem)
         verdicts = done.verdicts
         fields = joined.fields
         # The lane memoises verdict sets (repeated surfaces share one mapping): without case
         # fields, its signals and failures are a function of that mapping alone.
-        by_verdicts = self._by_verdicts
-        seen = by_verdicts.get(id(verdicts)) if not fields else None
-        if seen is not None and seen[0] is verdicts:
-            signals, failed = seen[1], seen[2]
-        else:
+        if fields:
             signals = signal_values(self.lane, self.signals, verdicts, fields)
             reported = self.reported
             failed = tuple([n for n, v in verdicts.items() if not v.passed and n in reported])
-            if not fields:
-                if len(by_verdicts) >= _BY_VERDICTS_SIZE:
-                    by_verdicts.clear()
-                # The mapping is held, so its id cannot be reused while it is here.
-                by_verdicts[id(verdicts)] = (verdicts, signals, failed)
+        else:
+            by_verdicts = self._by_verdicts
+            seen = by_verdicts.get(id(verdicts))
+            if seen is not None and seen[0] is verdicts:
+                signals, failed = seen[1], seen[2]
+            else:
+                if self.plain_signals is not None:  # signal_values without case fields, inlined
+                    get = verdicts.get
+                    signals = tuple([expected or ((v := get(n)) is not None and v.passed)
+                                     for n, expected in self.plain_signals])
+                else:
+                    signals = signal_values(self.lane, self.signals, verdicts, fields)
+                reported = self.reported
+                failed = tuple([n for n, v in verdicts.items() if not v.passed and n in reported])
+                if not self.lane._memo.paused:  # a paused lane memo gives every record a new mapping
+                    if len(by_verdicts) >= _BY_VERDICTS_SIZE:
+                        by_verdicts.clear()
+                    # The mapping is held, so its id cannot be reused while it is here.
+                    by_verdicts[id(verdicts)] = (verdicts, signals, failed)
         if failed and done.findings:
             self.failing_shown += 1
+        return done, signals, failed
+
+    def evaluate(self, joined: Joined) -> Scored | None:
+        """A joined record's Scored, or None when it is not scored (counted by why)."""
+        judged_record = self.judge(joined)
+        if judged_record is None:
+            return None
+        done, signals, failed = judged_record
+        verdicts = done.verdicts
+        case_id = joined.case_id
+        assert case_id is not None
         details = None
         judged: tuple[str, ...] = ()
-        failures: dict[str, Verdict] = {}
-        levels: dict[str, Severity | None] = {}
+        failures: Mapping[str, Verdict] = _NO_FAILURES
+        levels: Mapping[str, Severity | None] = _NO_LEVELS
         if self.want_rows:
             subject = joined.subject
             data = joined.stored if joined.stored is not None else joined.record.data
             plan = self.details
             ctx = Context(subject, self.lane.analysis) if plan.needs_context else None
-            details = plan.build(verdicts, subject, fields, data, ctx, case_id)
+            details = plan.build(verdicts, subject, joined.fields, data, ctx, case_id)
             # The reported predicates judged, in the lane's order: one tuple per set of judged names.
             names = tuple(verdicts)
             known = self._judged.get(names)
@@ -210,21 +243,37 @@ class LaneScorer:
     def keep(self, scored: Scored, record: Record | None = None) -> None:
         where = scored.where if scored.where is not None else record
         assert where is not None
-        position = self.compact.add(scored.case_id, scored.signals, scored.failed, where, scored.record_index)
-        rank = position
-        if self.index is not None:
-            rank = self.index.rank(scored.case_id)
-            if rank >= 0:
-                self.scored_ranks[rank] = 1
-        for f in scored.findings:
-            self.findings.append((position, f))
+        position, rank = self.count(scored.case_id, scored.signals, scored.failed, where, scored.record_index,
+                                    scored.findings)
         if self.want_rows:
             self.rows.append(_row(rank, position, scored, self.row_findings))
+
+    def count(self, case_id: str, signals: tuple[Any, ...], failed: tuple[str, ...], where: Record | Location,
+              record_index: int | None, findings: Iterable[Finding]) -> tuple[int, int]:
+        """One scored record in the tally and its findings in the spool: its position and rank
+        (its case's rank in the case files when they are given, else its position)."""
+        position = self.compact.add(case_id, signals, failed, where, record_index)
+        rank = position
+        if self.index is not None:
+            rank = self.index.rank(case_id)
+            if rank >= 0:
+                self.scored_ranks[rank] = 1
+        for f in findings:
+            self.findings.append((position, f))
+        return position, rank
 
     def fold(self, joined: Iterable[Joined]) -> None:
         sink = self.on_scored
         keep = self.keep
         with fewer_collections():
+            if sink is None and not self.want_rows:  # only the tally and findings: no Scored needed
+                judge, count = self.judge, self.count
+                for item in joined:
+                    got = judge(item)
+                    if got is not None:
+                        record = item.record
+                        count(item.case_id or "", got[1], got[2], record, record.index, got[0].findings)
+                return
             for item in joined:
                 scored = self.evaluate(item)
                 if scored is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import OrderedDict
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -59,20 +59,111 @@ class Fingerprints:
     """Per finding: a hash of (code, path, case id or line) and its occurrence number among equals.
 
     Equal keys sit together in the sorted findings (one record's); the counts of the last
-    FINGERPRINT_MEMORY distinct keys are kept, so memory stays bounded."""
+    FINGERPRINT_MEMORY distinct keys (least recently used first out) are kept in flat arrays
+    allocated once, so memory is bounded and does not grow with the findings."""
 
     def __init__(self) -> None:
-        self.seen: OrderedDict[str, int] = OrderedDict()
+        self.seen = _FlatLru(FINGERPRINT_MEMORY)
 
     def __call__(self, f: Finding) -> str:
         anchor = f"case:{f.record_id}" if f.record_id is not None else f"line:{f.location.line}"
         key = "\0".join((f.code, display_path(f.path), anchor))
         digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-        n = self.seen.pop(digest, 0) + 1
-        self.seen[digest] = n
-        if len(self.seen) > FINGERPRINT_MEMORY:
-            self.seen.popitem(last=False)
-        return f"{digest}:{n}"
+        return f"{digest}:{self.seen.bump(int(digest, 16))}"
+
+
+class _FlatLru:
+    """A count per 64-bit key for the last `capacity` distinct keys used (an OrderedDict's
+    pop-and-reinsert with the oldest evicted), in a linear-probing table of flat arrays with a
+    recency list through its slots: a fixed size from the start, however many keys pass through."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        size = 1 << max(2, (2 * capacity - 1).bit_length())  # load at most a half
+        self.mask = size - 1
+        self.keys = array("Q", bytes(8 * size))
+        self.counts = array("i", bytes(4 * size))
+        self.full = bytearray(size)
+        self.older = array("i", [-1]) * size  # the recency list: slot -> the slot used before / after it
+        self.newer = array("i", [-1]) * size
+        self.oldest = self.newest = -1
+        self.used = 0
+
+    def _find(self, key: int) -> int:
+        """The slot holding `key`, or the empty slot that ends its probe path."""
+        mask, full, keys = self.mask, self.full, self.keys
+        i = key & mask
+        while full[i] and keys[i] != key:
+            i = (i + 1) & mask
+        return i
+
+    def _unlink(self, slot: int) -> None:
+        older, newer = self.older[slot], self.newer[slot]
+        if older >= 0:
+            self.newer[older] = newer
+        else:
+            self.oldest = newer
+        if newer >= 0:
+            self.older[newer] = older
+        else:
+            self.newest = older
+
+    def _link_newest(self, slot: int) -> None:
+        self.older[slot], self.newer[slot] = self.newest, -1
+        if self.newest >= 0:
+            self.newer[self.newest] = slot
+        else:
+            self.oldest = slot
+        self.newest = slot
+
+    def bump(self, key: int) -> int:
+        """The key's count plus one (1 if it is not among the kept), now its most recent use."""
+        slot = self._find(key)
+        if self.full[slot]:
+            self.counts[slot] += 1
+            if slot != self.newest:
+                self._unlink(slot)
+                self._link_newest(slot)
+            return self.counts[slot]
+        self.full[slot] = 1
+        self.keys[slot], self.counts[slot] = key, 1
+        self._link_newest(slot)
+        self.used += 1
+        if self.used > self.capacity:
+            self._evict(self.oldest)
+        return 1
+
+    def _evict(self, slot: int) -> None:
+        """Empty `slot`, shifting later entries of its probe run back (no tombstones)."""
+        self._unlink(slot)
+        self.used -= 1
+        mask, full, keys = self.mask, self.full, self.keys
+        hole, j = slot, slot
+        full[hole] = 0
+        while True:
+            j = (j + 1) & mask
+            if not full[j]:
+                break
+            home = keys[j] & mask
+            # The entry at j stays if its home lies cyclically in (hole, j].
+            if (hole < home <= j) if hole <= j else (home > hole or home <= j):
+                continue
+            self._move(j, hole)
+            full[j] = 0
+            hole = j
+
+    def _move(self, src: int, dst: int) -> None:
+        self.keys[dst], self.counts[dst], self.full[dst] = self.keys[src], self.counts[src], 1
+        older, newer = self.older[src], self.newer[src]
+        self.older[dst], self.newer[dst] = older, newer
+        if older >= 0:
+            self.newer[older] = dst
+        else:
+            self.oldest = dst
+        if newer >= 0:
+            self.older[newer] = dst
+        else:
+            self.newest = dst
 
 
 def fingerprints(findings: Sequence[Finding]) -> list[str]:

@@ -411,13 +411,18 @@ class JsonlReader:
             if text[:1] != "{" and not text.strip(" \t\r\n"):  # a record line starts with `{`: no copy
                 stats.blank += 1
                 continue
-            data = self._parse(text, number)
-            if data is None:
-                continue
+            try:
+                data = _loads(text)
+            except (json.JSONDecodeError, RecursionError):
+                data = None
+            if type(data) is not dict:
+                data = self._parse(text, number)  # the finding for a line that is not an object
+                if data is None:
+                    continue
             stats.records += 1
             self.yielded += 1
             record = Record(data, number, self.yielded - 1, None, (), path, text)
-            if ("\\ud" in text or "\\uD" in text) and _SURROGATE_ESCAPE.search(text):
+            if _surrogate_escape(text):  # one scan: faster than a substring prefilter
                 self.findings.extend(surrogate_findings(record, repair_surrogates(data)))
             yield record
         if crlf_lines:
@@ -525,6 +530,7 @@ def decode_document(raw: bytes, path: str) -> tuple[str | None, list[Finding]]:
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 # The only way a surrogate gets into a string json.loads returns (strict UTF-8 has none).
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_surrogate_escape = _SURROGATE_ESCAPE.search
 REPLACEMENT = "\ufffd"
 
 

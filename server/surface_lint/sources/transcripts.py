@@ -145,6 +145,7 @@ def turn_from_record(record: Record, findings: list[Finding], telemetry: bool = 
     vault_hits = get("vault_hits")
     trace_hash = get("trace_hash")
     turn_index = get("turn_index")
+    chain = get("chain")
     # Fast path: every canonical field has its type (or is absent / null).
     if not (
         (case_id is None or type(case_id) is str)
@@ -156,7 +157,7 @@ def turn_from_record(record: Record, findings: list[Finding], telemetry: bool = 
         and (vault_hits is None or type(vault_hits) is int)
         and (trace_hash is None or type(trace_hash) is str)
         and (turn_index is None or type(turn_index) is int)
-        and (get("chain") is None or type(get("chain")) is int)
+        and (chain is None or type(chain) is int)
     ):
         values: dict[str, Any] = {}
         for key, kind in TURN_FIELDS.items():
@@ -185,20 +186,11 @@ def turn_from_record(record: Record, findings: list[Finding], telemetry: bool = 
     if telemetry and turn_index is None:
         t = get("turn")
         turn_index = t if type(t) is int else None
-    return Turn(
-        record=record,
-        case_id=case_id,
-        surface=surface,
-        grounding=grounding or "none",
-        role=role,
-        scored=bool(scored),
-        chain=_chain_of(data),
-        prompt=prompt,
-        vault_hits=vault_hits,
-        trace_hash=trace_hash,
-        proposal=bool(proposal) and proposal is not False,
-        turn_index=turn_index,
-    )
+    # Positional (record, case_id, surface, grounding, role, scored, chain, prompt, vault_hits,
+    # trace_hash, proposal, turn_index): one Turn per line.
+    return Turn(record, case_id, surface, grounding or "none", role, bool(scored),
+                chain if type(chain) is int else _chain_of(data), prompt,
+                vault_hits, trace_hash, bool(proposal) and proposal is not False, turn_index)
 
 
 def iter_turns(path: str, stream: io.BufferedIOBase | io.BytesIO, kind: str, reader: JsonlReader) -> Iterator[Turn]:
