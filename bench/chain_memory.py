@@ -34,6 +34,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import memory
 from case_memory import FLOOR
 from memory import measure
 
@@ -100,13 +101,11 @@ def build_cases(path: Path, cases: int, templates: list[dict[str, object]]) -> i
 
 
 def lane_cmd(turns: Path, fmt: str) -> list[str]:
-    return [sys.executable, "-m", "surface_lint", "--lane", LANE, "--transcripts", str(turns),
-            "--output-format", fmt, "-o", os.devnull]
+    return memory.lane_cmd(turns, fmt, LANE)
 
 
 def check_cmd(path: Path, fmt: str) -> list[str]:
-    return [sys.executable, "-m", "surface_lint", "check", str(path), "--lane", LANE,
-            "--output-format", fmt, "-o", os.devnull]
+    return memory.check_cmd(path, fmt, LANE)
 
 
 def main() -> None:

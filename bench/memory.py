@@ -51,13 +51,13 @@ def measure(cmd: list[str], tree: Path | None = None) -> tuple[float, float]:
     return int(rss_kib) / 1024, float(cpu)
 
 
-def lane_cmd(path: Path, fmt: str) -> list[str]:
-    return [sys.executable, "-m", "surface_lint", "--lane", LANE, "--transcripts", str(path),
+def lane_cmd(path: Path, fmt: str, lane: str = LANE) -> list[str]:
+    return [sys.executable, "-m", "surface_lint", "--lane", lane, "--transcripts", str(path),
             "--output-format", fmt, "-o", os.devnull]
 
 
-def check_cmd(path: Path, fmt: str) -> list[str]:
-    return [sys.executable, "-m", "surface_lint", "check", str(path), "--lane", LANE,
+def check_cmd(path: Path, fmt: str, lane: str = LANE) -> list[str]:
+    return [sys.executable, "-m", "surface_lint", "check", str(path), "--lane", lane,
             "--output-format", fmt, "-o", os.devnull]
 
 
