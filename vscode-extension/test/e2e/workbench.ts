@@ -108,15 +108,25 @@ export async function goTo(page: Page, line: number, column: number): Promise<vo
 
 /** Hovers the first squiggle of `kind` drawn on `line` and returns the hover's text. */
 export async function hoverSquiggle(page: Page, kind: string, line: number, expected: RegExp): Promise<string> {
-  const box = (await squiggles(page)).find((squiggle) => squiggle.kind === kind && squiggle.line === line);
-  if (box === undefined) {
-    throw new Error(`no ${kind} squiggle on line ${line}`);
-  }
-  await page.mouse.move(box.x - 20, box.y - 40);
-  await page.mouse.move(box.x, box.y, { steps: 5 });
   const hover = page.locator(".monaco-hover-content", { hasText: expected });
-  await hover.first().waitFor({ state: "visible", timeout: 15_000 });
-  return hover.first().innerText();
+  for (let attempt = 1; ; attempt += 1) {
+    // Measured anew each attempt: code lenses arriving after the measurement move the lines under the pointer.
+    const box = (await squiggles(page)).find((squiggle) => squiggle.kind === kind && squiggle.line === line);
+    if (box === undefined) {
+      throw new Error(`no ${kind} squiggle on line ${line}`);
+    }
+    await page.mouse.move(box.x - 20, box.y - 40);
+    await page.mouse.move(box.x, box.y, { steps: 5 });
+    try {
+      await hover.first().waitFor({ state: "visible", timeout: 5_000 });
+      return await hover.first().innerText();
+    } catch (error) {
+      if (attempt === 3) {
+        throw error;
+      }
+      await page.mouse.move(0, 0);
+    }
+  }
 }
 
 /** Opens the quick-fix menu at the cursor (Ctrl+.) and applies the action titled `title`. */
