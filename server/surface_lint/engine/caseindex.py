@@ -358,31 +358,11 @@ class CaseIndex:
     def finish(self) -> None:
         """Every file's findings in file order (record and reading findings, then duplicates
         within the file), then duplicates across files, then holdout leaks."""
-        if self._db is None:
-            for case_file, found in zip(self.files, self._file_findings, strict=True):
-                if found is None:
-                    self.findings.extend(case_file.findings)
-                    continue
-                self.findings.extend(found)
-                self.findings.extend(duplicate_findings([case_file]))
-            if len(self.files) > 1:  # the within-file pairs were given above; their fixes still count here
-                self.findings.extend(p.finding() for p in duplicate_pairs(self.files) if not p.within_file)
-            self.findings.extend(leak_findings(self.files))
-        else:
-            duplicates = self._distinct < self._seq
-            if duplicates:
-                self._db.execute("CREATE INDEX recs_file_id ON recs (file, id, seq)")
-            for file_no, found in enumerate(self._file_findings):
-                if found is None:
-                    self.findings.extend(self.files[file_no].findings)
-                    continue
-                self.findings.extend(found)
-                if duplicates:
-                    self.findings.extend(p.finding() for p in self._duplicate_pairs(file_no))
-            if duplicates and len(self.files) > 1:
-                self.findings.extend(p.finding() for p in self._duplicate_pairs(None) if not p.within_file)
-            if any(f.split == "holdouts" for f in self.files):
-                self.findings.extend(self._leaks())
+        for file_no in range(len(self.files)):
+            self.findings.extend(self.file_findings(file_no))
+        if len(self.files) > 1:  # the within-file pairs were given above; their fixes still count here
+            self.findings.extend(p.finding() for p in self._cross_pairs() if not p.within_file)
+        self.findings.extend(self.leaks())
         for found in self._file_findings:
             if found is not None:
                 found.close()
@@ -404,11 +384,14 @@ class CaseIndex:
 
     def cross_duplicates(self) -> Iterator[Finding]:
         """duplicate_findings over all the files, within-file pairs included."""
+        return (p.finding() for p in self._cross_pairs())
+
+    def _cross_pairs(self) -> Iterator[DuplicatePair]:
         if self._db is None:
-            yield from duplicate_findings(self.files)
+            yield from duplicate_pairs(self.files)
         elif self._distinct < self._seq:
             self._db.execute("CREATE INDEX IF NOT EXISTS recs_file_id ON recs (file, id, seq)")
-            yield from (p.finding() for p in self._duplicate_pairs(None))
+            yield from self._duplicate_pairs(None)
 
     def leaks(self) -> Iterator[Finding]:
         """leak_findings over all the files."""
