@@ -109,9 +109,24 @@ def test_the_engine_scores_a_case_driven_lane_from_its_files(lanes_dir: Path, la
     assert result.lane == lane
     assert result.metrics == report["metrics"]
     assert [o.details for o in result.outcomes] == report["cases"]
-    assert result.missing_transcripts == [] and result.unknown_cases == [] and result.findings == []
+    assert list(result.missing_transcripts) == [] and list(result.unknown_cases) == []
     assert result.case_count == len(report["cases"])
     assert result.stats.errors == 0
+    # One fact, one value: the failing cases `--lane` reports are the ones `check --cases` finds,
+    # with the same findings at the same capture lines.
+    engine = Engine(profile="reference")
+    _, index = engine.load_cases([str(cases_file(folder, stem))])
+    captures = folder / "captures" / f"{stem}.jsonl"
+    checked = engine.check_bytes(str(captures), captures.read_bytes(), cases=index).findings
+    assert [_where(f) for f in result.findings] == [_where(f) for f in checked]
+    failing = {c.get("case_id", c.get("id")) for c in report["cases"] if report_fails(lane, c)}
+    assert {f.record_id for f in result.findings} == failing
+    assert result.failing_count == len(failing)
+    assert sorted(o.case_id for o in result.outcomes if o.failed) == sorted(failing)
+
+
+def _where(f: Any) -> tuple[Any, ...]:
+    return (f.location.path, f.location.line, f.location.column, f.code, f.record_id, f.message)
 
 
 def test_fabrication_verdicts_on_the_sealed_holdouts_committed_surfaces(lanes_dir: Path) -> None:

@@ -17,7 +17,7 @@ import pickle
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..casework import Blame, Casework, CaseworkEvaluator
+from ..casework import Blame, CaseOutcome, Casework, CaseworkEvaluator
 from ..checks import CHECK_CODES as C
 from ..findings import Finding, sorted_findings
 from ..lanes import Lane
@@ -48,6 +48,7 @@ class CaseGroups:
     def __init__(self, memory: int | None = None) -> None:
         self._memory = MEMORY_RECORDS if memory is None else memory
         self._groups: dict[str, list[Record]] = {}
+        self._ranks: dict[str, int] = {}  # a case's rank (its place in the case files), when given
         self._held = 0
         self._db: Any = None  # sqlite3.Connection once spilled
         self._pending: list[tuple[bytes, bytes]] = []
@@ -56,36 +57,41 @@ class CaseGroups:
     def spilled(self) -> bool:
         return self._db is not None
 
-    def add(self, case_id: str, record: Record) -> None:
+    def add(self, case_id: str, record: Record, rank: int = -1) -> None:
+        """One record of a case; `rank` (the case's place in the case files) orders `ranked()`."""
         if self._db is None:
             self._groups.setdefault(case_id, []).append(record)
+            if rank >= 0:
+                self._ranks[case_id] = rank
             self._held += 1
             if self._held > self._memory:
                 self._spill()
             return
-        self._put(case_id, record)
+        self._put(case_id, record, rank)
 
     def _spill(self) -> None:
         self._db = scratch_db()
         # n (the rowid) is the reading order: appends only, never a keyed insert.
-        self._db.execute("CREATE TABLE records (n INTEGER PRIMARY KEY, id BLOB NOT NULL, blob BLOB NOT NULL)")
+        self._db.execute("CREATE TABLE records (n INTEGER PRIMARY KEY, id BLOB NOT NULL, rank INTEGER NOT NULL,"
+                         " blob BLOB NOT NULL)")
         groups, self._groups = self._groups, {}
+        ranks, self._ranks = self._ranks, {}
         # The cases' first-seen order is each one's least n: written case by case, it is kept.
         for case_id, records in groups.items():
             for record in records:
-                self._put(case_id, record)
+                self._put(case_id, record, ranks.get(case_id, -1))
 
-    def _put(self, case_id: str, record: Record) -> None:
+    def _put(self, case_id: str, record: Record, rank: int = -1) -> None:
         blob = pickle.dumps((record.data, record.line, record.index, record.path, record.text),
                             pickle.HIGHEST_PROTOCOL)
-        self._pending.append((case_id.encode("utf-8", "surrogatepass"), blob))
+        self._pending.append((case_id.encode("utf-8", "surrogatepass"), rank, blob))
         if len(self._pending) >= _BATCH:
             self._flush()
 
     def _flush(self) -> None:
         if self._pending:
             self._db.execute("BEGIN")
-            self._db.executemany("INSERT INTO records (id, blob) VALUES (?, ?)", self._pending)
+            self._db.executemany("INSERT INTO records (id, rank, blob) VALUES (?, ?, ?)", self._pending)
             self._db.execute("COMMIT")
             self._pending = []
 
@@ -117,11 +123,40 @@ class CaseGroups:
         finally:
             self.close()
 
+    def ranked(self) -> Iterator[tuple[int, str, list[Record]]]:
+        """Each ranked case as (rank, id, its records in reading order), in rank order (one case
+        held at a time once on disk); then closed."""
+        if self._db is None:
+            groups, ranks = self._groups, self._ranks
+            self._groups, self._ranks = {}, {}
+            for case_id in sorted(ranks, key=ranks.__getitem__):
+                yield ranks[case_id], case_id, groups[case_id]
+            return
+        self._flush()
+        db = self._db
+        try:
+            db.execute("CREATE INDEX records_by_rank ON records (rank, n)")
+            rank = -1
+            key: bytes | None = None
+            records: list[Record] = []
+            for raw, got, blob in db.execute("SELECT id, rank, blob FROM records WHERE rank >= 0 ORDER BY rank, n"):
+                if got != rank:
+                    if key is not None:
+                        yield rank, key.decode("utf-8", "surrogatepass"), records
+                    key, rank, records = raw, got, []
+                data, line, index, path, text = pickle.loads(blob)
+                records.append(Record(data, line, index, None, (), path, text))
+            if key is not None:
+                yield rank, key.decode("utf-8", "surrogatepass"), records
+        finally:
+            self.close()
+
     def close(self) -> None:
         if self._db is not None:
             self._db.close()
             self._db = None
         self._groups = {}
+        self._ranks = {}
         self._pending = []
 
 
@@ -129,23 +164,31 @@ def case_findings(evaluator: Evaluator, casework: Casework, case: Case, records:
     """What makes one case fail (nothing when it passes), as findings on its records."""
     if not records:
         return []
+    return judge_case(evaluator, CaseworkEvaluator(casework), casework, case.id, case.data, records)[1]
+
+
+def judge_case(evaluator: Evaluator, cases: CaseworkEvaluator, casework: Casework, case_id: str,
+               data: Mapping[str, Any], records: Sequence[Record]) -> tuple[CaseOutcome | None, list[Finding]]:
+    """One case judged once: its outcome (metrics and details read it; None when it could not be
+    judged) and what makes it fail, as findings on its records (nothing when it passes). `--lane`,
+    `check` and the editor all judge a case here."""
     first = records[0]
     try:
-        _, blames = CaseworkEvaluator(casework).case_findings(case.data, [r.data for r in records])
-    except RegexTimeout as exc:  # a user pattern's character budget: the case is not judged (as in `score`)
-        return [check_finding(C.PATTERN_LIMIT, first.whole(), f"case `{case.id}` was not judged: a pattern {exc}",
-                              case.id, record_index=first.index)]
+        outcome, blames = cases.case_findings(data, [r.data for r in records])
+    except RegexTimeout as exc:  # a user pattern's character budget: the case is not judged
+        return None, [check_finding(C.PATTERN_LIMIT, first.whole(), f"case `{case_id}` was not judged: a pattern {exc}",
+                                    case_id, record_index=first.index)]
     by_data = {id(r.data): r for r in records}
     out: list[Finding] = []
     seen: set[tuple[Any, ...]] = set()
     for blame in blames:
         record = by_data.get(id(blame.record), first) if blame.record is not None else first
-        for finding in _findings_of(evaluator, casework, case, record, blame):
+        for finding in _findings_of(evaluator, casework, case_id, data, record, blame):
             key = (finding.location, finding.code, finding.message)
             if key not in seen and _kept(record.data, finding):
                 seen.add(key)
                 out.append(finding)
-    return sorted_findings(out)
+    return outcome, sorted_findings(out)
 
 
 def check_case_lines(engine: Engine, path: str, lines: Sequence[tuple[int, str]], kind: str, lane: Lane,
@@ -176,12 +219,13 @@ def check_case_lines(engine: Engine, path: str, lines: Sequence[tuple[int, str]]
     return sorted_findings(out)
 
 
-def _findings_of(evaluator: Evaluator, casework: Casework, case: Case, record: Record, blame: Blame) -> list[Finding]:
+def _findings_of(evaluator: Evaluator, casework: Casework, case_id: str, data: Mapping[str, Any], record: Record,
+                 blame: Blame) -> list[Finding]:
     if blame.predicate is not None and blame.verdict is not None:
         verdict = _on_record(blame.verdict, blame.surface, record.data)
-        return evaluator.predicate_findings({blame.predicate: verdict}, record, case.data, case.id)
+        return evaluator.predicate_findings({blame.predicate: verdict}, record, data, case_id)
     where = record.location(casework.case_field) if casework.case_field in record.data else record.whole()
-    return [check_finding(C.CASE_CHECK, where, blame.message, case.id, record_index=record.index)]
+    return [check_finding(C.CASE_CHECK, where, blame.message, case_id, record_index=record.index)]
 
 
 def _on_record(verdict: Verdict, judged: str | None, record: Mapping[str, Any]) -> Verdict:
@@ -201,4 +245,4 @@ def _kept(data: Mapping[str, Any], finding: Finding) -> bool:
     return finding.code not in disabled and finding.rule not in disabled
 
 
-__all__ = ["MEMORY_RECORDS", "CaseGroups", "case_findings", "check_case_lines"]
+__all__ = ["MEMORY_RECORDS", "CaseGroups", "case_findings", "check_case_lines", "judge_case"]

@@ -7,7 +7,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..casework import lane_result, load_casework
+from ..casework import load_casework
 from ..config import Config, ConfigError, resolve_severity
 from ..findings import Finding, Severity, sorted_findings
 from ..lanes import Lane, LaneError, LaneSet, PredicateSpec, load_lanes
@@ -15,6 +15,7 @@ from ..predicates import Verdict
 from ..sources.base import ReadStats, Record
 from ..sources.paths import unique_paths
 from ..sources.transcripts import sniff
+from .casescore import score_casework
 from .check import HEAD_BYTES, DocumentChecker, check_lines, turn_stream
 from .detect import first_object
 from .pipeline import Evaluator
@@ -205,9 +206,14 @@ class Engine:
             if not transcript_paths:
                 raise UsageError("give --lane, --cases or --transcripts")
             lane = self._transcript_lane(transcript_paths[0], texts)
-        casework = load_casework(lane)  # a case-driven lane (casework.py) scores itself
-        if casework is not None:
-            return lane_result(self.profile, lane, casework, case_paths, transcript_paths, texts)
+        casework = load_casework(lane)
+        if casework is not None:  # a case-driven lane: its captures grouped and judged case by case
+            stats = ReadStats()
+            if index is not None:
+                stats.add(index.stats)
+            return score_casework(lane, casework, index, self.severity_levels, self.profile, case_paths,
+                                  transcript_paths, texts, stats, want_details, finding_limit, row_findings,
+                                  self.config.max_line_bytes)
         set_name = threshold_set or self.config.thresholds.get(lane.name) or lane.default_thresholds
         if set_name is not None and set_name not in lane.thresholds:
             known = ", ".join(sorted(lane.thresholds)) or "none"

@@ -236,6 +236,8 @@ class LaneResult:
     # The same cases as `outcomes`, as (case_id, failed names, details) without rebuilding an
     # Outcome: the JSON writer's view. None when only `outcomes` is given.
     case_rows: Rows[tuple[str, tuple[str, ...], dict[str, Any] | None]] | None = None
+    # Report sections a case-driven lane computes beside `metrics` (fabrication_control's `by_class`).
+    sections: Mapping[str, Any] = field(default_factory=dict)
 
 
 

@@ -1,0 +1,238 @@
+"""Scoring a case-driven (`[casework]`) lane: the engine's one path from captures to a LaneResult.
+
+The case files are read once, into the run's case index (`Engine.load_cases`). The captures
+are streamed: each record is joined to its case by id and grouped with the case's other
+records (`casegroup.CaseGroups`: in memory up to a bound, then on the scratch database), in
+case-file order however many files and passes they come in. Each case is then judged once
+(`casegroup.judge_case`: the same verdict and the same findings `check --cases` and the editor
+give), folded into the metrics (`casemetrics.CaseMetricsFold`) and dropped; its report row and
+findings go to the spools every lane's reporters read. Memory does not grow with the cases.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..casework import Casework, CaseworkEvaluator, _compare
+from ..checks import CHECK_CODES as C
+from ..findings import Finding, Location, Severity
+from ..lanes import Lane, ThresholdCheck
+from ..predicates import Verdict
+from ..scoring import ThresholdResult
+from ..sources.base import JsonlReader, ReadStats, Record, check_finding
+from .casegroup import CaseGroups, judge_case
+from .casemetrics import CaseMetricsFold, category_key
+from .caseindex import IdSet, ids_list
+from .pipeline import Evaluator
+from .results import CaseIndex, LaneResult, Rows, UsageError
+from .score import Scored, _finding_order, _row, _row_light, _row_order, _row_outcome, _second
+from .spool import Mapped, Spool, fewer_collections
+
+
+class CaseworkScorer:
+    """Folds the captures of one case-driven lane run into metrics, case rows and findings."""
+
+    def __init__(self, lane: Lane, casework: Casework, index: CaseIndex, levels: Mapping[str, str],
+                 want_rows: bool, finding_limit: int | None, max_line_bytes: int | None = None,
+                 group_memory: int | None = None) -> None:
+        self.lane = lane
+        self.casework = casework
+        self.index = index
+        self.want_rows = want_rows
+        self.row_findings = True
+        self.finding_limit = finding_limit
+        self.max_line_bytes = max_line_bytes
+        self.evaluator = Evaluator(lane, levels)
+        self.cases = CaseworkEvaluator(casework)
+        self.fold = CaseMetricsFold(casework, self.cases.functions())
+        self.groups = CaseGroups(group_memory)
+        self.rows: Spool[tuple[Any, ...]] = Spool(key=_row_order)
+        self.findings: Spool[tuple[int, Finding]] = Spool(key=_finding_order)
+        self.unknown = IdSet()
+        self.stats = ReadStats()
+        self.case_count = 0
+        self.failing_count = 0
+        self.failing_shown = 0
+        self.missing: Spool[str] = Spool()
+
+    def problem(self, finding: Finding) -> None:
+        self.findings.append((-1, finding))
+
+    # --- reading -----------------------------------------------------------------------
+
+    def read(self, paths: Sequence[str], texts: Mapping[str, bytes]) -> None:
+        """Every capture file, in order, joined to its cases and grouped by case."""
+        field = self.casework.case_field
+        index = self.index
+        for path in paths:
+            reader = JsonlReader(path, self.max_line_bytes) if self.max_line_bytes else JsonlReader(path)
+            given = texts.get(path)
+            try:
+                stream = io.BytesIO(given) if given is not None else Path(path).open("rb")
+            except OSError as exc:
+                raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
+            with stream:
+                for record in reader.records(stream):
+                    case_id = record.data.get(field)
+                    if not isinstance(case_id, str) or not case_id:
+                        self.problem(check_finding(
+                            C.UNJOINED, record.whole(), f"record without a string `{field}`; joined to no case",
+                            record_index=record.index))
+                        continue
+                    rank = index.rank(case_id)
+                    if rank < 0:
+                        if self.unknown.add(case_id):
+                            self.problem(check_finding(
+                                C.UNJOINED, record.location(field),
+                                f"case id `{case_id}` matches no case in the given case files", case_id,
+                                record_index=record.index))
+                        continue
+                    self.groups.add(case_id, record, rank)
+            for finding in reader.findings:
+                self.problem(finding)
+            self.stats.add(reader.stats)
+
+    # --- judging ------------------------------------------------------------------------
+
+    def judge_all(self) -> None:
+        """Each case once, in case-file order: a case without a captured record is missing."""
+        groups = self.groups.ranked()
+        pending = next(groups, None)
+        id_field = self.lane.schema.id_field
+        with fewer_collections():
+            for rank, case in enumerate(self.index.ordered()):
+                if pending is None or pending[0] != rank:
+                    self.missing.append(case.id)
+                    self.problem(check_finding(
+                        C.UNJOINED, case.record.location(id_field),
+                        f"case `{case.id}` has no captured turn in the transcripts; left out of the metrics",
+                        case.id, record_index=case.record.index))
+                    continue
+                _, _, records = pending
+                pending = next(groups, None)
+                self._judge(rank, case.id, case.data, records)
+
+    def _judge(self, rank: int, case_id: str, data: Mapping[str, Any], records: list[Record]) -> None:
+        outcome, found = judge_case(self.evaluator, self.cases, self.casework, case_id, data, records)
+        if outcome is None:  # not judged (a pattern past its budget): left out of the metrics
+            for f in found:
+                self.problem(f)
+            return
+        self.fold.add(outcome)
+        self.case_count += 1
+        failed: tuple[str, ...] = ()
+        failures: dict[str, Verdict] = {}
+        severities: dict[str, Severity | None] = {}
+        if not outcome.passed:
+            self.failing_count += 1
+            if not found:  # suppressed on its records, or nothing to place: the case still fails
+                first = records[0]
+                found = [check_finding(C.CASE_CHECK, first.whole(), f"case `{case_id}` fails", case_id,
+                                       record_index=first.index)]
+            for f in found:
+                if f.rule not in failures:
+                    failures[f.rule] = Verdict(False, message=f.message)
+                    severities[f.rule] = f.severity
+                elif f.severity > (severities[f.rule] or f.severity):
+                    severities[f.rule] = f.severity
+            failed = tuple(failures)
+            if self.finding_limit is not None:
+                if self.failing_shown >= self.finding_limit:
+                    found = []
+                else:
+                    self.failing_shown += 1
+        for f in found:
+            self.findings.append((rank, f))
+        if self.want_rows:
+            scored = Scored(case_id, (outcome.passed,), failed, None, records[0].index, "none", outcome.details,
+                            failed, failures, tuple(found), severities)
+            self.rows.append(_row(rank, rank, scored, self.row_findings))
+
+    # --- the result --------------------------------------------------------------------
+
+    def result(self, profile: str, sources: list[str], stats: ReadStats, input_findings: Iterable[Finding],
+               first_capture: str) -> LaneResult:
+        lane = self.lane
+        for f in input_findings:
+            self.problem(f)
+        self.judge_all()
+        sections, raw = self.fold.finish() if self.case_count else ({}, {})
+        metrics = dict(sections.get("metrics", {}))
+        # Sections beside `metrics` (fabrication_control's `by_class`) are reported as the runner does.
+        extra = {name: values for name, values in sections.items() if name != "metrics"}
+        thresholds, set_name = self._thresholds(raw)
+        passed: bool | None = all(t.passed for t in thresholds) if thresholds else None
+        nothing = None
+        if not self.case_count:
+            nothing = self._nothing_scored()
+            if set_name is not None:
+                self.problem(check_finding(C.NOTHING_SCORED, Location(first_capture, 1, 1, 1, 1),
+                                           f"no case was scored: {nothing}; the thresholds were not checked"))
+                passed = False
+        stats.add(self.stats)
+        findings: Rows[Finding] = Mapped(self.findings, len(self.findings), _second)
+        outcomes = Mapped(self.rows, len(self.rows), _row_outcome)
+        case_rows = Mapped(self.rows, len(self.rows), _row_light)
+        return LaneResult(
+            lane=lane.name, profile=profile, version=lane.version, threshold_set=set_name,
+            metrics=metrics, thresholds=thresholds, passed=passed, outcomes=outcomes, findings=findings,
+            missing_transcripts=ids_list(self.missing), unknown_cases=self.unknown.sorted(), remainder=[],
+            stats=stats, sources=sources,
+            headline=lane.headline if lane.headline in metrics else next(iter(metrics), ""),
+            metric_aliases={}, case_count=self.case_count, failing_count=self.failing_count,
+            nothing_scored=nothing, case_rows=case_rows, sections=extra,
+        )
+
+    def _thresholds(self, raw: Mapping[str, Any]) -> tuple[list[ThresholdResult], str | None]:
+        """The lane's first `thresholds` metric as threshold results (CI's exit code and every
+        reporter's threshold lines); a check on a per-category metric gives one result per
+        category, named `metric.category`."""
+        spec = next((m for m in self.casework.metrics if m.kind == "thresholds"), None)
+        if spec is None:
+            return [], None
+        out: list[ThresholdResult] = []
+        for check in spec.checks:
+            actual = raw.get(check.metric)
+            named: list[tuple[str, Any]]
+            if isinstance(actual, dict):
+                named = [(f"{check.metric}.{k}", actual[k]) for k in sorted(actual, key=category_key)]
+            else:
+                named = [(check.metric, actual)]
+            for name, value in named:
+                if value is None and spec.skip_null:
+                    continue
+                number = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+                threshold = ThresholdCheck(name, check.op, check.value)
+                out.append(ThresholdResult(threshold, number, number is not None and _compare(number, check.op, check.value)))
+        return out, spec.name
+
+    def _nothing_scored(self) -> str:
+        stats = self.stats
+        if not stats.records:
+            if stats.errors:
+                return f"none of the {stats.lines} line(s) read could be parsed as a record"
+            return "the captures hold no record"
+        if self.unknown:
+            return f"{len(self.unknown)} case id(s) that match no case"
+        return "no captured record joined a case"
+
+
+def score_casework(lane: Lane, casework: Casework, index: CaseIndex | None, levels: Mapping[str, str],
+                   profile: str, case_paths: Sequence[str], capture_paths: Sequence[str],
+                   texts: Mapping[str, bytes], stats: ReadStats, want_rows: bool = True,
+                   finding_limit: int | None = None, row_findings: bool = True,
+                   max_line_bytes: int | None = None) -> LaneResult:
+    """`Engine.score` of a case-driven lane (the case index is the run's, read once)."""
+    if index is None or not case_paths:
+        raise UsageError(f"lane {lane.name} scores captures joined with their cases: give --cases")
+    scorer = CaseworkScorer(lane, casework, index, levels, want_rows, finding_limit, max_line_bytes)
+    scorer.row_findings = row_findings
+    scorer.read(capture_paths, texts)
+    return scorer.result(profile, [*case_paths, *capture_paths], stats, index.findings,
+                         capture_paths[0] if capture_paths else "")
+
+
+__all__ = ["CaseworkScorer", "score_casework"]
