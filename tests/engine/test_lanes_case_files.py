@@ -181,6 +181,18 @@ def test_lanes_lists_every_shipped_lane() -> None:
         assert row.endswith(f"({ROOT / 'rules' / (row.split()[0] + '.toml')})"), row
 
 
+# The dev split's failing cases (as each runner's report says: `passed` false), by lane: the
+# finding `--lane` gives for each, its code and the capture line.
+DEV_FAILURES: dict[str, list[tuple[str, str, int]]] = {
+    "calibration": [("CAL-DEV-010", "SL018", 19)],
+    "compositionality": [("CMP-DEV-001", "SL018", 1), ("CMP-DEV-001", "SLC901", 5),
+                         ("CMP-DEV-002", "SL018", 11), ("CMP-DEV-002", "SLC901", 15)],
+    "inference_closure": [("INF-DEV-001", "SL018", 1), ("INF-DEV-001", "SLC951", 5), ("INF-DEV-003", "SL018", 21),
+                          ("INF-DEV-003", "SLC951", 25), ("INF-DEV-004", "SL018", 31), ("INF-DEV-004", "SLC951", 35),
+                          ("INF-DEV-005", "SLC951", 45)],
+}
+
+
 def _dev_cases(lane_dir: Path) -> Path:
     flat = lane_dir / "cases" / "cases" / "dev.jsonl"  # fabrication_control's layout
     return flat if flat.is_file() else lane_dir / "cases" / "dev" / "cases.jsonl"
@@ -194,7 +206,9 @@ def test_lane_option_scores_each_new_lane_as_its_runner_did(corpus: Path, lane: 
                           "--transcripts", str(lane_dir / "captures" / "dev.jsonl"), "--output-format", "json")
     assert err == ""
     scored = json.loads(out)
-    assert (scored["lane"], scored["findings"]) == (lane, [])
+    # Each case the runner failed is a finding at the capture line that decided it.
+    assert scored["lane"] == lane
+    assert [(f["record_id"], f["code"], f["line"]) for f in scored["findings"]] == DEV_FAILURES.get(lane, [])
     assert scored["metrics"] == report["metrics"]
     # The runner's own verdict on the run decides the exit code: 1 where it failed the lane.
     evaluation = report.get("threshold_evaluation")
