@@ -22,22 +22,15 @@ Captures are read as they are (the runtime's turn records: `case_id`, `turn_inde
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import kinds_extra
 from .caseexpr import Expr, ExprError, resolve_path
-from .checks import CHECK_CODES as C
-from .findings import sorted_findings
 from .lane_extends import LanePositions
 from .lanes import Lane, LaneError
 from .predicates import PASS, Context, RegexTimeout, Subject, Verdict
-from .sources.base import Record, check_finding
-
-if TYPE_CHECKING:
-    from .engine.results import LaneResult
-
 
 # Functions that need the lane (its predicates, its [analysis]), with what they do.
 LANE_FUNCTION_DOCS: dict[str, str] = {
@@ -382,22 +375,6 @@ class CaseOutcome:
     views: dict[str, list[Any]] = field(default_factory=dict, repr=False)  # the first run's turns
 
 
-@dataclass
-class CaseworkResult:
-    lane: str
-    sections: dict[str, dict[str, Any]]  # "metrics" and any other section a metric names
-    outcomes: list[CaseOutcome]
-    missing: list[str]  # cases without any captured turn
-    unknown: list[str]  # captured case ids with no case
-    errors: list[str] = field(default_factory=list)  # file:line: message of unreadable lines
-    raw: dict[str, Any] = field(default_factory=dict)  # the metrics unrounded (thresholds compare these)
-    findings: list[Any] = field(default_factory=list)  # cases left out (SL015, SL013), at their case
-
-    @property
-    def metrics(self) -> dict[str, Any]:
-        return self.sections.get("metrics", {})
-
-
 @dataclass(frozen=True, slots=True)
 class Blame:
     """One reason a case fails: the value it came from and, when it is a turn's, that turn's
@@ -702,67 +679,6 @@ class CaseworkEvaluator:
                 out.add(spec.name)
         return out
 
-    # --- metrics ---------------------------------------------------------------------
-
-    def metrics(self, outcomes: Sequence[CaseOutcome], raw: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
-        """Every [[casework.metrics]] by report section; `raw` (when given) gets the unrounded values."""
-        fns = self.functions()
-        sections: dict[str, dict[str, Any]] = {}
-        raw = {} if raw is None else raw
-        for spec in self.casework.metrics:
-            if spec.kind == "thresholds":
-                value: Any = _thresholds(spec, raw)
-            else:
-                items: list[dict[str, Any]] = []
-                for outcome in outcomes:
-                    base = {**outcome.views, **outcome.values, "case": outcome.case, "runs": outcome.runs,
-                            "metrics": raw}
-                    if spec.per == "case":
-                        items.append(base)
-                    else:
-                        items.extend({**base, "t": t} for t in outcome.views.get(spec.per, []))
-                if spec.where is not None:
-                    items = [i for i in items if spec.where.evaluate(i, fns)]
-                if spec.by is not None:
-                    groups: dict[Any, list[dict[str, Any]]] = {}
-                    for item in items:
-                        groups.setdefault(spec.by.evaluate(item, fns), []).append(item)
-                    value = {k: self._aggregate(spec, groups[k], raw, fns, rounded=True) for k in sorted(groups)}
-                    raw[spec.name] = {k: self._aggregate(spec, groups[k], raw, fns, rounded=False) for k in sorted(groups)}
-                else:
-                    value = self._aggregate(spec, items, raw, fns, rounded=True)
-                    raw[spec.name] = self._aggregate(spec, items, raw, fns, rounded=False)
-            if spec.kind == "thresholds":
-                raw[spec.name] = value
-            if spec.section == spec.name:  # the metric is a whole report section (`by_class`)
-                sections[spec.name] = value if isinstance(value, dict) else {"value": value}
-            else:
-                sections.setdefault(spec.section, {})[spec.name] = value
-        return {name: dict(sorted(values.items())) for name, values in sections.items()}
-
-    def _aggregate(self, spec: CaseMetric, items: Sequence[Mapping[str, Any]], raw: Mapping[str, Any],
-                   fns: Mapping[str, Callable[..., Any]], rounded: bool) -> Any:
-        def value_of(item: Mapping[str, Any]) -> Any:
-            assert spec.value is not None
-            return spec.value.evaluate(item, fns)
-
-        if spec.kind == "count":
-            out: Any = sum(1 for i in items if spec.value is None or value_of(i))
-        elif spec.kind == "sum":
-            out = sum(value_of(i) for i in items)
-        elif spec.kind == "rate":
-            out = sum(1 for i in items if value_of(i)) / len(items) if items else spec.empty
-        elif spec.kind == "mean":
-            out = sum(float(value_of(i)) for i in items) / len(items) if items else spec.empty
-        elif spec.kind == "counts":
-            return {name: sum(1 for i in items if cond.evaluate(i, fns)) for name, cond in sorted(spec.fields.items())}
-        else:  # value: one expression over the metrics computed so far
-            assert spec.value is not None
-            out = spec.value.evaluate({"metrics": raw, **raw}, fns)
-        if rounded and spec.digits is not None and isinstance(out, float):
-            out = round(out, spec.digits)
-        return out
-
 
 def _render(template: str, scope: Mapping[str, Any]) -> str:
     """A value's message: each `{path}` is read from the case scope (null-safe)."""
@@ -779,28 +695,6 @@ def _render(template: str, scope: Mapping[str, Any]) -> str:
         out.append("" if value is None else str(value))
         i = end + 1
     return "".join(out)
-
-
-def _threshold_results(casework: Casework, result: CaseworkResult) -> tuple[list[Any], bool | None, str | None]:
-    """The lane's first `thresholds` metric as the engine's threshold results: CI's exit code and
-    every reporter's threshold lines come from it (None when the lane has none, or no case)."""
-    from .lanes import ThresholdCheck
-    from .scoring import ThresholdResult
-
-    spec = next((m for m in casework.metrics if m.kind == "thresholds"), None)
-    if spec is None or not result.outcomes:
-        return [], None, None
-    out: list[Any] = []
-    for check in spec.checks:
-        actual = result.raw.get(check.metric)
-        values = list(actual.values()) if isinstance(actual, dict) else [actual]
-        for value in values:
-            if value is None and spec.skip_null:
-                continue
-            number = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-            ok = number is not None and _compare(number, check.op, check.value)
-            out.append(ThresholdResult(ThresholdCheck(check.metric, check.op, check.value), number, ok))
-    return out, all(r.passed for r in out), spec.name
 
 
 def _thresholds(spec: CaseMetric, raw: Mapping[str, Any]) -> Any:
@@ -848,144 +742,3 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_jsonable(v) for v in value]
     return value
-
-
-# --- files -----------------------------------------------------------------------------
-
-
-@dataclass
-class _Read:
-    findings: list[Any] = field(default_factory=list)  # the readers' findings (SL001, SL008, ...)
-    stats: Any = None
-
-
-def _records(path: str, texts: Mapping[str, bytes], read: _Read) -> Iterator[Record]:
-    """Every intact record of a JSONL file, read by the project's reader (a bad line is a
-    finding, the lines around it are still read)."""
-    import io
-
-    from .sources.base import JsonlReader, ReadStats
-
-    reader = JsonlReader(path)
-    data = texts.get(path)
-    try:
-        stream = io.BytesIO(data) if data is not None else open(path, "rb")
-    except OSError as exc:
-        raise LaneError(path, 1, f"cannot read: {exc.strerror}") from None
-    with stream:
-        yield from reader.records(stream)
-    read.findings.extend(reader.findings)
-    if read.stats is None:
-        read.stats = ReadStats()
-    read.stats.add(reader.stats)
-
-
-def score_files(casework: Casework, case_paths: Sequence[str], capture_paths: Sequence[str],
-                texts: Mapping[str, bytes] | None = None, read: _Read | None = None) -> CaseworkResult:
-    """Join the captures to the cases and score them. Records are grouped by case (a runner may
-    come back to a case in a second pass), so what is held is the captures of the split."""
-    texts = texts or {}
-    read = read if read is not None else _Read()
-    cases: list[Mapping[str, Any]] = []
-    seen: set[str] = set()
-    where: dict[str, Record] = {}
-    id_field = casework.lane.schema.id_field
-    for path in case_paths:
-        for record in _records(path, texts, read):
-            case_id = record.data.get(id_field)
-            if not isinstance(case_id, str) or not case_id:
-                read.findings.append(check_finding(
-                    C.MISSING_FIELD, record.whole(), f"case without a string `{id_field}`; not scored"))
-            elif case_id in seen:
-                read.findings.append(check_finding(
-                    C.DUPLICATE_ID, record.location(id_field), f"case id `{case_id}` is given twice; the first is scored",
-                    case_id))
-            else:
-                seen.add(case_id)
-                cases.append(record.data)
-                where[case_id] = record
-    records: dict[str, list[Mapping[str, Any]]] = {}
-    unknown: list[str] = []
-    for path in capture_paths:
-        for record in _records(path, texts, read):
-            case_id = record.data.get(casework.case_field)
-            if not isinstance(case_id, str):
-                read.findings.append(check_finding(
-                    C.UNJOINED, record.whole(), f"record without a string `{casework.case_field}`; joined to no case"))
-            elif case_id not in seen:
-                if case_id not in unknown:
-                    unknown.append(case_id)
-                    read.findings.append(check_finding(
-                        C.UNJOINED, record.location(casework.case_field),
-                        f"case id `{case_id}` matches no case in the given case files", case_id))
-            else:
-                records.setdefault(case_id, []).append(record.data)
-    read.findings = sorted_findings(read.findings)
-    errors = [f"{f.location.path}:{f.location.line}:{f.location.column}: {f.code} {f.message}" for f in read.findings]
-    return score(casework, cases, records, unknown, errors, where)
-
-
-def lane_result(profile: str, lane: Lane, casework: Casework, case_paths: Sequence[str],
-                capture_paths: Sequence[str], texts: Mapping[str, bytes] | None = None) -> LaneResult:
-    """`Engine.score` of a case-driven lane: its metrics and per-case records as a LaneResult
-    (the reporters print them like any lane's)."""
-    from .engine.results import LaneResult, UsageError
-    from .scoring import Outcome
-    from .sources.base import ReadStats
-
-    if not case_paths:
-        raise UsageError(f"lane {lane.name} scores captures joined with their cases: give --cases")
-    read = _Read()
-    result = score_files(casework, case_paths, capture_paths, texts, read)
-    outcomes = [
-        Outcome(case_id=o.case_id, signals=(o.passed,), details=o.details,
-                failed=() if o.passed else ("passed",))
-        for o in result.outcomes
-    ]
-    metrics = dict(result.metrics)
-    thresholds, passed, set_name = _threshold_results(casework, result)
-
-    return LaneResult(
-        lane=lane.name, profile=profile, version=lane.version, threshold_set=set_name,
-        metrics=metrics, thresholds=thresholds, passed=passed, outcomes=outcomes,
-        findings=sorted_findings([*read.findings, *result.findings]),
-        missing_transcripts=result.missing, unknown_cases=sorted(result.unknown), remainder=[],
-        stats=read.stats or ReadStats(), sources=[*case_paths, *capture_paths],
-        headline=lane.headline if lane.headline in metrics else next(iter(metrics), ""),
-        metric_aliases={}, case_count=len(outcomes), failing_count=sum(1 for o in result.outcomes if not o.passed),
-    )
-
-
-def score(casework: Casework, cases: Sequence[Mapping[str, Any]],
-          records: Mapping[str, Sequence[Mapping[str, Any]]], unknown: Sequence[str] = (),
-          errors: Sequence[str] = (), where: Mapping[str, Record] | None = None) -> CaseworkResult:
-    """Score joined cases; `where` (case id -> its case record) places the findings of cases
-    left out: no captured turn (SL015), a pattern over its budget (SL013)."""
-    errors = list(errors)
-    left_out: list[Any] = []
-    evaluator = CaseworkEvaluator(casework)
-    id_field = casework.lane.schema.id_field
-    outcomes: list[CaseOutcome] = []
-    missing: list[str] = []
-    for case in cases:
-        case_id = str(case.get(id_field))
-        got = records.get(case_id)
-        at = where.get(case_id) if where else None
-        if not got:
-            missing.append(case_id)
-            if at is not None:
-                left_out.append(check_finding(
-                    C.UNJOINED, at.location(id_field),
-                    f"case `{case_id}` has no captured turn in the transcripts; left out of the metrics",
-                    case_id))
-            continue
-        try:
-            outcomes.append(evaluator.evaluate_case(case, got))
-        except RegexTimeout as exc:  # a user pattern's character budget (patterns.py): not judged
-            errors.append(f"case `{case_id}` was not judged: a pattern {exc}")
-            if at is not None:
-                left_out.append(check_finding(
-                    C.PATTERN_LIMIT, at.whole(), f"case `{case_id}` was not judged: a pattern {exc}", case_id))
-    raw: dict[str, Any] = {}
-    sections = evaluator.metrics(outcomes, raw) if outcomes else {}
-    return CaseworkResult(casework.lane.name, sections, outcomes, missing, list(unknown), errors, raw, left_out)

@@ -149,3 +149,7 @@ class CheckCode:
 
 
 CHECK_CODES = CheckCode
+
+# The checks a case-driven lane's case can fail on besides its predicates: reports list them
+# beside the predicates (a failing JUnit testcase, Markdown's per-check lists).
+CASE_LEVEL: tuple[str, ...] = (CheckCode.CASE_CHECK,)

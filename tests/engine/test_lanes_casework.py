@@ -11,7 +11,9 @@ from typing import Any
 import pytest
 
 from surface_lint.caseexpr import Expr, ExprError
-from surface_lint.casework import Casework, load_casework, score_files
+from surface_lint.casework import Casework, load_casework
+from surface_lint.config import Config
+from surface_lint.engine import Engine, LaneResult
 from surface_lint.lanes import LaneError, parse_lane
 
 LANE = '''[lane]
@@ -132,6 +134,13 @@ CASES = [
 ]
 
 
+def score_lane(tmp_path: Path, cases: str, captures: str) -> LaneResult:
+    """`surface-lint --lane thread_demo --lane-file demo.toml`: the engine's one scoring path."""
+    lane_file = tmp_path / "thread_demo.toml"
+    lane_file.write_text(LANE, encoding="utf-8")
+    return Engine(Config(lane_files=[lane_file]), profile="reference").score("thread_demo", [cases], [captures])
+
+
 def test_a_multi_turn_lane_scores_every_turn_with_its_own_expectations(tmp_path: Path) -> None:
     cases = write_jsonl(tmp_path / "cases.jsonl", CASES)
     captures = write_jsonl(tmp_path / "captures.jsonl", [
@@ -145,26 +154,34 @@ def test_a_multi_turn_lane_scores_every_turn_with_its_own_expectations(tmp_path:
         "{not json",
         {"chain": 0, "surface": "Whose?"},
     ])
-    result = score_files(casework_of(LANE), [cases], [captures])
+    result = score_lane(tmp_path, cases, captures)
     assert [o.details for o in result.outcomes] == [
         {"id": "c1", "failures": ["case c1: 2 different answers", "does not name light"],
          "turns": [{"s": "Light is bright", "anchored": None}, {"s": "Because it is", "anchored": False}]},
         {"id": "c2", "failures": [], "turns": [{"s": "Truth is real", "anchored": True}]},
     ]
-    assert [o.runs["replay"]["passed"] for o in result.outcomes] == [True, False]
+    assert [o.signals for o in result.outcomes] == [(False,), (True,)]
     assert result.metrics == {
         "anchor_rate": 0.5, "by_topic": {"light": 0.0, "truth": 1.0}, "cases": 2, "healthy": True,
         "mean_turns": 1.5, "replay_pass_rate": 0.5,
     }
-    assert result.missing == ["c3"]
-    assert [(f.code, f.location.line, f.location.column, f.message) for f in result.findings] == [
-        ("SL015", 3, 8, "case `c3` has no captured turn in the transcripts; left out of the metrics")]
-    assert result.unknown == ["c9"]
-    assert result.errors == [
-        f"{captures}:7:13: SL015 case id `c9` matches no case in the given case files",
-        f"{captures}:8:2: SL001 invalid JSON: Expecting property name enclosed in double quotes",
-        f"{captures}:9:1: SL015 record without a string `case_id`; joined to no case",
+    assert list(result.missing_transcripts) == ["c3"]
+    assert list(result.unknown_cases) == ["c9"]
+    assert [(Path(f.location.path).name, f.location.line, f.location.column, f.code, f.record_id, f.message)
+            for f in result.findings] == [
+        ("captures.jsonl", 2, 78, "TD1", "c1", "names_topic: does not name light"),
+        ("captures.jsonl", 7, 13, "SL015", "c9", "case id `c9` matches no case in the given case files"),
+        ("captures.jsonl", 8, 2, "SL001", None, "invalid JSON: Expecting property name enclosed in double quotes"),
+        ("captures.jsonl", 9, 1, "SL015", None, "record without a string `case_id`; joined to no case"),
+        # The demo lane's schema does not declare `turns`: the case index says so, as `check` does.
+        ("cases.jsonl", 1, 32, "SL012", "c1", "unknown field `turns` for lane thread_demo"),
+        ("cases.jsonl", 2, 32, "SL012", "c2", "unknown field `turns` for lane thread_demo"),
+        ("cases.jsonl", 3, 8, "SL015", "c3", "case `c3` has no captured turn in the transcripts; left out of the metrics"),
+        ("cases.jsonl", 3, 32, "SL012", "c3", "unknown field `turns` for lane thread_demo"),
     ]
+    # The failing case's row names its failed check and why.
+    assert [(o.case_id, o.failed, {n: v.message for n, v in (o.verdicts or {}).items()}) for o in result.outcomes] == [
+        ("c1", ("names_topic",), {"names_topic": "names_topic: does not name light"}), ("c2", (), {})]
 
 
 @pytest.mark.parametrize(("old", "new", "where", "message"), [
@@ -267,12 +284,14 @@ def test_a_headline_that_is_no_casework_metric_is_an_error_at_its_line() -> None
 def test_cases_without_an_id_or_given_twice_are_findings_not_silence(tmp_path: Path) -> None:
     cases = write_jsonl(tmp_path / "cases.jsonl", [CASES[1], {"topic": "x"}, {**CASES[1], "topic": "light"}])
     captures = write_jsonl(tmp_path / "captures.jsonl", [rec("c2", 0, 0, "Truth is real."), rec("c2", 1, 0, "Truth.")])
-    result = score_files(casework_of(LANE), [cases], [captures])
+    result = score_lane(tmp_path, cases, captures)
     assert [o.case_id for o in result.outcomes] == ["c2"]
     assert result.metrics["by_topic"] == {"truth": 1.0}
-    assert result.errors == [
-        f"{cases}:2:1: SL002 case without a string `id`; not scored",
-        f"{cases}:3:8: SL005 case id `c2` is given twice; the first is scored",
+    assert [(f.location.line, f.location.column, f.code, f.message) for f in result.findings] == [
+        (1, 32, "SL012", "unknown field `turns` for lane thread_demo"),
+        (2, 1, "SL002", "missing required field `id` (a string) for lane thread_demo"),
+        (3, 8, "SL005", "duplicate case id `c2` (first at this file:1)"),
+        (3, 32, "SL012", "unknown field `turns` for lane thread_demo"),
     ]
 
 

@@ -51,7 +51,7 @@ class CaseGroups:
         self._ranks: dict[str, int] = {}  # a case's rank (its place in the case files), when given
         self._held = 0
         self._db: Any = None  # sqlite3.Connection once spilled
-        self._pending: list[tuple[bytes, bytes]] = []
+        self._pending: list[tuple[bytes, int, bytes]] = []
 
     @property
     def spilled(self) -> bool:

@@ -24,8 +24,8 @@ from ..predicates import Verdict
 from ..scoring import ThresholdResult
 from ..sources.base import JsonlReader, ReadStats, Record, check_finding
 from .casegroup import CaseGroups, judge_case
-from .casemetrics import CaseMetricsFold, category_key
 from .caseindex import IdSet, ids_list
+from .casemetrics import CaseMetricsFold, category_key
 from .pipeline import Evaluator
 from .results import CaseIndex, LaneResult, Rows, UsageError
 from .score import Scored, _finding_order, _row, _row_light, _row_order, _row_outcome, _second

@@ -13,6 +13,7 @@ from itertools import pairwise
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, TextIO
 
+from ..checks import CASE_LEVEL, CHECKS
 from ..engine import LaneResult
 from ..findings import Finding, Severity
 from ..scoring import Outcome
@@ -223,7 +224,10 @@ class CaseView:
 def reported_predicates(lane: Lane | None, outcomes: Iterable[Outcome] = ()) -> list[tuple[str, str]]:
     """(name, code) of the lane's reported predicates in lane order; without a lane, those seen failing."""
     if lane is not None:
-        return [(p.name, p.code) for p in lane.predicates if p.report]
+        out = [(p.name, p.code) for p in lane.predicates if p.report]
+        if lane.casework is not None:  # a case-driven lane's case fails on these too (checks.CASE_LEVEL)
+            out += [(CHECKS[code].name, code) for code in CASE_LEVEL]
+        return out
     seen: dict[str, str] = {}
     for o in outcomes:
         for name in o.failed:

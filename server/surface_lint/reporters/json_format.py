@@ -311,6 +311,8 @@ def write_lane(result: LaneResult, out: TextIO) -> None:
         obj.value("nothing_scored", result.nothing_scored)
     obj.value("passed", result.passed)
     obj.value("profile", result.profile)
+    if result.sections:  # a case-driven lane's report sections beside `metrics` (`by_class`)
+        obj.value("sections", dict(result.sections))
     obj.value("sources", result.sources)
     obj.value("threshold_set", result.threshold_set)
     obj.value("thresholds", _thresholds(result))
@@ -323,7 +325,7 @@ def write_lane(result: LaneResult, out: TextIO) -> None:
 
 
 def _light(outcomes: Iterable[Outcome]) -> Iterator[tuple[str, tuple[str, ...], dict[str, Any] | None]]:
-    """A result built without `case_rows` (casework): the same view from its outcomes."""
+    """A result built without `case_rows`: the same view from its outcomes."""
     for o in outcomes:
         yield o.case_id, o.failed, o.details
 

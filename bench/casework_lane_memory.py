@@ -1,0 +1,113 @@
+"""Benchmark: peak memory and CPU of `--lane` on case-driven lanes at N and 2N distinct cases.
+
+The inputs are the corpus's real splits (`../shared/corpus/lanes/<lane>/{cases,captures}`)
+repeated with suffixed ids (`CAL-DEV-001~000017`), each copy's captures in the order the runner
+made them, so a case's records sit where the runner's sit. Runs, in fresh subprocesses in the
+same run, `surface-lint --lane LANE --cases C --transcripts T --output-format F -o /dev/null`
+for each format, and a bare json.loads loop over cases and captures (the floor). Peak RSS and
+CPU come from each child's rusage (bench/memory.py's `measure`). Not a test: compare within
+one run; `--before TREE` runs another checkout beside this one.
+
+    python bench/casework_lane_memory.py [--cases 20000] [--lanes calibration,compositionality]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from memory import FORMATS, measure
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = Path(os.environ.get("SURFACE_LINT_CORPUS", ROOT.parent / "shared" / "corpus"))
+FLOOR = ("import json, sys\n"
+         "for p in sys.argv[1:]:\n"
+         "    with open(p, 'rb') as fh:\n"
+         "        for line in fh:\n"
+         "            json.loads(line)\n")
+
+
+def split_files(lane: str) -> list[tuple[Path, Path]]:
+    """Every (case file, capture file) pair of a lane's corpus folder."""
+    folder = CORPUS / "lanes" / lane
+    out = []
+    for capture in sorted((folder / "captures").glob("*.jsonl")):
+        stem = capture.stem
+        flat = folder / "cases" / "cases" / f"{stem}.jsonl"
+        if flat.is_file():
+            out.append((flat, capture))
+            continue
+        if stem == "dev":
+            cases = folder / "cases" / "dev" / "cases.jsonl"
+        else:
+            split, _, version = stem.partition("_")
+            cases = folder / "cases" / split / version / "cases.jsonl"
+        if cases.is_file():
+            out.append((cases, capture))
+    return out
+
+
+def build(folder: Path, lane: str, cases: int) -> tuple[Path, Path]:
+    """At least `cases` distinct cases: the lane's splits repeated, ids suffixed per copy."""
+    pairs = [([json.loads(x) for x in c.read_text(encoding="utf-8").splitlines() if x.strip()],
+              [json.loads(x) for x in t.read_text(encoding="utf-8").splitlines() if x.strip()])
+             for c, t in split_files(lane)]
+    id_field = "id"
+    case_path, capture_path = folder / f"{lane}_cases_{cases}.jsonl", folder / f"{lane}_captures_{cases}.jsonl"
+    written = copy = 0
+    with case_path.open("w", encoding="utf-8") as cf, capture_path.open("w", encoding="utf-8") as tf:
+        while written < cases:
+            for rows, captures in pairs:
+                suffix = f"~{copy:06d}"
+                for row in rows:
+                    cf.write(json.dumps({**row, id_field: f"{row[id_field]}{suffix}"}, ensure_ascii=False) + "\n")
+                for rec in captures:
+                    cid = rec.get("case_id")
+                    out = {**rec, "case_id": f"{cid}{suffix}"} if isinstance(cid, str) else rec
+                    tf.write(json.dumps(out, ensure_ascii=False) + "\n")
+                written += len(rows)
+                copy += 1
+    return case_path, capture_path
+
+
+def lane_cmd(lane: str, cases: Path, captures: Path, fmt: str) -> list[str]:
+    return [sys.executable, "-m", "surface_lint", "--lane", lane, "--profile", "reference", "--cases", str(cases),
+            "--transcripts", str(captures), "--output-format", fmt, "-o", os.devnull]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cases", type=int, default=20_000, help="N: runs N and 2N distinct cases")
+    ap.add_argument("--lanes", default="calibration,compositionality")
+    ap.add_argument("--formats", default=",".join(FORMATS))
+    ap.add_argument("--before", type=Path, help="another checkout run beside this one")
+    args = ap.parse_args()
+    trees: list[tuple[str, Path | None]] = [("after", None)]
+    if args.before is not None:
+        trees.insert(0, ("before", args.before.resolve()))
+    print("| lane | tree | format | cases | peak RSS MiB | CPU s | CPU µs/case |")
+    print("|---|---|---|---:|---:|---:|---:|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for lane in [x for x in args.lanes.split(",") if x]:
+            for n in (args.cases, 2 * args.cases):
+                cases, captures = build(Path(tmp), lane, n)
+                distinct = sum(1 for _ in cases.open("rb"))
+                rss, cpu = measure([sys.executable, "-c", FLOOR, str(cases), str(captures)])
+                print(f"| {lane} | floor | json.loads | {distinct} | {rss:.1f} | {cpu:.2f} | {cpu / distinct * 1e6:.0f} |",
+                      flush=True)
+                for name, tree in trees:
+                    for fmt in [f for f in args.formats.split(",") if f]:
+                        rss, cpu = measure(lane_cmd(lane, cases, captures, fmt), tree)
+                        print(f"| {lane} | {name} | {fmt} | {distinct} | {rss:.1f} | {cpu:.2f} | "
+                              f"{cpu / distinct * 1e6:.0f} |", flush=True)
+                cases.unlink()
+                captures.unlink()
+
+
+if __name__ == "__main__":
+    main()
