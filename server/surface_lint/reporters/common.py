@@ -194,6 +194,9 @@ class CaseView:
     judged: tuple[str, ...]  # reported predicates with a verdict, in lane order
     failures: tuple[PredicateFailure, ...]
     findings: tuple[Finding, ...]
+    # A case-driven lane's own verdict on the case (its `passed`): it decides, whatever the
+    # severity of the findings that say why. None for a lane whose predicates decide.
+    verdict: bool | None = None
 
     @property
     def worst(self) -> Severity | None:
@@ -202,8 +205,19 @@ class CaseView:
 
     @property
     def failing(self) -> bool:
-        """Fails when a predicate it is held to fails at warning or above (check's --fail-on default)."""
+        """Fails when a predicate it is held to fails at warning or above (check's --fail-on default),
+        or when a case-driven lane's verdict on it is false."""
+        if self.verdict is not None:
+            return not self.verdict
         return any(f.blocking for f in self.failures)
+
+    @property
+    def deciding(self) -> tuple[PredicateFailure, ...]:
+        """The failures that make the case fail: a case-driven lane's case fails on each reason it
+        gives; else the predicates failing at warning or above."""
+        if self.verdict is not None:
+            return () if self.verdict else self.failures
+        return tuple(f for f in self.failures if f.blocking)
 
     @property
     def status(self) -> str:
@@ -236,9 +250,11 @@ def reported_predicates(lane: Lane | None, outcomes: Iterable[Outcome] = ()) -> 
 
 
 def case_view(outcome: Outcome, predicates: Sequence[tuple[str, str]],
-              passing: dict[tuple[str, ...], tuple[str, ...]] | None = None) -> CaseView:
+              passing: dict[tuple[str, ...], tuple[str, ...]] | None = None, case_verdict: bool = False) -> CaseView:
     """`passing`: judged names by the outcome's judged tuple for these `predicates`, kept across
-    the cases of one report (a passing case's view needs nothing else)."""
+    the cases of one report (a passing case's view needs nothing else). `case_verdict`: the lane
+    is case-driven, and the outcome's one signal is its verdict on the case."""
+    case_ok = bool(outcome.signals[0]) if case_verdict and outcome.signals else None
     details: Mapping[str, Any] = outcome.details or {}
     group = None
     for k in GROUP_FIELDS:
@@ -256,7 +272,7 @@ def case_view(outcome: Outcome, predicates: Sequence[tuple[str, str]],
             judged_names = tuple(name for name, _ in predicates if name in had)
             if passing is not None and len(passing) < 4096:
                 passing[had] = judged_names
-        return CaseView(outcome.case_id, group, surface, judged_names, (), tuple(outcome.findings))
+        return CaseView(outcome.case_id, group, surface, judged_names, (), tuple(outcome.findings), case_ok)
     verdicts = outcome.verdicts or {}
     severity: dict[str, Severity] = {}
     if outcome.levels is not None:  # known whether or not its findings were kept
@@ -278,7 +294,7 @@ def case_view(outcome: Outcome, predicates: Sequence[tuple[str, str]],
             failures.append(PredicateFailure(
                 name, code, severity.get(name), verdict.message if verdict else "",
                 tuple(verdict.spans) if verdict else ()))
-    return CaseView(outcome.case_id, group, surface, tuple(judged), tuple(failures), tuple(outcome.findings))
+    return CaseView(outcome.case_id, group, surface, tuple(judged), tuple(failures), tuple(outcome.findings), case_ok)
 
 
 def case_views(result: LaneResult, lane: Lane | None) -> list[CaseView]:
@@ -350,7 +366,7 @@ def iter_outcome_views(result: LaneResult, lane: Lane | None) -> Iterator[tuple[
     predicates = reported_predicates(lane, result.outcomes if lane is None else ())
     passing: dict[tuple[str, ...], tuple[str, ...]] = {}
     for outcome in result.outcomes:
-        yield outcome, case_view(outcome, predicates, passing)
+        yield outcome, case_view(outcome, predicates, passing, lane is not None and lane.casework is not None)
 
 
 class PerPredicateQuota:

@@ -304,6 +304,7 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
             break
         cells = []
         failed = {f.name: f for f in view.failures}
+        deciding = {f.name for f in view.deciding}
         for name, _code in predicates:
             state = view.passed(name)
             if state is None:
@@ -311,7 +312,7 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
             elif state:
                 cells.append('<td class="cell pass" title="pass">✓</td>')
             else:
-                cls = "fail" if failed[name].blocking else "note"
+                cls = "fail" if name in deciding else "note"
                 cells.append(f'<td class="cell {cls}" title="{_e(failed[name].message)}">✗</td>')
         link = (f'<a href="#case-{i + 1}">{_e(view.case_id)}</a>' if view.failures else _e(view.case_id))
         w(f"<tr {_data_attrs(view)}><td class=\"mono\">{link}</td><td>{_e(view.group or '')}</td>"

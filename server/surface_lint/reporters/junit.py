@@ -127,7 +127,7 @@ def _case_xml(x: XmlWriter, lane: str, view: CaseView) -> None:
         return
     x.open("testcase", **attrs)
     if view.failing:
-        names = ", ".join(f"{f.name} ({f.code})" for f in view.failures if f.blocking)
+        names = ", ".join(f"{f.name} ({f.code})" for f in view.deciding)
         worst = view.worst
         assert worst is not None
         body = []

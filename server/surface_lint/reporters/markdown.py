@@ -211,7 +211,7 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     for view in iter_case_views(result, options.lane):
         if not view.failing:
             continue
-        if not quota.admit([f.name for f in view.failures if f.blocking]):
+        if not quota.admit([f.name for f in view.deciding]):
             continue
         if cut:
             cut += 1
