@@ -143,7 +143,7 @@ def test_calibration_dev_failing_case_exactly(lanes_dir: Path, capsys: pytest.Ca
         ("CAL-DEV-010", "19", "failed: case-check-failed (SL018)")]
     code, out = _run(capsys, *base, "--output-format", "markdown")
     assert "12 case(s) · 1 failing" in out
-    assert (f"| `CAL-DEV-010` |  | `case-check-failed` (SL018, warning): \\`passed\\` is false: inferred\\_class == "
+    assert ("| `CAL-DEV-010` |  | `case-check-failed` (SL018, warning): \\`passed\\` is false: inferred\\_class == "
             'case.expected\\_class (inferred\\_class = "coherent", case.expected\\_class = "correction\\_proposed") |') in out
     code, out = _run(capsys, *base, "--output-format", "json-lines")
     case = next(json.loads(x) for x in out.splitlines() if '"case_id":"CAL-DEV-010"' in x and '"type":"case"' in x)
