@@ -13,7 +13,7 @@ The editor calls `case_findings` with the records of one case's lines.
 from __future__ import annotations
 
 import io
-import pickle
+import marshal
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +27,7 @@ from ..sources.cases import Case
 from ..sources.transcripts import iter_turns
 from ..suppress import SUPPRESSION_KEY, disabled_rules
 from .caseindex import scratch_db
+from .spool import Spool
 from .pipeline import Evaluator
 from .results import CaseIndex
 
@@ -51,6 +52,11 @@ class CaseGroups:
         self._ranks: dict[str, int] = {}  # a case's rank (its place in the case files), when given
         self._held = 0
         self._db: Any = None  # sqlite3.Connection once spilled
+        # Ranked records past the bound: (rank, n, case id, data, line, index, path, text), sorted on disk
+        # by (rank, n) (spool.Spool's external merge sort: records that come in rank order, as a
+        # runner's pass over its cases does, only append to a run).
+        self._sorted: Spool[tuple[Any, ...]] | None = None
+        self._n = 0
         self._pending: list[tuple[bytes, int, bytes]] = []
 
     @property
@@ -58,16 +64,32 @@ class CaseGroups:
         return self._db is not None
 
     def add(self, case_id: str, record: Record, rank: int = -1) -> None:
-        """One record of a case; `rank` (the case's place in the case files) orders `ranked()`."""
+        """One record of a case; `rank` (the case's place in the case files) orders `ranked()`
+        (give every record its rank, or none)."""
+        if self._sorted is not None:
+            self._sorted.append((rank, self._n, case_id, record.data, record.line, record.index, record.path, record.text))
+            self._n += 1
+            return
         if self._db is None:
             self._groups.setdefault(case_id, []).append(record)
             if rank >= 0:
                 self._ranks[case_id] = rank
             self._held += 1
             if self._held > self._memory:
-                self._spill()
+                if rank >= 0:
+                    self._spill_sorted()
+                else:
+                    self._spill()
             return
         self._put(case_id, record, rank)
+
+    def _spill_sorted(self) -> None:
+        self._sorted = Spool(key=_rank_order)
+        groups, self._groups = self._groups, {}
+        ranks, self._ranks = self._ranks, {}
+        for case_id, records in groups.items():
+            for record in records:
+                self.add(case_id, record, ranks[case_id])
 
     def _spill(self) -> None:
         self._db = scratch_db()
@@ -82,8 +104,8 @@ class CaseGroups:
                 self._put(case_id, record, ranks.get(case_id, -1))
 
     def _put(self, case_id: str, record: Record, rank: int = -1) -> None:
-        blob = pickle.dumps((record.data, record.line, record.index, record.path, record.text),
-                            pickle.HIGHEST_PROTOCOL)
+        # marshal: a record's data is JSON's builtins, written several times faster than by pickle.
+        blob = marshal.dumps((record.data, record.line, record.index, record.path, record.text))
         self._pending.append((case_id.encode("utf-8", "surrogatepass"), rank, blob))
         if len(self._pending) >= _BATCH:
             self._flush()
@@ -116,7 +138,7 @@ class CaseGroups:
                     if key is not None:
                         yield key.decode("utf-8", "surrogatepass"), records
                     key, records = raw, []
-                data, line, index, path, text = pickle.loads(blob)
+                data, line, index, path, text = marshal.loads(blob)
                 records.append(Record(data, line, index, None, (), path, text))
             if key is not None:
                 yield key.decode("utf-8", "surrogatepass"), records
@@ -126,30 +148,26 @@ class CaseGroups:
     def ranked(self) -> Iterator[tuple[int, str, list[Record]]]:
         """Each ranked case as (rank, id, its records in reading order), in rank order (one case
         held at a time once on disk); then closed."""
-        if self._db is None:
+        if self._sorted is None:
             groups, ranks = self._groups, self._ranks
             self._groups, self._ranks = {}, {}
             for case_id in sorted(ranks, key=ranks.__getitem__):
                 yield ranks[case_id], case_id, groups[case_id]
             return
-        self._flush()
-        db = self._db
+        spool, self._sorted = self._sorted, None
         try:
-            db.execute("CREATE INDEX records_by_rank ON records (rank, n)")
-            rank = -1
-            key: bytes | None = None
+            rank, case = -1, ""
             records: list[Record] = []
-            for raw, got, blob in db.execute("SELECT id, rank, blob FROM records WHERE rank >= 0 ORDER BY rank, n"):
+            for got, _, case_id, data, line, index, path, text in spool:
                 if got != rank:
-                    if key is not None:
-                        yield rank, key.decode("utf-8", "surrogatepass"), records
-                    key, rank, records = raw, got, []
-                data, line, index, path, text = pickle.loads(blob)
+                    if records:
+                        yield rank, case, records
+                    rank, case, records = got, case_id, []
                 records.append(Record(data, line, index, None, (), path, text))
-            if key is not None:
-                yield rank, key.decode("utf-8", "surrogatepass"), records
+            if records:
+                yield rank, case, records
         finally:
-            self.close()
+            spool.close()
 
     def close(self) -> None:
         if self._db is not None:
@@ -158,6 +176,9 @@ class CaseGroups:
         self._groups = {}
         self._ranks = {}
         self._pending = []
+        if self._sorted is not None:
+            self._sorted.close()
+            self._sorted = None
 
 
 def case_findings(evaluator: Evaluator, casework: Casework, case: Case, records: Sequence[Record]) -> list[Finding]:
@@ -243,6 +264,10 @@ def _kept(data: Mapping[str, Any], finding: Finding) -> bool:
         return True
     disabled = disabled_rules(data)
     return finding.code not in disabled and finding.rule not in disabled
+
+
+def _rank_order(item: tuple[Any, ...]) -> tuple[int, int]:
+    return item[0], item[1]
 
 
 __all__ = ["MEMORY_RECORDS", "CaseGroups", "case_findings", "check_case_lines", "judge_case"]
