@@ -27,9 +27,9 @@ from ..sources.cases import Case
 from ..sources.transcripts import iter_turns
 from ..suppress import SUPPRESSION_KEY, disabled_rules
 from .caseindex import scratch_db
-from .spool import Spool
 from .pipeline import Evaluator
 from .results import CaseIndex
+from .spool import Spool
 
 if TYPE_CHECKING:
     from .core import Engine
