@@ -140,6 +140,6 @@ def render_diff(diff: LaneDiff, options: RenderOptions) -> str:
             anchor = next((f for f in change.new_findings if f.rule == flip.predicate), None)
             annotations.append(Annotation(
                 Severity.ERROR, f"{change.case_id}: {flip.predicate} passed before and fails now: "
-                f"{flip.new_message}", f"surface-lint {lane}: {flip.code} {flip.predicate} regressed (case {change.case_id})",
+                f"{flip.new_message}", f"surface-lint {lane}: {f'{flip.code} ' if flip.code else ''}{flip.predicate} regressed (case {change.case_id})",
                 anchor))
     return render_annotations(annotations, options.annotation_limit)
