@@ -216,6 +216,11 @@ class PredicateFlip:
         return self.old_passed and not self.new_passed
 
     @property
+    def subject(self) -> str:
+        """What flipped, as a sentence names it: `the case` (a case-driven lane's verdict), else the predicate."""
+        return "the case" if self.predicate == CASE_VERDICT and not self.code else self.predicate
+
+    @property
     def label(self) -> str:
         """`name (CODE)`; a check without a code (a case-driven lane's `passed`) by its name."""
         return f"{self.predicate} ({self.code})" if self.code else self.predicate
@@ -239,6 +244,14 @@ class CaseChange:
     @property
     def new_findings(self) -> tuple[Any, ...]:
         return self.new.findings
+
+    def anchor(self, flip: PredicateFlip) -> Any:
+        """The new run's finding a regression is shown at: the flipped predicate's, else (a
+        case-driven lane's verdict) the case's first; None when the run gave the case none."""
+        found = next((f for f in self.new.findings if f.rule == flip.predicate), None)
+        if found is None and flip.subject == "the case":
+            found = next(iter(self.new.findings), None)
+        return found
 
 
 @dataclass(frozen=True)
@@ -329,9 +342,27 @@ def case_verdict_view(outcome: Outcome, view: CaseView) -> CaseView:
 
 def _now_false(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> list[str]:
     """The detail values of a case that were true (or absent) and are false now: in a
-    case-driven lane's per-case record, the checks that failed it."""
+    case-driven lane's per-case record, the checks that failed it. A list of records (one per
+    turn) is looked into: `turns[2].length_adequate`."""
     a, b = old or {}, new or {}
-    return [k for k in sorted(b) if k != CASE_VERDICT and b[k] is False and a.get(k) is not False]
+    out = []
+    for key in sorted(b):
+        value, before = b[key], a.get(key)
+        if key != CASE_VERDICT and value is False and before is not False:
+            out.append(key)
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                if not isinstance(item, dict):
+                    continue
+                was = before[i] if isinstance(before, list) and i < len(before) else None
+                was = was if isinstance(was, dict) else {}
+                out.extend(f"{key}[{i}].{k}" for k in sorted(item) if item[k] is False and was.get(k) is not False)
+    return out
+
+
+def _nested(value: Any) -> bool:
+    """A list holding objects (a case-driven lane's per-turn records)."""
+    return isinstance(value, list) and any(isinstance(v, dict) for v in value)
 
 
 def _case_message(view: CaseView, old_fields: Mapping[str, Any] | None, new_fields: Mapping[str, Any] | None) -> str:
@@ -390,8 +421,10 @@ def diff_results(old: LaneResult, new: LaneResult, lane: Lane,
                                                _message(before, name), _message(view, name)))
             if flips:
                 fields = _changed_fields(before_fields, outcome.details)
-                if case_driven:  # its `passed` is the verdict flipped above
-                    fields = tuple(f for f in fields if f[0] != CASE_VERDICT)
+                if case_driven:  # its `passed` is the verdict flipped above; per-turn records are
+                    # named in the verdict's message, value by value, not printed whole
+                    fields = tuple(f for f in fields if f[0] != CASE_VERDICT and not _nested(f[1])
+                                   and not _nested(f[2]))
                 changed.append(CaseChange(view.case_id, view.group or before.group, tuple(flips), before, view,
                                           fields))
             else:
