@@ -414,8 +414,9 @@ def diff_results(old: LaneResult, new: LaneResult, lane: Lane,
                 a, b = before.passed(name), view.passed(name)
                 if a is not None and b is not None and a != b:
                     if case_driven and name == CASE_VERDICT:
-                        flips.append(PredicateFlip(name, "", a, b, _case_message(before, None, before_fields),
-                                                   _case_message(view, before_fields, outcome.details)))
+                        flips.append(PredicateFlip(  # a message says why the case fails: none for a pass
+                            name, "", a, b, "" if a else _case_message(before, None, before_fields),
+                            "" if b else _case_message(view, before_fields, outcome.details)))
                         continue
                     flips.append(PredicateFlip(name, codes.get(name, ""), a, b,
                                                _message(before, name), _message(view, name)))
