@@ -104,7 +104,8 @@ def check_baseline(path: Path, result: LaneResult, lane: Lane, tolerance: float)
     data = read_baseline(path)
     if isinstance(data.get("lane"), str) and data["lane"] != result.lane:
         raise UsageError(f"{path}: the baseline is of lane {data['lane']}, this run of {result.lane}")
-    deltas = compare_metrics(lane, data["metrics"], result.metrics, result.threshold_set, tolerance)
+    deltas = compare_metrics(lane, data["metrics"], result.metrics, result.threshold_set, tolerance,
+                             results=(result.thresholds,))
     return BaselineReport(str(path), tolerance, deltas)
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from . import __version__
 from .config import Config, ConfigError, find_config, load_config
-from .engine import Engine, UsageError
+from .engine import Engine, LaneResult, UsageError
 from .findings import Finding, Severity
 from .lanes import DEFAULT_PROFILE, PROFILES
 from .outputs import open_output, printable, refuse_input
@@ -339,8 +339,8 @@ def run_diff(argv: Sequence[str]) -> int:
     refuse_input(args.output, inputs)
     declared = {path: _report_lane(engine, path) for path in (old_path, new_path)}
     # Without --lane each run's lane is its own (a report's `lane`, else detected), so two lanes are seen.
-    old = engine.score(args.lane or declared[old_path], cases, [old_path], args.thresholds, True, None)
-    new = engine.score(args.lane or declared[new_path], cases, [new_path], args.thresholds, True, None)
+    old = _diff_run(engine, args.lane or declared[old_path], declared[old_path], cases, old_path, args.thresholds)
+    new = _diff_run(engine, args.lane or declared[new_path], declared[new_path], cases, new_path, args.thresholds)
     for path, result in ((old_path, old), (new_path, new)):
         if declared[path] is not None and declared[path] != result.lane:
             raise UsageError(f"{path} is a lane report of {declared[path]}; it cannot be compared as a run of "
@@ -355,6 +355,26 @@ def run_diff(argv: Sequence[str]) -> int:
     if args.github_summary:
         _github_summary(lambda o, out: DIFF_WRITERS["markdown"](diff, o, out), options, inputs)
     return EXIT_FAIL if diff.regressed else EXIT_OK
+
+
+def _diff_run(engine: Engine, lane_name: str | None, declared: str | None, cases: Sequence[str], path: str,
+              thresholds: str | None) -> LaneResult:
+    """One run `diff` compares: scored by the engine, except a lane report of a case-driven lane
+    (its cases are judged from captures, which a report does not hold): read back as it is."""
+    if declared is not None and lane_name == declared:
+        import json
+
+        from .diff import is_case_driven, report_result
+
+        lane = engine.lane(declared)
+        if is_case_driven(lane):
+            try:
+                whole = json.loads(engine.read_bytes(path).decode("utf-8-sig"))
+            except (UnicodeDecodeError, ValueError, RecursionError):
+                whole = None  # _report_lane read it a moment ago: changed since, scored as it is now
+            if isinstance(whole, dict):
+                return report_result(lane, path, whole)
+    return engine.score(lane_name, cases, [path], thresholds, True, None)
 
 
 def _report_lane(engine: Engine, path: str) -> str | None:

@@ -41,7 +41,7 @@ def render_text(diff: LaneDiff, options: RenderOptions) -> str:
         for f in case.flips:
             word = _paint("pass -> FAIL", _RED, c) if f.regressed else _paint("FAIL -> pass", _GREEN, c)
             detail = f": {f.new_message}" if f.regressed and f.new_message else ""
-            out.append(f"  {case.case_id}  {f.predicate} ({f.code}): {word}{detail}")
+            out.append(f"  {case.case_id}  {f.label}: {word}{detail}")
         if case.old.surface is not None or case.new.surface is not None:
             out.append(f"    old: {case.old.surface}")
             out.append(f"    new: {case.new.surface}")

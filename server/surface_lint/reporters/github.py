@@ -137,9 +137,9 @@ def render_diff(diff: LaneDiff, options: RenderOptions) -> str:
         for flip in change.flips:
             if not flip.regressed:
                 continue
-            anchor = next((f for f in change.new_findings if f.rule == flip.predicate), None)
+            anchor = change.anchor(flip)
             annotations.append(Annotation(
-                Severity.ERROR, f"{change.case_id}: {flip.predicate} passed before and fails now: "
-                f"{flip.new_message}", f"surface-lint {lane}: {flip.code} {flip.predicate} regressed (case {change.case_id})",
+                Severity.ERROR, f"{change.case_id}: {flip.subject} passed before and fails now: "
+                f"{flip.new_message}", f"surface-lint {lane}: {f'{flip.code} ' if flip.code else ''}{flip.predicate} regressed (case {change.case_id})",
                 anchor))
     return render_annotations(annotations, options.annotation_limit)

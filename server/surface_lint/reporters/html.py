@@ -414,8 +414,8 @@ def render_diff(diff: LaneDiff, options: RenderOptions) -> str:
             body.append(
                 f'<tr data-case="{_e(c.case_id)}" data-group="{_e(c.group or "")}" data-failed="{_e(f.predicate)}" '
                 f'data-status="{status}" class="{status}"><td class="mono">{_e(c.case_id)}</td>'
-                f"<td><code>{_e(f.code)}</code> {_e(f.predicate)}</td>"
-                f'<td>{"pass" if f.old_passed else "fail"}</td>'
+                + (f"<td><code>{_e(f.code)}</code> {_e(f.predicate)}</td>" if f.code else f"<td>{_e(f.predicate)}</td>")
+                + f'<td>{"pass" if f.old_passed else "fail"}</td>'
                 f'<td class="verdict">{"pass" if f.new_passed else "FAIL"}</td></tr>')
     body.append("</table>")
     for c in diff.changed:

@@ -250,7 +250,7 @@ def render_diff(diff: LaneDiff, options: RenderOptions) -> str:
         case = _el(suite, "testcase", classname=lane, name=outcome.case_id)
         if change is None:
             continue
-        lines = [f"{f.predicate} ({f.code}): {'pass' if f.old_passed else 'fail'} -> "
+        lines = [f"{f.label}: {'pass' if f.old_passed else 'fail'} -> "
                  f"{'pass' if f.new_passed else 'fail'}" + (f": {f.new_message}" if f.new_message else "")
                  for f in change.flips]
         if change.old.surface is not None or change.new.surface is not None:
@@ -258,7 +258,7 @@ def render_diff(diff: LaneDiff, options: RenderOptions) -> str:
         lines += [f"{k}: {v!r} -> {w!r}" for k, v, w in change.fields]
         regressed = [f for f in change.flips if f.regressed]
         if regressed:
-            names = ", ".join(f"{f.predicate} ({f.code})" for f in regressed)
+            names = ", ".join(f.label for f in regressed)
             _el(case, "failure", "\n".join(lines), message=f"regressed: {names}", type="regression")
         else:
             _el(case, "system-out", "\n".join(lines))

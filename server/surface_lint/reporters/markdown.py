@@ -314,7 +314,7 @@ def render_diff(diff: LaneDiff, options: RenderOptions) -> str:
         for c in diff.changed:
             for flip in c.flips:
                 rows.append(
-                    f"| {md_code(c.case_id)} | {md_code(flip.predicate)} ({flip.code}) | "
+                    f"| {md_code(c.case_id)} | {md_code(flip.predicate)}{' (' + flip.code + ')' if flip.code else ''} | "
                     f"{_pass_word(flip.old_passed)} | {_pass_word(flip.new_passed)} | "
                     f"{md_surface(c.old.surface, c.old.failures)} | {md_surface(c.new.surface, c.new.failures)} |")
         out += ["", f"### Flipped verdicts ({len(rows)})", ""]

@@ -286,10 +286,10 @@ def diff_regressions(diff: LaneDiff) -> list[Finding]:
         for flip in change.flips:
             if not flip.regressed:
                 continue
-            anchor = next((f for f in change.new_findings if f.rule == flip.predicate), None)
+            anchor = change.anchor(flip)
             if anchor is None:
                 continue
-            out.append(replace(anchor, message=f"{change.case_id}: {flip.predicate} passed before and fails now: "
+            out.append(replace(anchor, message=f"{change.case_id}: {flip.subject} passed before and fails now: "
                                                f"{flip.new_message}", severity=Severity.ERROR))
     return out
 
