@@ -81,7 +81,7 @@ def turn_stream(engine: Engine, path: str, stream: IO[bytes] | NumberedLines, ki
     # A case-driven lane with its cases judges each case as `score` does, once its turns are read.
     by_case = judges_cases(lane, cases)
     groups = CaseGroups() if by_case and case_groups else None
-    turns = iter_turns(path, stream, kind, reader)  # type: ignore[arg-type]
+    turns = iter_turns(path, stream, kind, reader)
     # A chain lane's chains come once every turn is read: meanwhile the reader's findings wait on disk.
     held = HeldFindings(pending) if lane.unit == "chain" else None
     for joined in join_turns(lane, held.watch(turns) if held is not None else turns, cases, primed):

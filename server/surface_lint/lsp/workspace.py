@@ -236,7 +236,8 @@ class ServerState:
     # --- case files ---------------------------------------------------------------------
 
     def case_paths_for(self, entry: EngineEntry, lane: str, doc_path: str) -> tuple[str, ...]:
-        """Config `cases` globs (this lane's files), else evals/<lane>/**/cases.jsonl upward."""
+        """Config `cases` globs (this lane's files), else the lane's `**/cases.jsonl` in the
+        nearest folder upward that holds them (`case_roots`)."""
         config = entry.engine.config
         folder = self._folder_of(doc_path)
         key = (entry.generation, config.path, lane, folder if not config.cases else None)
@@ -253,8 +254,8 @@ class ServerState:
                         found.append(str(p.resolve()))
         else:
             for parent in [folder, *folder.parents]:
-                root = parent / "evals" / lane
-                if root.is_dir():
+                root = next((r for r in case_roots(parent, lane) if r.is_dir()), None)
+                if root is not None:
                     found = [str(p.resolve()) for p in sorted(root.glob("**/cases.jsonl")) if p.is_file()]
                     break
         paths = tuple(dict.fromkeys(found))
@@ -369,6 +370,16 @@ class ServerState:
         with self.lock:
             self.docs.pop(uri, None)
             self.memos.pop(uri, None)
+
+
+def case_roots(folder: Path, lane: str) -> tuple[Path, ...]:
+    """Where a lane's case files are looked for from `folder`, in this order: a project's
+    `evals/<lane>/`, the runtime's `cases/<lane>/` (beside `runtime/captures/`), and a lane
+    folder's `cases/` (`<lane>/{cases,captures,reports}`)."""
+    roots = [folder / "evals" / lane, folder / "cases" / lane]
+    if folder.name == lane:
+        roots.append(folder / "cases")
+    return tuple(roots)
 
 
 def _resolve(path: str) -> str:
