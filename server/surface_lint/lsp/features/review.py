@@ -102,7 +102,7 @@ def lens_titles(case_run: CaseRun | None, searched: int, lane: Lane) -> list[tup
     if passed:
         parts.append("✓ " + " ".join(passed))
     if lane.casework is not None:  # a case-driven lane's reason is its check's message: shown on the lens
-        parts = [f"✗ {f.name}: {f.message}" if f.message else f"✗ {f.name}" for f in view.failures]
+        parts = [f"✗ {_reason(f)}" for f in view.failures]
     more = f" (newest of {case_run.runs_with_case} runs)" if case_run.runs_with_case > 1 else ""
     title = f"{mark} in {case_run.run.name}:{case_run.turn.location.line}{more}" + "".join(f" · {p}" for p in parts)
     tooltip = "\n".join(
@@ -115,6 +115,13 @@ def lens_titles(case_run: CaseRun | None, searched: int, lane: Lane) -> list[tup
         shown = flat if len(flat) <= SURFACE_CHARS else flat[:SURFACE_CHARS - 1] + "…"
         out.append((f"surface: “{shown}”", surface))
     return out
+
+
+def _reason(f: PredicateFailure) -> str:
+    """A failure as `name: message` (a predicate's message already starts with its name)."""
+    if not f.message:
+        return f.name
+    return f.message if f.message.startswith(f"{f.name}: ") else f"{f.name}: {f.message}"
 
 
 def judged_view(view: CaseView, failed: Sequence[str], reasons: Sequence[PredicateFailure]) -> CaseView:
