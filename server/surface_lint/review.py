@@ -356,9 +356,9 @@ def review_transcript(engine: Engine, path: str, data: bytes, case_paths: Sequen
     result = score_run(engine, run, case_paths, _Overlay(texts, path, data))
     views: dict[str, CaseView] = {}
     failed: dict[str, tuple[str, ...]] = {}
-    for outcome, view in iter_outcome_views(result, run.lane):
-        views[view.case_id] = view
-        failed[view.case_id] = tuple(outcome.failed)
+    for outcome, case_view in iter_outcome_views(result, run.lane):
+        views[case_view.case_id] = case_view
+        failed[case_view.case_id] = tuple(outcome.failed)
     scored = {cid: run.scored_turn(cid) for cid in views}
     turns = []
     for turn in run.turns:

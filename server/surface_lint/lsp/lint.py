@@ -14,22 +14,48 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any, Protocol
 
 from ..checks import CHECK_CODES as C
+from ..config import ConfigError
 from ..engine import CaseIndex, DocResult, Engine, RecordInfo, first_object
 from ..engine.casegroup import check_case_lines
 from ..engine.results import shift_finding, shift_record
 from ..findings import Finding
-from ..lanes import Lane
+from ..lanes import Lane, LaneError
 from ..sources.base import crlf_notice
 from ..sources.lintable import HEAD_BYTES, document_kind
 from .documents import Bare, LineMap, Snapshot
 
-if TYPE_CHECKING:
-    from .workspace import EngineEntry, ServerState
-
 _CHUNK_LINES = 512  # lines per engine read (and between cancellation checks) in the line-by-line path
+
+
+@dataclass
+class EngineEntry:
+    """An engine for one config file + client settings, and what went wrong building it."""
+
+    engine: Engine
+    config_path: Path | None
+    config_error: ConfigError | None
+    lane_errors: list[LaneError]
+    kept: dict[str, str]  # rules path -> lane name kept from the last good load
+    generation: int
+    hrefs: dict[tuple[str, str], str] = field(default_factory=dict)  # (lane, code) -> docs URL
+
+
+
+
+class CaseSource(Protocol):
+    """What a lint asks of its session (`workspace.ServerState` is one): the lane's case files
+    for a document and their index, and the generation of the settings it runs under."""
+
+    generation: int
+
+    def case_paths_for(self, entry: EngineEntry, lane: str, doc_path: str) -> tuple[str, ...]: ...
+
+    def case_index(self, entry: EngineEntry, lane: Lane,
+                   paths: tuple[str, ...]) -> tuple[CaseIndex | None, tuple[Any, ...]]: ...
 
 
 class Cancelled(Exception):
@@ -172,7 +198,7 @@ def _head(snap: Snapshot) -> bytes:
 # --- linting ------------------------------------------------------------------------------------
 
 
-def lint_document(state: ServerState, entry: EngineEntry, snap: Snapshot, memo: DocMemo,
+def lint_document(state: CaseSource, entry: EngineEntry, snap: Snapshot, memo: DocMemo,
                   token: CancelToken | None,
                   progress: Callable[[list[Finding]], None] | None) -> LintResult:
     engine = entry.engine

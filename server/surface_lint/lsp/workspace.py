@@ -12,18 +12,18 @@ import os
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..config import Config, ConfigError, find_config, load_config
 from ..engine import CaseIndex, Engine, UsageError, first_object
 from ..findings import Finding
-from ..lanes import PROFILES, Lane, LaneError, builtin_rule_files
+from ..lanes import PROFILES, Lane, builtin_rule_files
 from ..severity_levels import LEVELS, normalize_level
 from ..sources.lintable import HEAD_BYTES
 from .documents import LineMap, Snapshot, TextDoc
-from .lint import Cancelled, CancelToken, DocMemo, LintResult, lint_document
+from .lint import Cancelled, CancelToken, DocMemo, EngineEntry, LintResult, lint_document
 
 ENCODINGS = ("utf-16", "utf-8", "utf-32")
 RUN_MODES = ("onType", "onSave")
@@ -88,20 +88,6 @@ def parse_settings(raw: Any) -> tuple[ClientSettings, list[str]]:
 
 
 # --- engines ------------------------------------------------------------------------------------
-
-
-@dataclass
-class EngineEntry:
-    """An engine for one config file + client settings, and what went wrong building it."""
-
-    engine: Engine
-    config_path: Path | None
-    config_error: ConfigError | None
-    lane_errors: list[LaneError]
-    kept: dict[str, str]  # rules path -> lane name kept from the last good load
-    generation: int
-    hrefs: dict[tuple[str, str], str] = field(default_factory=dict)  # (lane, code) -> docs URL
-
 
 
 class ServerState:

@@ -11,7 +11,7 @@
   (payload + HTML);
 * notification `surfaceLint/reviewSettings` {transcripts: [globs]}: where runs are looked for.
 
-`register(server)` adds them; `features.register_features` calls it (the one place feature
+`register(server)` adds them; `server.register_features` calls it (the one place feature
 modules are listed). Work runs in a worker thread; results are cached by file stamps and versions.
 """
 
@@ -26,7 +26,7 @@ import traceback
 from collections.abc import Awaitable, Callable, Collection, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lsprotocol import types
 
@@ -55,10 +55,8 @@ from ...review_html import OPEN_TURN_COMMAND, REVIEW_TURN_LIMIT, diff_page, page
 from ...sources.cases import read_case_file
 from ...sources.transcripts import sniff
 from ..documents import TextDoc, path_to_uri, to_client_units, uri_to_path
+from ..host import Host
 from ..wire import ParamField, plain_json
-
-if TYPE_CHECKING:
-    from ..server import SurfaceLintServer
 
 REVIEW_METHOD = "surfaceLint/review"
 RUNS_METHOD = "surfaceLint/runs"
@@ -147,7 +145,7 @@ def case_reasons(engine: Engine, lane: Lane, path: str, data: bytes, case_paths:
     predicates = {p.name for p in lane.predicates}
     out: dict[str, list[PredicateFailure]] = {}
     for f in checked.findings:
-        if f.record_id in case_ids and (f.code == C.CASE_CHECK or f.rule in predicates):
+        if f.record_id is not None and f.record_id in case_ids and (f.code == C.CASE_CHECK or f.rule in predicates):
             out.setdefault(f.record_id, []).append(PredicateFailure(f.rule, f.code, f.severity, f.message, ()))
     return out
 
@@ -159,7 +157,7 @@ def _digest(data: bytes) -> str:
 class ReviewFeatures:
     """The review handlers of one server, with their settings and caches."""
 
-    def __init__(self, server: SurfaceLintServer) -> None:
+    def __init__(self, server: Host) -> None:
         self.server = server
         self.globs: tuple[str, ...] = DEFAULT_TRANSCRIPT_GLOBS
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="surface-lint-review")
@@ -542,7 +540,7 @@ def review_payload(review: Review, uri: str, shown: Sequence[Any], predicate: st
 # --- registration -----------------------------------------------------------------------------
 
 
-def register(server: SurfaceLintServer) -> None:
+def register(server: Host) -> None:
     """Add the review features to a server (called once, where feature modules are registered)."""
     features = ReviewFeatures(server)
 
@@ -599,7 +597,7 @@ def _typed(params: Any) -> dict[str, Any]:
     return out
 
 
-def _add_code_lenses(server: SurfaceLintServer,
+def _add_code_lenses(server: Host,
                      extra: Callable[[Any], Awaitable[list[dict[str, Any]] | None]]) -> None:
     """Our lenses after those of the code lens handler already registered (the lane score)."""
     features = server.protocol.fm.features
