@@ -42,7 +42,6 @@ from ...review import (
     CaseRun,
     Review,
     RunFile,
-    _Overlay,
     find_runs,
     latest_outcomes,
     read_run,
@@ -416,7 +415,7 @@ class ReviewFeatures:
         """A case-driven lane's review with each failing case's scored turn saying why, and
         its checks counted beside the lane's predicates."""
         ids = {t.turn.case_id for t in review.turns if t.failed and t.view is not None and not t.view.failures}
-        reasons = case_reasons(engine, lane, path, data, case_paths, _Overlay(texts, path, data), ids)
+        reasons = case_reasons(engine, lane, path, data, case_paths, texts, ids)
         turns = tuple(dataclasses.replace(t, view=judged_view(t.view, t.failed, reasons.get(t.turn.case_id, ())))
                       if t.view is not None and t.failed else t for t in review.turns)
         names = dict(review.predicates)
