@@ -23,7 +23,7 @@ from .diff import LaneDiff, diff_results
 from .engine import Engine, LaneResult, UsageError, first_object
 from .findings import Location
 from .lanes import Lane
-from .reporters.common import CaseView, case_views
+from .reporters.common import CaseView, iter_outcome_views
 from .sources.base import JsonlReader, Record
 from .sources.transcripts import iter_turns, read_report, sniff
 
@@ -226,6 +226,7 @@ class CaseRun:
     turn: TurnRef
     view: CaseView
     runs_with_case: int  # runs of the lane that scored this case (this one is the newest)
+    failed: tuple[str, ...] = ()  # what `Engine.score` says the case failed (`Outcome.failed`)
 
 
 def latest_outcomes(engine: Engine, lane: Lane, case_paths: Sequence[str], runs: Sequence[RunFile],
@@ -246,14 +247,14 @@ def latest_outcomes(engine: Engine, lane: Lane, case_paths: Sequence[str], runs:
             result = score_run(engine, run, case_paths, texts)
         except UsageError:
             continue
-        for view in case_views(result, lane):
+        for outcome, view in iter_outcome_views(result, lane):
             counts[view.case_id] = counts.get(view.case_id, 0) + 1
             if view.case_id in out:
                 continue
             turn = run.scored_turn(view.case_id)
             if turn is not None:
-                out[view.case_id] = CaseRun(view.case_id, run_file, turn, view, 0)
-    return {k: CaseRun(v.case_id, v.run, v.turn, v.view, counts[k]) for k, v in out.items()}
+                out[view.case_id] = CaseRun(view.case_id, run_file, turn, view, 0, tuple(outcome.failed))
+    return {k: CaseRun(v.case_id, v.run, v.turn, v.view, counts[k], v.failed) for k, v in out.items()}
 
 
 def turn_references(engine: Engine, runs: Sequence[RunFile], texts: Mapping[str, bytes],
@@ -282,6 +283,7 @@ class ReviewTurn:
     turn: TurnRef
     view: CaseView | None  # the scored turn's verdicts; None for context turns (priming, premises)
     category: str | None  # its case's group (category or pattern), for context turns too
+    failed: tuple[str, ...] = ()  # of the scored turn: what `Engine.score` says its case failed
 
     @property
     def status(self) -> str:
@@ -352,14 +354,18 @@ def review_transcript(engine: Engine, path: str, data: bytes, case_paths: Sequen
     if run is None:
         return None
     result = score_run(engine, run, case_paths, _Overlay(texts, path, data))
-    views = {v.case_id: v for v in case_views(result, run.lane)}
+    views: dict[str, CaseView] = {}
+    failed: dict[str, tuple[str, ...]] = {}
+    for outcome, case_view in iter_outcome_views(result, run.lane):
+        views[case_view.case_id] = case_view
+        failed[case_view.case_id] = tuple(outcome.failed)
     scored = {cid: run.scored_turn(cid) for cid in views}
     turns = []
     for turn in run.turns:
         view = views.get(turn.case_id)
         group = view.group if view is not None else None
         judged = view if view is not None and scored.get(turn.case_id) is turn else None
-        turns.append(ReviewTurn(turn, judged, group))
+        turns.append(ReviewTurn(turn, judged, group, failed.get(turn.case_id, ()) if judged is not None else ()))
     predicates = tuple((p.name, p.code) for p in run.lane.predicates if p.report)
     return Review(path, run.lane.name, result.profile, predicates, tuple(turns))
 

@@ -62,15 +62,15 @@ def test_nuls_in_a_later_line_make_it_one_bad_line_not_a_utf16_file(line: int) -
     alone = engine.check_line(PATH, NULS, line, "turns", LANE).findings
     expected = [("SL001", _at(line, 1, 2), "invalid JSON: Expecting value")]
     assert [(f.code, f.location, f.message) for f in alone] == expected
-    if line >= 3:
+    if line >= 2:
         (together, _) = engine.check_lines(PATH, [(line, NULS, None), (line + 1, LINE, None)], "turns", LANE)
         assert [(f.code, f.location, f.message) for f in together.findings] == expected
 
 
-def test_check_lines_takes_lines_from_3_on_in_order() -> None:
+def test_check_lines_takes_lines_in_order() -> None:
     engine = Engine()
-    with pytest.raises(ValueError, match="line 2 out of order or before line 3"):
-        engine.check_lines(PATH, [(2, LINE, None)], "turns", LANE)
+    with pytest.raises(ValueError, match="line 0 out of order"):
+        engine.check_lines(PATH, [(0, LINE, None)], "turns", LANE)
     with pytest.raises(ValueError, match="line 5 out of order"):
         engine.check_lines(PATH, [(6, LINE, None), (5, LINE, None)], "turns", LANE)
     with pytest.raises(ValueError, match="line 4 holds a line end"):
@@ -86,3 +86,25 @@ def test_each_line_read_together_has_its_own_join() -> None:
     _, cases = engine.load_cases([], engine.lane(LANE))
     checked = engine.check_lines(PATH, [(3, unknown, None), (4, unknown, None)], "turns", LANE, cases)
     assert [[(f.code, f.location.line) for f in c.findings] for c in checked] == [[("SL015", 3)], [("SL015", 4)]]
+
+
+def test_a_lines_number_is_its_context_when_read_with_others() -> None:
+    """Line 1 is the file's start however many lines come with it (its BOM a notice, its NULs a
+    UTF-16 guess that refuses that line only); any other line's BOM is a character, and a CR
+    ending a line's text is JSON whitespace, never a CRLF counted (the caller counts line ends)."""
+    engine = Engine()
+    punct = ("SL103", "complete_punctuation: the surface ends with `s`, not terminal punctuation (`.` `?` `!` `;`)")
+    bom = "\ufeff" + LINE
+    first, second = engine.check_lines(PATH, [(1, bom, None), (2, bom, None)], "turns", LANE)
+    assert [(f.code, f.location.line, f.location.column, f.message) for f in first.findings] == [
+        ("SL009", 1, 1, "file starts with a UTF-8 byte-order mark (ignored)"), (punct[0], 1, 58, punct[1])]
+    assert [(f.code, f.location.line, f.location.column, f.message) for f in second.findings] == [
+        ("SL001", 2, 1, "invalid JSON: Unexpected UTF-8 BOM (decode using utf-8-sig)")]
+    refused, kept = engine.check_lines(PATH, [(1, NULS, None), (2, LINE, None)], "turns", LANE)
+    assert [(f.code, f.location.line, f.message) for f in refused.findings] == [
+        ("SL008", 1, "file looks UTF-16-BE encoded without a byte-order mark (NUL bytes among its first characters); "
+                     "nothing read: save it as UTF-8")]
+    assert (refused.records, [(f.code, f.location.line) for f in kept.findings], len(kept.records)) == (
+        [], [("SL103", 2)], 1)
+    (cr,) = engine.check_lines(PATH, [(3, LINE + "\r", None)], "turns", LANE)
+    assert [(f.code, f.location.line, f.location.column) for f in cr.findings] == [("SL103", 3, 58)]

@@ -12,7 +12,6 @@ The editor calls `case_findings` with the records of one case's lines.
 
 from __future__ import annotations
 
-import io
 import marshal
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -22,7 +21,7 @@ from ..checks import CHECK_CODES as C
 from ..findings import Finding, sorted_findings
 from ..lanes import Lane
 from ..predicates import RegexTimeout, Verdict
-from ..sources.base import JsonlReader, Record, check_finding
+from ..sources.base import JsonlReader, NumberedLines, Record, check_finding
 from ..sources.cases import Case
 from ..sources.transcripts import iter_turns
 from ..suppress import SUPPRESSION_KEY, disabled_rules
@@ -214,23 +213,21 @@ def judge_case(evaluator: Evaluator, cases: CaseworkEvaluator, casework: Casewor
 
 def check_case_lines(engine: Engine, path: str, lines: Sequence[tuple[int, str]], kind: str, lane: Lane,
                      cases: CaseIndex) -> list[Finding]:
-    """The case findings of a document's lines (the editor gives one case's lines): each line read
-    as the whole-file check reads it (its own reader: the line's findings are the line path's),
-    at its own line number, grouped by case and judged as `check_bytes` judges them."""
+    """The case findings of a document's lines (the editor gives one case's lines): (number, text
+    without its line end), read as the whole-file check reads them at those numbers (the
+    reader's own findings are the line path's, not these), grouped by case and judged as
+    `check_bytes` judges them."""
     casework = lane.casework
     if casework is None:
         return []
     groups: dict[str, list[Record]] = {}
-    for number, text in lines:
-        if number == 1 and text.startswith("\ufeff"):  # the whole-file read drops line 1's byte-order mark
-            text = text[1:]
-        reader = JsonlReader(path, engine.config.max_line_bytes)
-        data = b"\n\n" + text.encode("utf-8", "surrogatepass") + b"\n"  # line 3: never a file's start
-        for turn in iter_turns(path, io.BytesIO(data), kind, reader):
-            case_id = turn.case_id
-            if case_id and turn.record.line == 3:
-                record = Record(turn.record.data, number, number - 1, None, (), path, turn.record.text)
-                groups.setdefault(case_id, []).append(record)
+    reader = JsonlReader(path, engine.config.max_line_bytes)
+    for turn in iter_turns(path, NumberedLines(lines), kind, reader):
+        case_id = turn.case_id
+        if case_id:
+            number = turn.record.line
+            groups.setdefault(case_id, []).append(
+                Record(turn.record.data, number, number - 1, None, (), path, turn.record.text))
     evaluator = Evaluator(lane, engine.severity_levels)
     out: list[Finding] = []
     for case_id, records in groups.items():

@@ -11,23 +11,21 @@ import io
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, TYPE_CHECKING
 
-from ..checks import CHECK_CODES as C
 from ..findings import Finding, sorted_findings
 from ..lanes import Lane
-from ..sources.base import JsonlReader, ReadStats, Record
+from ..sources.base import JsonlReader, NumberedLines, ReadStats, Record
 from ..sources.cases import CaseFile, duplicate_findings, leak_findings, read_case_file, sibling_case_files
 from ..sources.transcripts import iter_turns, read_report, sniff, sniff_stream
 from .casefile import check_case_file
 from .casegroup import CaseGroups, case_findings
 from .detect import first_object
 from .pipeline import CHAIN, Evaluator, HeldFindings, Joined, Suppressions, join_report, join_turns
-from .results import SURFACE_PATH, CaseIndex, DocResult, LineCheck, RecordInfo, UsageError, shift_finding
+from .results import SURFACE_PATH, CaseIndex, DocResult, LineCheck, RecordInfo, UsageError
 
 if TYPE_CHECKING:
     from .core import Engine
 
 HEAD_BYTES = 65536  # what shape and lane detection read of a file
-CRLF_NOTICE = "CRLF line endings on "  # how the reader's file-level SL009 notice begins
 
 
 class NotingReader(JsonlReader):
@@ -37,9 +35,9 @@ class NotingReader(JsonlReader):
         super().__init__(path, max_line_bytes)
         self.suppressions = suppressions
 
-    def records(self, stream: IO[bytes]) -> Iterator[Record]:
+    def records(self, source: IO[bytes] | NumberedLines) -> Iterator[Record]:
         note = self.suppressions.note
-        for record in super().records(stream):
+        for record in super().records(source):
             note(record)
             yield record
 
@@ -65,7 +63,7 @@ def _id_key(record: Record, key: str) -> str | None:
     return key if key in record.data else None
 
 
-def turn_stream(engine: Engine, path: str, stream: IO[bytes], kind: str, lane: Lane, cases: CaseIndex | None,
+def turn_stream(engine: Engine, path: str, stream: IO[bytes] | NumberedLines, kind: str, lane: Lane, cases: CaseIndex | None,
                 want_records: bool, primed: frozenset[str] = frozenset(),
                 reader: JsonlReader | None = None,
                 case_groups: bool = False) -> Iterator[tuple[list[Finding], RecordInfo | None]]:
@@ -83,7 +81,7 @@ def turn_stream(engine: Engine, path: str, stream: IO[bytes], kind: str, lane: L
     # A case-driven lane with its cases judges each case as `score` does, once its turns are read.
     by_case = judges_cases(lane, cases)
     groups = CaseGroups() if by_case and case_groups else None
-    turns = iter_turns(path, stream, kind, reader)  # type: ignore[arg-type]
+    turns = iter_turns(path, stream, kind, reader)
     # A chain lane's chains come once every turn is read: meanwhile the reader's findings wait on disk.
     held = HeldFindings(pending) if lane.unit == "chain" else None
     for joined in join_turns(lane, held.watch(turns) if held is not None else turns, cases, primed):
@@ -129,47 +127,35 @@ def _case_findings(evaluator: Evaluator, lane: Lane, cases: CaseIndex | None,
                 yield found, None
 
 
-FIRST_BATCHED_LINE = 3  # lines 1 and 2 are checked alone: a BOM and the encoding are read at a file's start
-
-
 def check_lines(engine: Engine, path: str, lines: Sequence[tuple[int, str, str | None]], kind: str, lane: Lane,
                 cases: CaseIndex | None) -> list[LineCheck]:
     """Lines of a turn/telemetry JSONL document, each checked as `Engine.check_line` checks it
     alone, in one read: one reader and one evaluator for them all, and each line its own join
-    (its priming context, its own SL015). `lines`: (1-based number >= FIRST_BATCHED_LINE, in
-    increasing order; text; the case id primed before it, if any). The reader's file-level CRLF
-    notice is left out: the caller counts line ends over the whole document."""
+    (its priming context, its own SL015). `lines`: (1-based number, in increasing order; text
+    without its line end; the case id primed before it, if any). A line's number is its
+    context (only line 1 is the file's start); the caller counts the document's line ends."""
     if not lines:
         return []
-    if lines[0][0] < FIRST_BATCHED_LINE:
-        raise ValueError(f"check_lines: line {lines[0][0]} out of order or before line {FIRST_BATCHED_LINE}")
-    # The lines are read FIRST_BATCHED_LINE - first lines up (blank lines before the first and
-    # in gaps, counted blank), and their results moved back down.
-    delta = lines[0][0] - FIRST_BATCHED_LINE
-    parts: list[bytes] = [b"\n" * (FIRST_BATCHED_LINE - 1)]
-    written = FIRST_BATCHED_LINE - 1
     primed_at: dict[int, str] = {}
     texts: dict[int, str] = {}
+    last = 0
     for number, text, primed in lines:
-        at = number - delta
-        texts[at] = text
-        if at <= written:
+        if number <= last or number < 1:
             raise ValueError(f"check_lines: line {number} out of order")
         if "\n" in text:
             raise ValueError(f"check_lines: line {number} holds a line end")
-        parts.append(b"\n" * (at - 1 - written))
-        parts.append(text.encode("utf-8", "surrogatepass"))
-        parts.append(b"\n")
-        written = at
+        texts[number] = text
+        last = number
         if primed is not None:
-            primed_at[at] = primed
+            primed_at[number] = primed
     suppressions = Suppressions()
     reader = NotingReader(path, engine.config.max_line_bytes, suppressions)
     evaluator = Evaluator(lane, engine.severity_levels)
     found: dict[int, list[Finding]] = {}
     records: dict[int, list[RecordInfo]] = {}
     by_case = judges_cases(lane, cases)  # the editor adds each case's findings (casegroup.check_case_lines)
-    for turn in iter_turns(path, io.BytesIO(b"".join(parts)), kind, reader):
+    source = NumberedLines([(number, text) for number, text, _ in lines])
+    for turn in iter_turns(path, source, kind, reader):
         number = turn.record.line
         primed = primed_at.get(number)
         for joined in join_turns(lane, (turn,), cases, (primed,) if primed is not None else ()):
@@ -177,18 +163,13 @@ def check_lines(engine: Engine, path: str, lines: Sequence[tuple[int, str, str |
             its = done.all_findings()
             if its:
                 found.setdefault(number, []).extend(its)
-            info = record_info(joined, done.verdicts, delta)
+            info = record_info(joined, done.verdicts)
             info.share_text(texts[number])  # the caller's line (the document's), not a second copy
             records.setdefault(number, []).append(info)
     for f in reader.findings:
-        if not (f.code == C.ENCODING_NOTICE and f.message.startswith(CRLF_NOTICE)):
-            found.setdefault(f.location.line, []).append(f)
-    out = []
-    for number, _, _ in lines:
-        kept = suppressions.filter(found.get(number - delta, []))
-        out.append(LineCheck(sorted_findings([shift_finding(f, path, delta) for f in kept]),
-                             records.get(number - delta, [])))
-    return out
+        found.setdefault(f.location.line, []).append(f)
+    return [LineCheck(sorted_findings(suppressions.filter(found.get(number, []))), records.get(number, []))
+            for number, _, _ in lines]
 
 
 class DocumentChecker:

@@ -12,7 +12,7 @@ from ..config import Config, ConfigError, resolve_severity
 from ..findings import Finding, Severity, sorted_findings
 from ..lanes import Lane, LaneError, LaneSet, PredicateSpec, load_lanes
 from ..predicates import Verdict
-from ..sources.base import ReadStats, Record
+from ..sources.base import NumberedLines, ReadStats, Record
 from ..sources.paths import unique_paths
 from ..sources.transcripts import sniff
 from .casescore import score_casework
@@ -26,8 +26,6 @@ from .results import (
     LineCheck,
     RecordInfo,
     UsageError,
-    shift_finding,
-    shift_record,
 )
 from .score import FileMapper, LaneScorer, independent, score_file, start_worker
 
@@ -148,30 +146,25 @@ class Engine:
     def check_line(self, path: str, text: str, line: int, kind: str, lane_name: str,
                    cases: CaseIndex | None = None, primed: Collection[str] = ()) -> LineCheck:
         """One line of a turn or telemetry JSONL document, as `check_bytes` would see it there
-        (the editor's re-checked lines). `line`: its 1-based number (only line 1 may start with
-        a byte-order mark); `primed`: case ids with a priming turn earlier in the document.
-        Findings the engine reports once per file and case id (SL015) are the caller's to merge."""
+        (the editor's re-checked lines). `text`: the line without its line end; `line`: its
+        1-based number, its context (only line 1 is the file's start: a byte-order mark, a
+        UTF-16 guess); `primed`: case ids with a priming turn earlier in the document. Findings
+        the engine reports once per file and case id (SL015) and the file's CRLF count are the
+        caller's to merge."""
         lane = self.lane(lane_name)
-        # Two blank lines before a later line: its BOM is a character, and its bytes are never
-        # taken for a file's start (a UTF-16 guess), as in the whole file and `check_lines`.
-        lead = b"\n\n" if line > 1 else b""
-        at = 3 if lead else 1
-        data = lead + text.encode("utf-8", "surrogatepass") + b"\n"
         findings: list[Finding] = []
         records: list[RecordInfo] = []
-        for found, info in turn_stream(self, path, io.BytesIO(data), kind, lane, cases, True,
+        for found, info in turn_stream(self, path, NumberedLines([(line, text)]), kind, lane, cases, True,
                                        primed=frozenset(primed)):
-            findings.extend(f for f in found if f.location.line == at)
-            if info is not None and info.line == at:
+            findings.extend(found)
+            if info is not None:
                 records.append(info)
-        delta = line - at
-        return LineCheck(sorted_findings([shift_finding(f, path, delta) for f in findings]),
-                         [shift_record(r, path, delta) for r in records])
+        return LineCheck(sorted_findings(findings), records)
 
     def check_lines(self, path: str, lines: Sequence[tuple[int, str, str | None]], kind: str, lane_name: str,
                     cases: CaseIndex | None = None) -> list[LineCheck]:
-        """Many lines (from line 3 on) of one document, each as `check_line` gives it, in one read
-        (an editor's first lint of a big file): (number, text, the case id primed before it)."""
+        """Many lines of one document, each as `check_line` gives it, in one read (an editor's
+        first lint of a big file): (number, text without its line end, the case id primed before it)."""
         return check_lines(self, path, lines, kind, self.lane(lane_name), cases)
 
     # --- score: a lane ---------------------------------------------------------------------

@@ -14,23 +14,48 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any, Protocol
 
 from ..checks import CHECK_CODES as C
+from ..config import ConfigError
 from ..engine import CaseIndex, DocResult, Engine, RecordInfo, first_object
 from ..engine.casegroup import check_case_lines
-from ..engine.check import CRLF_NOTICE, FIRST_BATCHED_LINE
 from ..engine.results import shift_finding, shift_record
-from ..findings import Finding, Location
-from ..lanes import Lane
-from ..sources.base import check_finding
+from ..findings import Finding
+from ..lanes import Lane, LaneError
+from ..sources.base import crlf_notice
 from ..sources.lintable import HEAD_BYTES, document_kind
 from .documents import Bare, LineMap, Snapshot
 
-if TYPE_CHECKING:
-    from .workspace import EngineEntry, ServerState
-
 _CHUNK_LINES = 512  # lines per engine read (and between cancellation checks) in the line-by-line path
+
+
+@dataclass
+class EngineEntry:
+    """An engine for one config file + client settings, and what went wrong building it."""
+
+    engine: Engine
+    config_path: Path | None
+    config_error: ConfigError | None
+    lane_errors: list[LaneError]
+    kept: dict[str, str]  # rules path -> lane name kept from the last good load
+    generation: int
+    hrefs: dict[tuple[str, str], str] = field(default_factory=dict)  # (lane, code) -> docs URL
+
+
+
+
+class CaseSource(Protocol):
+    """What a lint asks of its session (`workspace.ServerState` is one): the lane's case files
+    for a document and their index, and the generation of the settings it runs under."""
+
+    generation: int
+
+    def case_paths_for(self, entry: EngineEntry, lane: str, doc_path: str) -> tuple[str, ...]: ...
+
+    def case_index(self, entry: EngineEntry, lane: Lane,
+                   paths: tuple[str, ...]) -> tuple[CaseIndex | None, tuple[Any, ...]]: ...
 
 
 class Cancelled(Exception):
@@ -173,7 +198,7 @@ def _head(snap: Snapshot) -> bytes:
 # --- linting ------------------------------------------------------------------------------------
 
 
-def lint_document(state: ServerState, entry: EngineEntry, snap: Snapshot, memo: DocMemo,
+def lint_document(state: CaseSource, entry: EngineEntry, snap: Snapshot, memo: DocMemo,
                   token: CancelToken | None,
                   progress: Callable[[list[Finding]], None] | None) -> LintResult:
     engine = entry.engine
@@ -240,11 +265,11 @@ def lint_lines(engine: Engine, snap: Snapshot, lane: Lane, kind: str, cases: Cas
     """Check a turn/telemetry JSONL line by line; unchanged lines come from the memo.
 
     Each line is checked as the engine checks it alone (the engine's one record pipeline):
-    lines 1 and 2 by `Engine.check_line`, the memo misses from line 3 on by one
-    `Engine.check_lines` read per chunk (a cold open reads the file in chunks, not line by
-    line). The two things a line takes from the lines before it are given as context, not as
-    made-up records: the case ids primed earlier in the file, and whether it is line 1 (only
-    line 1 reads a BOM and the file's encoding). The file-level CRLF notice and the
+    the memo misses by one `Engine.check_lines` read per chunk (a cold open reads the file in
+    chunks, not line by line), each line given without its line end. The two things a line
+    takes from the lines before it are given as context, not as made-up records: the case ids
+    primed earlier in the file, and its number (only line 1 reads a BOM and the file's
+    encoding). The file-level CRLF notice (this document's line ends, counted here) and the
     once-per-file SL015 are merged here, as the engine asks.
 
     When the previous pass used the same memo, only the lines between the unchanged head
@@ -343,13 +368,9 @@ def lint_lines(engine: Engine, snap: Snapshot, lane: Lane, kind: str, cases: Cas
                 memo.hits += 1
                 continue
             memo.misses += 1
-            primed_case = case_id if prefix_primed else None
-            if number < FIRST_BATCHED_LINE:
-                entry.results[key] = _check_line(engine, path, text, kind, lane, cases, number, primed_case)
-            else:
-                queued.add((text, key))
-                batch.append((number, _engine_text(text), primed_case))
-                batched.append((number, entry, key))
+            queued.add((text, key))
+            batch.append((number, text, case_id if prefix_primed else None))
+            batched.append((number, entry, key))
         if batch:
             for (number, entry, key), checked in zip(batched, engine.check_lines(path, batch, kind, lane.name, cases),
                                                      strict=True):
@@ -375,8 +396,7 @@ def lint_lines(engine: Engine, snap: Snapshot, lane: Lane, kind: str, cases: Cas
     all_findings = _once_per_file(all_findings)
     if all_crlf:
         first = all_crlf[0]
-        notice = check_finding(C.ENCODING_NOTICE, Location(path, first, 1, first, 1),
-                               f"{CRLF_NOTICE}{len(all_crlf)} line(s) (read as LF)")
+        notice = crlf_notice(path, first, len(all_crlf))
         all_findings = list(all_findings)
         bisect.insort(all_findings, notice, key=Finding.sort_key)
     return all_findings, all_pairs
@@ -401,7 +421,7 @@ def case_findings(engine: Engine, snap: Snapshot, lane: Lane, kind: str, cases: 
             if entry is not None:
                 entry.turn = info
         if info[0] is not None:
-            by_case.setdefault(info[0], []).append((i + 1, _engine_text(text)))
+            by_case.setdefault(info[0], []).append((i + 1, text))
     kept: dict[str, tuple[tuple[tuple[int, str], ...], int, list[Finding]]] = {}
     out: list[Finding] = []
     memo.cases_checked = 0
@@ -495,21 +515,3 @@ def _turn_info(text: str, kind: str) -> tuple[str | None, bool]:
     case_id = case_id if isinstance(case_id, str) and case_id else None
     role = data.get("role")
     return case_id, role == "priming" and case_id is not None
-
-
-def _engine_text(text: str) -> str:
-    """A line as the engine is given it: a CR left before the CRLF's (JSON whitespace) gets one
-    more, since the reader strips one CR from `text + \\n`; the CRLF that makes is the caller's."""
-    return text + "\r" if text.endswith("\r") else text
-
-
-def _check_line(engine: Engine, path: str, text: str, kind: str, lane: Lane, cases: CaseIndex | None,
-                number: int, primed_case: str | None) -> _LineResult:
-    """One line through the engine's record pipeline (`Engine.check_line`), its context given as
-    what it is: the line's number (only line 1 reads a BOM) and the primed case ids."""
-    primed = (primed_case,) if primed_case is not None else ()
-    checked = engine.check_line(path, _engine_text(text), number, kind, lane.name, cases, primed)
-    findings = checked.findings
-    if text.endswith("\r"):  # the CRLF the extra CR made is this pass's to count, not the line's
-        findings = [f for f in findings if not (f.code == C.ENCODING_NOTICE and f.message.startswith(CRLF_NOTICE))]
-    return _LineResult(number, findings, checked.records, number)

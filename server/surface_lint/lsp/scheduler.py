@@ -20,17 +20,30 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..findings import Finding
+from .diagnostic_json import DiagnosticBuilder, error_diagnostic
 from .documents import Snapshot, TextDoc
-from .features.diagnostics import DiagnosticBuilder, error_diagnostic
 from .lint import Cancelled, CancelToken, LintResult
-
-if TYPE_CHECKING:
-    from .server import SurfaceLintServer
+from .workspace import ServerState
 
 log = logging.getLogger("surface_lint.lsp")
+
+class SchedulerHost(Protocol):
+    """What the scheduler asks of its server (`server.SurfaceLintServer` is one)."""
+
+    state: ServerState
+    pull: bool
+
+    def publish(self, uri: str, version: int | None, items: list[str]) -> None: ...
+
+    def log_error(self, message: str) -> None: ...
+
+    def file_problem_diagnostics(self, snap: Snapshot) -> list[dict[str, Any]]: ...
+
+    def is_settings_file(self, path: str) -> bool: ...
+
 
 FEATURE_WAIT_S = 30.0
 FREEZE_AFTER_LINES = 2000
@@ -57,7 +70,7 @@ class Run:
 class Scheduler:
     """The lint runs of one session's open documents."""
 
-    def __init__(self, server: SurfaceLintServer) -> None:
+    def __init__(self, server: SchedulerHost) -> None:
         self.server = server
         self.pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="surface-lint-lint")
         self.runs: dict[str, Run] = {}

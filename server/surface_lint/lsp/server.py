@@ -29,19 +29,28 @@ from ..checks import CheckCode
 from ..config import CONFIG_FILES, ConfigError, parse_config
 from ..lane_extends import extends_at
 from ..lanes import PROFILES, LaneError, _check_codes_free, builtin_rule_files, parse_lane
+from .diagnostic_json import DiagnosticBuilder, error_diagnostic, items_json
 from .documents import LineMap, Snapshot, TextDoc, path_to_uri, uri_to_path
-from .features import register_features
+from .features import code_actions, completion, diagnostics, hover, lane_score, review, symbols
 from .features.common import Positions, lsp_range
-from .features.diagnostics import DiagnosticBuilder, error_diagnostic, items_json
-from .lint import LintResult
+from .lint import EngineEntry, LintResult
 from .scheduler import Scheduler
 from .wire import ParamField, Protocol, plain_json, strict_converter
-from .workspace import EngineEntry, ServerState, _resolve, parse_settings, parse_trusted
+from .workspace import ServerState, _resolve, parse_settings, parse_trusted
 
 log = logging.getLogger("surface_lint.lsp")
 
 DID_GRANT_TRUST = "surfaceLint/didGrantTrust"  # notification, no params (HELPERS.md trust contract)
 WATCH_GLOBS = ("**/*.toml", "**/cases*.jsonl")
+
+
+# Every feature module, registered in this order (the code lens handlers combine in it).
+FEATURE_MODULES = (diagnostics, hover, completion, code_actions, symbols, lane_score, review)
+
+
+def register_features(server: SurfaceLintServer) -> None:
+    for module in FEATURE_MODULES:
+        module.register(server)
 
 
 class SurfaceLintServer(LanguageServer):

@@ -12,18 +12,18 @@ import os
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..config import Config, ConfigError, find_config, load_config
 from ..engine import CaseIndex, Engine, UsageError, first_object
 from ..findings import Finding
-from ..lanes import PROFILES, Lane, LaneError, builtin_rule_files
+from ..lanes import PROFILES, Lane, builtin_rule_files
 from ..severity_levels import LEVELS, normalize_level
 from ..sources.lintable import HEAD_BYTES
 from .documents import LineMap, Snapshot, TextDoc
-from .lint import Cancelled, CancelToken, DocMemo, LintResult, lint_document
+from .lint import Cancelled, CancelToken, DocMemo, EngineEntry, LintResult, lint_document
 
 ENCODINGS = ("utf-16", "utf-8", "utf-32")
 RUN_MODES = ("onType", "onSave")
@@ -88,20 +88,6 @@ def parse_settings(raw: Any) -> tuple[ClientSettings, list[str]]:
 
 
 # --- engines ------------------------------------------------------------------------------------
-
-
-@dataclass
-class EngineEntry:
-    """An engine for one config file + client settings, and what went wrong building it."""
-
-    engine: Engine
-    config_path: Path | None
-    config_error: ConfigError | None
-    lane_errors: list[LaneError]
-    kept: dict[str, str]  # rules path -> lane name kept from the last good load
-    generation: int
-    hrefs: dict[tuple[str, str], str] = field(default_factory=dict)  # (lane, code) -> docs URL
-
 
 
 class ServerState:
@@ -236,7 +222,8 @@ class ServerState:
     # --- case files ---------------------------------------------------------------------
 
     def case_paths_for(self, entry: EngineEntry, lane: str, doc_path: str) -> tuple[str, ...]:
-        """Config `cases` globs (this lane's files), else evals/<lane>/**/cases.jsonl upward."""
+        """Config `cases` globs (this lane's files), else the lane's `**/cases.jsonl` in the
+        nearest folder upward that holds them (`case_roots`)."""
         config = entry.engine.config
         folder = self._folder_of(doc_path)
         key = (entry.generation, config.path, lane, folder if not config.cases else None)
@@ -253,8 +240,8 @@ class ServerState:
                         found.append(str(p.resolve()))
         else:
             for parent in [folder, *folder.parents]:
-                root = parent / "evals" / lane
-                if root.is_dir():
+                root = next((r for r in case_roots(parent, lane) if r.is_dir()), None)
+                if root is not None:
                     found = [str(p.resolve()) for p in sorted(root.glob("**/cases.jsonl")) if p.is_file()]
                     break
         paths = tuple(dict.fromkeys(found))
@@ -369,6 +356,16 @@ class ServerState:
         with self.lock:
             self.docs.pop(uri, None)
             self.memos.pop(uri, None)
+
+
+def case_roots(folder: Path, lane: str) -> tuple[Path, ...]:
+    """Where a lane's case files are looked for from `folder`, in this order: a project's
+    `evals/<lane>/`, the runtime's `cases/<lane>/` (beside `runtime/captures/`), and a lane
+    folder's `cases/` (`<lane>/{cases,captures,reports}`)."""
+    roots = [folder / "evals" / lane, folder / "cases" / lane]
+    if folder.name == lane:
+        roots.append(folder / "cases")
+    return tuple(roots)
 
 
 def _resolve(path: str) -> str:

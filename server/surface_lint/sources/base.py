@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -13,7 +13,7 @@ from ..checks import CHECK_CODES as C
 from ..checks import CHECKS
 from ..findings import Finding, Location, Severity
 from ..positions import JsonPath, JsonSyntaxError, LineIndex, StringSpan, ValueSpan, value_spans
-from .lines import UTF8_BOM, Encoding, decode_text, detect_encoding, open_lines
+from .lines import UTF8, UTF8_BOM, Encoding, decode_text, detect_encoding, open_lines
 
 DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024
 _loads = json.loads
@@ -332,6 +332,30 @@ class ReadStats:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class NumberedLines:
+    """Lines of a document read elsewhere (an editor's buffer), for `JsonlReader.records`: each
+    (1-based line number, its text without its line end), numbers increasing. Their context is
+    their numbers: only line 1 is a file's start (where a byte-order mark is read and the bytes
+    may say UTF-16); a line's text is JSON as it stands (a CR in it is JSON whitespace, not a
+    line end: the caller, who split the document, knows its line ends)."""
+
+    lines: Sequence[tuple[int, str]]
+
+
+@dataclass(slots=True)
+class _CrlfCount:
+    lines: int = 0
+    first: int = 0
+
+
+def crlf_notice(path: str, first: int, count: int) -> Finding:
+    """The file-level SL009 notice of `count` CRLF line ends, at the first (the reader's, and the
+    editor's, which counts its document's line ends itself)."""
+    return check_finding(C.ENCODING_NOTICE, Location(path, first, 1, first, 1),
+                         f"CRLF line endings on {count} line(s) (read as LF)")
+
+
 @dataclass(slots=True)
 class JsonlReader:
     """Streams a JSONL byte source into Records, turning every bad line into a Finding."""
@@ -349,10 +373,14 @@ class JsonlReader:
         self.stats.records -= 1
         self.stats.skipped += 1
 
-    def records(self, stream: IO[bytes]) -> Iterator[Record]:
-        crlf_lines = 0
-        first_crlf = 0
-        encoding, lines = open_lines(stream, self.max_line_bytes)
+    def records(self, source: IO[bytes] | NumberedLines) -> Iterator[Record]:
+        """The records of a byte stream (a whole file: its first bytes say its encoding, its
+        lines end at `\\n`), or of `NumberedLines` (lines of a document read elsewhere, each
+        with its number, without its line end)."""
+        if isinstance(source, NumberedLines):
+            yield from self._numbered(source)
+            return
+        encoding, lines = open_lines(source, self.max_line_bytes)
         if encoding.refused:
             self._refuse(encoding, lines)
             return
@@ -361,10 +389,34 @@ class JsonlReader:
                 C.ENCODING_NOTICE, Location(self.path, 1, 1, 1, 1),
                 f"file is {encoding.label} (byte-order mark); read as {encoding.label}, "
                 "but JSON Lines files should be UTF-8"))
+        crlf = _CrlfCount()
+        yield from self._read(lines, encoding, crlf)
+        if crlf.lines:
+            self.findings.append(crlf_notice(self.path, crlf.first, crlf.lines))
+
+    def _numbered(self, source: NumberedLines) -> Iterator[Record]:
+        """`NumberedLines`: only a first line numbered 1 is a file's start (a byte-order mark,
+        a UTF-16 guess from its bytes); no line end to strip, so no CRLF to count."""
+        limit = self.max_line_bytes
+        lines: list[tuple[int, bytes | None]] = []
+        for number, text in source.lines:
+            raw = text.encode("utf-8", "surrogatepass")
+            if number == 1:
+                encoding = detect_encoding((raw + b"\n")[:8])
+                if encoding.refused:  # as a file of this one line would be: refused, counted an error
+                    self._refuse(encoding, iter(((1, None),)))
+                    continue
+            lines.append((number, raw if len(raw) <= limit else None))
+        yield from self._read(iter(lines), UTF8, None)
+
+    def _read(self, lines: Iterator[tuple[int, bytes | None]], encoding: Encoding,
+              crlf: _CrlfCount | None) -> Iterator[Record]:
+        """Numbered lines -> records. `crlf`: the lines still end with `\\n` (a stream's), and
+        their CRLF endings are counted there; None: the lines come without their line ends."""
         stats = self.stats
         path = self.path
         for number, raw in lines:
-            if number == 1 and raw == UTF8_BOM:  # a file that is only a byte-order mark has no line
+            if number == 1 and raw == UTF8_BOM and crlf is not None:  # a file that is only a byte-order mark has no line
                 self.findings.append(check_finding(C.ENCODING_NOTICE, Location(self.path, 1, 1, 1, 1),
                                                    "file starts with a UTF-8 byte-order mark (ignored)"))
                 break
@@ -379,12 +431,13 @@ class JsonlReader:
                     )
                 )
                 continue
-            if raw.endswith(b"\n"):
-                raw = raw[:-1]
-            if raw.endswith(b"\r"):
-                raw = raw[:-1]
-                crlf_lines += 1
-                first_crlf = first_crlf or number
+            if crlf is not None:
+                if raw.endswith(b"\n"):
+                    raw = raw[:-1]
+                if raw.endswith(b"\r"):
+                    raw = raw[:-1]
+                    crlf.lines += 1
+                    crlf.first = crlf.first or number
             if number == 1 and raw.startswith(UTF8_BOM):
                 raw = raw[3:]
                 self.findings.append(
@@ -425,14 +478,6 @@ class JsonlReader:
             if _surrogate_escape(text):  # one scan: faster than a substring prefilter
                 self.findings.extend(surrogate_findings(record, repair_surrogates(data)))
             yield record
-        if crlf_lines:
-            self.findings.append(
-                check_finding(
-                    C.ENCODING_NOTICE,
-                    Location(self.path, first_crlf, 1, first_crlf, 1),
-                    f"CRLF line endings on {crlf_lines} line(s) (read as LF)",
-                )
-            )
 
     def _refuse(self, encoding: Encoding, lines: Iterator[tuple[int, bytes | None]]) -> None:
         """A UTF-16/32 file without a byte-order mark: one finding, every line an error."""

@@ -6,11 +6,10 @@ Shapes: turn JSONL (the canonical capture format, see README), lane report JSON
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import IO, Any
 
 from ..checks import CheckCode
 from ..findings import Finding, Location
@@ -18,6 +17,7 @@ from ..positions import JsonSyntaxError, value_spans
 from .base import (
     DocLocator,
     JsonlReader,
+    NumberedLines,
     ReadStats,
     Record,
     check_finding,
@@ -193,10 +193,11 @@ def turn_from_record(record: Record, findings: list[Finding], telemetry: bool = 
                 vault_hits, trace_hash, bool(proposal) and proposal is not False, turn_index)
 
 
-def iter_turns(path: str, stream: io.BufferedIOBase | io.BytesIO, kind: str, reader: JsonlReader) -> Iterator[Turn]:
-    """Stream turns (turn JSONL or telemetry); findings and counts accumulate on `reader`."""
+def iter_turns(path: str, stream: IO[bytes] | NumberedLines, kind: str, reader: JsonlReader) -> Iterator[Turn]:
+    """Stream turns (turn JSONL or telemetry) of a byte stream or of `NumberedLines` (an
+    editor's lines, their numbers their context); findings and counts accumulate on `reader`."""
     telemetry = kind == "telemetry"
-    for record in reader.records(stream):  # type: ignore[arg-type]
+    for record in reader.records(stream):
         if telemetry and "surface" not in record.data:
             reader.skip()
             continue

@@ -5,22 +5,20 @@ from __future__ import annotations
 import bisect
 import json
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lsprotocol import types
 
 from ...findings import Finding
 from ...positions import JsonSyntaxError, value_spans
 from ...suppress import DISABLE_KEY, SUPPRESSION_KEY
+from ..diagnostic_json import DiagnosticBuilder, typed_diagnostic
+from ..host import Host
 from ..lint import LintResult
 from .common import MAX_FEATURE_LINE, JsonRange, lsp_range, to_range
-from .diagnostics import DiagnosticBuilder, typed_diagnostic
-
-if TYPE_CHECKING:
-    from ..server import SurfaceLintServer
 
 
-def register(server: SurfaceLintServer) -> None:
+def register(server: Host) -> None:
     @server.handle(types.TEXT_DOCUMENT_CODE_ACTION,
                    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
     async def on_code_action(params: types.CodeActionParams) -> list[types.CodeAction] | None:

@@ -5,22 +5,20 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lsprotocol import types
 
 from ...docs import predicate_markdown
 from ...findings import Location
 from ...lanes import Lane
+from ..host import Host
 from ..lint import LintResult
 from .common import MAX_FEATURE_LINE, Positions, markup_content, no_html
 from .lane_fields import FieldStep, field_detail, field_markdown, fields_at
 
-if TYPE_CHECKING:
-    from ..server import SurfaceLintServer
 
-
-def register(server: SurfaceLintServer) -> None:
+def register(server: Host) -> None:
     @server.handle(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=['"', "[", ",", "{"]))
     async def on_completion(params: types.CompletionParams) -> types.CompletionList | None:
         at = await server.at(params.text_document.uri, params.position)

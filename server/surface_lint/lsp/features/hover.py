@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
@@ -15,16 +14,14 @@ from ...engine import RecordInfo
 from ...findings import Location
 from ...lanes import Lane
 from ...predicates import Verdict
+from ..host import Host
 from ..lint import LintResult
 from .common import MAX_FEATURE_LINE, Positions, contains, markup_content, md_code, md_message, no_html
 from .completion import completion_context
 from .lane_fields import casework_markdown, field_markdown, fields_at
 
-if TYPE_CHECKING:
-    from ..server import SurfaceLintServer
 
-
-def register(server: SurfaceLintServer) -> None:
+def register(server: Host) -> None:
     @server.handle(types.TEXT_DOCUMENT_HOVER)
     async def on_hover(params: types.HoverParams) -> types.Hover | None:
         at = await server.at(params.text_document.uri, params.position)

@@ -7,25 +7,23 @@ import json
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lsprotocol import types
 
 from ...engine import LaneResult
 from ...reporters.common import fmt_value
+from ..host import Host
 from ..lint import LintResult
 from ..wire import ParamField, RawResult
 from .common import md_code
-
-if TYPE_CHECKING:
-    from ..server import SurfaceLintServer
 
 LANE_SCORE_METHOD = "surfaceLint/laneScore"
 SCORE_COMMAND = "surfaceLint.scoreLane"
 LANE_SCORE_PARAMS = {"uri": ParamField(str, required=True)}
 
 
-def register(server: SurfaceLintServer) -> None:
+def register(server: Host) -> None:
     @server.handle(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
     async def on_code_lens(params: types.CodeLensParams) -> list[types.CodeLens]:
         uri = params.text_document.uri
@@ -45,7 +43,7 @@ def register(server: SurfaceLintServer) -> None:
         return RawResult(json.dumps(await score_of(server, uri)))
 
 
-async def score_of(server: SurfaceLintServer, uri: str) -> dict[str, Any] | None:
+async def score_of(server: Host, uri: str) -> dict[str, Any] | None:
     """The lane score of a transcript or report buffer (cached per version)."""
     result = await server.current_result(uri)
     run = server.scheduler.runs.get(uri)
@@ -72,7 +70,7 @@ async def score_of(server: SurfaceLintServer, uri: str) -> dict[str, Any] | None
     return score
 
 
-def _score_job(server: SurfaceLintServer, result: LintResult) -> dict[str, Any] | None:
+def _score_job(server: Host, result: LintResult) -> dict[str, Any] | None:
     assert result.entry is not None and result.lane is not None
     engine = result.entry.engine
     texts = {result.path: "\n".join(result.lines).encode("utf-8", "surrogatepass")}

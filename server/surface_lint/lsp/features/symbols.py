@@ -4,20 +4,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lsprotocol import types
 
+from ..host import Host
 from ..lint import LintResult
+from ..scheduler import gc_paused
 from ..wire import RawResult
 from .common import Positions, contains
 
-if TYPE_CHECKING:
-    from ..server import SurfaceLintServer
 
-
-def register(server: SurfaceLintServer) -> None:
-    from ..scheduler import gc_paused  # here, not at the top: scheduler imports the features package
+def register(server: Host) -> None:
 
     # Raw JSON, not typed: a measured hot path (VS Code asks after every edit, one symbol a record;
     # 20,000 typed DocumentSymbols cost about twice the JSON, bench in notes/lsp.md).
