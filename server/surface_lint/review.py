@@ -23,7 +23,7 @@ from .diff import LaneDiff, diff_results
 from .engine import Engine, LaneResult, UsageError, first_object
 from .findings import Location
 from .lanes import Lane
-from .reporters.common import CaseView, iter_outcome_views
+from .reporters.common import CaseView, iter_outcome_views, reported_predicates
 from .sources.base import JsonlReader, Record
 from .sources.transcripts import iter_turns, read_report, sniff
 
@@ -366,7 +366,7 @@ def review_transcript(engine: Engine, path: str, data: bytes, case_paths: Sequen
         group = view.group if view is not None else None
         judged = view if view is not None and scored.get(turn.case_id) is turn else None
         turns.append(ReviewTurn(turn, judged, group, failed.get(turn.case_id, ()) if judged is not None else ()))
-    predicates = tuple((p.name, p.code) for p in run.lane.predicates if p.report)
+    predicates = tuple(reported_predicates(run.lane))
     return Review(path, run.lane.name, result.profile, predicates, tuple(turns))
 
 

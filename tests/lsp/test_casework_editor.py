@@ -83,12 +83,12 @@ async def test_compositionality_dev_lenses_and_review(client: RecordingClient) -
     cases = open_file(client, COMPOSITIONALITY / "cases" / "dev" / "cases.jsonl")
     await published(client, cases, 1)
     assert [(line, title) for line, title, _ in await _verdict_lenses(client, cases)] == [
-        (0, "✗ fail in dev.jsonl:5 · ✗ case-check-failed: `premises_stored_pass` is false: proposals >= "
-            "expected_proposals (expected_proposals = 2, proposals = 0) · ✗ entailment_token: none of the expected "
-            "tokens (decision) is in the answer"),
-        (1, "✗ fail in dev.jsonl:15 · ✗ case-check-failed: `premises_stored_pass` is false: proposals >= "
-            "expected_proposals (expected_proposals = 2, proposals = 1) · ✗ entailment_token: none of the expected "
-            "tokens (clarity, knowledge) is in the answer"),
+        (0, "✗ fail in dev.jsonl:5 · ✗ entailment_token: none of the expected tokens (decision) is in the answer · "
+            "✗ case-check-failed: `premises_stored_pass` is false: proposals >= expected_proposals "
+            "(expected_proposals = 2, proposals = 0)"),
+        (1, "✗ fail in dev.jsonl:15 · ✗ entailment_token: none of the expected tokens (clarity, knowledge) is in the "
+            "answer · ✗ case-check-failed: `premises_stored_pass` is false: proposals >= expected_proposals "
+            "(expected_proposals = 2, proposals = 1)"),
         (2, "✓ pass in dev.jsonl:25"),
     ]
     run = (COMPOSITIONALITY / "captures" / "dev.jsonl").as_uri()

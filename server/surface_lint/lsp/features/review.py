@@ -18,24 +18,22 @@ modules are listed). Work runs in a worker thread; results are cached by file st
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import hashlib
 import inspect
 import json
 import traceback
-from collections.abc import Awaitable, Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
 
-from ...checks import CHECK_CODES as C
 from ...engine import Engine, UsageError, first_object
-from ...findings import Location, Severity
+from ...findings import Location
 from ...lanes import Lane
 from ...reporters import RenderOptions
-from ...reporters.common import CaseView, PredicateFailure, rule_index
+from ...reporters.common import PredicateFailure, rule_index
 from ...reporters.diff_text import render_json as diff_json
 from ...review import (
     DEFAULT_TRANSCRIPT_GLOBS,
@@ -119,34 +117,6 @@ def _reason(f: PredicateFailure) -> str:
     if not f.message:
         return f.name
     return f.message if f.message.startswith(f"{f.name}: ") else f"{f.name}: {f.message}"
-
-
-def judged_view(view: CaseView, failed: Sequence[str], reasons: Sequence[PredicateFailure]) -> CaseView:
-    """A case's view with what `Engine.score` says it failed (`failed`) when the view lists no
-    failure (a case-driven lane's checks are no predicates of the lane): `reasons`, the findings
-    `check --cases` gives for the case, else each failed name at SL018."""
-    if view.failures or not failed:
-        return view
-    failures = tuple(reasons) or tuple(
-        PredicateFailure(name, C.CASE_CHECK, Severity.WARNING, f"`{name}` is false", ()) for name in failed)
-    judged = tuple(dict.fromkeys([*view.judged, *(f.name for f in failures)]))
-    return dataclasses.replace(view, judged=judged, failures=failures)
-
-
-def case_reasons(engine: Engine, lane: Lane, path: str, data: bytes, case_paths: Sequence[str],
-                 texts: Mapping[str, bytes], case_ids: Collection[str]) -> dict[str, list[PredicateFailure]]:
-    """Why each of `case_ids` fails in the run `path`: the findings `check --cases` gives it
-    (SL018 and the predicate findings of its judgement), as failures with their messages."""
-    if not case_ids or not case_paths:
-        return {}
-    _, index = engine.load_cases(case_paths, lane, texts)
-    checked = engine.check_bytes(path, data, None, lane.name, index)
-    predicates = {p.name for p in lane.predicates}
-    out: dict[str, list[PredicateFailure]] = {}
-    for f in checked.findings:
-        if f.record_id is not None and f.record_id in case_ids and (f.code == C.CASE_CHECK or f.rule in predicates):
-            out.setdefault(f.record_id, []).append(PredicateFailure(f.rule, f.code, f.severity, f.message, ()))
-    return out
 
 
 def _digest(data: bytes) -> str:
@@ -252,8 +222,6 @@ class ReviewFeatures:
             cached = (found, searched)
             self._outcomes = {key: cached}  # one case file's answer kept: the one being looked at
         found, searched = cached
-        if lane.casework is not None:
-            found = self._judged_runs(engine, lane, found, [path], texts)
         out = []
         for case in case_file.cases:
             where = case.record.location(lane.schema.id_field) if lane.schema.id_field in case.record.data \
@@ -261,21 +229,6 @@ class ReviewFeatures:
             case_run = found.get(case.id)
             out.append((where, lens_titles(case_run, searched, lane), case_run))
         return out
-
-    def _judged_runs(self, engine: Engine, lane: Lane, found: Mapping[str, CaseRun], case_paths: Sequence[str],
-                     texts: Mapping[str, bytes]) -> dict[str, CaseRun]:
-        """`found` with each failing case's view saying why (`judged_view`), run by run."""
-        failing: dict[str, set[str]] = {}
-        for case_run in found.values():
-            if case_run.failed and not case_run.view.failures:
-                failing.setdefault(case_run.run.path, set()).add(case_run.case_id)
-        reasons: dict[str, list[PredicateFailure]] = {}
-        for run_path, ids in failing.items():
-            data = texts.get(run_path)
-            if data is not None:
-                reasons.update(case_reasons(engine, lane, run_path, data, case_paths, texts, ids))
-        return {k: dataclasses.replace(v, view=judged_view(v.view, v.failed, reasons.get(k, ())))
-                if v.failed else v for k, v in found.items()}
 
     def _run_lane(self, engine: Engine, path: str, texts: Mapping[str, bytes]) -> str | None:
         data = texts.get(path)
@@ -405,24 +358,8 @@ class ReviewFeatures:
         review = review_transcript(engine, path, data, joined, texts)
         if review is None:
             return None
-        if run.lane.casework is not None:
-            review = self._judged_review(engine, run.lane, review, path, data, joined, texts)
         shown = review.select(predicate, category, failing_only)
         return review_payload(review, uri, shown, predicate, category, failing_only)
-
-    def _judged_review(self, engine: Engine, lane: Lane, review: Review, path: str, data: bytes,
-                       case_paths: Sequence[str], texts: Mapping[str, bytes]) -> Review:
-        """A case-driven lane's review with each failing case's scored turn saying why, and
-        its checks counted beside the lane's predicates."""
-        ids = {t.turn.case_id for t in review.turns if t.failed and t.view is not None and not t.view.failures}
-        reasons = case_reasons(engine, lane, path, data, case_paths, texts, ids)
-        turns = tuple(dataclasses.replace(t, view=judged_view(t.view, t.failed, reasons.get(t.turn.case_id, ())))
-                      if t.view is not None and t.failed else t for t in review.turns)
-        names = dict(review.predicates)
-        for t in turns:
-            for f in t.view.failures if t.view is not None else ():
-                names.setdefault(f.name, f.code)
-        return Review(review.path, review.lane, review.profile, tuple(names.items()), turns)
 
     def run_list(self, params: Mapping[str, Any]) -> list[dict[str, Any]]:
         uri = params.get("uri")
