@@ -22,16 +22,17 @@ Captures are read as they are (the runtime's turn records: `case_id`, `turn_inde
 from __future__ import annotations
 
 import math
+import string
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from . import kinds_extra
-from .caseexpr import Expr, ExprError, resolve_path
+from .caseexpr import Budget, EvalFailure, Expr, ExprError, resolve_path
 from .checks import CHECK_CODES as C
 from .findings import sorted_findings
 from .lane_extends import LanePositions
-from .lanes import Lane, LaneError
+from .lanes import Lane, LaneError, json_type_ok
 from .predicates import PASS, Context, RegexTimeout, Subject, Verdict
 from .sources.base import Record, check_finding
 
@@ -165,10 +166,24 @@ def _entry_of(casework: Casework, case: Mapping[str, Any], record: Mapping[str, 
     return {}
 
 
+def _text_fields(casework: Casework) -> tuple[str, ...]:
+    """The capture record fields a view reads as its turns' text: `surface` (a view's default)
+    and every `record.NAME` of a view's `surface` expression."""
+    import ast
+
+    out: list[str] = []
+    for view in casework.views.values():
+        names = ["surface"] if view.surface is None else [
+            n.attr for n in ast.walk(view.surface.tree)
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "record"]
+        out.extend(n for n in names if n not in out)
+    return tuple(out or ["surface"])
+
+
 def _safe_holds(expr: Expr, scope: Mapping[str, Any]) -> bool:
     try:
         return bool(expr.evaluate(scope))
-    except (ExprError, TypeError, ValueError, ArithmeticError, RegexTimeout):
+    except (EvalFailure, RegexTimeout):
         return False
 
 
@@ -218,10 +233,17 @@ def parse_casework(lane: Lane, table: Mapping[str, Any], positions: LanePosition
         raise LaneError(shown, line, f"headline {lane.headline!r} is not a [[casework.metrics]] metric", column)
 
     def compile_expr(source: str, what: str, path: tuple[str | int, ...]) -> Expr:
+        shown, line, column = positions.locate(("casework", *path))
         try:
-            return Expr(source, LANE_FUNCTIONS)
+            return Expr(source, LANE_FUNCTIONS, f"{shown}:{line}:{column}")
         except ExprError as exc:
             raise fail(path, f"{what}: {exc}") from None
+
+    def template(text: str, what: str, path: tuple[str | int, ...], allowed: Sequence[str], paths: bool) -> str:
+        problem = template_problem(text, allowed, paths)
+        if problem is not None:
+            raise fail(path, f"{what}: {problem}")
+        return text
 
     def opt(item: Mapping[str, Any], key: str, what: str, path: tuple[str | int, ...]) -> Expr | None:
         return compile_expr(item[key], f"{what} `{key}`", (*path, key)) if key in item else None
@@ -271,6 +293,7 @@ def parse_casework(lane: Lane, table: Mapping[str, Any], positions: LanePosition
 
     values: list[ValueSpec] = []
     names: set[str] = set(views)
+    all_values = [str(v.get("name")) for v in table.get("values", [])]
     for index, item in enumerate(table.get("values", [])):
         path = ("values", index)
         name = item["name"]
@@ -285,7 +308,8 @@ def parse_casework(lane: Lane, table: Mapping[str, Any], positions: LanePosition
             view=view_of(item, what, path) if predicate is not None else None,
             quantifier=str(item.get("quantifier", "all")), when=opt(item, "when", what, path),
             otherwise=opt(item, "otherwise", what, path), failures=bool(item.get("failures", False)),
-            message=item.get("message"),
+            message=template(item["message"], f"{what} `message`", (*path, "message"),
+                             [*_SCOPE_NAMES, *views, *all_values], True) if "message" in item else None,
         ))
     if values and "passed" not in names:
         raise fail(("values",), "[casework]: one of the values must be named `passed` (the case's verdict)")
@@ -310,8 +334,9 @@ def parse_casework(lane: Lane, table: Mapping[str, Any], positions: LanePosition
         for i, check in enumerate(item.get("checks", [])):
             if check["metric"] not in seen:
                 raise fail((*path, "checks", i, "metric"), f"{what}: check {i + 1} names {check['metric']!r}, not an earlier metric")
-            checks.append(ThresholdSpec(check["metric"], str(check.get("op", ">=")), float(check["value"]),
-                                        str(check.get("message", ""))))
+            message = template(str(check.get("message", "")), f"{what}: check {i + 1} `message`",
+                               (*path, "checks", i, "message"), _THRESHOLD_PLACEHOLDERS, False)
+            checks.append(ThresholdSpec(check["metric"], str(check.get("op", ">=")), float(check["value"]), message))
         if kind == "thresholds" and not checks:
             raise fail(path, f"{what} (thresholds): needs `checks`")
         default_empty: Any = 1.0 if kind == "rate" else 0.0
@@ -353,6 +378,134 @@ def parse_casework(lane: Lane, table: Mapping[str, Any], positions: LanePosition
 
 # Names every case scope has: a value may not take them.
 _SCOPE_NAMES = ("case", "failures", "runs", "run", "metrics", "t")
+# What a casework threshold check's `message` may name.
+_THRESHOLD_PLACEHOLDERS = ("metric", "actual", "bound")
+
+
+def template_problem(text: str, allowed: Sequence[str], paths: bool) -> str | None:
+    """Why a message template cannot be rendered (None when it can). `paths`: a value's message,
+    whose `{path}` placeholders are read from the case scope (`{case.min_sentences}`: the first
+    name must be one the scope has); else a `str.format` template over the `allowed` names."""
+    known = ", ".join(f"{{{n}}}" for n in allowed)
+    if paths:
+        i = 0
+        while True:
+            start = text.find("{", i)
+            if start < 0:
+                return None
+            end = text.find("}", start)
+            if end < 0:
+                return f"`{{` at character {start + 1} is never closed (placeholders are `{{name}}`)"
+            inner = text[start + 1 : end].strip()
+            if not inner:
+                return f"an empty placeholder `{{}}` at character {start + 1}"
+            head = inner.split(".", 1)[0]
+            if head not in allowed:
+                return f"unknown placeholder `{{{inner}}}` (it may read: {known}, and their fields)"
+            i = end + 1
+    try:
+        parsed = list(string.Formatter().parse(text))
+    except ValueError as exc:
+        return f"{exc} (write `{{{{` and `}}}}` for a literal brace)"
+    for _, name, spec, _ in parsed:
+        if name is None:
+            continue
+        if name not in allowed:
+            shown = "{}" if name == "" else f"{{{name}}}"
+            return f"unknown placeholder `{shown}` (it may use: {known})"
+        if spec and "{" in spec:
+            return f"a placeholder inside the format of `{{{name}}}` is not supported"
+    try:
+        text.format(**{n: 0.5 for n in allowed})
+    except (ValueError, TypeError) as exc:
+        return f"cannot be formatted with a number: {exc}"
+    return None
+
+
+def format_message(template: str, **values: Any) -> str:
+    """A checked `str.format` template rendered; a value its format does not fit (a null where
+    the template says `{actual:.2f}`) is written plainly instead, never an error."""
+    try:
+        return template.format(**values)
+    except (ValueError, TypeError, KeyError, IndexError):
+        out: list[str] = []
+        for literal, name, _, _ in string.Formatter().parse(template):
+            out.append(literal)
+            if name is not None:
+                out.append(str(values.get(name)))
+        return "".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class CaseError:
+    """A case the lane could not judge, or a problem of one of its values: `code` (SL019 an
+    expression failed, SL020 past the evaluation budget, SL021 a detail that is not JSON, SL003 a
+    wrong-typed capture field), the message, and where the lane file wrote the expression
+    (`file:line:column`, empty for a field of the data). `record` is the capture record (and
+    `field` its key) a field problem is at; None for the case as a whole."""
+
+    code: str
+    message: str
+    location: str = ""
+    record: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+    field: str | None = None
+
+
+def _failure(exc: EvalFailure) -> CaseError:
+    return CaseError(C.EXPR_BUDGET if exc.budget else C.EXPR_ERROR, exc.message, exc.expr.where)
+
+
+def category_order(key: Any) -> tuple[int, str, Any]:
+    """The order of a `by` metric's categories: values of one type in their own order, types by
+    name (booleans, numbers, strings), and null (a case without the field) last."""
+    if key is None:
+        return (1, "", 0)
+    if isinstance(key, bool):
+        return (0, "0bool", int(key))
+    if isinstance(key, (int, float)):
+        return (0, "1number", key) if key == key else (0, "1number~", 0)  # NaN after the numbers
+    if isinstance(key, str):
+        return (0, "2string", key)
+    return (0, "3" + type(key).__name__, repr(key))
+
+
+def category_key(key: Any) -> str:
+    """A category as a metric table names it: its JSON key (`"x"`, `"3"`, `"true"`, `"null"` for a
+    case without the field), so every report and comparison reads one text key."""
+    if isinstance(key, str):
+        return key
+    if key is None:
+        return "null"
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    return str(key)
+
+
+def json_problem(value: Any) -> str | None:
+    """Why `value` is not a JSON value (None when it is)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if item is None or isinstance(item, (bool, str, int)):
+            continue
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return f"the number {item} is not a JSON number"
+            continue
+        if isinstance(item, dict):
+            bad = next((k for k in item if not isinstance(k, str)), _NO_KEY)
+            if bad is not _NO_KEY:
+                return f"an object key must be a string, not {_shown(bad)}"
+            stack.extend(item.values())
+            continue
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+            continue
+        return f"a {type(item).__name__} is not a JSON value"
+    return None
+
+
+_NO_KEY = object()
 
 
 # --- evaluation ------------------------------------------------------------------------
@@ -380,6 +533,12 @@ class CaseOutcome:
     turns: int  # capture records joined to this case
     case: Mapping[str, Any] = field(default_factory=dict, repr=False)
     views: dict[str, list[Any]] = field(default_factory=dict, repr=False)  # the first run's turns
+    # The expression that failed (SL019) or ran past the budget (SL020): the case is not judged,
+    # `passed` is False, the values from that one on are null.
+    error: CaseError | None = None
+    # Findings that leave the verdict as it is: a detail that is not JSON (SL021, written as
+    # null), a capture field of the wrong type (SL003, read as null).
+    problems: list[CaseError] = field(default_factory=list)
 
 
 @dataclass
@@ -410,6 +569,8 @@ class Blame:
     verdict: Verdict | None
     message: str
     surface: str | None = None
+    code: str | None = None  # the finding's code when it is not SL018 (SL019/SL020/SL021/SL003)
+    field: str | None = None  # the record's key the finding is at (a wrong-typed field)
 
 
 @dataclass
@@ -463,6 +624,16 @@ class CaseworkEvaluator:
     def __init__(self, casework: Casework) -> None:
         self.casework = casework
         self.lane = casework.lane
+        self._budget = Budget()
+        self._text_fields = _text_fields(casework)
+        self._originals: dict[int, Mapping[str, Any]] = {}  # a sanitised record copy -> the record
+        # What the metrics' own expressions failed on: (case id, or None for a `value` metric
+        # over the metrics, and the failure); the item is left out of that metric.
+        self.metric_errors: list[tuple[str | None, CaseError]] = []
+        self._reported: set[tuple[str | None, str]] = set()
+
+    def _eval(self, expr: Expr, scope: Mapping[str, Any], fns: Mapping[str, Callable[..., Any]]) -> Any:
+        return expr.evaluate(scope, fns, self._budget)
 
     # Lane functions: expressions call these with the turn and a predicate name.
     def passes(self, turn: Any, name: str) -> bool:
@@ -514,10 +685,10 @@ class CaseworkEvaluator:
             for record in records:
                 entry = _entry_of(cw, case, record)
                 scope = {"record": record, "case": case, "entry": entry}
-                if view.where is not None and not view.where.evaluate(scope, fns):
+                if view.where is not None and not self._eval(view.where, scope, fns):
                     continue
-                surface = view.surface.evaluate(scope, fns) if view.surface is not None else record.get("surface")
-                grounding = (view.grounding.evaluate(scope, fns) if view.grounding is not None
+                surface = self._eval(view.surface, scope, fns) if view.surface is not None else record.get("surface")
+                grounding = (self._eval(view.grounding, scope, fns) if view.grounding is not None
                              else record.get("grounding_source"))
                 turns.append(_Turn(
                     record=record, case=case, entry=entry, index=len(turns),
@@ -528,10 +699,10 @@ class CaseworkEvaluator:
         for spec in cw.turn_values:
             for t in out[spec.view]:
                 scope = {"t": t, "case": case, "entry": t["entry"], "record": t["record"]}
-                if spec.when is not None and not spec.when.evaluate(scope, fns):
-                    t[spec.name] = spec.otherwise.evaluate(scope, fns) if spec.otherwise is not None else None
+                if spec.when is not None and not self._eval(spec.when, scope, fns):
+                    t[spec.name] = self._eval(spec.otherwise, scope, fns) if spec.otherwise is not None else None
                 elif spec.expr is not None:
-                    t[spec.name] = spec.expr.evaluate(scope, fns)
+                    t[spec.name] = self._eval(spec.expr, scope, fns)
                 else:
                     assert spec.predicate is not None
                     t[spec.name] = self.passes(t, spec.predicate)
@@ -540,46 +711,100 @@ class CaseworkEvaluator:
     def evaluate_case(self, case: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
                       trace: CaseTrace | None = None) -> CaseOutcome:
         """One case's values, details and verdict; `trace` (when given) records where the first
-        run's values and `failures` came from (`case_findings`)."""
+        run's values and `failures` came from (`case_findings`). Never raises for what the lane
+        file or the data get wrong: an expression that fails (or runs past the budget) is the
+        outcome's `error` (the case fails, later values are null); a detail that is not JSON and
+        a wrong-typed field are its `problems`. Only a pattern's character budget (RegexTimeout,
+        SL013: the case is not judged) passes through."""
         cw = self.casework
         fns = self.functions()
+        self._budget = Budget()
+        problems: list[CaseError] = []
+        case = self._typed_case(case)
+        records = [self._typed_record(r, problems) for r in records]
         runs: dict[str, dict[str, Any]] = {}
         first_scope: dict[str, Any] = {}
         first_views: dict[str, list[_Turn]] = {}
-        for run_name, run_filter in cw.runs.items():
-            selected = [r for r in records if run_filter is None or run_filter.evaluate({"record": r, "case": case}, fns)]
-            views = self._views(case, selected)
-            failures: list[str] = []
-            scope: dict[str, Any] = {"case": case, **views, "failures": failures, "runs": runs, "run": run_name}
-            produced: dict[str, Any] = {}
-            run_trace = trace if trace is not None and not runs else None  # the first run is the case's verdict
-            if run_trace is not None:
-                run_trace.views, run_trace.case = views, case
-            for spec in cw.values:
-                value = self._value(spec, scope, views, failures, fns, run_trace)
-                scope[spec.name] = value
-                produced[spec.name] = value
-            produced["failures"] = list(failures)
-            runs[run_name] = produced
-            if not first_scope:
-                first_scope = scope
-                first_views = views
-        details = {
-            key: _jsonable(expr.evaluate(first_scope, fns))
-            for key, expr in cw.details.items()
-            if key not in cw.details_if or cw.details_if[key].evaluate(first_scope, fns)
-        }
-        first = next(iter(runs.values()))
+        error: CaseError | None = None
+        try:
+            for run_name, run_filter in cw.runs.items():
+                selected = [r for r in records
+                            if run_filter is None or self._eval(run_filter, {"record": r, "case": case}, fns)]
+                failures: list[str] = []
+                produced: dict[str, Any] = {spec.name: None for spec in cw.values}
+                produced["failures"] = failures
+                run_trace = trace if trace is not None and not runs else None  # the first run is the case's verdict
+                runs[run_name] = produced
+                views = self._views(case, selected)
+                scope: dict[str, Any] = {"case": case, **views, "failures": failures, "runs": runs, "run": run_name}
+                if len(runs) == 1:
+                    first_scope, first_views = scope, views
+                if run_trace is not None:
+                    run_trace.views, run_trace.case = views, case
+                for spec in cw.values:
+                    value = self._value(spec, scope, views, failures, fns, run_trace)
+                    scope[spec.name] = value
+                    produced[spec.name] = value
+                produced["failures"] = list(failures)
+        except EvalFailure as exc:
+            error = _failure(exc)
+        for produced in runs.values():
+            produced["failures"] = list(produced["failures"])
+        details: dict[str, Any] = {}
+        for key, expr in cw.details.items():
+            try:
+                if key in cw.details_if and not self._eval(cw.details_if[key], first_scope, fns):
+                    continue
+                value = self._eval(expr, first_scope, fns)
+            except EvalFailure as exc:
+                if error is None:  # a detail cannot be computed: the case is not judged either
+                    error = _failure(exc)
+                details[key] = None
+                continue
+            value = _jsonable(value)
+            problem = json_problem(value)
+            if problem is not None:
+                problems.append(CaseError(C.DETAIL_VALUE, f"detail `{key}` (expression `{expr.shown()}`, {expr.where}) "
+                                          f"is not a JSON value: {problem}; written as null", expr.where))
+                value = None
+            details[key] = value
+        first: dict[str, Any] = next(iter(runs.values()), {"failures": []})
         case_id = str(case.get(self.lane.schema.id_field, ""))
-        return CaseOutcome(case_id, bool(first.get("passed", False)), first, runs, list(first["failures"]),
-                           details, len(records), case, first_views)
+        passed = error is None and bool(first.get("passed", False))
+        return CaseOutcome(case_id, passed, first, runs, list(first["failures"]),
+                           details, len(records), case, first_views, error, problems)
+
+    def _typed_case(self, case: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The case as expressions read it: a field the schema types, given another type, is absent
+        (the case file's SL003 reports it)."""
+        fields = self.lane.schema.fields
+        if not fields or all(k not in fields or json_type_ok(v, fields[k].type) for k, v in case.items()):
+            return case
+        from .sources.cases import typed_case_fields
+
+        return typed_case_fields(self.lane, case)
+
+    def _typed_record(self, record: Mapping[str, Any], problems: list[CaseError]) -> Mapping[str, Any]:
+        """A capture record as expressions read it: a text field (`surface`, or what a view's
+        `surface` reads as `record.NAME`) that is not a string or null is null, and a problem."""
+        wrong = [k for k in self._text_fields if k in record and record[k] is not None and not isinstance(record[k], str)]
+        if not wrong:
+            return record
+        from .sources.base import json_type
+
+        for key in wrong:
+            problems.append(CaseError(C.WRONG_TYPE, f"`{key}` must be a string or null, not {json_type(record[key])}",
+                                      "", record, key))
+        copy = {k: (None if k in wrong else v) for k, v in record.items()}
+        self._originals[id(copy)] = record
+        return copy
 
     def _value(self, spec: ValueSpec, scope: Mapping[str, Any], views: Mapping[str, list[_Turn]],
                failures: list[str], fns: Mapping[str, Callable[..., Any]], trace: CaseTrace | None = None) -> Any:
-        if spec.when is not None and not spec.when.evaluate(scope, fns):
+        if spec.when is not None and not self._eval(spec.when, scope, fns):
             if trace is not None:
                 trace.gated.add(spec.name)
-            return spec.otherwise.evaluate(scope, fns) if spec.otherwise is not None else None
+            return self._eval(spec.otherwise, scope, fns) if spec.otherwise is not None else None
         value = self._judge(spec, scope, views, failures, fns, trace)
         if spec.message is not None and value is False:
             failures.append(_render(spec.message, scope))
@@ -592,7 +817,7 @@ class CaseworkEvaluator:
     def _judge(self, spec: ValueSpec, scope: Mapping[str, Any], views: Mapping[str, list[_Turn]],
                failures: list[str], fns: Mapping[str, Callable[..., Any]], trace: CaseTrace | None = None) -> Any:
         if spec.expr is not None:
-            value = spec.expr.evaluate(scope, fns)
+            value = self._eval(spec.expr, scope, fns)
             if spec.failures and isinstance(value, list):
                 failures.extend(str(v) for v in value)
                 if trace is not None:
@@ -629,17 +854,24 @@ class CaseworkEvaluator:
         to the predicate verdicts and turn values they are made of. A value with no turn of its
         own is a case-level blame (`record` None: the caller puts it at the case's first turn)."""
         trace = CaseTrace()
+        self._originals = {}
         outcome = self.evaluate_case(case, records, trace)
+        problems = [Blame("", self._originals.get(id(p.record), p.record) if p.record is not None else None,
+                          None, None, p.message, None, p.code, p.field) for p in outcome.problems]
+        if outcome.error is not None:  # not judged: the failure is the reason, whatever was false before it
+            error = outcome.error
+            return outcome, [Blame("", None, None, None, error.message, None, error.code), *problems]
         if outcome.passed:
-            return outcome, []
+            return outcome, problems
         blames: list[Blame] = []
         seen: set[tuple[str, int, str | None]] = set()
         for blame in self._explain("passed", trace, set()):
             key = (blame.value if blame.record is None else "", id(blame.record), blame.predicate or blame.message)
             if key not in seen:
                 seen.add(key)
-                blames.append(blame)
-        return outcome, blames
+                original = self._originals.get(id(blame.record)) if blame.record is not None else None
+                blames.append(blame if original is None else replace(blame, record=original))
+        return outcome, [*blames, *problems]
 
     def _explain(self, name: str, trace: CaseTrace, open_names: set[str]) -> list[Blame]:
         """Why value `name` (false or null) is so."""
@@ -705,33 +937,63 @@ class CaseworkEvaluator:
     # --- metrics ---------------------------------------------------------------------
 
     def metrics(self, outcomes: Sequence[CaseOutcome], raw: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
-        """Every [[casework.metrics]] by report section; `raw` (when given) gets the unrounded values."""
+        """Every [[casework.metrics]] by report section; `raw` (when given) gets the unrounded values.
+        A metric expression that fails on an item leaves that item out of the metric and is kept in
+        `metric_errors` (once per case and expression; not for a case whose own evaluation failed)."""
         fns = self.functions()
         sections: dict[str, dict[str, Any]] = {}
         raw = {} if raw is None else raw
+        self.metric_errors = []
+        self._reported = set()
+
+        def attempt(expr: Expr, item: Mapping[str, Any], case: CaseOutcome | None) -> tuple[bool, Any]:
+            self._budget = Budget()  # each item's metric expressions have a budget of their own
+            try:
+                return True, expr.evaluate(item, fns, self._budget)
+            except EvalFailure as exc:
+                self._metric_error(case, expr, _failure(exc))
+                return False, None
+
         for spec in self.casework.metrics:
             if spec.kind == "thresholds":
                 value: Any = _thresholds(spec, raw)
             else:
-                items: list[dict[str, Any]] = []
+                items: list[tuple[CaseOutcome | None, dict[str, Any]]] = []
                 for outcome in outcomes:
                     base = {**outcome.views, **outcome.values, "case": outcome.case, "runs": outcome.runs,
                             "metrics": raw}
                     if spec.per == "case":
-                        items.append(base)
+                        items.append((outcome, base))
                     else:
-                        items.extend({**base, "t": t} for t in outcome.views.get(spec.per, []))
+                        items.extend((outcome, {**base, "t": t}) for t in outcome.views.get(spec.per, []))
                 if spec.where is not None:
-                    items = [i for i in items if spec.where.evaluate(i, fns)]
+                    kept = []
+                    for outcome_of, item in items:
+                        ok, holds = attempt(spec.where, item, outcome_of)
+                        if ok and holds:
+                            kept.append((outcome_of, item))
+                    items = kept
                 if spec.by is not None:
-                    groups: dict[Any, list[dict[str, Any]]] = {}
-                    for item in items:
-                        groups.setdefault(spec.by.evaluate(item, fns), []).append(item)
-                    value = {k: self._aggregate(spec, groups[k], raw, fns, rounded=True) for k in sorted(groups)}
-                    raw[spec.name] = {k: self._aggregate(spec, groups[k], raw, fns, rounded=False) for k in sorted(groups)}
+                    groups: dict[str, list[tuple[CaseOutcome | None, dict[str, Any]]]] = {}
+                    firsts: dict[str, Any] = {}  # each category's first value, for its order
+                    for outcome_of, item in items:
+                        ok, key = attempt(spec.by, item, outcome_of)
+                        if not ok:
+                            continue
+                        if not _is_scalar(key):  # a list or an object is no category: the item has none
+                            self._metric_error(outcome_of, spec.by, CaseError(
+                                C.EXPR_ERROR, f"expression `{spec.by.shown()}` ({spec.by.where}) failed: a category "
+                                f"must be text, a number, true, false or null, not {_shown(key)}", spec.by.where))
+                            key = None
+                        name = category_key(key)
+                        firsts.setdefault(name, key)
+                        groups.setdefault(name, []).append((outcome_of, item))
+                    order = sorted(groups, key=lambda k: category_order(firsts[k]))
+                    value = {k: self._aggregate(spec, groups[k], raw, attempt, rounded=True) for k in order}
+                    raw[spec.name] = {k: self._aggregate(spec, groups[k], raw, attempt, rounded=False) for k in order}
                 else:
-                    value = self._aggregate(spec, items, raw, fns, rounded=True)
-                    raw[spec.name] = self._aggregate(spec, items, raw, fns, rounded=False)
+                    value = self._aggregate(spec, items, raw, attempt, rounded=True)
+                    raw[spec.name] = self._aggregate(spec, items, raw, attempt, rounded=False)
             if spec.kind == "thresholds":
                 raw[spec.name] = value
             if spec.section == spec.name:  # the metric is a whole report section (`by_class`)
@@ -740,25 +1002,66 @@ class CaseworkEvaluator:
                 sections.setdefault(spec.section, {})[spec.name] = value
         return {name: dict(sorted(values.items())) for name, values in sections.items()}
 
-    def _aggregate(self, spec: CaseMetric, items: Sequence[Mapping[str, Any]], raw: Mapping[str, Any],
-                   fns: Mapping[str, Callable[..., Any]], rounded: bool) -> Any:
-        def value_of(item: Mapping[str, Any]) -> Any:
-            assert spec.value is not None
-            return spec.value.evaluate(item, fns)
+    def _metric_error(self, case: CaseOutcome | None, expr: Expr, error: CaseError) -> None:
+        """Keep a metric expression's failure: once per case and expression, and not for a case
+        whose own evaluation failed (its SL019/SL020 already says why its values are null)."""
+        key = (case.case_id if case is not None else None, expr.where + expr.text)
+        if key not in self._reported and (case is None or case.error is None):
+            self._reported.add(key)
+            self.metric_errors.append((key[0], error))
+
+    def _aggregate(self, spec: CaseMetric, items: Sequence[tuple[CaseOutcome | None, Mapping[str, Any]]],
+                   raw: Mapping[str, Any],
+                   attempt: Callable[[Expr, Mapping[str, Any], CaseOutcome | None], tuple[bool, Any]],
+                   rounded: bool) -> Any:
+        def values_of(expr: Expr) -> list[Any]:
+            out: list[Any] = []
+            for outcome_of, item in items:
+                ok, got = attempt(expr, item, outcome_of)
+                if ok:
+                    out.append(got)
+            return out
+
+        def numbers(expr: Expr) -> list[Any]:
+            """The items' numbers (a flag counts 1 or 0, as Python sums it; `mean` also reads a number's
+            text); a value that is not one is the item's failure, left out of the metric."""
+            out: list[Any] = []
+            for outcome_of, item in items:
+                ok, got = attempt(expr, item, outcome_of)
+                if not ok:
+                    continue
+                number: Any = got if isinstance(got, (int, float)) else None
+                if number is None and spec.kind == "mean" and isinstance(got, str):
+                    try:
+                        number = float(got)
+                    except ValueError:
+                        number = None
+                if number is not None:
+                    out.append(number)
+                else:
+                    self._metric_error(outcome_of, expr, CaseError(
+                        C.EXPR_ERROR, f"expression `{expr.shown()}` ({expr.where}) failed: a `{spec.kind}` "
+                        f"metric needs a number, not {_shown(got)}", expr.where))
+            return out
 
         if spec.kind == "count":
-            out: Any = sum(1 for i in items if spec.value is None or value_of(i))
+            out: Any = len(items) if spec.value is None else sum(1 for v in values_of(spec.value) if v)
         elif spec.kind == "sum":
-            out = sum(value_of(i) for i in items)
+            assert spec.value is not None
+            out = sum(numbers(spec.value))
         elif spec.kind == "rate":
-            out = sum(1 for i in items if value_of(i)) / len(items) if items else spec.empty
+            assert spec.value is not None
+            flags = values_of(spec.value)
+            out = sum(1 for v in flags if v) / len(flags) if flags else spec.empty
         elif spec.kind == "mean":
-            out = sum(float(value_of(i)) for i in items) / len(items) if items else spec.empty
+            assert spec.value is not None
+            found = [float(v) for v in numbers(spec.value)]
+            out = sum(found) / len(found) if found else spec.empty
         elif spec.kind == "counts":
-            return {name: sum(1 for i in items if cond.evaluate(i, fns)) for name, cond in sorted(spec.fields.items())}
+            return {name: sum(1 for v in values_of(cond) if v) for name, cond in sorted(spec.fields.items())}
         else:  # value: one expression over the metrics computed so far
             assert spec.value is not None
-            out = spec.value.evaluate({"metrics": raw, **raw}, fns)
+            out = attempt(spec.value, {"metrics": raw, **raw}, None)[1]
         if rounded and spec.digits is not None and isinstance(out, float):
             out = round(out, spec.digits)
         return out
@@ -816,13 +1119,14 @@ def _thresholds(spec: CaseMetric, raw: Mapping[str, Any]) -> Any:
                 if spec.skip_null:
                     continue
                 ok = False
-                violations.append(check.message.format(metric=check.metric, actual=value, bound=check.value))
+                violations.append(format_message(check.message, metric=check.metric, actual=value, bound=check.value))
                 continue
-            passed = _compare(float(value), check.op, check.value)
+            number = value if isinstance(value, (int, float)) else math.nan  # a category table or text: not met
+            passed = _compare(float(number), check.op, check.value)
             if not passed:
                 ok = False
                 if check.message:
-                    violations.append(check.message.format(metric=check.metric, actual=value, bound=check.value))
+                    violations.append(format_message(check.message, metric=check.metric, actual=value, bound=check.value))
     if spec.fields or spec.section != "metrics":
         return {"passed": ok, "violations": violations}
     return ok
@@ -902,10 +1206,11 @@ def score_files(casework: Casework, case_paths: Sequence[str], capture_paths: Se
                     case_id))
             else:
                 seen.add(case_id)
-                cases.append(record.data)
+                cases.append(_typed_case_record(casework.lane, record, read))
                 where[case_id] = record
     records: dict[str, list[Mapping[str, Any]]] = {}
     unknown: list[str] = []
+    text_fields = _text_fields(casework)
     for path in capture_paths:
         for record in _records(path, texts, read):
             case_id = record.data.get(casework.case_field)
@@ -919,10 +1224,41 @@ def score_files(casework: Casework, case_paths: Sequence[str], capture_paths: Se
                         C.UNJOINED, record.location(casework.case_field),
                         f"case id `{case_id}` matches no case in the given case files", case_id))
             else:
-                records.setdefault(case_id, []).append(record.data)
+                records.setdefault(case_id, []).append(_typed_capture(text_fields, record, read))
     read.findings = sorted_findings(read.findings)
     errors = [f"{f.location.path}:{f.location.line}:{f.location.column}: {f.code} {f.message}" for f in read.findings]
     return score(casework, cases, records, unknown, errors, where)
+
+
+def _typed_case_record(lane: Lane, record: Record, read: _Read) -> Mapping[str, Any]:
+    """The case as the lane evaluates it: a schema field of the wrong type is an SL003 finding at
+    the field (as `check` gives it) and absent."""
+    fields = lane.schema.fields
+    if all(k not in fields or json_type_ok(v, fields[k].type) for k, v in record.data.items()):
+        return record.data
+    from .sources.cases import check_case_record
+
+    found: list[Any] = []
+    case = check_case_record(record, lane, found)
+    read.findings.extend(f for f in found if f.code == C.WRONG_TYPE)
+    return case.data if case is not None else record.data
+
+
+def _typed_capture(text_fields: Sequence[str], record: Record, read: _Read) -> Mapping[str, Any]:
+    """A capture record with its text fields (what views read as a turn's text) that are not a
+    string or null made null, each an SL003 finding at the field."""
+    data = record.data
+    wrong = [k for k in text_fields if k in data and data[k] is not None and not isinstance(data[k], str)]
+    if not wrong:
+        return data
+    from .sources.base import json_type
+
+    case_id = data.get("case_id")
+    for key in wrong:
+        read.findings.append(check_finding(C.WRONG_TYPE, record.location(key),
+                                           f"`{key}` must be a string or null, not {json_type(data[key])}",
+                                           case_id if isinstance(case_id, str) else None))
+    return {k: (None if k in wrong else v) for k, v in data.items()}
 
 
 def lane_result(profile: str, lane: Lane, casework: Casework, case_paths: Sequence[str],
@@ -956,6 +1292,20 @@ def lane_result(profile: str, lane: Lane, casework: Casework, case_paths: Sequen
     )
 
 
+def _lane_location(where: str) -> Any:
+    """A `file:line:column` of the lane file as a finding's location (a metric over the metrics
+    has no case to be at)."""
+    from .findings import Location
+
+    path, _, rest = where.rpartition(":")
+    path, _, line = path.rpartition(":")
+    try:
+        line_no, column = int(line), int(rest)
+    except ValueError:
+        return Location(where, 1, 1, 1, 1)
+    return Location(path, line_no, column, line_no, column)
+
+
 def score(casework: Casework, cases: Sequence[Mapping[str, Any]],
           records: Mapping[str, Sequence[Mapping[str, Any]]], unknown: Sequence[str] = (),
           errors: Sequence[str] = (), where: Mapping[str, Record] | None = None) -> CaseworkResult:
@@ -980,12 +1330,25 @@ def score(casework: Casework, cases: Sequence[Mapping[str, Any]],
                     case_id))
             continue
         try:
-            outcomes.append(evaluator.evaluate_case(case, got))
+            outcome = evaluator.evaluate_case(case, got)
         except RegexTimeout as exc:  # a user pattern's character budget (patterns.py): not judged
             errors.append(f"case `{case_id}` was not judged: a pattern {exc}")
             if at is not None:
                 left_out.append(check_finding(
                     C.PATTERN_LIMIT, at.whole(), f"case `{case_id}` was not judged: a pattern {exc}", case_id))
+            continue
+        outcomes.append(outcome)
+        for problem in [*([outcome.error] if outcome.error is not None else []), *outcome.problems]:
+            errors.append(f"case `{case_id}`: {problem.message}")
+            if at is not None:
+                left_out.append(check_finding(problem.code, at.location(id_field), problem.message, case_id))
     raw: dict[str, Any] = {}
     sections = evaluator.metrics(outcomes, raw) if outcomes else {}
+    for failed_id, problem in evaluator.metric_errors:
+        at = where.get(failed_id) if where and failed_id is not None else None
+        errors.append(f"case `{failed_id}`: {problem.message}" if failed_id is not None else problem.message)
+        if at is not None:
+            left_out.append(check_finding(problem.code, at.location(id_field), problem.message, failed_id))
+        elif failed_id is None:
+            left_out.append(check_finding(problem.code, _lane_location(problem.location), problem.message))
     return CaseworkResult(casework.lane.name, sections, outcomes, missing, list(unknown), errors, raw, left_out)
