@@ -10,9 +10,12 @@ None when `a` is missing), so a rule reads missing case fields without guards.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from .patterns import PatternError, RegexTimeout
 from .predicates import SafePattern
 
 Scope = Mapping[str, Any]
@@ -20,6 +23,95 @@ Scope = Mapping[str, Any]
 
 class ExprError(Exception):
     """An expression that does not parse or uses what the language does not have."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The evaluation budget of one case (docs/lanes/README.md, "Limits"): counted, never timed,
+    so two runs stop at the same place."""
+
+    steps: int = 1_000_000  # expression nodes evaluated, plus one per item a function consumes
+    cells: int = 10_000_000  # characters and list items created (all strings and lists together)
+    string: int = 1_000_000  # characters of one string an expression builds
+    items: int = 100_000  # items of one list an expression builds
+    digits: int = 4_300  # decimal digits of one integer
+    depth: int = 100  # nesting of one expression (checked when the lane file loads)
+
+
+LIMITS = Limits()
+
+
+class BudgetExceeded(Exception):
+    """An evaluation past one of the `Limits` (its message says which)."""
+
+
+class Budget:
+    """What one case may still spend; every expression evaluated for the case draws on it."""
+
+    __slots__ = ("_max_bits", "cells", "limits", "steps")
+
+    def __init__(self, limits: Limits = LIMITS) -> None:
+        self.limits = limits
+        self.steps = limits.steps
+        self.cells = limits.cells
+        self._max_bits = int(limits.digits * 3.3219280948873626) + 1  # log2(10)
+
+    def step(self, n: int = 1) -> None:
+        self.steps -= n
+        if self.steps < 0:
+            raise BudgetExceeded(f"more than {self.limits.steps:,} evaluation steps")
+
+    def size(self, value: Any) -> Any:
+        """Charge a value an expression built (a string, a list, an integer); refuse one too large."""
+        if isinstance(value, str):
+            self._sized(len(value), "string", "characters", self.limits.string)
+        elif isinstance(value, (list, dict)):
+            self._sized(len(value), "list", "items", self.limits.items)
+        elif isinstance(value, int) and value.bit_length() > self._max_bits:
+            raise BudgetExceeded(f"an integer of more than {self.limits.digits:,} digits")
+        return value
+
+    def would_build(self, n: int, what: str) -> None:
+        """Refuse, before it is built, a string (`what` "string") or list of `n` items too large."""
+        if what == "string":
+            self._sized(n, "string", "characters", self.limits.string)
+        else:
+            self._sized(n, "list", "items", self.limits.items)
+
+    def bits(self, n: int) -> None:
+        if n > self._max_bits:
+            raise BudgetExceeded(f"an integer of more than {self.limits.digits:,} digits")
+
+    def _sized(self, n: int, kind: str, unit: str, limit: int) -> None:
+        if n > limit:
+            raise BudgetExceeded(f"a {kind} of {n:,} {unit} (at most {limit:,})")
+        self.cells -= n
+        if self.cells < 0:
+            raise BudgetExceeded(f"more than {self.limits.cells:,} characters and list items built for one case")
+
+
+class EvalFailure(Exception):
+    """A user expression that failed at run time (`budget` False) or ran past its budget (True).
+    `message` names the expression and where the lane file wrote it."""
+
+    def __init__(self, expr: Expr, reason: str, budget: bool) -> None:
+        self.expr = expr
+        self.reason = reason
+        self.budget = budget
+        shown = expr.shown()
+        where = f" ({expr.where})" if expr.where else ""
+        if budget:
+            message = f"expression `{shown}`{where} ran past the evaluation budget: {reason}"
+        else:
+            message = f"expression `{shown}`{where} failed: {reason}"
+        super().__init__(message)
+        self.message = message
+
+
+def _reason(exc: BaseException) -> str:
+    """What went wrong, in words a lane author reads (no Python advice)."""
+    text = str(exc).split("; use sys.set_int_max_str_digits", 1)[0].strip()
+    return text or type(exc).__name__
 
 
 _CMP: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
@@ -42,6 +134,65 @@ _BIN: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.FloorDiv: lambda a, b: a // b,
     ast.Mod: lambda a, b: a % b,
 }
+
+_FORMAT_WIDTH = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?")
+
+
+def _binop(op: ast.operator, a: Any, b: Any, budget: Budget) -> Any:
+    """`a op b`, refused before it is built when the result would be past the budget."""
+    if isinstance(op, ast.Mult):
+        for seq, n in ((a, b), (b, a)):
+            if isinstance(seq, (str, list)) and isinstance(n, int):
+                budget.would_build(len(seq) * max(n, 0), "string" if isinstance(seq, str) else "list")
+                return seq * n
+        if isinstance(a, int) and isinstance(b, int):
+            budget.bits(a.bit_length() + b.bit_length())
+    elif isinstance(op, ast.Add):
+        if isinstance(a, str) and isinstance(b, str):
+            budget.would_build(len(a) + len(b), "string")
+            return a + b
+        if isinstance(a, list) and isinstance(b, list):
+            budget.would_build(len(a) + len(b), "list")
+            return a + b
+    elif isinstance(op, ast.Mod) and isinstance(a, str):
+        for width, precision in _FORMAT_WIDTH.findall(a):
+            for number in (width, precision):
+                if number.isdigit():
+                    budget.would_build(int(number) if len(number) < 12 else budget.limits.string + 1, "string")
+    return budget.size(_BIN[type(op)](a, b))
+
+
+def _sum(values: Iterable[Any], start: Any = 0, budget: Budget | None = None) -> Any:
+    """sum() with each step of a sum of lists (or strings) charged: never quadratic past the budget."""
+    total = start
+    for value in values:
+        if budget is not None:
+            budget.step()
+            if isinstance(total, list) and isinstance(value, list):
+                budget.would_build(len(total) + len(value), "list")
+        total = total + value
+    return total
+
+
+def _unique_budgeted(values: Iterable[Any], budget: Budget | None = None) -> list[Any]:
+    """The distinct items in first-seen order; hashable items are looked up, not scanned."""
+    out: list[Any] = []
+    seen: set[Any] = set()
+    others: list[Any] = []  # lists and objects: compared one by one
+    for v in values:
+        if budget is not None:
+            budget.step(1 + len(others))
+        try:
+            if v in seen:
+                continue
+            seen.add(v)
+        except TypeError:
+            if v in others:
+                continue
+            others.append(v)
+        out.append(v)
+    return out
+
 
 _PATTERNS: dict[str, SafePattern] = {}
 
@@ -95,14 +246,6 @@ def _mean(values: Iterable[Any], empty: Any = 0.0) -> Any:
     return sum(items) / len(items) if items else empty
 
 
-def _unique(values: Iterable[Any]) -> list[Any]:
-    out: list[Any] = []
-    for v in values:
-        if v not in out:
-            out.append(v)
-    return out
-
-
 def _count(values: Iterable[Any]) -> int:
     return sum(1 for v in values if v)
 
@@ -134,7 +277,7 @@ FUNCTION_TABLE: dict[str, tuple[Callable[..., Any], str]] = {
     "abs": (abs, "Absolute value."),
     "min": (min, "Smallest of a list (or of the arguments)."),
     "max": (max, "Largest of a list (or of the arguments)."),
-    "sum": (sum, "Sum of a list of numbers."),
+    "sum": (_sum, "Sum of a list of numbers."),
     "any": (any, "Some item is true."),
     "all": (all, "Every item is true (true for none)."),
     "sorted": (sorted, "The items in order."),
@@ -150,7 +293,7 @@ FUNCTION_TABLE: dict[str, tuple[Callable[..., Any], str]] = {
     "rate": (_rate, "rate(flags[, empty]): share of true items; `empty` (1.0) for none."),
     "mean": (_mean, "mean(numbers[, empty]): average; `empty` (0.0) for none."),
     "count": (_count, "count(flags): how many items are true."),
-    "unique": (_unique, "The distinct items, in first-seen order."),
+    "unique": (_unique_budgeted, "The distinct items, in first-seen order."),
     "first": (_first, "first(list[, fallback]): the first item, else fallback (null)."),
     "last": (_last, "last(list[, fallback]): the last item, else fallback (null)."),
     "is_subsequence": (_is_subsequence, "is_subsequence(needles, haystack): needles appear in this order."),
@@ -168,38 +311,79 @@ _ALLOWED = (
 def _parse(text: str) -> ast.Expression:
     try:
         return ast.parse(text.strip(), mode="eval")
+    except (RecursionError, MemoryError):
+        raise ExprError(f"expression {_short(text)!r} nests more than {LIMITS.depth} levels deep") from None
     except SyntaxError as exc:
         if "\n" in text:
             try:  # an expression written over several lines reads as if in parentheses
                 return ast.parse("(" + text.strip() + "\n)", mode="eval")
-            except SyntaxError:
+            except (SyntaxError, RecursionError, MemoryError):
                 pass
-        raise ExprError(f"expression {text!r} does not parse: {exc.msg}") from None
+        if "too many nested parentheses" in str(exc.msg):
+            raise ExprError(f"expression {_short(text)!r} nests more than {LIMITS.depth} levels deep") from None
+        raise ExprError(f"expression {_short(text)!r} does not parse: {exc.msg}") from None
+
+
+def _short(text: str, width: int = 80) -> str:
+    """An expression as a message shows it: on one line, at most `width` characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _depth(tree: ast.AST) -> int:
+    """How deeply the expression nests (iteratively: the bound is checked before any recursion)."""
+    deepest = 0
+    stack: list[tuple[ast.AST, int]] = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node)
+                     if not isinstance(child, (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)))
+    return deepest
+
+
+# Functions whose first argument is a regular expression: a literal one is compiled at load.
+_PATTERN_FUNCTIONS = frozenset({"split", "findall", "search"})
 
 
 class Expr:
-    """One parsed expression; `evaluate(scope)` interprets it."""
+    """One parsed expression; `evaluate(scope)` interprets it. `where` is the lane file's
+    `file:line:column` of the expression (empty when it has none), shown in its failures."""
 
-    __slots__ = ("_strings", "names", "text", "tree")
+    __slots__ = ("_strings", "names", "text", "tree", "where")
 
-    def __init__(self, text: str, extra_functions: Iterable[str] = ()) -> None:
+    def __init__(self, text: str, extra_functions: Iterable[str] = (), where: str = "") -> None:
         self.text = text
+        self.where = where
         tree = _parse(text)
+        if _depth(tree) > LIMITS.depth + 1:  # + the Expression node
+            raise ExprError(f"expression {_short(text)!r} nests more than {LIMITS.depth} levels deep")
         known = set(FUNCTIONS) | set(extra_functions)
         for node in ast.walk(tree):
             if not isinstance(node, _ALLOWED):
-                raise ExprError(f"expression {text!r}: `{type(node).__name__}` is not part of the language")
+                raise ExprError(f"expression {_short(text)!r}: `{type(node).__name__}` is not part of the language")
+            if isinstance(node, ast.Constant) and not (node.value is None or isinstance(node.value, (bool, int, float, str))):
+                raise ExprError(f"expression {_short(text)!r}: a {type(node.value).__name__} literal is not part of "
+                                "the language (numbers, strings, true, false and null are)")
         for node in ast.walk(tree):
             if isinstance(node, ast.Call):
                 if not isinstance(node.func, ast.Name) or node.func.id not in known:
                     shown = ast.unparse(node.func)
                     raise ExprError(
-                        f"expression {text!r}: unknown function `{shown}` (known: {', '.join(sorted(known))})"
+                        f"expression {_short(text)!r}: unknown function `{shown}` (known: {', '.join(sorted(known))})"
                     )
                 if node.keywords:
-                    raise ExprError(f"expression {text!r}: keyword arguments are not supported")
+                    raise ExprError(f"expression {_short(text)!r}: keyword arguments are not supported")
+                first = node.args[0] if node.args else None
+                if (node.func.id in _PATTERN_FUNCTIONS and isinstance(first, ast.Constant)
+                        and isinstance(first.value, str)):
+                    try:
+                        _pattern(first.value)
+                    except PatternError as exc:
+                        raise ExprError(f"expression {_short(text)!r}: the pattern {first.value!r} of "
+                                        f"`{node.func.id}` {exc}") from None
             if isinstance(node, ast.comprehension) and node.is_async:
-                raise ExprError(f"expression {text!r}: async comprehensions are not supported")
+                raise ExprError(f"expression {_short(text)!r}: async comprehensions are not supported")
         self.tree = tree.body
         self.names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         self._strings = frozenset(n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str))
@@ -208,19 +392,41 @@ class Expr:
         """Every string literal of the expression (the predicate names it passes to functions)."""
         return self._strings
 
-    def evaluate(self, scope: Scope, functions: Mapping[str, Callable[..., Any]] | None = None) -> Any:
-        return _Interpreter(scope, functions or {}).run(self.tree)
+    def shown(self) -> str:
+        """The expression on one line, shortened, as messages quote it."""
+        return _short(self.text)
+
+    def evaluate(self, scope: Scope, functions: Mapping[str, Callable[..., Any]] | None = None,
+                 budget: Budget | None = None) -> Any:
+        """The expression's value. Total: any failure of the expression (a division by zero,
+        `len(5)`, past the `budget`) is an `EvalFailure` naming it; only a pattern's own
+        character budget (RegexTimeout, SL013) passes through as it is."""
+        interpreter = _Interpreter(scope, functions or {}, budget if budget is not None else Budget())
+        try:
+            return interpreter.run(self.tree)
+        except (EvalFailure, RegexTimeout):
+            raise
+        except BudgetExceeded as exc:
+            raise EvalFailure(self, str(exc), True) from None
+        except RecursionError:  # pragma: no cover - the depth bound at load keeps it out
+            raise EvalFailure(self, f"nests more than {LIMITS.depth} levels deep", True) from None
+        except Exception as exc:  # a user expression's error is the case's finding, never a traceback
+            raise EvalFailure(self, _reason(exc), False) from None
 
     def __repr__(self) -> str:
         return f"Expr({self.text!r})"
 
 
-class _Interpreter:
-    __slots__ = ("functions", "scopes")
+_SIZED_RESULTS = (str, list, dict, int)
 
-    def __init__(self, scope: Scope, functions: Mapping[str, Callable[..., Any]]) -> None:
+
+class _Interpreter:
+    __slots__ = ("budget", "functions", "scopes")
+
+    def __init__(self, scope: Scope, functions: Mapping[str, Callable[..., Any]], budget: Budget) -> None:
         self.scopes: list[Mapping[str, Any]] = [scope]
         self.functions = functions
+        self.budget = budget
 
     def lookup(self, name: str) -> Any:
         for scope in reversed(self.scopes):
@@ -235,6 +441,10 @@ class _Interpreter:
         return None  # an unknown name reads as null, like a missing case field
 
     def run(self, node: ast.AST) -> Any:
+        budget = self.budget
+        budget.steps -= 1  # Budget.step, inlined: this runs once per node
+        if budget.steps < 0:
+            budget.step(0)
         if isinstance(node, ast.Constant):
             return node.value
         if isinstance(node, ast.Name):
@@ -246,7 +456,7 @@ class _Interpreter:
             if isinstance(node.slice, ast.Slice):
                 lower = self.run(node.slice.lower) if node.slice.lower else None
                 upper = self.run(node.slice.upper) if node.slice.upper else None
-                return base[lower:upper] if base is not None else None
+                return self.budget.size(base[lower:upper]) if base is not None else None
             key = self.run(node.slice)
             if isinstance(base, Mapping):
                 return base.get(key)
@@ -283,20 +493,34 @@ class _Interpreter:
                 left = right
             return True
         if isinstance(node, ast.BinOp):
-            return _BIN[type(node.op)](self.run(node.left), self.run(node.right))
+            return _binop(node.op, self.run(node.left), self.run(node.right), self.budget)
         if isinstance(node, ast.IfExp):
             return self.run(node.body) if self.run(node.test) else self.run(node.orelse)
         if isinstance(node, (ast.List, ast.Tuple)):
-            return [self.run(e) for e in node.elts]
+            return self.budget.size([self.run(e) for e in node.elts])
         if isinstance(node, ast.Dict):
-            return {self.run(k) if k is not None else None: self.run(v) for k, v in zip(node.keys, node.values, strict=True)}
+            return self.budget.size({self.run(k) if k is not None else None: self.run(v)
+                                     for k, v in zip(node.keys, node.values, strict=True)})
         if isinstance(node, ast.Call):
             assert isinstance(node.func, ast.Name)
-            fn = self.functions.get(node.func.id) or FUNCTIONS[node.func.id]
+            name = node.func.id
+            fn = self.functions.get(name) or FUNCTIONS[name]
             args = [self._arg(a) for a in node.args]
-            return fn(*args)
+            self.budget.step(sum(len(a) for a in args if isinstance(a, (list, dict))))
+            if fn is _sum or fn is _unique_budgeted:
+                result = fn(*args, budget=self.budget)
+            else:
+                result = fn(*args)
+            if isinstance(result, _SIZED_RESULTS) and not isinstance(result, bool):
+                self.budget.size(result)
+            return result
         if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
-            return list(self._comprehend(node.elt, node.generators, 0))
+            out: list[Any] = []
+            for item in self._comprehend(node.elt, node.generators, 0):
+                out.append(item)
+                if len(out) > self.budget.limits.items:
+                    self.budget.would_build(len(out), "list")
+            return self.budget.size(out)
         raise ExprError(f"unsupported expression node {type(node).__name__}")  # pragma: no cover
 
     def _arg(self, node: ast.AST) -> Any:
@@ -307,6 +531,8 @@ class _Interpreter:
     def _comprehend(self, elt: ast.AST, gens: Sequence[ast.comprehension], index: int) -> Iterator[Any]:
         gen = gens[index]
         source = self.run(gen.iter) or ()
+        if isinstance(source, (str, list, dict)):
+            self.budget.step(len(source))
         for item in list(source):
             bound: dict[str, Any] = {}
             _bind(gen.target, item, bound)

@@ -22,14 +22,16 @@ Captures are read as they are (the runtime's turn records: `case_id`, `turn_inde
 from __future__ import annotations
 
 import math
+import string
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import kinds_extra
-from .caseexpr import Expr, ExprError, resolve_path
+from .caseexpr import Budget, EvalFailure, Expr, ExprError, resolve_path
+from .checks import CHECK_CODES as C
 from .lane_extends import LanePositions
-from .lanes import Lane, LaneError
+from .lanes import Lane, LaneError, json_type_ok
 from .predicates import PASS, Context, RegexTimeout, Subject, Verdict
 
 # Functions that need the lane (its predicates, its [analysis]), with what they do.
@@ -158,10 +160,24 @@ def _entry_of(casework: Casework, case: Mapping[str, Any], record: Mapping[str, 
     return {}
 
 
+def _text_fields(casework: Casework) -> tuple[str, ...]:
+    """The capture record fields a view reads as its turns' text: `surface` (a view's default)
+    and every `record.NAME` of a view's `surface` expression."""
+    import ast
+
+    out: list[str] = []
+    for view in casework.views.values():
+        names = ["surface"] if view.surface is None else [
+            n.attr for n in ast.walk(view.surface.tree)
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "record"]
+        out.extend(n for n in names if n not in out)
+    return tuple(out or ["surface"])
+
+
 def _safe_holds(expr: Expr, scope: Mapping[str, Any]) -> bool:
     try:
         return bool(expr.evaluate(scope))
-    except (ExprError, TypeError, ValueError, ArithmeticError, RegexTimeout):
+    except (EvalFailure, RegexTimeout):
         return False
 
 
@@ -211,10 +227,17 @@ def parse_casework(lane: Lane, table: Mapping[str, Any], positions: LanePosition
         raise LaneError(shown, line, f"headline {lane.headline!r} is not a [[casework.metrics]] metric", column)
 
     def compile_expr(source: str, what: str, path: tuple[str | int, ...]) -> Expr:
+        shown, line, column = positions.locate(("casework", *path))
         try:
-            return Expr(source, LANE_FUNCTIONS)
+            return Expr(source, LANE_FUNCTIONS, f"{shown}:{line}:{column}")
         except ExprError as exc:
             raise fail(path, f"{what}: {exc}") from None
+
+    def template(text: str, what: str, path: tuple[str | int, ...], allowed: Sequence[str], paths: bool) -> str:
+        problem = template_problem(text, allowed, paths)
+        if problem is not None:
+            raise fail(path, f"{what}: {problem}")
+        return text
 
     def opt(item: Mapping[str, Any], key: str, what: str, path: tuple[str | int, ...]) -> Expr | None:
         return compile_expr(item[key], f"{what} `{key}`", (*path, key)) if key in item else None
@@ -264,6 +287,7 @@ def parse_casework(lane: Lane, table: Mapping[str, Any], positions: LanePosition
 
     values: list[ValueSpec] = []
     names: set[str] = set(views)
+    all_values = [str(v.get("name")) for v in table.get("values", [])]
     for index, item in enumerate(table.get("values", [])):
         path = ("values", index)
         name = item["name"]
@@ -278,7 +302,8 @@ def parse_casework(lane: Lane, table: Mapping[str, Any], positions: LanePosition
             view=view_of(item, what, path) if predicate is not None else None,
             quantifier=str(item.get("quantifier", "all")), when=opt(item, "when", what, path),
             otherwise=opt(item, "otherwise", what, path), failures=bool(item.get("failures", False)),
-            message=item.get("message"),
+            message=template(item["message"], f"{what} `message`", (*path, "message"),
+                             [*_SCOPE_NAMES, *views, *all_values], True) if "message" in item else None,
         ))
     if values and "passed" not in names:
         raise fail(("values",), "[casework]: one of the values must be named `passed` (the case's verdict)")
@@ -303,8 +328,9 @@ def parse_casework(lane: Lane, table: Mapping[str, Any], positions: LanePosition
         for i, check in enumerate(item.get("checks", [])):
             if check["metric"] not in seen:
                 raise fail((*path, "checks", i, "metric"), f"{what}: check {i + 1} names {check['metric']!r}, not an earlier metric")
-            checks.append(ThresholdSpec(check["metric"], str(check.get("op", ">=")), float(check["value"]),
-                                        str(check.get("message", ""))))
+            message = template(str(check.get("message", "")), f"{what}: check {i + 1} `message`",
+                               (*path, "checks", i, "message"), _THRESHOLD_PLACEHOLDERS, False)
+            checks.append(ThresholdSpec(check["metric"], str(check.get("op", ">=")), float(check["value"]), message))
         if kind == "thresholds" and not checks:
             raise fail(path, f"{what} (thresholds): needs `checks`")
         default_empty: Any = 1.0 if kind == "rate" else 0.0
@@ -346,6 +372,134 @@ def parse_casework(lane: Lane, table: Mapping[str, Any], positions: LanePosition
 
 # Names every case scope has: a value may not take them.
 _SCOPE_NAMES = ("case", "failures", "runs", "run", "metrics", "t")
+# What a casework threshold check's `message` may name.
+_THRESHOLD_PLACEHOLDERS = ("metric", "actual", "bound")
+
+
+def template_problem(text: str, allowed: Sequence[str], paths: bool) -> str | None:
+    """Why a message template cannot be rendered (None when it can). `paths`: a value's message,
+    whose `{path}` placeholders are read from the case scope (`{case.min_sentences}`: the first
+    name must be one the scope has); else a `str.format` template over the `allowed` names."""
+    known = ", ".join(f"{{{n}}}" for n in allowed)
+    if paths:
+        i = 0
+        while True:
+            start = text.find("{", i)
+            if start < 0:
+                return None
+            end = text.find("}", start)
+            if end < 0:
+                return f"`{{` at character {start + 1} is never closed (placeholders are `{{name}}`)"
+            inner = text[start + 1 : end].strip()
+            if not inner:
+                return f"an empty placeholder `{{}}` at character {start + 1}"
+            head = inner.split(".", 1)[0]
+            if head not in allowed:
+                return f"unknown placeholder `{{{inner}}}` (it may read: {known}, and their fields)"
+            i = end + 1
+    try:
+        parsed = list(string.Formatter().parse(text))
+    except ValueError as exc:
+        return f"{exc} (write `{{{{` and `}}}}` for a literal brace)"
+    for _, name, spec, _ in parsed:
+        if name is None:
+            continue
+        if name not in allowed:
+            shown = "{}" if name == "" else f"{{{name}}}"
+            return f"unknown placeholder `{shown}` (it may use: {known})"
+        if spec and "{" in spec:
+            return f"a placeholder inside the format of `{{{name}}}` is not supported"
+    try:
+        text.format(**{n: 0.5 for n in allowed})
+    except (ValueError, TypeError) as exc:
+        return f"cannot be formatted with a number: {exc}"
+    return None
+
+
+def format_message(template: str, **values: Any) -> str:
+    """A checked `str.format` template rendered; a value its format does not fit (a null where
+    the template says `{actual:.2f}`) is written plainly instead, never an error."""
+    try:
+        return template.format(**values)
+    except (ValueError, TypeError, KeyError, IndexError):
+        out: list[str] = []
+        for literal, name, _, _ in string.Formatter().parse(template):
+            out.append(literal)
+            if name is not None:
+                out.append(str(values.get(name)))
+        return "".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class CaseError:
+    """A case the lane could not judge, or a problem of one of its values: `code` (SL019 an
+    expression failed, SL020 past the evaluation budget, SL021 a detail that is not JSON, SL003 a
+    wrong-typed capture field), the message, and where the lane file wrote the expression
+    (`file:line:column`, empty for a field of the data). `record` is the capture record (and
+    `field` its key) a field problem is at; None for the case as a whole."""
+
+    code: str
+    message: str
+    location: str = ""
+    record: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+    field: str | None = None
+
+
+def _failure(exc: EvalFailure) -> CaseError:
+    return CaseError(C.EXPR_BUDGET if exc.budget else C.EXPR_ERROR, exc.message, exc.expr.where)
+
+
+def category_order(key: Any) -> tuple[int, str, Any]:
+    """The order of a `by` metric's categories: values of one type in their own order, types by
+    name (booleans, numbers, strings), and null (a case without the field) last."""
+    if key is None:
+        return (1, "", 0)
+    if isinstance(key, bool):
+        return (0, "0bool", int(key))
+    if isinstance(key, (int, float)):
+        return (0, "1number", key) if key == key else (0, "1number~", 0)  # NaN after the numbers
+    if isinstance(key, str):
+        return (0, "2string", key)
+    return (0, "3" + type(key).__name__, repr(key))
+
+
+def category_key(key: Any) -> str:
+    """A category as a metric table names it: its JSON key (`"x"`, `"3"`, `"true"`, `"null"` for a
+    case without the field), so every report and comparison reads one text key."""
+    if isinstance(key, str):
+        return key
+    if key is None:
+        return "null"
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    return str(key)
+
+
+def json_problem(value: Any) -> str | None:
+    """Why `value` is not a JSON value (None when it is)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if item is None or isinstance(item, (bool, str, int)):
+            continue
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return f"the number {item} is not a JSON number"
+            continue
+        if isinstance(item, dict):
+            bad = next((k for k in item if not isinstance(k, str)), _NO_KEY)
+            if bad is not _NO_KEY:
+                return f"an object key must be a string, not {_shown(bad)}"
+            stack.extend(item.values())
+            continue
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+            continue
+        return f"a {type(item).__name__} is not a JSON value"
+    return None
+
+
+_NO_KEY = object()
 
 
 # --- evaluation ------------------------------------------------------------------------
@@ -373,6 +527,12 @@ class CaseOutcome:
     turns: int  # capture records joined to this case
     case: Mapping[str, Any] = field(default_factory=dict, repr=False)
     views: dict[str, list[Any]] = field(default_factory=dict, repr=False)  # the first run's turns
+    # The expression that failed (SL019) or ran past the budget (SL020): the case is not judged,
+    # `passed` is False, the values from that one on are null.
+    error: CaseError | None = None
+    # Findings that leave the verdict as it is: a detail that is not JSON (SL021, written as
+    # null), a capture field of the wrong type (SL003, read as null).
+    problems: list[CaseError] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -387,6 +547,8 @@ class Blame:
     verdict: Verdict | None
     message: str
     surface: str | None = None
+    code: str | None = None  # the finding's code when it is not SL018 (SL019/SL020/SL021/SL003)
+    field: str | None = None  # the record's key the finding is at (a wrong-typed field)
 
 
 @dataclass
@@ -440,6 +602,16 @@ class CaseworkEvaluator:
     def __init__(self, casework: Casework) -> None:
         self.casework = casework
         self.lane = casework.lane
+        self._budget = Budget()
+        self._text_fields = _text_fields(casework)
+        self._originals: dict[int, Mapping[str, Any]] = {}  # a sanitised record copy -> the record
+        # What the metrics' own expressions failed on: (case id, or None for a `value` metric
+        # over the metrics, and the failure); the item is left out of that metric.
+        self.metric_errors: list[tuple[str | None, CaseError]] = []
+        self._reported: set[tuple[str | None, str]] = set()
+
+    def _eval(self, expr: Expr, scope: Mapping[str, Any], fns: Mapping[str, Callable[..., Any]]) -> Any:
+        return expr.evaluate(scope, fns, self._budget)
 
     # Lane functions: expressions call these with the turn and a predicate name.
     def passes(self, turn: Any, name: str) -> bool:
@@ -491,10 +663,10 @@ class CaseworkEvaluator:
             for record in records:
                 entry = _entry_of(cw, case, record)
                 scope = {"record": record, "case": case, "entry": entry}
-                if view.where is not None and not view.where.evaluate(scope, fns):
+                if view.where is not None and not self._eval(view.where, scope, fns):
                     continue
-                surface = view.surface.evaluate(scope, fns) if view.surface is not None else record.get("surface")
-                grounding = (view.grounding.evaluate(scope, fns) if view.grounding is not None
+                surface = self._eval(view.surface, scope, fns) if view.surface is not None else record.get("surface")
+                grounding = (self._eval(view.grounding, scope, fns) if view.grounding is not None
                              else record.get("grounding_source"))
                 turns.append(_Turn(
                     record=record, case=case, entry=entry, index=len(turns),
@@ -505,10 +677,10 @@ class CaseworkEvaluator:
         for spec in cw.turn_values:
             for t in out[spec.view]:
                 scope = {"t": t, "case": case, "entry": t["entry"], "record": t["record"]}
-                if spec.when is not None and not spec.when.evaluate(scope, fns):
-                    t[spec.name] = spec.otherwise.evaluate(scope, fns) if spec.otherwise is not None else None
+                if spec.when is not None and not self._eval(spec.when, scope, fns):
+                    t[spec.name] = self._eval(spec.otherwise, scope, fns) if spec.otherwise is not None else None
                 elif spec.expr is not None:
-                    t[spec.name] = spec.expr.evaluate(scope, fns)
+                    t[spec.name] = self._eval(spec.expr, scope, fns)
                 else:
                     assert spec.predicate is not None
                     t[spec.name] = self.passes(t, spec.predicate)
@@ -517,46 +689,100 @@ class CaseworkEvaluator:
     def evaluate_case(self, case: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
                       trace: CaseTrace | None = None) -> CaseOutcome:
         """One case's values, details and verdict; `trace` (when given) records where the first
-        run's values and `failures` came from (`case_findings`)."""
+        run's values and `failures` came from (`case_findings`). Never raises for what the lane
+        file or the data get wrong: an expression that fails (or runs past the budget) is the
+        outcome's `error` (the case fails, later values are null); a detail that is not JSON and
+        a wrong-typed field are its `problems`. Only a pattern's character budget (RegexTimeout,
+        SL013: the case is not judged) passes through."""
         cw = self.casework
         fns = self.functions()
+        self._budget = Budget()
+        problems: list[CaseError] = []
+        case = self._typed_case(case)
+        records = [self._typed_record(r, problems) for r in records]
         runs: dict[str, dict[str, Any]] = {}
         first_scope: dict[str, Any] = {}
         first_views: dict[str, list[_Turn]] = {}
-        for run_name, run_filter in cw.runs.items():
-            selected = [r for r in records if run_filter is None or run_filter.evaluate({"record": r, "case": case}, fns)]
-            views = self._views(case, selected)
-            failures: list[str] = []
-            scope: dict[str, Any] = {"case": case, **views, "failures": failures, "runs": runs, "run": run_name}
-            produced: dict[str, Any] = {}
-            run_trace = trace if trace is not None and not runs else None  # the first run is the case's verdict
-            if run_trace is not None:
-                run_trace.views, run_trace.case = views, case
-            for spec in cw.values:
-                value = self._value(spec, scope, views, failures, fns, run_trace)
-                scope[spec.name] = value
-                produced[spec.name] = value
-            produced["failures"] = list(failures)
-            runs[run_name] = produced
-            if not first_scope:
-                first_scope = scope
-                first_views = views
-        details = {
-            key: _jsonable(expr.evaluate(first_scope, fns))
-            for key, expr in cw.details.items()
-            if key not in cw.details_if or cw.details_if[key].evaluate(first_scope, fns)
-        }
-        first = next(iter(runs.values()))
+        error: CaseError | None = None
+        try:
+            for run_name, run_filter in cw.runs.items():
+                selected = [r for r in records
+                            if run_filter is None or self._eval(run_filter, {"record": r, "case": case}, fns)]
+                failures: list[str] = []
+                produced: dict[str, Any] = {spec.name: None for spec in cw.values}
+                produced["failures"] = failures
+                run_trace = trace if trace is not None and not runs else None  # the first run is the case's verdict
+                runs[run_name] = produced
+                views = self._views(case, selected)
+                scope: dict[str, Any] = {"case": case, **views, "failures": failures, "runs": runs, "run": run_name}
+                if len(runs) == 1:
+                    first_scope, first_views = scope, views
+                if run_trace is not None:
+                    run_trace.views, run_trace.case = views, case
+                for spec in cw.values:
+                    value = self._value(spec, scope, views, failures, fns, run_trace)
+                    scope[spec.name] = value
+                    produced[spec.name] = value
+                produced["failures"] = list(failures)
+        except EvalFailure as exc:
+            error = _failure(exc)
+        for produced in runs.values():
+            produced["failures"] = list(produced["failures"])
+        details: dict[str, Any] = {}
+        for key, expr in cw.details.items():
+            try:
+                if key in cw.details_if and not self._eval(cw.details_if[key], first_scope, fns):
+                    continue
+                value = self._eval(expr, first_scope, fns)
+            except EvalFailure as exc:
+                if error is None:  # a detail cannot be computed: the case is not judged either
+                    error = _failure(exc)
+                details[key] = None
+                continue
+            value = _jsonable(value)
+            problem = json_problem(value)
+            if problem is not None:
+                problems.append(CaseError(C.DETAIL_VALUE, f"detail `{key}` (expression `{expr.shown()}`, {expr.where}) "
+                                          f"is not a JSON value: {problem}; written as null", expr.where))
+                value = None
+            details[key] = value
+        first: dict[str, Any] = next(iter(runs.values()), {"failures": []})
         case_id = str(case.get(self.lane.schema.id_field, ""))
-        return CaseOutcome(case_id, bool(first.get("passed", False)), first, runs, list(first["failures"]),
-                           details, len(records), case, first_views)
+        passed = error is None and bool(first.get("passed", False))
+        return CaseOutcome(case_id, passed, first, runs, list(first["failures"]),
+                           details, len(records), case, first_views, error, problems)
+
+    def _typed_case(self, case: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The case as expressions read it: a field the schema types, given another type, is absent
+        (the case file's SL003 reports it)."""
+        fields = self.lane.schema.fields
+        if not fields or all(k not in fields or json_type_ok(v, fields[k].type) for k, v in case.items()):
+            return case
+        from .sources.cases import typed_case_fields
+
+        return typed_case_fields(self.lane, case)
+
+    def _typed_record(self, record: Mapping[str, Any], problems: list[CaseError]) -> Mapping[str, Any]:
+        """A capture record as expressions read it: a text field (`surface`, or what a view's
+        `surface` reads as `record.NAME`) that is not a string or null is null, and a problem."""
+        wrong = [k for k in self._text_fields if k in record and record[k] is not None and not isinstance(record[k], str)]
+        if not wrong:
+            return record
+        from .sources.base import json_type
+
+        for key in wrong:
+            problems.append(CaseError(C.WRONG_TYPE, f"`{key}` must be a string or null, not {json_type(record[key])}",
+                                      "", record, key))
+        copy = {k: (None if k in wrong else v) for k, v in record.items()}
+        self._originals[id(copy)] = record
+        return copy
 
     def _value(self, spec: ValueSpec, scope: Mapping[str, Any], views: Mapping[str, list[_Turn]],
                failures: list[str], fns: Mapping[str, Callable[..., Any]], trace: CaseTrace | None = None) -> Any:
-        if spec.when is not None and not spec.when.evaluate(scope, fns):
+        if spec.when is not None and not self._eval(spec.when, scope, fns):
             if trace is not None:
                 trace.gated.add(spec.name)
-            return spec.otherwise.evaluate(scope, fns) if spec.otherwise is not None else None
+            return self._eval(spec.otherwise, scope, fns) if spec.otherwise is not None else None
         value = self._judge(spec, scope, views, failures, fns, trace)
         if spec.message is not None and value is False:
             failures.append(_render(spec.message, scope))
@@ -569,7 +795,7 @@ class CaseworkEvaluator:
     def _judge(self, spec: ValueSpec, scope: Mapping[str, Any], views: Mapping[str, list[_Turn]],
                failures: list[str], fns: Mapping[str, Callable[..., Any]], trace: CaseTrace | None = None) -> Any:
         if spec.expr is not None:
-            value = spec.expr.evaluate(scope, fns)
+            value = self._eval(spec.expr, scope, fns)
             if spec.failures and isinstance(value, list):
                 failures.extend(str(v) for v in value)
                 if trace is not None:
@@ -606,17 +832,24 @@ class CaseworkEvaluator:
         to the predicate verdicts and turn values they are made of. A value with no turn of its
         own is a case-level blame (`record` None: the caller puts it at the case's first turn)."""
         trace = CaseTrace()
+        self._originals = {}
         outcome = self.evaluate_case(case, records, trace)
+        problems = [Blame("", self._originals.get(id(p.record), p.record) if p.record is not None else None,
+                          None, None, p.message, None, p.code, p.field) for p in outcome.problems]
+        if outcome.error is not None:  # not judged: the failure is the reason, whatever was false before it
+            error = outcome.error
+            return outcome, [Blame("", None, None, None, error.message, None, error.code), *problems]
         if outcome.passed:
-            return outcome, []
+            return outcome, problems
         blames: list[Blame] = []
         seen: set[tuple[str, int, str | None]] = set()
         for blame in self._explain("passed", trace, set()):
             key = (blame.value if blame.record is None else "", id(blame.record), blame.predicate or blame.message)
             if key not in seen:
                 seen.add(key)
-                blames.append(blame)
-        return outcome, blames
+                original = self._originals.get(id(blame.record)) if blame.record is not None else None
+                blames.append(blame if original is None else replace(blame, record=original))
+        return outcome, [*blames, *problems]
 
     def _explain(self, name: str, trace: CaseTrace, open_names: set[str]) -> list[Blame]:
         """Why value `name` (false or null) is so."""
@@ -710,13 +943,14 @@ def _thresholds(spec: CaseMetric, raw: Mapping[str, Any]) -> Any:
                 if spec.skip_null:
                     continue
                 ok = False
-                violations.append(check.message.format(metric=check.metric, actual=value, bound=check.value))
+                violations.append(format_message(check.message, metric=check.metric, actual=value, bound=check.value))
                 continue
-            passed = _compare(float(value), check.op, check.value)
+            number = value if isinstance(value, (int, float)) else math.nan  # a category table or text: not met
+            passed = _compare(float(number), check.op, check.value)
             if not passed:
                 ok = False
                 if check.message:
-                    violations.append(check.message.format(metric=check.metric, actual=value, bound=check.value))
+                    violations.append(format_message(check.message, metric=check.metric, actual=value, bound=check.value))
     if spec.fields or spec.section != "metrics":
         return {"passed": ok, "violations": violations}
     return ok

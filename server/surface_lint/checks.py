@@ -120,6 +120,28 @@ _CHECKS = [
           "The case is counted as failed by the lane's metrics; the editor and CI say why, where the case begins.",
           '"case_id": "CAL-1" (inferred class coherent, expected no_grounding)',
           '"case_id": "CAL-1" (inferred class no_grounding, as expected)'),
+    Check("SL019", "expression-failed", "error",
+          "A case-driven lane's expression failed at run time on a case (a division by zero, `len(5)`, `min([])`).",
+          "Names the expression, where the lane file wrote it (`file:line:column`) and the error; the case is "
+          "not judged: it counts as failed, and the values the expression and those after it give are null.",
+          "An expression that cannot be evaluated says nothing about the surface; the lane file needs a fix "
+          "(a guard such as `default(x, 0)` or `if len(xs) else`), and the run must not stop at that case.",
+          'expr = "hits / len(case.premises)" with "premises": []',
+          'expr = "hits / len(case.premises) if case.premises else 0.0"'),
+    Check("SL020", "expression-budget", "error",
+          "A case-driven lane's expression ran past the evaluation budget on a case.",
+          "Evaluation is counted, never timed: steps, characters and list items built, the size of one string, "
+          "list or integer (docs/lanes/README.md, \"Limits\"). Past a limit the case is not judged (it counts "
+          "as failed), named with the expression's `file:line:column`.",
+          "A rule must not hang CI or the editor or exhaust its memory, and two runs must stop at the same place.",
+          "expr = \"'a' * 100000000000\"", "expr = \"'a' * 10\""),
+    Check("SL021", "detail-not-json", "warning",
+          "A case-driven lane's `[casework.details]` value is not a JSON value.",
+          "A NaN or infinite number, a dict with a key that is not a string, or another non-JSON value: the "
+          "field is written as null in the case's record, and this finding names the field and the expression's "
+          "`file:line:column`. The case's verdict stands.",
+          "A report with `NaN` or a mixed-key object is not JSON; another tool would refuse the whole file.",
+          'rate = "hits / 0.0 if false else float(\'nan\')"', 'rate = "hits / total if total else null"'),
 ]
 
 CHECKS: dict[str, Check] = {c.code: c for c in _CHECKS}
@@ -146,6 +168,9 @@ class CheckCode:
     UNPAIRED_SURROGATE: Final = "SL016"
     NOTHING_SCORED: Final = "SL017"
     CASE_CHECK: Final = "SL018"
+    EXPR_ERROR: Final = "SL019"
+    EXPR_BUDGET: Final = "SL020"
+    DETAIL_VALUE: Final = "SL021"
 
 
 CHECK_CODES = CheckCode

@@ -242,8 +242,11 @@ def _findings_of(evaluator: Evaluator, casework: Casework, case_id: str, data: M
     if blame.predicate is not None and blame.verdict is not None:
         verdict = _on_record(blame.verdict, blame.surface, record.data)
         return evaluator.predicate_findings({blame.predicate: verdict}, record, data, case_id)
-    where = record.location(casework.case_field) if casework.case_field in record.data else record.whole()
-    return [check_finding(C.CASE_CHECK, where, blame.message, case_id, record_index=record.index)]
+    if blame.field is not None and blame.field in record.data:  # a wrong-typed field: at the field
+        where = record.location(blame.field)
+    else:
+        where = record.location(casework.case_field) if casework.case_field in record.data else record.whole()
+    return [check_finding(blame.code or C.CASE_CHECK, where, blame.message, case_id, record_index=record.index)]
 
 
 def _on_record(verdict: Verdict, judged: str | None, record: Mapping[str, Any]) -> Verdict:

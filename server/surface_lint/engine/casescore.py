@@ -25,7 +25,7 @@ from ..scoring import ThresholdResult
 from ..sources.base import JsonlReader, ReadStats, Record, check_finding
 from .casegroup import CaseGroups, judge_case
 from .caseindex import IdSet, ids_list
-from .casemetrics import CaseMetricsFold, category_key
+from .casemetrics import CaseMetricsFold
 from .pipeline import Evaluator
 from .results import CaseIndex, LaneResult, Rows, UsageError
 from .score import Scored, _finding_order, _row, _row_light, _row_order, _row_outcome, _second
@@ -160,6 +160,11 @@ class CaseworkScorer:
             self.problem(f)
         self.judge_all()
         sections, raw = self.fold.finish() if self.case_count else ({}, {})
+        id_field = lane.schema.id_field
+        for case_id, error in self.fold.errors:  # a metric expression that failed on a case's item
+            case = self.index.get(case_id) if case_id is not None else None
+            where = case.record.location(id_field) if case is not None else _lane_location(error.location)
+            self.problem(check_finding(error.code, where, error.message, case_id))
         metrics = dict(sections.get("metrics", {}))
         # Sections beside `metrics` (fabrication_control's `by_class`) are reported as the runner does.
         extra = {name: values for name, values in sections.items() if name != "metrics"}
@@ -198,7 +203,7 @@ class CaseworkScorer:
             actual = raw.get(check.metric)
             named: list[tuple[str, Any]]
             if isinstance(actual, dict):
-                named = [(f"{check.metric}.{k}", actual[k]) for k in sorted(actual, key=category_key)]
+                named = [(f"{check.metric}.{k}", v) for k, v in actual.items()]  # in the metric's category order
             else:
                 named = [(check.metric, actual)]
             for name, value in named:
@@ -218,6 +223,18 @@ class CaseworkScorer:
         if self.unknown:
             return f"{len(self.unknown)} case id(s) that match no case"
         return "no captured record joined a case"
+
+
+def _lane_location(where: str) -> Location:
+    """A lane file's `file:line:column` as a finding's location (a metric over the metrics has no
+    case to be at)."""
+    path, _, rest = where.rpartition(":")
+    path, _, line = path.rpartition(":")
+    try:
+        line_no, column = int(line), int(rest)
+    except ValueError:
+        return Location(where, 1, 1, 1, 1)
+    return Location(path, line_no, column, line_no, column)
 
 
 def score_casework(lane: Lane, casework: Casework, index: CaseIndex | None, levels: Mapping[str, str],
