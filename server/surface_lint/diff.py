@@ -26,6 +26,7 @@ from .engine.results import Rows
 from .engine.spool import Spool
 from .findings import Severity
 from .lanes import Lane
+from .predicates import Verdict
 from .reporters.common import CaseView, PredicateFailure, fmt_value, iter_outcome_views, numeric
 from .scoring import Outcome, ThresholdResult
 
@@ -368,7 +369,8 @@ def _nested(value: Any) -> bool:
 def _case_message(view: CaseView, old_fields: Mapping[str, Any] | None, new_fields: Mapping[str, Any] | None) -> str:
     """Why a case-driven lane's case fails now: the failed checks its outcome names (with their
     messages), else the values of its record that turned false."""
-    named = [f"{f.name}: {f.message}" if f.message else f.name for f in view.failures if f.name != CASE_VERDICT]
+    named = [f.message if f.message.startswith(f"{f.name}: ") else f"{f.name}: {f.message}" if f.message else f.name
+             for f in view.failures if f.name != CASE_VERDICT]  # a predicate's message starts with its name
     if named:
         return "; ".join(named)
     turned = _now_false(old_fields, new_fields)
@@ -453,6 +455,12 @@ def report_result(lane: Lane, path: str, report: Mapping[str, Any]) -> LaneResul
     listed = report.get("failed_predicates")
     failed_by_id = listed if isinstance(listed, Mapping) else None
     keys = ("case_id", "id", lane.schema.id_field)
+    # Why each case fails: the report's first finding of each check on it (its message).
+    why: dict[tuple[str, str], str] = {}
+    found = report.get("findings")
+    for f in found if isinstance(found, list) else ():
+        if isinstance(f, dict) and isinstance(f.get("record_id"), str) and isinstance(f.get("rule"), str):
+            why.setdefault((f["record_id"], f["rule"]), str(f.get("message", "")))
     outcomes: list[Outcome] = []
     entries = report.get("cases")
     for entry in entries if isinstance(entries, list) else ():
@@ -470,7 +478,9 @@ def report_result(lane: Lane, path: str, report: Mapping[str, Any]) -> LaneResul
             failed = () if entry[CASE_VERDICT] else (CASE_VERDICT,)
         else:
             signals, failed = (), ()
-        outcomes.append(Outcome(case_id=case_id, signals=signals, details=entry, failed=failed))
+        verdicts = {n: Verdict(False, message=why[(case_id, n)]) for n in failed if (case_id, n) in why}
+        outcomes.append(Outcome(case_id=case_id, signals=signals, details=entry, failed=failed,
+                                verdicts=verdicts or None))
     thresholds: list[ThresholdResult] = []
     records = report.get("thresholds")
     for t in records if isinstance(records, list) else ():

@@ -31,7 +31,7 @@ metrics:
   overall_accuracy                    0.9167 -> 0.8333    -0.0834  REGRESSED
   overall_pass                         false -> false
 flipped verdicts (1 case(s)):
-  CAL-DEV-001  passed: pass -> FAIL
+  CAL-DEV-001  passed: pass -> FAIL: case-check-failed: `passed` is false: inferred_class == case.expected_class (inferred_class = "coherent", case.expected_class = "no_grounding")
     inferred_class: "no_grounding" -> "coherent"
     vault_hits: 0 -> 3
 unchanged: 11 case(s)
@@ -58,7 +58,7 @@ metrics:
   serving_passed              4 -> 3              -1
   total                      13 -> 13             +0
 flipped verdicts (1 case(s)):
-  CLO-PUB-DEV_C01  passed: pass -> FAIL
+  CLO-PUB-DEV_C01  passed: pass -> FAIL: accepted_surface: the surface is none of the case's accept_surfaces; required_words: missing required word: hero; missing required word: leaves; missing required word: homeland; word_order: word order violated: expected ['hero', 'leaves', 'homeland']
     old: Hero leaves homeland
     new: zzz
     failure_reasons: [] -> ["missing required word: hero", "missing required word: leaves", "missing required word: homeland", "word order violated: expected ['hero', 'leaves', 'homeland']"]
@@ -75,7 +75,7 @@ metrics:
   premises_stored_rate         0.3333 -> 0.3333    +0.0000
   replay_determinism           1.0000 -> 1.0000    +0.0000
 flipped verdicts (1 case(s)):
-  CMP-DEV-003  passed: pass -> FAIL: now false: compositional_hit
+  CMP-DEV-003  passed: pass -> FAIL: entailment_token: none of the expected tokens (structure, order) is in the answer
     compositional_hit: true -> false
 unchanged: 2 case(s)
 """,
@@ -91,7 +91,7 @@ metrics:
   topic_anchor_rate         1.0000 -> 1.0000    +0.0000
   total_turns                    7 -> 7              +0
 flipped verdicts (1 case(s)):
-  dev_thread_oov_recovery_001  passed: pass -> FAIL: now false: turns[0].length_adequate, turns[0].not_walk_fragment, turns[1].length_adequate, turns[1].not_walk_fragment, turns[2].length_adequate, turns[2].not_walk_fragment, turns[3].length_adequate, turns[3].not_walk_fragment
+  dev_thread_oov_recovery_001  passed: pass -> FAIL: alphabetic_tokens: 1 alphabetic tokens; at least 4 required (a walk fragment); length_adequate: 3 characters; at least 20 required
 unchanged: 1 case(s)
 """,
     "discourse_paragraph": """\
@@ -105,7 +105,7 @@ metrics:
   replay_determinism_rate           1.0000 -> 1.0000    +0.0000
   total                                  1 -> 1              +0
 flipped verdicts (1 case(s)):
-  DP-DEV_001  passed: pass -> FAIL
+  DP-DEV_001  passed: pass -> FAIL: case-check-failed: a sentence does not start with a capital letter; subject_coverage: subject coverage 0.0 < 0.75; discourse_marker: no discourse marker (furthermore, next) in the paragraph
     old: Wisdom grounds knowledge. Next, knowledge requires evidence. Furthermore, evidence supports truth. Next, truth reveals reality.
     new: zzz
     discourse_markers_found: ["furthermore", "next"] -> []
@@ -136,7 +136,7 @@ metrics:
   serving_passed              4 -> 3              -1
   total                      13 -> 13             +0
 flipped verdicts (1 case(s)):
-  EMO-PUB-DEV_C01  passed: pass -> FAIL
+  EMO-PUB-DEV_C01  passed: pass -> FAIL: accepted_surface: the surface is none of the case's accept_surfaces; required_words: missing required word: addition; missing required word: yields; missing required word: sum; word_order: word order violated: expected ['addition', 'yields', 'sum']
     old: Addition yields sum
     new: zzz
     failure_reasons: [] -> ["missing required word: addition", "missing required word: yields", "missing required word: sum", "word order violated: expected ['addition', 'yields', 'sum']"]
@@ -164,7 +164,7 @@ metrics:
   serving_passed              4 -> 3              -1
   total                      13 -> 13             +0
 flipped verdicts (1 case(s)):
-  EFO-DEV_C01  passed: pass -> FAIL
+  EFO-DEV_C01  passed: pass -> FAIL: accepted_surface: the surface is none of the case's accept_surfaces; required_words: missing required word: river; missing required word: flows; missing required word: valley; word_order: word order violated: expected ['river', 'flows', 'valley']
     old: River flows valley
     new: zzz
     failure_reasons: [] -> ["missing required word: river", "missing required word: flows", "missing required word: valley", "word order violated: expected ['river', 'flows', 'valley']"]
@@ -180,7 +180,7 @@ metrics:
   refusal_recall                       1.0000 -> 0.9167    -0.0833  REGRESSED
   trace_evidence_present               1.0000 -> 1.0000    +0.0000
 flipped verdicts (1 case(s)):
-  fab_dev_a1  passed: pass -> FAIL: now false: outcome_matches_expected, refusal_observed
+  fab_dev_a1  passed: pass -> FAIL: refusal: the surface does not refuse (none of the refusal markers)
     old: I haven't learned 'alpha' yet (intent: verification). Mounted lexicon packs: en_core_cognition_v1, en_core_meta_v1, en_core_attitude_v1, en_core_temporal_v1, en_core_action_v1, en_core_quantitative_v1
     new: Alpha means beta.
     fabrication_marker_observed: false -> true
@@ -210,7 +210,7 @@ metrics:
   serving_passed              4 -> 3              -1
   total                      13 -> 13             +0
 flipped verdicts (1 case(s)):
-  FPO-PUB-DEV_C01  passed: pass -> FAIL
+  FPO-PUB-DEV_C01  passed: pass -> FAIL: accepted_surface: the surface is none of the case's accept_surfaces; required_words: missing required word: force; missing required word: moves; missing required word: object; word_order: word order violated: expected ['force', 'moves', 'object']
     old: Force moves object
     new: zzz
     failure_reasons: [] -> ["missing required word: force", "missing required word: moves", "missing required word: object", "word order violated: expected ['force', 'moves', 'object']"]
@@ -238,7 +238,7 @@ metrics:
   serving_passed             14 -> 13             -1
   total                      41 -> 41             +0
 flipped verdicts (1 case(s)):
-  gram_C01_001  passed: pass -> FAIL
+  gram_C01_001  passed: pass -> FAIL: accepted_surface: the surface is none of the case's accept_surfaces; required_words: missing required word: light; missing required word: reveals; missing required word: truth; word_order: word order violated: expected ['light', 'reveals', 'truth']
     old: Light reveals truth
     new: zzz
     failure_reasons: [] -> ["missing required word: light", "missing required word: reveals", "missing required word: truth", "word order violated: expected ['light', 'reveals', 'truth']"]
@@ -254,7 +254,7 @@ metrics:
   premises_stored_rate    0.4000 -> 0.4000    +0.0000
   replay_determinism      1.0000 -> 1.0000    +0.0000
 flipped verdicts (1 case(s)):
-  INF-DEV-002  passed: pass -> FAIL: now false: derived_recall_pass, surface_hit
+  INF-DEV-002  passed: pass -> FAIL: entailment_token: none of the expected tokens (meaning) is in the answer
     derived_recall_pass: true -> false
     surface_hit: true -> false
 unchanged: 4 case(s)
@@ -268,7 +268,7 @@ metrics:
   key_terms_stable_rate           1.0000 -> 0.5000    -0.5000  REGRESSED
   no_walk_fragment_rate           1.0000 -> 0.5000    -0.5000  REGRESSED
 flipped verdicts (1 case(s)):
-  dev_consistency_long_thread_001  passed: pass -> FAIL: now false: key_terms_stable, no_walk_fragment
+  dev_consistency_long_thread_001  passed: pass -> FAIL: key_terms_present: key term `truth` is not in the probe answer; not_walk_fragment: 1 alphabetic tokens; at least 4 required (a walk fragment)
     key_terms_stable: true -> false
     no_walk_fragment: true -> false
 unchanged: 1 case(s)
@@ -388,7 +388,7 @@ def test_every_case_failing_is_every_case_flipped(corpus: Path, tmp_path: Path) 
                         "REGRESSED (56 regression(s))")
     assert lines[2] == "  accuracy               1.0000 -> 0.0000    -1.0000  REGRESSED"
     assert "flipped verdicts (41 case(s)):" in lines
-    assert sum(1 for line in lines if line.endswith("  passed: pass -> FAIL")) == 41
+    assert sum(1 for line in lines if "  passed: pass -> FAIL: " in line) == 41
     assert lines[-1] == "unchanged: 0 case(s)"
 
 
@@ -428,7 +428,7 @@ def test_the_flipped_case_in_json(corpus: Path, tmp_path: Path) -> None:
     assert payload["changed"] == [{
         "case_id": "CMP-DEV-003", "group": "novel_relation_on_seen_pair", "regressed": True,
         "flips": [{"predicate": "passed", "code": "", "old": True, "new": False, "old_message": "",
-                   "new_message": "now false: compositional_hit"}],
+                   "new_message": "entailment_token: none of the expected tokens (structure, order) is in the answer"}],
         "old_surface": None, "new_surface": None, "fields": {"compositional_hit": [True, False]}}]
     assert [(m["name"], m["better"], m["regressed"]) for m in payload["metrics"]] == [
         ("all_pass_rate", "higher", True), ("case_count", None, False), ("compositional_recall_rate", "higher", True),
@@ -441,8 +441,9 @@ def test_the_flipped_case_in_github_annotations(corpus: Path, tmp_path: Path) ->
         "::error title=surface-lint compositionality%3A metric regressed::all_pass_rate: 0.3333 -> 0.0000 (-0.3333)\n"
         "::error title=surface-lint compositionality%3A metric regressed::compositional_recall_rate: 0.3333 -> 0.0000 "
         "(-0.3333)\n"
-        "::error title=surface-lint compositionality%3A passed regressed (case CMP-DEV-003)::CMP-DEV-003: the case "
-        "passed before and fails now: now false: compositional_hit\n"))
+        "::error file=new.jsonl,line=25,col=370,endLine=25,endColumn=375,title=surface-lint compositionality%3A passed "
+        "regressed (case CMP-DEV-003)::CMP-DEV-003: the case "
+        "passed before and fails now: entailment_token: none of the expected tokens (structure, order) is in the answer\n"))
 
 
 def test_the_flipped_case_in_junit(corpus: Path, tmp_path: Path) -> None:
@@ -451,8 +452,8 @@ def test_the_flipped_case_in_junit(corpus: Path, tmp_path: Path) -> None:
     assert '<testsuites name="surface-lint diff compositionality" tests="10" failures="3" errors="0" skipped="0">' in out
     assert (
         '    <testcase classname="compositionality" name="CMP-DEV-003">\n'
-        '      <failure message="regressed: passed" type="regression">passed: pass -&gt; fail: now false: '
-        "compositional_hit\n"
+        '      <failure message="regressed: passed" type="regression">passed: pass -&gt; fail: '
+        "entailment_token: none of the expected tokens (structure, order) is in the answer\n"
         "compositional_hit: True -&gt; False</failure>\n"
         "    </testcase>\n") in out
 
