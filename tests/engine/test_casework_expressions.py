@@ -115,8 +115,8 @@ def test_a_run_time_error_is_an_sl019_finding_for_the_case(
     code, report, err = run(tmp_path, capsys, lane(expr))
     assert (code, err) == (1, "")  # the failed case fails the `gate` threshold
     assert findings(report) == [
-        ("c.jsonl", "SL019", 1, 8, f"expression `{expr}` (lane.toml:22:1) failed: {error}")]
-    assert report["failed_predicates"] == {"c1": ["passed"]}
+        ("t.jsonl", "SL019", 1, 13, f"expression `{expr}` (lane.toml:22:1) failed: {error}")]
+    assert report["failed_predicates"] == {"c1": ["expression-failed"]}
     assert report["metrics"] == {"accuracy": 0.0, "by_group": {"x": 0}, "gate": False}
     assert report["cases"] == [{"d": None}]
 
@@ -136,7 +136,7 @@ def test_past_the_budget_is_an_sl020_finding_for_the_case(
     code, report, err = run(tmp_path, capsys, lane(expr))
     assert (code, err) == (1, "")
     assert findings(report) == [
-        ("c.jsonl", "SL020", 1, 8, f"expression `{expr}` (lane.toml:22:1) ran past the evaluation budget: {reason}")]
+        ("t.jsonl", "SL020", 1, 13, f"expression `{expr}` (lane.toml:22:1) ran past the evaluation budget: {reason}")]
     assert report["cases"] == [{"d": None}]
 
 
@@ -151,7 +151,7 @@ def test_an_integer_past_4300_digits_is_refused_before_it_is_built(
     expr = "len(str(int('9' * 4000) * int('9' * 4000)))"
     code, report, _ = run(tmp_path, capsys, lane(expr))
     assert (code, findings(report)) == (1, [
-        ("c.jsonl", "SL020", 1, 8,
+        ("t.jsonl", "SL020", 1, 13,
          f"expression `{expr}` (lane.toml:22:1) ran past the evaluation budget: an integer of more than 4,300 digits")])
 
 
@@ -231,7 +231,7 @@ def test_a_detail_that_is_not_json_is_null_with_an_sl021_finding(
     code, report, err = run(tmp_path, capsys, lane(detail=expr))
     assert (code, err) == (0, "")  # the verdict stands
     assert findings(report) == [
-        ("c.jsonl", "SL021", 1, 8,
+        ("t.jsonl", "SL021", 1, 13,
          f"detail `d` (expression `{expr}`, lane.toml:46:1) is not a JSON value: {problem}; written as null")]
     assert report["cases"] == [{"d": None}]
     assert report["metrics"]["accuracy"] == 1.0
@@ -261,7 +261,8 @@ def test_a_wrong_typed_case_field_is_sl003_and_reaches_expressions_as_null(
     expr = "[case.premises, case.min_sentences]"
     code, report, err = run(tmp_path, capsys, lane(expr, detail="n"), cases=[case])
     assert (code, err) == (1, "")  # `n >= 0` compares a list with 0: false, the gate fails
-    assert findings(report) == [("c.jsonl", "SL003", 1, column, message)]
+    assert findings(report) == [("c.jsonl", "SL003", 1, column, message),
+                                ("t.jsonl", "SL018", 1, 13, "`passed` is false: n is not None and n >= 0")]
     assert report["cases"] == [{"d": [None, None]}]
 
 
