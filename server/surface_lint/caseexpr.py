@@ -10,7 +10,9 @@ None when `a` is missing), so a rule reads missing case fields without guards.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from .predicates import SafePattern
@@ -209,6 +211,9 @@ class Expr:
         return self._strings
 
     def evaluate(self, scope: Scope, functions: Mapping[str, Callable[..., Any]] | None = None) -> Any:
+        recording = _RECORDING.get()
+        if recording is not None and id(self) in recording.exprs:  # `recording()`: what it reads is noted
+            return recording.run(self, scope, functions or {})
         return _Interpreter(scope, functions or {}).run(self.tree)
 
     def __repr__(self) -> str:
@@ -319,6 +324,133 @@ class _Interpreter:
                         yield self.run(elt)
             finally:
                 self.scopes.pop()
+
+
+class Reads:
+    """What one evaluation of an expression read (`recording`), on the path it took: the scope
+    names it looked up (never a comprehension's own variables; an untaken branch reads nothing),
+    each field read of a mapping, as (the mapping's id, the key), and each call of a function the
+    caller passed in, as (its name, its first argument's id, its second argument when a string:
+    `passes(t, 'name')`). A false `and` (a true `or`) also notes the names it stopped before that
+    are bare names (`x`, `not x`, `bool(x)`) as false (true) as its result: each decides it too."""
+
+    __slots__ = ("calls", "expr", "fields", "names", "scope")
+
+    def __init__(self, expr: Expr, scope: Scope) -> None:
+        self.expr = expr
+        self.scope = scope
+        self.names: set[str] = set()
+        self.fields: set[tuple[int, str]] = set()
+        self.calls: list[tuple[str, int, str | None]] = []
+
+
+class Recording:
+    """The evaluations of some expressions (by identity), each with its `Reads`, in order."""
+
+    __slots__ = ("exprs", "log")
+
+    def __init__(self, exprs: Collection[Expr]) -> None:
+        self.exprs = {id(e) for e in exprs}
+        self.log: list[Reads] = []
+
+    def run(self, expr: Expr, scope: Scope, functions: Mapping[str, Callable[..., Any]]) -> Any:
+        reads = Reads(expr, scope)
+        self.log.append(reads)
+
+        def noted(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+            def call(*args: Any) -> Any:
+                second = args[1] if len(args) > 1 and isinstance(args[1], str) else None
+                reads.calls.append((name, id(args[0]) if args else 0, second))
+                return fn(*args)
+            return call
+
+        wrapped = {name: noted(name, fn) for name, fn in functions.items()}
+        return _Recorder(scope, wrapped, reads).run(expr.tree)
+
+
+_RECORDING: ContextVar[Recording | None] = ContextVar("surface_lint_expr_recording", default=None)
+
+
+@contextmanager
+def recording(exprs: Collection[Expr]) -> Iterator[Recording]:
+    """Within the block, every evaluation of one of `exprs` (in this thread) notes its `Reads`."""
+    found = Recording(exprs)
+    token = _RECORDING.set(found)
+    try:
+        yield found
+    finally:
+        _RECORDING.reset(token)
+
+
+def _bare(node: ast.AST) -> tuple[ast.AST, bool] | None:
+    """`x`, `x.f.g`, `not x`, `bool(x.f)`: the read itself and whether it is negated, else None."""
+    negated = False
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        node, negated = node.operand, True
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "bool" \
+            and len(node.args) == 1:
+        node = node.args[0]
+    inner = node
+    while isinstance(inner, ast.Attribute):
+        inner = inner.value
+    return (node, negated) if isinstance(inner, ast.Name) else None
+
+
+class _Recorder(_Interpreter):
+    """The interpreter, noting what it reads (`Reads`); every node is still evaluated by
+    `_Interpreter.run`, so values (and what they cost) are the same."""
+
+    __slots__ = ("_bases", "_last", "_seen", "reads")
+
+    def __init__(self, scope: Scope, functions: Mapping[str, Callable[..., Any]], reads: Reads) -> None:
+        super().__init__(scope, functions)
+        self.reads = reads
+        self._bases = {id(n.value) for n in ast.walk(reads.expr.tree) if isinstance(n, ast.Attribute)}
+        self._last: dict[int, Any] = {}  # an attribute's base node -> its latest value
+        self._seen: dict[int, int] = {}  # node -> times evaluated
+
+    def _outer(self, name: str) -> bool:
+        return not any(name in scope for scope in self.scopes[1:])
+
+    def run(self, node: ast.AST) -> Any:
+        operands = [self._seen.get(id(p), 0) for p in node.values] if isinstance(node, ast.BoolOp) else None
+        value = super().run(node)
+        key = id(node)
+        self._seen[key] = self._seen.get(key, 0) + 1
+        if isinstance(node, ast.Name):
+            if self._outer(node.id):
+                self.reads.names.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            base = self._last.get(id(node.value))
+            if isinstance(base, Mapping):
+                self.reads.fields.add((id(base), node.attr))
+        elif operands is not None and isinstance(node, ast.BoolOp):
+            for part, before in zip(node.values, operands, strict=True):
+                bare = _bare(part)
+                if bare is not None and self._seen.get(id(part), 0) == before:
+                    self._peek(bare[0], bare[1], bool(value))  # stopped before it
+        if key in self._bases:
+            self._last[key] = value
+        return value
+
+    def _peek(self, node: ast.AST, negated: bool, result: bool) -> None:
+        """A read an `and`/`or` stopped before (pure: lookups and fields only): noted when it
+        holds what the result holds, for it decides the result as much as the one that stopped it."""
+        chain: list[str] = []
+        while isinstance(node, ast.Attribute):
+            chain.append(node.attr)
+            node = node.value
+        assert isinstance(node, ast.Name)
+        value = self.lookup(node.id)
+        fields: list[tuple[int, str]] = []
+        for attr in reversed(chain):
+            if isinstance(value, Mapping):
+                fields.append((id(value), attr))
+            value = get_field(value, attr)
+        if (bool(value) != negated) == result:
+            if self._outer(node.id):
+                self.reads.names.add(node.id)
+            self.reads.fields.update(fields)
 
 
 def _bind(target: ast.AST, value: Any, into: dict[str, Any]) -> None:
