@@ -331,8 +331,11 @@ class Reads:
     names it looked up (never a comprehension's own variables; an untaken branch reads nothing),
     each field read of a mapping, as (the mapping's id, the key), and each call of a function the
     caller passed in, as (its name, its first argument's id, its second argument when a string:
-    `passes(t, 'name')`). A false `and` (a true `or`) also notes the names it stopped before that
-    are bare names (`x`, `not x`, `bool(x)`) as false (true) as its result: each decides it too."""
+    `passes(t, 'name')`). What a false `and` (a true `or`) stopped before, and the items a false
+    `all(... for x in xs)` (a true `any`) stopped before, decide the result as much as the one
+    that stopped it: when they evaluate purely (names, fields, `==`/`!=`/`is`, `and`/`or`/`not`,
+    `all`/`any` of those; at most `PURE_STEPS` nodes for one evaluation, no call) to what the
+    result holds, their reads are noted too."""
 
     __slots__ = ("calls", "expr", "fields", "names", "scope")
 
@@ -342,6 +345,9 @@ class Reads:
         self.names: set[str] = set()
         self.fields: set[tuple[int, str]] = set()
         self.calls: list[tuple[str, int, str | None]] = []
+
+
+PURE_STEPS = 100_000  # nodes `Reads` may evaluate purely past a short-circuit, per evaluation
 
 
 class Recording:
@@ -382,32 +388,21 @@ def recording(exprs: Collection[Expr]) -> Iterator[Recording]:
         _RECORDING.reset(token)
 
 
-def _bare(node: ast.AST) -> tuple[ast.AST, bool] | None:
-    """`x`, `x.f.g`, `not x`, `bool(x.f)`: the read itself and whether it is negated, else None."""
-    negated = False
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        node, negated = node.operand, True
-    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "bool" \
-            and len(node.args) == 1:
-        node = node.args[0]
-    inner = node
-    while isinstance(inner, ast.Attribute):
-        inner = inner.value
-    return (node, negated) if isinstance(inner, ast.Name) else None
-
-
 class _Recorder(_Interpreter):
     """The interpreter, noting what it reads (`Reads`); every node is still evaluated by
     `_Interpreter.run`, so values (and what they cost) are the same."""
 
-    __slots__ = ("_bases", "_last", "_seen", "reads")
+    __slots__ = ("_bases", "_last", "_pure_steps", "_seen", "reads")
 
     def __init__(self, scope: Scope, functions: Mapping[str, Callable[..., Any]], reads: Reads) -> None:
         super().__init__(scope, functions)
         self.reads = reads
-        self._bases = {id(n.value) for n in ast.walk(reads.expr.tree) if isinstance(n, ast.Attribute)}
+        tree = reads.expr.tree
+        self._bases = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+        self._bases |= {id(g.iter) for n in ast.walk(tree) for g in _quantified(n)}
         self._last: dict[int, Any] = {}  # an attribute's base node -> its latest value
         self._seen: dict[int, int] = {}  # node -> times evaluated
+        self._pure_steps = PURE_STEPS
 
     def _outer(self, name: str) -> bool:
         return not any(name in scope for scope in self.scopes[1:])
@@ -426,31 +421,140 @@ class _Recorder(_Interpreter):
                 self.reads.fields.add((id(base), node.attr))
         elif operands is not None and isinstance(node, ast.BoolOp):
             for part, before in zip(node.values, operands, strict=True):
-                bare = _bare(part)
-                if bare is not None and self._seen.get(id(part), 0) == before:
-                    self._peek(bare[0], bare[1], bool(value))  # stopped before it
+                if self._seen.get(id(part), 0) == before:  # stopped before it: does it hold the result too?
+                    self._note_pure(part, bool(value))
+        else:
+            for gen in _quantified(node):  # all() false / any() true: it stopped at the item that decided
+                assert isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                if value is (node.func.id == "any"):
+                    self._peek_items(node, gen, bool(value))
         if key in self._bases:
             self._last[key] = value
         return value
 
-    def _peek(self, node: ast.AST, negated: bool, result: bool) -> None:
-        """A read an `and`/`or` stopped before (pure: lookups and fields only): noted when it
-        holds what the result holds, for it decides the result as much as the one that stopped it."""
-        chain: list[str] = []
-        while isinstance(node, ast.Attribute):
-            chain.append(node.attr)
-            node = node.value
-        assert isinstance(node, ast.Name)
-        value = self.lookup(node.id)
-        fields: list[tuple[int, str]] = []
-        for attr in reversed(chain):
-            if isinstance(value, Mapping):
-                fields.append((id(value), attr))
-            value = get_field(value, attr)
-        if (bool(value) != negated) == result:
-            if self._outer(node.id):
-                self.reads.names.add(node.id)
+    def _note_pure(self, node: ast.AST, result: bool) -> None:
+        """The reads of a node not evaluated, when it evaluates purely to what `result` holds."""
+        names: set[str] = set()
+        fields: set[tuple[int, str]] = set()
+        try:
+            held = bool(self._pure(node, names, fields)) == result
+        except _Impure:
+            return
+        if held:
+            self.reads.names.update(names)
             self.reads.fields.update(fields)
+
+    def _peek_items(self, node: ast.Call, gen: ast.comprehension, result: bool) -> None:
+        """The items an `all()`/`any()` stopped before, each whose item holds what the result
+        holds (evaluated purely: names, fields, comparisons, `and`/`or`/`not`, else skipped)."""
+        assert isinstance(node.args[0], ast.GeneratorExp)
+        elt = node.args[0].elt
+        source = self._last.get(id(gen.iter))
+        if not isinstance(source, (list, tuple)):
+            return
+        for item in source:
+            bound: dict[str, Any] = {}
+            try:
+                _bind(gen.target, item, bound)
+            except (ExprError, TypeError):
+                return
+            self.scopes.append(bound)
+            try:
+                names: set[str] = set()
+                fields: set[tuple[int, str]] = set()
+                if all(self._pure(c, set(), set()) for c in gen.ifs) and bool(self._pure(elt, names, fields)) == result:
+                    self.reads.names.update(names)
+                    self.reads.fields.update(fields)
+            except _Impure:
+                return
+            finally:
+                self.scopes.pop()
+
+    def _pure_quantified(self, every: bool, gen: ast.comprehension, elt: ast.AST, names: set[str],
+                         fields: set[tuple[int, str]]) -> bool:
+        """`all()` (`every`) or `any()` of a generator, purely: the reads of each item that holds the result."""
+        source = self._pure(gen.iter, names, fields)
+        if not isinstance(source, (list, tuple)):
+            raise _Impure
+        items: list[tuple[bool, set[str], set[tuple[int, str]]]] = []
+        for item in source:
+            bound: dict[str, Any] = {}
+            try:
+                _bind(gen.target, item, bound)
+            except (ExprError, TypeError):
+                raise _Impure from None
+            self.scopes.append(bound)
+            try:
+                if all(self._pure(c, set(), set()) for c in gen.ifs):
+                    item_names: set[str] = set()
+                    item_fields: set[tuple[int, str]] = set()
+                    items.append((bool(self._pure(elt, item_names, item_fields)), item_names, item_fields))
+            finally:
+                self.scopes.pop()
+        result = all(v for v, _, _ in items) if every else any(v for v, _, _ in items)
+        for v, item_names, item_fields in items:
+            if v == result:
+                names.update(item_names)
+                fields.update(item_fields)
+        return result
+
+    def _pure(self, node: ast.AST, names: set[str], fields: set[tuple[int, str]]) -> Any:
+        """A node's value without a call or a cost (else `_Impure`), noting into `names` and
+        `fields` the reads that decide it: of an `and`/`or`, those of each operand that holds its result."""
+        self._pure_steps -= 1
+        if self._pure_steps < 0:
+            raise _Impure
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Name):
+            if self._outer(node.id):
+                names.add(node.id)
+            return self.lookup(node.id)
+        if isinstance(node, ast.Attribute):
+            base = self._pure(node.value, names, fields)
+            if isinstance(base, Mapping):
+                fields.add((id(base), node.attr))
+            return get_field(base, node.attr)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return not self._pure(node.operand, names, fields)
+        if isinstance(node, ast.BoolOp):
+            parts = []
+            for part in node.values:
+                part_names: set[str] = set()
+                part_fields: set[tuple[int, str]] = set()
+                parts.append((self._pure(part, part_names, part_fields), part_names, part_fields))
+            result = all(v for v, _, _ in parts) if isinstance(node.op, ast.And) else any(v for v, _, _ in parts)
+            for v, part_names, part_fields in parts:
+                if bool(v) == result:
+                    names.update(part_names)
+                    fields.update(part_fields)
+            return result
+        for gen in _quantified(node):
+            assert isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and isinstance(node.args[0], ast.GeneratorExp)
+            return self._pure_quantified(node.func.id == "all", gen, node.args[0].elt, names, fields)
+        if isinstance(node, ast.Compare) and all(type(op) in (ast.Eq, ast.NotEq, ast.Is, ast.IsNot) for op in node.ops):
+            left = self._pure(node.left, names, fields)
+            for op, right_node in zip(node.ops, node.comparators, strict=True):
+                right = self._pure(right_node, names, fields)
+                if not _CMP[type(op)](left, right):
+                    return False
+                left = right
+            return True
+        raise _Impure
+
+
+def _quantified(node: ast.AST) -> tuple[ast.comprehension, ...]:
+    """`all(... for x in xs)` / `any(...)` (one `for`, which stops at the first item that
+    decides): its comprehension, else nothing."""
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("all", "any")
+            and len(node.args) == 1 and isinstance(node.args[0], ast.GeneratorExp)
+            and len(node.args[0].generators) == 1):
+        return (node.args[0].generators[0],)
+    return ()
+
+
+class _Impure(Exception):
+    """A node `_Recorder._pure` does not evaluate (a call, arithmetic, a comprehension)."""
 
 
 def _bind(target: ast.AST, value: Any, into: dict[str, Any]) -> None:
