@@ -331,13 +331,15 @@ class Reads:
     names it looked up (never a comprehension's own variables; an untaken branch reads nothing),
     each field read of a mapping, as (the mapping's id, the key), and each call of a function the
     caller passed in, as (its name, its first argument's id, its second argument when a string:
-    `passes(t, 'name')`). What a false `and` (a true `or`) stopped before, and the items a false
-    `all(... for x in xs)` (a true `any`) stopped before, decide the result as much as the one
-    that stopped it: when they evaluate purely (names, fields, `==`/`!=`/`is`, `and`/`or`/`not`,
-    `all`/`any` of those; at most `PURE_STEPS` nodes for one evaluation, no call) to what the
-    result holds, their reads are noted too."""
+    `passes(t, 'name')`). The items a false `all(... for x in xs)` (a true `any`) stopped before
+    decide it as much as the one that stopped it: when they evaluate purely (names, fields,
+    `==`/`!=`/`is`, `and`/`or`/`not`, `all`/`any` of those; at most `PURE_STEPS` nodes for one
+    evaluation, no call) to what the result holds, their reads are noted too. An operand a
+    false `and` (a true `or`) stopped before that evaluates purely to its result is in `peeks`,
+    with the names of the operand that stopped it: whether it decides too (`a and b`, both false
+    checks) or not (`not control and b`: a guard) is the caller's to say."""
 
-    __slots__ = ("calls", "expr", "fields", "names", "scope")
+    __slots__ = ("calls", "expr", "fields", "names", "peeks", "scope")
 
     def __init__(self, expr: Expr, scope: Scope) -> None:
         self.expr = expr
@@ -345,6 +347,7 @@ class Reads:
         self.names: set[str] = set()
         self.fields: set[tuple[int, str]] = set()
         self.calls: list[tuple[str, int, str | None]] = []
+        self.peeks: list[tuple[frozenset[str], set[str], set[tuple[int, str]]]] = []
 
 
 PURE_STEPS = 100_000  # nodes `Reads` may evaluate purely past a short-circuit, per evaluation
@@ -420,9 +423,13 @@ class _Recorder(_Interpreter):
             if isinstance(base, Mapping):
                 self.reads.fields.add((id(base), node.attr))
         elif operands is not None and isinstance(node, ast.BoolOp):
-            for part, before in zip(node.values, operands, strict=True):
-                if self._seen.get(id(part), 0) == before:  # stopped before it: does it hold the result too?
-                    self._note_pure(part, bool(value))
+            done = [self._seen.get(id(part), 0) > before for part, before in zip(node.values, operands, strict=True)]
+            if not all(done):  # it stopped: at the last operand evaluated
+                stopper = node.values[max(i for i, d in enumerate(done) if d)]
+                stopped_by = frozenset(n.id for n in ast.walk(stopper) if isinstance(n, ast.Name))
+                for part, evaluated in zip(node.values, done, strict=True):
+                    if not evaluated:  # does it hold the result too?
+                        self._note_pure(part, bool(value), stopped_by)
         else:
             for gen in _quantified(node):  # all() false / any() true: it stopped at the item that decided
                 assert isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
@@ -432,8 +439,9 @@ class _Recorder(_Interpreter):
             self._last[key] = value
         return value
 
-    def _note_pure(self, node: ast.AST, result: bool) -> None:
-        """The reads of a node not evaluated, when it evaluates purely to what `result` holds."""
+    def _note_pure(self, node: ast.AST, result: bool, stopped_by: frozenset[str]) -> None:
+        """The reads of an operand not evaluated, when it evaluates purely to what `result`
+        holds (`Reads.peeks`, with the names of the operand that stopped the `and`/`or`)."""
         names: set[str] = set()
         fields: set[tuple[int, str]] = set()
         try:
@@ -441,8 +449,7 @@ class _Recorder(_Interpreter):
         except _Impure:
             return
         if held:
-            self.reads.names.update(names)
-            self.reads.fields.update(fields)
+            self.reads.peeks.append((stopped_by, names, fields))
 
     def _peek_items(self, node: ast.Call, gen: ast.comprehension, result: bool) -> None:
         """The items an `all()`/`any()` stopped before, each whose item holds what the result

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from . import kinds_extra
-from .caseexpr import Expr, ExprError, Reads, recording, resolve_path
+from .caseexpr import FUNCTIONS, Expr, ExprError, Reads, recording, resolve_path
 from .checks import CHECK_CODES as C
 from .findings import sorted_findings
 from .lane_extends import LanePositions
@@ -449,6 +449,19 @@ class _ReadIndex:
     def of_turn(self, expr: Expr, turn: _Turn) -> Reads | None:
         return self._turns.get((id(expr), id(turn)))
 
+    @staticmethod
+    def deciding(read: Reads, facts: set[str]) -> Reads:
+        """`read` with the operands an `and`/`or` stopped before that decide it too: those
+        stopped by a check (an operand reading more than `facts`, the values of case fields
+        alone, `case` and `entry`), not by a guard (`not control and b`)."""
+        out = Reads(read.expr, read.scope)
+        out.names, out.fields, out.calls = set(read.names), set(read.fields), read.calls
+        for stopped_by, names, fields in read.peeks:
+            if stopped_by - facts - FUNCTIONS.keys() - set(LANE_FUNCTIONS):
+                out.names |= names
+                out.fields |= fields
+        return out
+
 
 def _negated_names(expr: Expr) -> set[str]:
     """The names an expression reads under an odd number of `not`s (`not x`, `not (a or x)`)."""
@@ -707,10 +720,12 @@ class CaseworkEvaluator:
             return found or [Blame(name, None, None, None,
                                    f"`{name}` is {_shown(value)}: no turn of view `{spec.view}` passes `{spec.predicate}`")]
         assert spec.expr is not None
+        judging = self._judging(reads)
+        facts = {v.name for v in self.casework.values} - judging | {"case", "entry"}
         read = reads.of(spec.expr)
+        read = reads.deciding(read, facts) if read is not None else None
         names = read.names if read is not None else set()
         out: list[Blame] = []
-        judging = self._judging(reads)
         negated = _negated_names(spec.expr)
         order = {v.name: i for i, v in enumerate(self.casework.values)}
         for named in sorted(names):
@@ -775,6 +790,7 @@ class CaseworkEvaluator:
         elif spec.expr is not None:
             read = reads.of_turn(spec.expr, t)
             if read is not None:
+                read = reads.deciding(read, {"case", "entry"})
                 found = self._verdicts_read(spec.name, read, {spec.view: [t]}, reads, open_turns | {(id(t), spec.name)})
         return found or [Blame(spec.name, t["record"], None, None, f"turn value `{spec.name}` is false")]
 
