@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from cli_support import ROOT, cli
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "lanes" / "compositionality"
@@ -58,6 +57,9 @@ def shown(path: str, rows: list[tuple[int, int, str, str]]) -> list[str]:
     return [f"{path}:{line}:{column}: {code} [warning] {message}" for line, column, code, message in rows]
 
 
+# The same findings in the chain-0 file (the whole file's lines 1-5, 11-15, ...).
+AT_CHAIN0 = {1: 1, 5: 5, 15: 10, 45: 25, 71: 36, 91: 46, 95: 50, 105: 55, 125: 65, 135: 70, 141: 71, 145: 75}
+CHAIN0 = [(AT_CHAIN0[line], column, code, message) for line, column, code, message in WHOLE]
 TAIL = ["Found 12 finding(s) (12 warning) in 2 file(s); profile: reference.",
         "160 lines read: 160 records, 0 errors, 0 blank, 0 skipped."]
 
@@ -74,9 +76,7 @@ def test_a_run_and_its_replay_in_two_files_are_one_case_each(tmp_path: Path, job
     """Chain 0 is the file's lines 1-5, 11-15, ...: each finding at its line there (the replay
     passes: nothing lands in b.jsonl), not 76 findings for cases judged half at a time."""
     a, b = split(tmp_path, "chain", 0)
-    at_chain0 = {1: 1, 5: 5, 15: 10, 45: 25, 71: 36, 91: 46, 95: 50, 105: 55, 125: 65, 135: 70, 141: 71, 145: 75}
-    rows = [(at_chain0[line], column, code, message) for line, column, code, message in WHOLE]
-    assert check(tmp_path, "--lane", "compositionality", "--jobs", jobs, a, b) == (1, [*shown(a, rows), *TAIL])
+    assert check(tmp_path, "--lane", "compositionality", "--jobs", jobs, a, b) == (1, [*shown(a, CHAIN0), *TAIL])
 
 
 def test_each_finding_is_in_the_file_of_the_line_that_decided_it(tmp_path: Path) -> None:
@@ -108,3 +108,12 @@ def test_under_jobs_the_other_lanes_files_still_spread_with_the_same_output(tmp_
         "compositionality.jsonl", WHOLE)
     assert one[1][-2:] == ["Found 31 finding(s) (1 error, 12 information, 18 warning) in 3 file(s); profile: reference.",
                            "171 lines read: 171 records, 0 errors, 0 blank, 0 skipped."]
+
+
+def test_past_the_memory_bound_the_cases_of_both_files_are_grouped_on_disk_alike(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from surface_lint.engine import casegroup
+
+    monkeypatch.setattr(casegroup, "MEMORY_RECORDS", 3)
+    a, b = split(tmp_path, "chain", 0)
+    assert check(tmp_path, "--lane", "compositionality", a, b) == (1, [*shown(a, CHAIN0), *TAIL])
