@@ -356,11 +356,12 @@ PURE_STEPS = 100_000  # nodes `Reads` may evaluate purely past a short-circuit, 
 class Recording:
     """The evaluations of some expressions (by identity), each with its `Reads`, in order."""
 
-    __slots__ = ("exprs", "log")
+    __slots__ = ("bases", "exprs", "log")
 
     def __init__(self, exprs: Collection[Expr]) -> None:
         self.exprs = {id(e) for e in exprs}
         self.log: list[Reads] = []
+        self.bases: dict[int, set[int]] = {}  # expression -> the nodes whose value `_Recorder` keeps
 
     def run(self, expr: Expr, scope: Scope, functions: Mapping[str, Callable[..., Any]]) -> Any:
         reads = Reads(expr, scope)
@@ -374,7 +375,13 @@ class Recording:
             return call
 
         wrapped = {name: noted(name, fn) for name, fn in functions.items()}
-        return _Recorder(scope, wrapped, reads).run(expr.tree)
+        bases = self.bases.get(id(expr))
+        if bases is None:
+            tree = expr.tree
+            bases = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+            bases |= {id(g.iter) for n in ast.walk(tree) for g in _quantified(n)}
+            self.bases[id(expr)] = bases
+        return _Recorder(scope, wrapped, reads, bases).run(expr.tree)
 
 
 _RECORDING: ContextVar[Recording | None] = ContextVar("surface_lint_expr_recording", default=None)
@@ -397,12 +404,11 @@ class _Recorder(_Interpreter):
 
     __slots__ = ("_bases", "_last", "_pure_steps", "_seen", "reads")
 
-    def __init__(self, scope: Scope, functions: Mapping[str, Callable[..., Any]], reads: Reads) -> None:
+    def __init__(self, scope: Scope, functions: Mapping[str, Callable[..., Any]], reads: Reads,
+                 bases: set[int]) -> None:
         super().__init__(scope, functions)
         self.reads = reads
-        tree = reads.expr.tree
-        self._bases = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
-        self._bases |= {id(g.iter) for n in ast.walk(tree) for g in _quantified(n)}
+        self._bases = bases  # attribute bases and quantified sources: their values are kept
         self._last: dict[int, Any] = {}  # an attribute's base node -> its latest value
         self._seen: dict[int, int] = {}  # node -> times evaluated
         self._pure_steps = PURE_STEPS

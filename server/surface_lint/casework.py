@@ -669,11 +669,13 @@ class CaseworkEvaluator:
         cw = self.casework
         exprs = [e for v in cw.values for e in (v.expr,) if e is not None]
         exprs += [e for v in cw.turn_values for e in (v.expr,) if e is not None]
+        outcome = self.evaluate_case(case, records)
+        if outcome.passed:
+            return outcome, []
+        # Failing: evaluated again (the same values: evaluation is deterministic), noting what is read.
         trace = CaseTrace()
         with recording(exprs) as noted:
             outcome = self.evaluate_case(case, records, trace)
-        if outcome.passed:
-            return outcome, []
         reads = _ReadIndex(noted.log)
         blames: list[Blame] = []
         seen: set[tuple[str, int, str | None]] = set()
