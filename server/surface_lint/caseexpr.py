@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -401,7 +403,12 @@ class Expr:
         """The expression's value. Total: any failure of the expression (a division by zero,
         `len(5)`, past the `budget`) is an `EvalFailure` naming it; only a pattern's own
         character budget (RegexTimeout, SL013) passes through as it is."""
-        interpreter = _Interpreter(scope, functions or {}, budget if budget is not None else Budget())
+        spend = budget if budget is not None else Budget()
+        recording = _RECORDING.get()
+        if recording is not None and id(self) in recording.exprs:  # `recording()`: what it reads is noted
+            interpreter: _Interpreter = recording.interpreter(self, scope, functions or {}, spend)
+        else:
+            interpreter = _Interpreter(scope, functions or {}, spend)
         try:
             return interpreter.run(self.tree)
         except (EvalFailure, RegexTimeout):
@@ -545,6 +552,252 @@ class _Interpreter:
                         yield self.run(elt)
             finally:
                 self.scopes.pop()
+
+
+class Reads:
+    """What one evaluation of an expression read (`recording`), on the path it took: the scope
+    names it looked up (never a comprehension's own variables; an untaken branch reads nothing),
+    each field read of a mapping, as (the mapping's id, the key), and each call of a function the
+    caller passed in, as (its name, its first argument's id, its second argument when a string:
+    `passes(t, 'name')`). The items a false `all(... for x in xs)` (a true `any`) stopped before
+    decide it as much as the one that stopped it: when they evaluate purely (names, fields,
+    `==`/`!=`/`is`, `and`/`or`/`not`, `all`/`any` of those; at most `PURE_STEPS` nodes for one
+    evaluation, no call) to what the result holds, their reads are noted too. An operand a
+    false `and` (a true `or`) stopped before that evaluates purely to its result is in `peeks`,
+    with the names of the operand that stopped it: whether it decides too (`a and b`, both false
+    checks) or not (`not control and b`: a guard) is the caller's to say."""
+
+    __slots__ = ("calls", "expr", "fields", "names", "peeks", "scope")
+
+    def __init__(self, expr: Expr, scope: Scope) -> None:
+        self.expr = expr
+        self.scope = scope
+        self.names: set[str] = set()
+        self.fields: set[tuple[int, str]] = set()
+        self.calls: list[tuple[str, int, str | None]] = []
+        self.peeks: list[tuple[frozenset[str], set[str], set[tuple[int, str]]]] = []
+
+
+PURE_STEPS = 100_000  # nodes `Reads` may evaluate purely past a short-circuit, per evaluation
+
+
+class Recording:
+    """The evaluations of some expressions (by identity), each with its `Reads`, in order."""
+
+    __slots__ = ("bases", "exprs", "log")
+
+    def __init__(self, exprs: Collection[Expr]) -> None:
+        self.exprs = {id(e) for e in exprs}
+        self.log: list[Reads] = []
+        self.bases: dict[int, set[int]] = {}  # expression -> the nodes whose value `_Recorder` keeps
+
+    def interpreter(self, expr: Expr, scope: Scope, functions: Mapping[str, Callable[..., Any]],
+                    budget: Budget) -> _Interpreter:
+        """The interpreter of one evaluation of `expr`, noting its `Reads` into the log."""
+        reads = Reads(expr, scope)
+        self.log.append(reads)
+
+        def noted(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+            def call(*args: Any) -> Any:
+                second = args[1] if len(args) > 1 and isinstance(args[1], str) else None
+                reads.calls.append((name, id(args[0]) if args else 0, second))
+                return fn(*args)
+            return call
+
+        wrapped = {name: noted(name, fn) for name, fn in functions.items()}
+        bases = self.bases.get(id(expr))
+        if bases is None:
+            tree = expr.tree
+            bases = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+            bases |= {id(g.iter) for n in ast.walk(tree) for g in _quantified(n)}
+            self.bases[id(expr)] = bases
+        return _Recorder(scope, wrapped, budget, reads, bases)
+
+
+_RECORDING: ContextVar[Recording | None] = ContextVar("surface_lint_expr_recording", default=None)
+
+
+@contextmanager
+def recording(exprs: Collection[Expr]) -> Iterator[Recording]:
+    """Within the block, every evaluation of one of `exprs` (in this thread) notes its `Reads`."""
+    found = Recording(exprs)
+    token = _RECORDING.set(found)
+    try:
+        yield found
+    finally:
+        _RECORDING.reset(token)
+
+
+class _Recorder(_Interpreter):
+    """The interpreter, noting what it reads (`Reads`); every node is still evaluated by
+    `_Interpreter.run`, so values (and what they cost) are the same."""
+
+    __slots__ = ("_bases", "_last", "_pure_steps", "_seen", "reads")
+
+    def __init__(self, scope: Scope, functions: Mapping[str, Callable[..., Any]], budget: Budget, reads: Reads,
+                 bases: set[int]) -> None:
+        super().__init__(scope, functions, budget)
+        self.reads = reads
+        self._bases = bases  # attribute bases and quantified sources: their values are kept
+        self._last: dict[int, Any] = {}  # an attribute's base node -> its latest value
+        self._seen: dict[int, int] = {}  # node -> times evaluated
+        self._pure_steps = PURE_STEPS
+
+    def _outer(self, name: str) -> bool:
+        return not any(name in scope for scope in self.scopes[1:])
+
+    def run(self, node: ast.AST) -> Any:
+        operands = [self._seen.get(id(p), 0) for p in node.values] if isinstance(node, ast.BoolOp) else None
+        value = super().run(node)
+        key = id(node)
+        self._seen[key] = self._seen.get(key, 0) + 1
+        if isinstance(node, ast.Name):
+            if self._outer(node.id):
+                self.reads.names.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            base = self._last.get(id(node.value))
+            if isinstance(base, Mapping):
+                self.reads.fields.add((id(base), node.attr))
+        elif operands is not None and isinstance(node, ast.BoolOp):
+            done = [self._seen.get(id(part), 0) > before for part, before in zip(node.values, operands, strict=True)]
+            if not all(done):  # it stopped: at the last operand evaluated
+                stopper = node.values[max(i for i, d in enumerate(done) if d)]
+                stopped_by = frozenset(n.id for n in ast.walk(stopper) if isinstance(n, ast.Name))
+                for part, evaluated in zip(node.values, done, strict=True):
+                    if not evaluated:  # does it hold the result too?
+                        self._note_pure(part, bool(value), stopped_by)
+        else:
+            for gen in _quantified(node):  # all() false / any() true: it stopped at the item that decided
+                assert isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                if value is (node.func.id == "any"):
+                    self._peek_items(node, gen, bool(value))
+        if key in self._bases:
+            self._last[key] = value
+        return value
+
+    def _note_pure(self, node: ast.AST, result: bool, stopped_by: frozenset[str]) -> None:
+        """The reads of an operand not evaluated, when it evaluates purely to what `result`
+        holds (`Reads.peeks`, with the names of the operand that stopped the `and`/`or`)."""
+        names: set[str] = set()
+        fields: set[tuple[int, str]] = set()
+        try:
+            held = bool(self._pure(node, names, fields)) == result
+        except _Impure:
+            return
+        if held:
+            self.reads.peeks.append((stopped_by, names, fields))
+
+    def _peek_items(self, node: ast.Call, gen: ast.comprehension, result: bool) -> None:
+        """The items an `all()`/`any()` stopped before, each whose item holds what the result
+        holds (evaluated purely: names, fields, comparisons, `and`/`or`/`not`, else skipped)."""
+        assert isinstance(node.args[0], ast.GeneratorExp)
+        elt = node.args[0].elt
+        source = self._last.get(id(gen.iter))
+        if not isinstance(source, (list, tuple)):
+            return
+        for item in source:
+            bound: dict[str, Any] = {}
+            try:
+                _bind(gen.target, item, bound)
+            except (ExprError, TypeError):
+                return
+            self.scopes.append(bound)
+            try:
+                names: set[str] = set()
+                fields: set[tuple[int, str]] = set()
+                if all(self._pure(c, set(), set()) for c in gen.ifs) and bool(self._pure(elt, names, fields)) == result:
+                    self.reads.names.update(names)
+                    self.reads.fields.update(fields)
+            except _Impure:
+                return
+            finally:
+                self.scopes.pop()
+
+    def _pure_quantified(self, every: bool, gen: ast.comprehension, elt: ast.AST, names: set[str],
+                         fields: set[tuple[int, str]]) -> bool:
+        """`all()` (`every`) or `any()` of a generator, purely: the reads of each item that holds the result."""
+        source = self._pure(gen.iter, names, fields)
+        if not isinstance(source, (list, tuple)):
+            raise _Impure
+        items: list[tuple[bool, set[str], set[tuple[int, str]]]] = []
+        for item in source:
+            bound: dict[str, Any] = {}
+            try:
+                _bind(gen.target, item, bound)
+            except (ExprError, TypeError):
+                raise _Impure from None
+            self.scopes.append(bound)
+            try:
+                if all(self._pure(c, set(), set()) for c in gen.ifs):
+                    item_names: set[str] = set()
+                    item_fields: set[tuple[int, str]] = set()
+                    items.append((bool(self._pure(elt, item_names, item_fields)), item_names, item_fields))
+            finally:
+                self.scopes.pop()
+        result = all(v for v, _, _ in items) if every else any(v for v, _, _ in items)
+        for v, item_names, item_fields in items:
+            if v == result:
+                names.update(item_names)
+                fields.update(item_fields)
+        return result
+
+    def _pure(self, node: ast.AST, names: set[str], fields: set[tuple[int, str]]) -> Any:
+        """A node's value without a call or a cost (else `_Impure`), noting into `names` and
+        `fields` the reads that decide it: of an `and`/`or`, those of each operand that holds its result."""
+        self._pure_steps -= 1
+        if self._pure_steps < 0:
+            raise _Impure
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Name):
+            if self._outer(node.id):
+                names.add(node.id)
+            return self.lookup(node.id)
+        if isinstance(node, ast.Attribute):
+            base = self._pure(node.value, names, fields)
+            if isinstance(base, Mapping):
+                fields.add((id(base), node.attr))
+            return get_field(base, node.attr)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return not self._pure(node.operand, names, fields)
+        if isinstance(node, ast.BoolOp):
+            parts = []
+            for part in node.values:
+                part_names: set[str] = set()
+                part_fields: set[tuple[int, str]] = set()
+                parts.append((self._pure(part, part_names, part_fields), part_names, part_fields))
+            result = all(v for v, _, _ in parts) if isinstance(node.op, ast.And) else any(v for v, _, _ in parts)
+            for v, part_names, part_fields in parts:
+                if bool(v) == result:
+                    names.update(part_names)
+                    fields.update(part_fields)
+            return result
+        for gen in _quantified(node):
+            assert isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and isinstance(node.args[0], ast.GeneratorExp)
+            return self._pure_quantified(node.func.id == "all", gen, node.args[0].elt, names, fields)
+        if isinstance(node, ast.Compare) and all(type(op) in (ast.Eq, ast.NotEq, ast.Is, ast.IsNot) for op in node.ops):
+            left = self._pure(node.left, names, fields)
+            for op, right_node in zip(node.ops, node.comparators, strict=True):
+                right = self._pure(right_node, names, fields)
+                if not _CMP[type(op)](left, right):
+                    return False
+                left = right
+            return True
+        raise _Impure
+
+
+def _quantified(node: ast.AST) -> tuple[ast.comprehension, ...]:
+    """`all(... for x in xs)` / `any(...)` (one `for`, which stops at the first item that
+    decides): its comprehension, else nothing."""
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("all", "any")
+            and len(node.args) == 1 and isinstance(node.args[0], ast.GeneratorExp)
+            and len(node.args[0].generators) == 1):
+        return (node.args[0].generators[0],)
+    return ()
+
+
+class _Impure(Exception):
+    """A node `_Recorder._pure` does not evaluate (a call, arithmetic, a comprehension)."""
 
 
 def _bind(target: ast.AST, value: Any, into: dict[str, Any]) -> None:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import kinds_extra
-from .caseexpr import Budget, EvalFailure, Expr, ExprError, resolve_path
+from .caseexpr import FUNCTIONS, Budget, EvalFailure, Expr, ExprError, Reads, recording, resolve_path
 from .checks import CHECK_CODES as C
 from .lane_extends import LanePositions
 from .lanes import Lane, LaneError, json_type_ok
@@ -569,19 +569,55 @@ def _turn_blame(value: str, t: _Turn, predicate: str) -> Blame:
                  t["surface"])
 
 
-def _attributes(expr: Expr) -> set[str]:
-    """Every `x.NAME` an expression reads (turn values are read as `t.NAME`)."""
+class _ReadIndex:
+    """What each value's and turn value's evaluation read (`caseexpr.recording`): a value's
+    first evaluation (the first run's), a turn value's on each turn."""
+
+    def __init__(self, log: Sequence[Reads]) -> None:
+        self._values: dict[int, Reads] = {}
+        self._turns: dict[tuple[int, int], Reads] = {}
+        for reads in log:
+            self._values.setdefault(id(reads.expr), reads)
+            turn = reads.scope.get("t")
+            if isinstance(turn, _Turn):
+                self._turns.setdefault((id(reads.expr), id(turn)), reads)
+
+    def of(self, expr: Expr) -> Reads | None:
+        return self._values.get(id(expr))
+
+    def of_turn(self, expr: Expr, turn: _Turn) -> Reads | None:
+        return self._turns.get((id(expr), id(turn)))
+
+    @staticmethod
+    def deciding(read: Reads, facts: set[str]) -> Reads:
+        """`read` with the operands an `and`/`or` stopped before that decide it too: those
+        stopped by a check (an operand reading more than `facts`, the values of case fields
+        alone, `case` and `entry`), not by a guard (`not control and b`)."""
+        out = Reads(read.expr, read.scope)
+        out.names, out.fields, out.calls = set(read.names), set(read.fields), read.calls
+        for stopped_by, names, fields in read.peeks:
+            if stopped_by - facts - FUNCTIONS.keys() - set(LANE_FUNCTIONS):
+                out.names |= names
+                out.fields |= fields
+        return out
+
+
+def _negated_names(expr: Expr) -> set[str]:
+    """The names an expression reads under an odd number of `not`s (`not x`, `not (a or x)`)."""
     import ast
 
-    return {n.attr for n in ast.walk(expr.tree) if isinstance(n, ast.Attribute)}
+    out: set[str] = set()
 
+    def walk(node: ast.AST, negated: bool) -> None:
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            negated = not negated
+        elif isinstance(node, ast.Name) and negated:
+            out.add(node.id)
+        for child in ast.iter_child_nodes(node):
+            walk(child, negated)
 
-def _case_fields(expr: Expr) -> set[str]:
-    """Every `case.NAME` an expression reads."""
-    import ast
-
-    return {n.attr for n in ast.walk(expr.tree)
-            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "case"}
+    walk(expr.tree, False)
+    return out
 
 
 def _is_scalar(value: Any) -> bool:
@@ -827,13 +863,18 @@ class CaseworkEvaluator:
     def case_findings(self, case: Mapping[str, Any],
                       records: Sequence[Mapping[str, Any]]) -> tuple[CaseOutcome, list[Blame]]:
         """The case's outcome, as `score` gives it, and what makes it fail: nothing when it
-        passes; else each verdict that entered the first run's `failures` (with the record and
-        predicate it came from), and the false values the verdict `passed` reads, followed down
-        to the predicate verdicts and turn values they are made of. A value with no turn of its
-        own is a case-level blame (`record` None: the caller puts it at the case's first turn)."""
-        trace = CaseTrace()
+        passes (but the problems its evaluation met: SL003, SL021); not judged (SL019, SL020): that
+        failure; else what the verdict `passed` read on the path its evaluation took (a branch
+        not taken reads nothing), followed down: the `failures` entries before it, each false
+        value it read (a true one it negates) to what that value read, each failing predicate
+        verdict and false turn value read. A false value with a `message` is that message, at
+        the turns that made it false. A value with no turn of its own is a case-level blame
+        (`record` None: the caller puts it at the case's first turn)."""
+        cw = self.casework
+        exprs = [e for v in cw.values for e in (v.expr,) if e is not None]
+        exprs += [e for v in cw.turn_values for e in (v.expr,) if e is not None]
         self._originals = {}
-        outcome = self.evaluate_case(case, records, trace)
+        outcome = self.evaluate_case(case, records)
         problems = [Blame("", self._originals.get(id(p.record), p.record) if p.record is not None else None,
                           None, None, p.message, None, p.code, p.field) for p in outcome.problems]
         if outcome.error is not None:  # not judged: the failure is the reason, whatever was false before it
@@ -841,9 +882,14 @@ class CaseworkEvaluator:
             return outcome, [Blame("", None, None, None, error.message, None, error.code), *problems]
         if outcome.passed:
             return outcome, problems
+        # Failing: evaluated again (the same values: evaluation is deterministic), noting what is read.
+        trace = CaseTrace()
+        with recording(exprs) as noted:
+            outcome = self.evaluate_case(case, records, trace)
+        reads = _ReadIndex(noted.log)
         blames: list[Blame] = []
         seen: set[tuple[str, int, str | None]] = set()
-        for blame in self._explain("passed", trace, set()):
+        for blame in self._explain("passed", trace, set(), reads):
             key = (blame.value if blame.record is None else "", id(blame.record), blame.predicate or blame.message)
             if key not in seen:
                 seen.add(key)
@@ -851,65 +897,133 @@ class CaseworkEvaluator:
                 blames.append(blame if original is None else replace(blame, record=original))
         return outcome, [*blames, *problems]
 
-    def _explain(self, name: str, trace: CaseTrace, open_names: set[str]) -> list[Blame]:
-        """Why value `name` (false or null) is so."""
+    def _explain(self, name: str, trace: CaseTrace, open_names: set[str], reads: _ReadIndex) -> list[Blame]:
+        """Why value `name` is what made the case fail (false or null; true where it is negated)."""
         spec = self._value_specs().get(name)
         if spec is None or name in trace.gated or name in open_names:
             return []
+        found = self._why(spec, trace, open_names | {name}, reads)
+        message = self._message_of(spec, trace)
+        if message is None:
+            return found
+        # The value's own words say why, at the capture lines that made it false.
+        at = list(dict.fromkeys(id(b.record) for b in found if b.record is not None))
+        by_id = {id(b.record): b.record for b in found if b.record is not None}
+        return [Blame(name, by_id[i], None, None, message) for i in at] or [Blame(name, None, None, None, message)]
+
+    def _message_of(self, spec: ValueSpec, trace: CaseTrace) -> str | None:
+        """The rendered `message` of a value that is false (the text it added to `failures`)."""
+        if spec.message is None or trace.values.get(spec.name) is not False:
+            return None
+        own = [b for b in trace.failures if b.value == spec.name and b.record is None]
+        return own[-1].message if own else None
+
+    def _why(self, spec: ValueSpec, trace: CaseTrace, open_names: set[str], reads: _ReadIndex) -> list[Blame]:
+        name = spec.name
         value = trace.values.get(name)
         if spec.predicate is not None:
+            turns = trace.views.get(spec.view or "", [])
+            if value:  # true where it is negated: the turn that passes
+                passing = [t for t in turns if spec.predicate in t.verdicts and t.verdicts[spec.predicate].passed]
+                return [Blame(name, t["record"], None, None, f"`{name}` is {_shown(value)}: turn {t['index']} of view "
+                              f"`{spec.view}` passes `{spec.predicate}`") for t in passing[:1]]
             found = list(trace.failing.get(name, []))
+            if spec.quantifier == "first":  # only the first turn decides it
+                found = [b for b in found if turns and b.record is turns[0]["record"]]
             return found or [Blame(name, None, None, None,
                                    f"`{name}` is {_shown(value)}: no turn of view `{spec.view}` passes `{spec.predicate}`")]
         assert spec.expr is not None
-        open_names = open_names | {name}
+        judging = self._judging(reads)
+        facts = {v.name for v in self.casework.values} - judging | {"case", "entry"}
+        read = reads.of(spec.expr)
+        read = reads.deciding(read, facts) if read is not None else None
+        names = read.names if read is not None else set()
         out: list[Blame] = []
-        attributes = _attributes(spec.expr)
-        judging = self._judging()
-        for named in sorted(spec.expr.names):
-            if named == "failures":
-                out.extend(trace.failures)
-            elif named in judging and named in trace.values and (trace.values[named] is False or trace.values[named] is None):
-                out.extend(self._explain(named, trace, open_names))
-            elif named in trace.views:
-                for t in trace.views[named]:
-                    for tv in self.casework.turn_values:
-                        if tv.view == named and tv.name in attributes and t.get(tv.name) is False:
-                            out.extend(self._explain_turn(t, tv))
-                    for predicate in sorted(spec.expr.strings()):
-                        verdict = t.verdicts.get(predicate)
-                        if verdict is not None and not verdict.passed:
-                            out.append(_turn_blame(name, t, predicate))
+        negated = _negated_names(spec.expr)
+        order = {v.name: i for i, v in enumerate(self.casework.values)}
+        for named in sorted(names):
+            if named == "failures":  # what entered `failures` before this value was evaluated
+                for blame in trace.failures:
+                    if order.get(blame.value, len(order)) < order[name]:
+                        out.extend(self._failure(blame, trace, open_names, reads))
+            elif named in judging and named in trace.values:
+                read_value = trace.values[named]
+                if read_value is False or read_value is None or (named in negated and read_value):
+                    out.extend(self._explain(named, trace, open_names, reads))
+        if read is not None:
+            out.extend(self._verdicts_read(name, read, trace.views, reads))
         if out:
             return out
         own = [b for b in trace.failures if b.value == name and b.record is None]
         if own:  # its `message` (or list) went to `failures`: that text says why
             return own
-        read = [(n, trace.values[n]) for n in sorted(spec.expr.names) if n in trace.values and n != name]
-        read += [(f"case.{n}", trace.case.get(n)) for n in sorted(_case_fields(spec.expr))]
-        shown = ", ".join(f"{n} = {_shown(v)}" for n, v in read if _is_scalar(v))
+        shown_reads = [(n, trace.values[n]) for n in sorted(names) if n in trace.values and n != name]
+        if read is not None:
+            shown_reads += [(f"case.{f}", trace.case.get(f)) for f in sorted({f for i, f in read.fields if i == id(trace.case)})]
+        shown = ", ".join(f"{n} = {_shown(v)}" for n, v in shown_reads if _is_scalar(v))
         text = " ".join(spec.expr.text.split())
         text = text if len(text) <= 160 else text[:159] + "…"
         return [Blame(name, None, None, None, f"`{name}` is {_shown(value)}: {text}" + (f" ({shown})" if shown else ""))]
 
-    def _explain_turn(self, t: _Turn, spec: TurnValueSpec) -> list[Blame]:
+    def _failure(self, blame: Blame, trace: CaseTrace, open_names: set[str], reads: _ReadIndex) -> list[Blame]:
+        """A `failures` entry: a value's `message` at the turns that made the value false."""
+        spec = self._value_specs().get(blame.value)
+        if blame.record is not None or spec is None or spec.message is None or blame.value in open_names:
+            return [blame]
+        placed = self._explain(blame.value, trace, open_names, reads)
+        return [b for b in placed if b.message == blame.message] or [blame]
+
+    def _verdicts_read(self, name: str, read: Reads, views: Mapping[str, list[_Turn]], reads: _ReadIndex,
+                       open_turns: frozenset[tuple[int, str]] = frozenset()) -> list[Blame]:
+        """The failing predicate verdicts and false turn values an evaluation read, turn by turn."""
+        out: list[Blame] = []
+        called = {(turn, predicate) for fn, turn, predicate in read.calls if fn in ("passes", "reasons") and predicate}
+        for view in sorted(views):
+            for t in views[view]:
+                for tv in self.casework.turn_values:
+                    key = (id(t), tv.name)
+                    if tv.view == view and t.get(tv.name) is False and key in read.fields and key not in open_turns:
+                        out.extend(self._explain_turn(t, tv, reads, open_turns | {key}))
+                for predicate in sorted(p for i, p in called if i == id(t)):
+                    verdict = t.verdicts.get(predicate)
+                    if verdict is not None and not verdict.passed:
+                        out.append(_turn_blame(name, t, predicate))
+        return out
+
+    def _explain_turn(self, t: _Turn, spec: TurnValueSpec, reads: _ReadIndex,
+                      open_turns: frozenset[tuple[int, str]] = frozenset()) -> list[Blame]:
         """Why turn value `spec` is false on turn `t`: its predicate's verdict, else the failing
-        verdicts its expression reads, else the turn value itself (at the turn's record)."""
-        names = [spec.predicate] if spec.predicate else sorted(spec.expr.strings()) if spec.expr else []
-        found = [_turn_blame(spec.name, t, n) for n in names if n in t.verdicts and not t.verdicts[n].passed]
+        verdicts (and false turn values) its expression read on `t`, on the path it took, else
+        the turn value itself (at the turn's record)."""
+        found: list[Blame] = []
+        if spec.predicate is not None:
+            verdict = t.verdicts.get(spec.predicate)
+            if verdict is not None and not verdict.passed:
+                found = [_turn_blame(spec.name, t, spec.predicate)]
+        elif spec.expr is not None:
+            read = reads.of_turn(spec.expr, t)
+            if read is not None:
+                read = reads.deciding(read, {"case", "entry"})
+                found = self._verdicts_read(spec.name, read, {spec.view: [t]}, reads, open_turns | {(id(t), spec.name)})
         return found or [Blame(spec.name, t["record"], None, None, f"turn value `{spec.name}` is false")]
 
     def _value_specs(self) -> dict[str, ValueSpec]:
         return {v.name: v for v in self.casework.values}
 
-    def _judging(self) -> set[str]:
-        """Values that judge what was captured: a predicate's, or an expression that reads a view,
-        `failures`, another run or a judging value (a value of the case's fields alone judges nothing)."""
-        reads = set(self.casework.views) | {"failures", "runs", "run"}
+    def _judging(self, reads: _ReadIndex | None = None) -> set[str]:
+        """Values that judge what was captured: a predicate's, or an expression that read (on
+        the path it took, when `reads` says) a view, `failures`, another run or a judging value
+        (a value of the case's fields alone judges nothing)."""
+        judged = set(self.casework.views) | {"failures", "runs", "run"}
         out: set[str] = set()
         for spec in self.casework.values:
-            if spec.predicate is not None or (spec.expr is not None and spec.expr.names & (reads | out)):
+            if spec.predicate is not None:
                 out.add(spec.name)
+            elif spec.expr is not None:
+                read = reads.of(spec.expr) if reads is not None else None
+                names = read.names if read is not None else spec.expr.names
+                if names & (judged | out):
+                    out.add(spec.name)
         return out
 
 

@@ -91,22 +91,40 @@ def check_files(engine: Engine, index: CaseIndex | None, case_paths: Sequence[st
                 kind: str | None, lane_name: str | None, jobs: int = 1,
                 on_done: Callable[[tuple[Any, ...]], None] | None = None,
                 sink: Callable[[Finding], None] | None = None) -> ReadStats:
-    """Every file's findings to `sink` (file by file, in the order of `paths`) and the read counts.
-    One process streams each file from disk; N processes check whole files and send them back."""
+    """Every file's findings to `sink` and the read counts. One process streams each file from
+    disk; N processes check whole files and send them back. A case-driven lane's files (given its
+    cases) are one run whatever `jobs` says: a case's turns may be in several of them, so they are
+    read in this process, their turns grouped by case across files (`CaseSession`), and each case
+    judged once they are all read; the other files go to the workers. `sink` gets the findings
+    in no promised order (the caller sorts them)."""
+    from .engine.check import CaseSession, DocumentChecker
     from .sources.base import ReadStats
 
     total = ReadStats()
     give: Callable[[Finding], None] = sink or (lambda f: None)
-    if jobs <= 1 or len(paths) <= 1:
-        for path in paths:
-            total.add(engine.check_file(path, kind, lane_name, index, give))
+    checker = DocumentChecker(engine)
+    session = CaseSession(engine, index)
+    try:
+        alone = list(paths)
+        if jobs > 1 and len(paths) > 1:
+            alone = [p for p in paths if checker.judges_cases_of(p, kind, lane_name, index)]
+            grouped = set(alone)
+            spread = [p for p in paths if p not in grouped]
+            if len(spread) > 1:
+                for findings, stats in ordered_map(_check_in_worker, [(p, kind, lane_name) for p in spread], jobs,
+                                                   _start_check_worker,
+                                                   (engine.config, engine.profile, list(case_paths), lane_name),
+                                                   on_done):
+                    for f in findings:
+                        give(f)
+                    total.add(stats)
+            else:
+                alone = list(paths)
+        for path in alone:
+            total.add(checker.file(path, kind, lane_name, index, give, session))
             if on_done is not None:
                 on_done((path,))
-        return total
-    for findings, stats in ordered_map(_check_in_worker, [(p, kind, lane_name) for p in paths], jobs,
-                                       _start_check_worker,
-                                       (engine.config, engine.profile, list(case_paths), lane_name), on_done):
-        for f in findings:
-            give(f)
-        total.add(stats)
+        session.finish(give)
+    finally:
+        session.close()
     return total

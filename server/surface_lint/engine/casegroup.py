@@ -2,9 +2,10 @@
 
 A `[casework]` lane's runner judges a case, not a turn (an accepted surface passes the case
 whatever its constraints say; a runner comes back to a case in a second pass). So `check
---cases` groups a capture file's records by case id as they are read (`CaseGroups`: in memory
-up to `MEMORY_RECORDS` records, then in the same private scratch SQLite database the case index
-spills to, `caseindex.scratch_db`), and once the file is read, gives each case's findings from
+--cases` groups the records of every capture file it is given by case id as they are read
+(`CaseGroups`, one per case-driven lane of the run: check.py `CaseSession`; in memory up to
+`MEMORY_RECORDS` records, then in the same private scratch SQLite database the case index
+spills to, `caseindex.scratch_db`), and once the files are read, gives each case's findings from
 `CaseworkEvaluator.case_findings`: nothing for a case that passes, else each reason it fails,
 at the turn it came from (a case-level value at the case id of the case's first captured turn).
 The editor calls `case_findings` with the records of one case's lines.

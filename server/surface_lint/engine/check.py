@@ -65,13 +65,15 @@ def _id_key(record: Record, key: str) -> str | None:
 
 def turn_stream(engine: Engine, path: str, stream: IO[bytes] | NumberedLines, kind: str, lane: Lane, cases: CaseIndex | None,
                 want_records: bool, primed: frozenset[str] = frozenset(),
-                reader: JsonlReader | None = None,
-                case_groups: bool = False) -> Iterator[tuple[list[Finding], RecordInfo | None]]:
+                reader: JsonlReader | None = None, case_groups: bool = False,
+                groups: CaseGroups | None = None) -> Iterator[tuple[list[Finding], RecordInfo | None]]:
     """Each record's findings (suppressions applied) and, when wanted, what the editor keeps of it.
     The reader's own findings (lines that do not parse, wrong types) come with the next record.
     A case-driven lane given its cases judges cases, not turns: with `case_groups` (a whole
     file) each case's findings come once every record is read (casegroup.py); without (the
-    editor's lines, whose cases it groups itself) the turns give no predicate findings."""
+    editor's lines, whose cases it groups itself) the turns give no predicate findings. With
+    `groups` (a `check` run's, shared by its files: `CaseSession`) the turns are grouped there and
+    judged by the caller once every file is read."""
     suppressions = Suppressions()
     reader = reader or NotingReader(path, engine.config.max_line_bytes, suppressions)
     if isinstance(reader, NotingReader):
@@ -80,7 +82,9 @@ def turn_stream(engine: Engine, path: str, stream: IO[bytes] | NumberedLines, ki
     pending = reader.findings
     # A case-driven lane with its cases judges each case as `score` does, once its turns are read.
     by_case = judges_cases(lane, cases)
-    groups = CaseGroups() if by_case and case_groups else None
+    shared = groups is not None and by_case
+    if not shared:
+        groups = CaseGroups() if by_case and case_groups else None
     turns = iter_turns(path, stream, kind, reader)
     # A chain lane's chains come once every turn is read: meanwhile the reader's findings wait on disk.
     held = HeldFindings(pending) if lane.unit == "chain" else None
@@ -106,7 +110,7 @@ def turn_stream(engine: Engine, path: str, stream: IO[bytes] | NumberedLines, ki
     if pending:
         yield suppressions.filter(list(pending)), None
         pending.clear()
-    if groups is not None:
+    if groups is not None and not shared:
         yield from _case_findings(evaluator, lane, cases, groups)
 
 
@@ -125,6 +129,47 @@ def _case_findings(evaluator: Evaluator, lane: Lane, cases: CaseIndex | None,
             found = case_findings(evaluator, lane.casework, case, records)
             if found:
                 yield found, None
+
+
+class CaseSession:
+    """The case-driven judging of one `check` run over many files: a case's turns are one case
+    however many files they come in (a runner's second pass written to a file of its own), so
+    each case-driven lane's records of every file go to one `CaseGroups` (on disk past its
+    bound), and each case is judged once, when every file is read, its findings at the capture
+    lines (in whichever file) that decided it."""
+
+    def __init__(self, engine: Engine, cases: CaseIndex | None) -> None:
+        self.engine = engine
+        self.cases = cases
+        self._lanes: dict[str, tuple[Lane, CaseGroups]] = {}
+
+    def groups(self, lane: Lane) -> CaseGroups | None:
+        """Where `lane`'s turns are grouped (None when the lane does not judge cases)."""
+        if not judges_cases(lane, self.cases):
+            return None
+        if lane.name not in self._lanes:
+            self._lanes[lane.name] = (lane, CaseGroups())
+        return self._lanes[lane.name][1]
+
+    def finish(self, sink: Callable[[Finding], None]) -> None:
+        """Each grouped case's findings to `sink`, lane by lane (by name), case by case; then closed."""
+        lanes, self._lanes = self._lanes, {}
+        try:
+            for name in sorted(lanes):
+                lane, groups = lanes[name]
+                evaluator = Evaluator(lane, self.engine.severity_levels)
+                for found, _ in _case_findings(evaluator, lane, self.cases, groups):
+                    for f in found:
+                        sink(f)
+        finally:
+            for _, groups in lanes.values():
+                groups.close()
+
+    def close(self) -> None:
+        """Drop what is grouped (its scratch database deleted) without judging it."""
+        for _, groups in self._lanes.values():
+            groups.close()
+        self._lanes = {}
 
 
 def check_lines(engine: Engine, path: str, lines: Sequence[tuple[int, str, str | None]], kind: str, lane: Lane,
@@ -249,9 +294,10 @@ class DocumentChecker:
                          transcript.stats, records)
 
     def file(self, path: str, kind: str | None, lane_name: str | None, cases: CaseIndex | None,
-             sink: Callable[[Finding], None]) -> ReadStats:
+             sink: Callable[[Finding], None], session: CaseSession | None = None) -> ReadStats:
         """A file from disk: turn and telemetry files streamed (memory does not grow with them),
-        case files and reports read whole. Each finding goes to `sink`; the read counts are returned."""
+        case files and reports read whole. Each finding goes to `sink`; the read counts are returned.
+        With `session`, a case-driven lane's turns are grouped there, judged by `session.finish`."""
         try:
             with open(path, "rb") as fh:
                 head = fh.read(HEAD_BYTES)
@@ -265,8 +311,9 @@ class DocumentChecker:
                     turn_kind = detected or "turns"
                     lane = self._lane(path, turn_kind, lane_name, head)
                     reader = NotingReader(path, self.engine.config.max_line_bytes, Suppressions())
+                    groups = session.groups(lane) if session is not None else None
                     for found, _ in turn_stream(self.engine, path, fh, turn_kind, lane, cases, False, reader=reader,
-                                                case_groups=True):
+                                                case_groups=True, groups=groups):
                         for f in found:
                             sink(f)
                     return reader.stats
@@ -276,6 +323,23 @@ class DocumentChecker:
         for f in result.findings:
             sink(f)
         return result.stats
+
+
+    def judges_cases_of(self, path: str, kind: str | None, lane_name: str | None, cases: CaseIndex | None) -> bool:
+        """Whether `file` groups this file's turns by case (a turn or telemetry file of a case-driven
+        lane, given its cases). Unreadable or of no lane it can tell: False (its own check says why)."""
+        if cases is None:
+            return False
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(HEAD_BYTES)
+                fh.seek(0)
+                detected = kind or sniff_stream(fh)
+            if detected in ("cases", "report"):
+                return False
+            return judges_cases(self._lane(path, detected or "turns", lane_name, head), cases)
+        except (OSError, UsageError):
+            return False
 
 
 def split_rank(case_file: CaseFile) -> int:
