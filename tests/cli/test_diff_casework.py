@@ -180,7 +180,7 @@ metrics:
   refusal_recall                       1.0000 -> 0.9167    -0.0833  REGRESSED
   trace_evidence_present               1.0000 -> 1.0000    +0.0000
 flipped verdicts (1 case(s)):
-  fab_dev_a1  passed: pass -> FAIL: refusal: the surface does not refuse (none of the refusal markers)
+  fab_dev_a1  passed: pass -> FAIL: refusal: the surface does not refuse (none of the refusal markers); no_fabrication_marker: relation-asserting word `means` in the surface
     old: I haven't learned 'alpha' yet (intent: verification). Mounted lexicon packs: en_core_cognition_v1, en_core_meta_v1, en_core_attitude_v1, en_core_temporal_v1, en_core_action_v1, en_core_quantitative_v1
     new: Alpha means beta.
     fabrication_marker_observed: false -> true
