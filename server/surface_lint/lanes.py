@@ -16,13 +16,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .case_kinds import FOLDED_KINDS, FOLDED_PARAMS, condition_fields, condition_problem, conditions, holds
+from .case_kinds import FOLDED_KINDS, FOLDED_PARAMS, Condition, condition_fields, when_problem
+from .case_kinds import KINDS as _CASE_KINDS
 from .casework_schema import CASEWORK_TABLE
 from .checks import CHECK_CODES as C
 from .checks import CHECKS
 from .lane_extends import LanePositions, merge
 from .patterns import PatternError
-from .predicates import KINDS, NOT_JUDGED, Context, Evaluator, Kind, LaneAnalysis, SafePattern, Verdict
+from .predicates import KINDS, NOT_JUDGED, Context, Evaluator, Kind, LaneAnalysis, SafePattern, Verdict, register_kind
 from .rule_schema import REQUIRED, ArrayOf, MapOf, Problem, Table, TomlPositions, Value, fill_defaults, toml_type_name, validate
 from .rule_schema import KeyPath as SchemaPath
 
@@ -31,6 +32,8 @@ from .rule_schema import KeyPath as SchemaPath
 KIND_MODULES = ("surface_lint.case_kinds", "surface_lint.kinds_extra")
 for _module in KIND_MODULES:
     importlib.import_module(_module)
+for _name, _kind in _CASE_KINDS.items():
+    register_kind(_name, _kind)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -423,8 +426,8 @@ PREDICATE_TABLE = Table({
     "aliases": Value("list[string]", [], "Other accepted names.", non_empty=True),
     "applies_if": Value("string", None, "A case field: findings only when it is truthy (the verdict still "
                         "feeds metrics).", non_empty=True),
-    "when": Value("conditions", None, "Conditions on case / turn fields; when they do not hold the predicate is "
-                  "not judged (see `condition`).", check=condition_problem),
+    "when": Value("expression", None, "A condition over `case` and `turn` (`\"case.kind == 'refusal'\"`); when it "
+                  "does not hold the predicate is not judged.", check=when_problem),
     "message": Value("string", None, "The finding's message, a template over the kind's facts ({match}, "
                      "{field}, {bound}, ...; `rule --kinds` lists them).", non_empty=True),
     "summary": _TEXT, "what": _TEXT, "why": _TEXT, "example_fail": _TEXT, "example_pass": _TEXT,
@@ -441,8 +444,8 @@ METRIC_TABLE = Table({
     "runner": Value("boolean", True, "false: not in the runner's report (ours only)."),
     "description": _TEXT,
     "better": Value("string", "higher", "Which way is an improvement.", choices=("higher", "lower")),
-    "when": Value("conditions", None, "Count only the cases whose fields satisfy these conditions (added to "
-                  "`over`).", check=condition_problem),
+    "when": Value("expression", None, "Count only the cases for which this condition over `case` and `turn` "
+                  "holds (added to `over`).", check=when_problem),
     "value": Value("string", None, "For mean, min, max, sum: `case.PATH`, a number of each case (cases without "
                    "one, or failing `passing`, are left out).", check=lambda v: None if v.startswith("case.") and len(v) > 5
                    else "must be `case.` and a field path"),
@@ -735,9 +738,11 @@ def _load_predicates(rules: _Rules, profile: str) -> list[PredicateSpec]:
         evaluate = kind.build(params)
         when = item.get("when")
         if when is not None:
-            evaluate = _when(evaluate, conditions(when))
+            evaluate = _when(evaluate, Condition(when))
         needed = [str(params[k]).split(".")[0] for k in kind.case_params if params.get(k)]
-        reads = tuple(dict.fromkeys([*needed, *(condition_fields(when) if when is not None else ())]))
+        # A `condition` predicate's verdict depends on what its expression reads (the memo's key).
+        own = condition_fields(str(params["when"])) if kind_name == "condition" else ()
+        reads = tuple(dict.fromkeys([*needed, *own, *(condition_fields(when) if when is not None else ())]))
         out.append(
             PredicateSpec(
                 name=name,
@@ -766,11 +771,11 @@ def _load_predicates(rules: _Rules, profile: str) -> list[PredicateSpec]:
     return out
 
 
-def _when(evaluate: Evaluator, conds: Sequence[Mapping[str, Any]]) -> Evaluator:
-    """The evaluator, judged only when the conditions hold (else no verdict)."""
+def _when(evaluate: Evaluator, condition: Condition) -> Evaluator:
+    """The evaluator, judged only when the condition holds (else no verdict)."""
 
     def judged(ctx: Context) -> Verdict | None:
-        if not holds(conds, ctx):
+        if not condition.holds(ctx):
             return NOT_JUDGED
         return evaluate(ctx)
 
