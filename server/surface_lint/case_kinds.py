@@ -158,7 +158,7 @@ TURN_FIELDS = ("grounding_source", "primed", "surface")
 REMOVED_CONDITION_OPS = ("==", "!=", "in", "not in", "<", "<=", ">", ">=", "exists", "missing")
 
 
-def _literal(value: Any) -> str:
+def expression_literal(value: Any) -> str:
     """A TOML/JSON value as an expression literal (a string in single quotes when it can be:
     the expression sits in a double-quoted TOML string)."""
     if isinstance(value, bool):
@@ -166,11 +166,11 @@ def _literal(value: Any) -> str:
     if isinstance(value, str):
         return f"'{value}'" if "'" not in value and "\\" not in value else json.dumps(value)
     if isinstance(value, list):
-        return "[" + ", ".join(_literal(v) for v in value) + "]"
+        return "[" + ", ".join(expression_literal(v) for v in value) + "]"
     return repr(value)
 
 
-def _toml_string(text: str) -> str:
+def toml_string(text: str) -> str:
     """`text` as a TOML string: basic when it needs no escape, else literal, else escaped."""
     if '"' not in text and "\\" not in text:
         return f'"{text}"'
@@ -191,7 +191,7 @@ def _removed_one(item: Mapping[str, Any]) -> str | None:
         return f"{path} == null"
     if "value" not in item:
         return None
-    value = _literal(item["value"])
+    value = expression_literal(item["value"])
     if op in ("!=", "not in"):  # the table form failed a missing field on every op but `missing`
         return f"{path} != null and {path} {op} {value}"
     return f"{path} {op} {value}"
@@ -205,7 +205,7 @@ def removed_when_text(value: Any) -> str:
     if parts and all(p is not None for p in parts):
         expression = " and ".join(str(p) for p in parts)
         return (f"is {shown} `{{ field, op, value }}`, the removed condition form; write the expression "
-                f"`when = {_toml_string(expression)}` (docs/rules.md, \"Conditions: `when`\")")
+                f"`when = {toml_string(expression)}` (docs/rules.md, \"Conditions: `when`\")")
     return (f"is {shown}, the removed condition form `{{ field, op, value }}`; write an expression string such "
             "as `when = \"case.kind == 'refusal'\"` (docs/rules.md, \"Conditions: `when`\")")
 

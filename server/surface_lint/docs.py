@@ -242,12 +242,15 @@ def rules_file_reference() -> str:
                 else:
                     parts += ["", *_keys_table(value.keys)]
             else:
-                parts += ["", "Each key is a detail field; its value names where it comes from: "
-                          "`case.FIELD` (a case field), `turn.` + one of " + ", ".join(f"`{f}`" for f in DETAIL_TURN_FIELDS)
+                parts += ["", "Each key is a detail field; its value is an expression (the one language of "
+                          "`when` and `[casework]`) over `case` (the case's fields), `turn.` + one of "
+                          + ", ".join(f"`{f}`" for f in DETAIL_TURN_FIELDS)
                           + ", `chain.` + one of " + ", ".join(f"`{f}`" for f in DETAIL_CHAIN_FIELDS)
                           + ", `analysis.` + one of " + ", ".join(f"`{f}`" for f in DETAIL_ANALYSIS_FIELDS)
-                          + ", `signal.A&B` (all these signals hold) or `verdicts` (every reported predicate's "
-                          "verdict); `|JSON` after it is the default when the value is missing."]
+                          + ", `verdicts` (every reported predicate's verdict) and `signal('NAME')` (a predicate, "
+                          "case field or `@expected` signal); `default(case.FIELD, VALUE)` gives a value when the "
+                          "field is missing. The old `SOURCE|DEFAULT` and `signal.A&B` forms are load errors that "
+                          "give the expression to write (docs/rules.md, \"Details\")."]
         elif isinstance(inner, Table):
             parts += _keys_table(inner.keys)
             for key, sub in inner.keys.items():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import difflib
 import functools
 import importlib
@@ -16,8 +17,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .case_kinds import FOLDED_KINDS, FOLDED_PARAMS, Condition, condition_fields, when_problem
+from .case_kinds import FOLDED_KINDS, FOLDED_PARAMS, Condition, condition_fields, expression_literal, toml_string, when_problem
 from .case_kinds import KINDS as _CASE_KINDS
+from .caseexpr import Expr, ExprError
 from .casework_schema import CASEWORK_TABLE
 from .checks import CHECK_CODES as C
 from .checks import CHECKS
@@ -325,7 +327,6 @@ CASE_FIELD_TYPES = ("string", "integer", "number", "boolean", "list[string]", "l
 SEVERITIES = ("error", "warning", "information", "hint")
 METRIC_KINDS = ("rate", "count", "thresholds_pass", "mean", "min", "max", "sum")
 THRESHOLD_OPS = (">=", "<=", "==", "~=")
-DETAIL_KINDS = ("case", "turn", "chain", "signal", "analysis", "verdicts")
 DETAIL_TURN_FIELDS = ("prompt", "surface", "grounding")
 DETAIL_CHAIN_FIELDS = ("vault_hits", "trace_hash", "proposal_count", "vault_hits_replay",
                        "trace_hash_replay", "proposal_count_replay")
@@ -357,27 +358,89 @@ def _name_problem(value: Any) -> str | None:
     return None
 
 
-def detail_source_problem(source: str) -> str | None:
-    """Why a [details] source is not one the engine can fill, or None (grammar: see README)."""
-    expr, bar, default_text = source.partition("|")
-    if bar:
+# A [details] source is an expression of the one language (caseexpr.py) over this scope:
+# `case` (its fields), `turn.` + DETAIL_TURN_FIELDS, `chain.` + DETAIL_CHAIN_FIELDS, `analysis.` +
+# DETAIL_ANALYSIS_FIELDS, `verdicts` (every reported predicate's pass) and `signal('NAME')`. The
+# old mini-language's `SOURCE|DEFAULT` and `signal.A&!B` were removed: loading one is an error
+# giving the expression to write (removed_detail_text).
+DETAIL_NAMES = ("case", "turn", "chain", "analysis", "verdicts")
+_OLD_DEFAULT = re.compile(r"(case|turn|chain|analysis)\.([A-Za-z0-9_@>=<!-]+)\|(.*)", re.S)
+_OLD_SIGNAL = re.compile(r"signal\.(.+)", re.S)
+
+
+def removed_detail_text(source: str) -> str | None:
+    """For a source in the removed mini-language (`case.X|DEFAULT`, `signal.A&!B`): the load
+    error saying what to write instead; else None."""
+    old_default = _OLD_DEFAULT.fullmatch(source)
+    if old_default is not None:
+        kind, name, default_text = old_default.groups()
         try:
-            value = json.loads(default_text)
+            default = json.loads(default_text)
         except (ValueError, RecursionError):
-            return f"has a default `{default_text}` that is not JSON (quote a string: \"|\\\"text\\\"\")"
-        if isinstance(value, float) and not math.isfinite(value):
-            return "has a default that is not a finite number"
-    kind, dot, name = expr.partition(".")
-    if kind == "verdicts":
-        return None if not dot and not bar else "`verdicts` takes no field and no default"
-    if kind not in DETAIL_KINDS or not dot or not name:
-        return (f"must be `verdicts` or start with one of {', '.join(k + '.' for k in DETAIL_KINDS[:-1])} "
-                f"and name a field, not `{source}`")
-    fields = {"turn": DETAIL_TURN_FIELDS, "chain": DETAIL_CHAIN_FIELDS, "analysis": DETAIL_ANALYSIS_FIELDS}.get(kind)
-    if fields is not None and name not in fields:
-        close = difflib.get_close_matches(name, list(fields), n=1, cutoff=0.6)
-        hint = f" (did you mean `{kind}.{close[0]}`?)" if close else ""
-        return f"names `{kind}.{name}`, which is not one of {', '.join(kind + '.' + f for f in fields)}{hint}"
+            return (f"is the removed `SOURCE|DEFAULT` form, and its default `{default_text}` is not JSON; write an "
+                    f"expression: \"default({kind}.{name}, 'text')\" (docs/rules.md, \"Details\")")
+        expression = f"default({kind}.{name}, {expression_literal(default)})"
+        return ("is the removed `SOURCE|DEFAULT` form; write the expression "
+                f"{toml_string(expression)} (docs/rules.md, \"Details\")")
+    old_signal = _OLD_SIGNAL.fullmatch(source)
+    if old_signal is not None:
+        parts = [f"not signal({expression_literal(n[1:])})" if n.startswith("!") else f"signal({expression_literal(n)})"
+                 for n in old_signal.group(1).split("&")]
+        return ("is the removed `signal.A&B` form; write the expression "
+                f"{toml_string(' and '.join(parts))} (docs/rules.md, \"Details\")")
+    return None
+
+
+def detail_expression(source: str) -> Expr:
+    """A [details] source compiled (raises ExprError with what is wrong, the removed forms included)."""
+    removed = removed_detail_text(source)
+    if removed is not None:
+        raise ExprError(removed)
+    try:
+        expr = Expr(source, ("signal",))
+    except RecursionError:
+        raise ExprError("is nested too deeply") from None
+    bound = {n.id for n in ast.walk(expr.tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    called = {n.func.id for n in ast.walk(expr.tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    unknown = sorted(expr.names - set(DETAIL_NAMES) - bound - called - {"true", "false", "null", "True", "False", "None"})
+    if unknown:
+        raise ExprError(f"reads `{unknown[0]}`; a [details] expression reads " + ", ".join(f"`{n}`" for n in DETAIL_NAMES)
+                        + " and `signal('NAME')`")
+    fields = {"turn": DETAIL_TURN_FIELDS, "chain": DETAIL_CHAIN_FIELDS, "analysis": DETAIL_ANALYSIS_FIELDS}
+    for node in ast.walk(expr.tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in fields:
+            kind, name = node.value.id, node.attr
+            if name not in fields[kind]:
+                close = difflib.get_close_matches(name, list(fields[kind]), n=1, cutoff=0.6)
+                hint = f" (did you mean `{kind}.{close[0]}`?)" if close else ""
+                raise ExprError(f"reads `{kind}.{name}`, which is not one of "
+                                f"{', '.join(kind + '.' + f for f in fields[kind])}{hint}")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "signal" and (
+                len(node.args) != 1 or not isinstance(node.args[0], ast.Constant)
+                or not isinstance(node.args[0].value, str)):
+            raise ExprError("calls `signal` without one quoted name: write `signal('NAME')`")
+    return expr
+
+
+def detail_signals(expr: Expr) -> list[str]:
+    """The names a [details] expression passes to `signal(...)`, in order."""
+    return [str(node.args[0].value) for node in ast.walk(expr.tree)  # type: ignore[attr-defined]
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "signal"]
+
+
+def detail_is_derived(source: str) -> bool:
+    """Whether a [details] value is derived from verdicts or the analysis (the reference profile
+    checks such a stored value against the raw fields), not read from the case or the turn."""
+    return bool({"signal", "verdicts", "analysis"} & detail_expression(source).names)
+
+
+def detail_source_problem(source: str) -> str | None:
+    """Why a [details] source is not an expression the engine can fill, or None."""
+    try:
+        detail_expression(source)
+    except ExprError as exc:
+        text = str(exc)
+        return text if text.startswith(("is ", "reads ", "calls ")) else f"is not an expression: {text}"
     return None
 
 
@@ -963,14 +1026,10 @@ def _load_proposal_check(rules: _Rules) -> ProposalCheck | None:
 def _load_details(rules: _Rules, names: set[str], schema: CaseSchema) -> dict[str, str]:
     table: dict[str, str] = rules.table("details")
     for key, source in table.items():
-        expr = source.partition("|")[0]
-        kind, _, rest = expr.partition(".")
-        if kind == "signal":
-            for signal in rest.split("&"):
-                bare = signal[1:] if signal.startswith("!") else signal
-                if bare != EXPECTED and bare not in names and bare not in schema.fields:
-                    raise rules.fail(("details", key),
-                                     f"[details] `{key}`: {signal!r} is neither a predicate nor a case field")
+        for signal in detail_signals(detail_expression(source)):
+            if signal != EXPECTED and signal not in names and signal not in schema.fields:
+                raise rules.fail(("details", key),
+                                 f"[details] `{key}`: {signal!r} is neither a predicate nor a case field")
     return dict(table)
 
 

@@ -110,16 +110,27 @@ def test_the_base_lane_loads() -> None:
          (19, 1, "threshold set 'v1': `checks` must be an array of tables, not integer")),
         ('[lane]\n', 'predicate = 3\n[lane]\n', (1, 1, "unknown key `predicate` at the top of the file (did you mean `[[predicates]]`?)")),
         # bad [details] sources
-        ('case_id = "case.id"', 'case_id = "case"',
-         (22, 1, "[details]: `case_id` must be `verdicts` or start with one of case., turn., chain., signal., analysis. "
-                 "and name a field, not `case`")),
+        ('case_id = "case.id"', 'case_id = "kase.id"',
+         (22, 1, "[details]: `case_id` reads `kase`; a [details] expression reads `case`, `turn`, `chain`, "
+                 "`analysis`, `verdicts` and `signal('NAME')`")),
         ('case_id = "case.id"', 'case_id = "turn.promt"',
-         (22, 1, "[details]: `case_id` names `turn.promt`, which is not one of turn.prompt, turn.surface, "
+         (22, 1, "[details]: `case_id` reads `turn.promt`, which is not one of turn.prompt, turn.surface, "
                  "turn.grounding (did you mean `turn.prompt`?)")),
         ('case_id = "case.id"', 'case_id = "case.category|uncategorised"',
-         (22, 1, '[details]: `case_id` has a default `uncategorised` that is not JSON (quote a string: "|\\"text\\"")')),
+         (22, 1, "[details]: `case_id` is the removed `SOURCE|DEFAULT` form, and its default `uncategorised` is not "
+                 "JSON; write an expression: \"default(case.category, 'text')\" (docs/rules.md, \"Details\")")),
+        ('case_id = "case.id"', 'case_id = "case.category|\\"none\\""',
+         (22, 1, "[details]: `case_id` is the removed `SOURCE|DEFAULT` form; write the expression "
+                 "\"default(case.category, 'none')\" (docs/rules.md, \"Details\")")),
+        ('case_id = "case.id"', 'case_id = "signal.no_marker&!@expected"',
+         (22, 1, "[details]: `case_id` is the removed `signal.A&B` form; write the expression "
+                 "\"signal('no_marker') and not signal('@expected')\" (docs/rules.md, \"Details\")")),
+        ('case_id = "case.id"', 'case_id = "signal(case.id)"',
+         (22, 1, "[details]: `case_id` calls `signal` without one quoted name: write `signal('NAME')`")),
+        ('case_id = "case.id"', 'case_id = "case.id +"',
+         (22, 1, "[details]: `case_id` is not an expression: expression 'case.id +' does not parse: invalid syntax")),
         ('case_id = "case.id"', "case_id = 3", (22, 1, "[details]: `case_id` must be string, not integer")),
-        ('case_id = "case.id"', 'case_id = "signal.no_markr"',
+        ('case_id = "case.id"', "case_id = \"signal('no_markr')\"",
          (22, 1, "[details] `case_id`: 'no_markr' is neither a predicate nor a case field")),
         # codes: the engine's own checks are not a predicate's
         ('code = "TY1"', 'code = "SL013"',
@@ -269,4 +280,6 @@ def test_a_rules_file_nested_too_deeply_is_an_error_not_a_crash() -> None:
     deep = BASE + "[analysis]\ntail_patterns = " + "[" * 3000 + "]" * 3000 + "\n"
     assert _error(deep) == (1, 1, "invalid TOML: arrays or inline tables nested too deeply")
     default = BASE.replace('case_id = "case.id"', 'case_id = "case.id|' + "[" * 3000 + "]" * 3000 + '"')
-    assert _error(default)[2].startswith("[details]: `case_id` has a default `[[[")
+    assert _error(default)[2].startswith("[details]: `case_id` is the removed `SOURCE|DEFAULT` form, and its "
+                                         "default `[[[")
+

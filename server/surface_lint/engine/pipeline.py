@@ -17,7 +17,7 @@ from typing import Any, cast
 
 from ..checks import CHECK_CODES as C
 from ..findings import Finding, Fix, Location, Severity
-from ..lanes import Lane, PredicateSpec
+from ..lanes import Lane, PredicateSpec, detail_is_derived
 from ..predicates import Context, Subject, Verdict
 from ..scoring import evaluate as lane_verdicts
 from ..scoring import expected_names
@@ -477,7 +477,7 @@ class Evaluator:
         computed = build_details(reference, verdicts, subject, fields, entry, Context(subject, reference.analysis))
         out = []
         for key, source in reference.details.items():
-            if not source.startswith(("signal.", "verdicts", "analysis.")) or key not in entry:
+            if not detail_is_derived(source) or key not in entry:
                 continue
             stored, ours = entry[key], computed.get(key)
             pairs = ([((key, k), stored.get(k), v) for k, v in ours.items() if k in stored]
