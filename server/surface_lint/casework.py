@@ -21,7 +21,6 @@ Captures are read as they are (the runtime's turn records: `case_id`, `turn_inde
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -32,6 +31,7 @@ from .checks import CHECK_CODES as C
 from .findings import sorted_findings
 from .lane_extends import LanePositions
 from .lanes import Lane, LaneError
+from .operators import compare as _compare
 from .predicates import PASS, Context, RegexTimeout, Subject, Verdict
 from .sources.base import Record, check_finding
 
@@ -826,18 +826,6 @@ def _thresholds(spec: CaseMetric, raw: Mapping[str, Any]) -> Any:
     if spec.fields or spec.section != "metrics":
         return {"passed": ok, "violations": violations}
     return ok
-
-
-def _compare(actual: float, op: str, bound: float) -> bool:
-    if op == ">=":
-        return actual >= bound
-    if op == "<=":
-        return actual <= bound
-    if op == ">":
-        return actual > bound
-    if op == "<":
-        return actual < bound
-    return math.isclose(actual, bound)
 
 
 def _jsonable(value: Any) -> Any:

@@ -259,6 +259,16 @@ def rules_file_reference() -> str:
                 elif isinstance(sub, Table):
                     parts += ["", f"`{key}`:", "", *_keys_table(sub.keys)]
         parts.append("")
+    from .operators import METRIC_KINDS, OPERATORS
+
+    parts += ["## Threshold operators", "", "One list (`operators.OPERATORS`) and one compare function for "
+              "`[thresholds.*]` checks and `[[casework.metrics]]` `thresholds` checks:", "",
+              "| op | passes when the metric is | better |", "|---|---|---|",
+              *[f"| `{op}` | {meaning} | {better} |" for op, (meaning, better) in OPERATORS.items()], "",
+              "## Metric kinds", "", "One list (`operators.METRIC_KINDS`); each kind names the tables that take it:", "",
+              "| kind | computes | `[[metrics]]` | `[[casework.metrics]]` |", "|---|---|---|---|",
+              *[f"| `{kind}` | {what} | {'yes' if 'metrics' in tables else '—'} | "
+                f"{'yes' if 'casework' in tables else '—'} |" for kind, (what, tables) in METRIC_KINDS.items()], ""]
     return "\n".join(parts)
 
 

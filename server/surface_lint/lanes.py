@@ -24,6 +24,7 @@ from .casework_schema import CASEWORK_TABLE
 from .checks import CHECK_CODES as C
 from .checks import CHECKS
 from .lane_extends import LanePositions, merge
+from .operators import OPERATORS, compare, describe, metric_kinds
 from .patterns import PatternError
 from .predicates import KINDS, NOT_JUDGED, Context, Evaluator, Kind, LaneAnalysis, SafePattern, Verdict, register_kind
 from .rule_schema import REQUIRED, ArrayOf, MapOf, Problem, Table, TomlPositions, Value, fill_defaults, toml_type_name, validate
@@ -106,25 +107,15 @@ class MetricSpec:
 @dataclass(frozen=True, slots=True)
 class ThresholdCheck:
     metric: str
-    op: str  # >=, <=, ==, ~=
+    op: str  # one of operators.OPERATORS
     value: float
     tolerance: float = 0.0
 
     def passes(self, actual: float | None) -> bool:
-        if actual is None:
-            return False
-        if self.op == ">=":
-            return actual >= self.value
-        if self.op == "<=":
-            return actual <= self.value
-        if self.op == "==":
-            return actual == self.value
-        return abs(actual - self.value) <= self.tolerance + 1e-12
+        return actual is not None and compare(actual, self.op, self.value, self.tolerance)
 
     def describe(self) -> str:
-        if self.op == "~=":
-            return f"≈ {self.value:g} ± {self.tolerance:g}"
-        return f"{self.op} {self.value:g}"
+        return describe(self.op, self.value, self.tolerance)
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,8 +316,8 @@ def _regex_values(value: Any, spec: Any) -> list[str]:
 CASE_FIELD_TYPES = ("string", "integer", "number", "boolean", "list[string]", "list[integer]", "list[number]",
                     "object", "list[object]")
 SEVERITIES = ("error", "warning", "information", "hint")
-METRIC_KINDS = ("rate", "count", "thresholds_pass", "mean", "min", "max", "sum")
-THRESHOLD_OPS = (">=", "<=", "==", "~=")
+METRIC_KINDS = metric_kinds("metrics")  # the [[metrics]] kinds of operators.METRIC_KINDS
+THRESHOLD_OPS = tuple(OPERATORS)
 DETAIL_TURN_FIELDS = ("prompt", "surface", "grounding")
 DETAIL_CHAIN_FIELDS = ("vault_hits", "trace_hash", "proposal_count", "vault_hits_replay",
                        "trace_hash_replay", "proposal_count_replay")
@@ -499,7 +490,7 @@ PREDICATE_TABLE = Table({
 })
 METRIC_TABLE = Table({
     "name": Value("string", REQUIRED, "The metric's name, as the runner emits it.", non_empty=True),
-    "kind": Value("string", "rate", "rate, count or thresholds_pass.", choices=METRIC_KINDS),
+    "kind": Value("string", "rate", "What it computes.", choices=METRIC_KINDS),
     "passing": Value("list[string]", [], "Signals that must all hold (`!name` negates).", non_empty=True),
     "over": Value("list[string]", [], "Signals selecting the cases counted.", non_empty=True),
     "empty": Value("number", 1.0, "A rate's value when no case is counted."),

@@ -93,12 +93,12 @@ def test_the_base_lane_loads() -> None:
          (19, 51, "threshold set 'v1', check 1: `tolerance` must be number, not string")),
         ("op = \">=\",", "op = \">=\", tolerance = -0.1,",
          (19, 51, "threshold set 'v1', check 1: `tolerance` must be at least 0, not -0.1")),
-        ('op = ">="', 'op = "=>"', (19, 40, 'threshold set \'v1\', check 1: `op` must be ">=", "<=", "==" or "~=", not "=>"')),
+        ('op = ">="', 'op = "=>"', (19, 40, 'threshold set \'v1\', check 1: `op` must be ">=", "<=", ">", "<", "==" or "~=", not "=>"')),
         ("value = 1.0", 'value = "1.0"', (19, 51, "threshold set 'v1', check 1: `value` must be number, not string")),
         ('op = ">=", value = 1.0 }', 'op = ">=" }', (19, 11, "threshold set 'v1', check 1: missing key `value`")),
         ('kind = "rate"', 'kind = "ratio"',
-         (15, 1, 'metric \'no_marker_rate\': `kind` must be "rate", "count", "thresholds_pass", "mean", "min", "max" '
-                 'or "sum", not "ratio"')),
+         (15, 1, 'metric \'no_marker_rate\': `kind` must be "rate", "count", "sum", "mean", "min", "max" '
+                 'or "thresholds_pass", not "ratio"')),
         ('kind = "rate"', 'kind = "rate"\nrunner = "yes"', (16, 1, "metric 'no_marker_rate': `runner` must be boolean, not string")),
         ('default_severity = "warning"', 'default_severity = "warning"\nreport = 0',
          (10, 1, "predicate 'no_marker': `report` must be boolean, not integer")),
