@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import difflib
 import functools
 import importlib
@@ -192,26 +193,6 @@ class ProposalCheck:
     count_field: str
 
 
-class VerdictMemo:
-    """A lane's evaluation state (see scoring.evaluate): its predicate plan, built once, and
-    its verdicts by key, bounded, and paused while it misses: on all-distinct surfaces a memo
-    only costs, so after a window with almost no hits it stands aside for a while."""
-
-    __slots__ = ("entries", "hits", "lookups", "needed", "paused", "plan")
-
-    WINDOW = 4096  # lookups per check of the hit rate
-    PAUSE = 65536  # evaluations without the memo after a window with under 1% hits
-
-    def __init__(self) -> None:
-        self.entries: dict[tuple[Any, ...], Any] = {}
-        self.hits = 0
-        self.lookups = 0
-        self.paused = 0
-        # (predicate, case field it needs, its name, its evaluator): see scoring._plan
-        self.plan: tuple[tuple[Any, str | None, str, Any], ...] | None = None
-        self.needed: tuple[str, ...] = ()  # those case fields, in plan order
-
-
 @dataclass(frozen=True)
 class Lane:
     name: str
@@ -231,19 +212,21 @@ class Lane:
     informational_field: str | None
     proposal_check: ProposalCheck | None
     details: Mapping[str, str]
-    _by_name: dict[str, PredicateSpec] = field(default_factory=dict, repr=False)
-    # Verdicts by (surface, grounding, primed, the case fields predicates read): a deterministic
-    # runtime repeats its surfaces, and a verdict depends on nothing else (see scoring.evaluate).
-    _memo: VerdictMemo = field(default_factory=lambda: VerdictMemo(), repr=False, compare=False)
     casework: Any = field(default=None, repr=False, compare=False)  # casework.Casework of a case-driven lane
+    # Every accepted predicate name (canonical names and aliases): derived from `predicates`.
+    _by_name: Mapping[str, PredicateSpec] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        by_name: dict[str, PredicateSpec] = {}
         for spec in self.predicates:
             if spec.hidden:
                 continue  # a metric's `when`: not a name a case or config may use
-            self._by_name[spec.name] = spec
+            by_name[spec.name] = spec
             for alias in spec.aliases:
-                self._by_name[alias] = spec
+                by_name[alias] = spec
+        # A frozen dataclass sets its derived fields this way (dataclasses docs, __post_init__);
+        # nothing else is ever set on a Lane. Evaluation state lives in scoring.EvaluationMemo.
+        object.__setattr__(self, "_by_name", by_name)
 
     def predicate(self, name: str) -> PredicateSpec | None:
         """A predicate by name or alias (`no_dotted_domain_inventory` -> `no_dotted_inventory`)."""
@@ -727,11 +710,13 @@ def parse_lane(text: str, shown: str, profile: str = DEFAULT_PROFILE, trusted: b
         proposal_check=_load_proposal_check(rules),
         details=details,
     )
-    if "casework" in data:  # a case-driven lane: its references and expressions (casework.py)
-        from .casework import parse_casework
+    if "casework" not in data:
+        return lane
+    # A case-driven lane: its [casework] references and expressions are parsed against the lane's
+    # predicates, schema and analysis (casework.py); the lane returned is a new one built with it.
+    from .casework import parse_casework
 
-        object.__setattr__(lane, "casework", parse_casework(lane, data["casework"], rules.positions))
-    return lane
+    return dataclasses.replace(lane, casework=parse_casework(lane, data["casework"], rules.positions))
 
 
 def _toml_error_position(message: str) -> tuple[int, int]:
