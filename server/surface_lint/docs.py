@@ -9,8 +9,9 @@ from typing import Any
 
 from .checks import CHECKS, Check
 from .engine import Engine
+from .kinds import KINDS
 from .lanes import Lane, PredicateSpec
-from .predicates import KINDS, Kind, KindExample, Subject, Verdict
+from .predicates import Kind, KindExample, Subject, Verdict
 from .rule_schema import ArrayOf, MapOf, Table, Value, type_text
 
 

@@ -6,7 +6,6 @@ import ast
 import dataclasses
 import difflib
 import functools
-import importlib
 import json
 import math
 import re
@@ -19,25 +18,17 @@ from pathlib import Path
 from typing import Any
 
 from .case_kinds import FOLDED_KINDS, FOLDED_PARAMS, Condition, condition_fields, expression_literal, toml_string, when_problem
-from .case_kinds import KINDS as _CASE_KINDS
 from .caseexpr import Expr, ExprError
 from .casework_schema import CASEWORK_TABLE
 from .checks import CHECK_CODES as C
 from .checks import CHECKS
+from .kinds import KINDS
 from .lane_extends import LanePositions, merge
 from .operators import OPERATORS, compare, describe, metric_kinds
 from .patterns import PatternError
-from .predicates import KINDS, NOT_JUDGED, Context, Evaluator, Kind, LaneAnalysis, SafePattern, Verdict, register_kind
+from .predicates import NOT_JUDGED, Context, Evaluator, Kind, LaneAnalysis, SafePattern, Verdict
 from .rule_schema import REQUIRED, ArrayOf, MapOf, Problem, Table, TomlPositions, Value, fill_defaults, toml_type_name, validate
 from .rule_schema import KeyPath as SchemaPath
-
-# Modules that register predicate kinds on import (predicates.py's own are always there). A module
-# of new kinds adds its name here; see docs/rules.md, "Adding a kind".
-KIND_MODULES = ("surface_lint.case_kinds", "surface_lint.kinds_extra")
-for _module in KIND_MODULES:
-    importlib.import_module(_module)
-for _name, _kind in _CASE_KINDS.items():
-    register_kind(_name, _kind)
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -11,8 +11,8 @@ from engine_support import FIXTURES, RULES, check, fts, write
 from surface_lint.cli import main
 from surface_lint.config import Config
 from surface_lint.engine import Engine
+from surface_lint.kinds import KINDS as REGISTERED
 from surface_lint.lanes import LaneError, load_lane, load_lanes
-from surface_lint.predicates import KINDS as REGISTERED
 
 USER_LANE = FIXTURES / "lanes" / "user_lane.toml"
 BACKTRACKING = FIXTURES / "lanes" / "backtracking_lane.toml"

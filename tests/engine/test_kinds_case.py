@@ -330,7 +330,8 @@ def test_applies_if_must_name_a_case_field() -> None:
 
 def test_a_kind_that_takes_its_template_as_a_param_gets_the_rules_message() -> None:
     """Kinds registered elsewhere may declare `message` among their params: the rule's key reaches them."""
-    from surface_lint.predicates import KINDS, Kind, failed, register_kind
+    from surface_lint.kinds import KINDS, register_kind
+    from surface_lint.predicates import Kind, failed
     from surface_lint.rule_schema import Value
 
     def build(params: Any) -> Any:
