@@ -7,15 +7,18 @@ read the case are kinds_extra's `terms_present`, `terms_in_order`, `surface_in_l
 predicates' `grounding_in` (the v2 kinds `terms`, `ordered_words`, `surface_equals` and
 `grounding_in_field` were folded into them: FOLDED_KINDS).
 
-Registered into predicates.KINDS on import (lanes.KIND_MODULES lists this module).
+The kinds are listed in `KINDS` below; lanes.KINDS (the one registry) includes them.
 """
 
 from __future__ import annotations
 
+import ast
+import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
+from .caseexpr import FUNCTIONS, Expr, ExprError
 from .predicates import (
     MISSING,
     NOT_JUDGED,
@@ -28,9 +31,8 @@ from .predicates import (
     _whole,
     case_value,
     failed,
-    register_kind,
 )
-from .rule_schema import REQUIRED, Value
+from .rule_schema import REQUIRED, Value, toml_type_name
 
 # Kinds folded into another (issue 9's two parallel sets): loading a rule that names one is an
 # error saying what to write instead (docs/rules.md, "Folded kinds").
@@ -124,7 +126,7 @@ def _some_bound(params: Mapping[str, Any]) -> str | None:
     return None
 
 
-register_kind("count_between", Kind(
+COUNT_BETWEEN = Kind(
     _count_between,
     {
         "unit": Value("string", REQUIRED, "`words` (whitespace-separated), `tokens` (the lane's token_pattern), "
@@ -141,113 +143,164 @@ register_kind("count_between", Kind(
     check=_some_bound,
     example=KindExample({"unit": "words", "max_field": "max_words"}, "Truth is what is real and lasting.", False,
                         "7 words; at most 5 allowed", case={"max_words": 5}),
-))
+)
 
 
 # --- conditions on case and turn fields ------------------------------------------------------
 
-CONDITION_OPS = ("==", "!=", "in", "not in", "<", "<=", ">", ">=", "exists", "missing")
-TURN_FIELDS = {"turn.grounding_source": "grounding", "turn.primed": "primed", "turn.surface": "surface"}
+# A `when` (on a predicate or a metric, and a `condition` predicate's parameter) is an expression
+# of the one language (caseexpr.py; docs/lanes/README.md) over this scope: `case` (the case's
+# fields, null-safe: `case.constraints.max_words`) and `turn` (`turn.surface`,
+# `turn.grounding_source`, `turn.primed`). The table form `{ field, op, value }` was removed:
+# loading one is an error that gives the expression to write (`removed_when_text`).
+WHEN_NAMES = ("case", "turn")
+TURN_FIELDS = ("grounding_source", "primed", "surface")
+REMOVED_CONDITION_OPS = ("==", "!=", "in", "not in", "<", "<=", ">", ">=", "exists", "missing")
 
 
-def condition_problem(value: Any) -> str | None:
-    """Why a `when` value is not a condition table or a list of them, or None."""
+def expression_literal(value: Any) -> str:
+    """A TOML/JSON value as an expression literal (a string in single quotes when it can be:
+    the expression sits in a double-quoted TOML string)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f"'{value}'" if "'" not in value and "\\" not in value else json.dumps(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(expression_literal(v) for v in value) + "]"
+    return repr(value)
+
+
+def toml_string(text: str) -> str:
+    """`text` as a TOML string: basic when it needs no escape, else literal, else escaped."""
+    if '"' not in text and "\\" not in text:
+        return f'"{text}"'
+    if "'" not in text and "\n" not in text:
+        return f"'{text}'"
+    return json.dumps(text)
+
+
+def _removed_one(item: Mapping[str, Any]) -> str | None:
+    field = item.get("field")
+    op = item.get("op", "==")
+    if not isinstance(field, str) or not field or op not in REMOVED_CONDITION_OPS:
+        return None
+    path = field if field.startswith("turn.") else "case." + field
+    if op == "exists":
+        return f"{path} != null"
+    if op == "missing":
+        return f"{path} == null"
+    if "value" not in item:
+        return None
+    value = expression_literal(item["value"])
+    if op in ("!=", "not in"):  # the table form failed a missing field on every op but `missing`
+        return f"{path} != null and {path} {op} {value}"
+    return f"{path} {op} {value}"
+
+
+def removed_when_text(value: Any) -> str:
+    """The load error for a `when` written in the removed table form: what to write instead."""
     items = value if isinstance(value, list) else [value]
-    for item in items:
-        if not isinstance(item, dict):
-            return "must be a table { field, op, value } or a list of them"
-        unknown = sorted(set(item) - {"field", "op", "value"})
-        if unknown:
-            return f"has an unknown key `{unknown[0]}` (a condition has field, op, value)"
-        field = item.get("field")
-        if not isinstance(field, str) or not field:
-            return "needs a string `field` (a case path, or turn.grounding_source / turn.primed / turn.surface)"
-        if field.startswith("turn.") and field not in TURN_FIELDS:
-            return f"names `{field}`; the turn fields a condition can read are {', '.join(TURN_FIELDS)}"
-        op = item.get("op", "==")
-        if op not in CONDITION_OPS:
-            return f"has op {op!r}; one of {', '.join(CONDITION_OPS)}"
-        if op in ("exists", "missing"):
-            if "value" in item:
-                return f"op {op!r} takes no `value`"
-            continue
-        if "value" not in item:
-            return f"op {op!r} needs a `value`"
-        cond_value = item["value"]
-        if isinstance(cond_value, float) and not math.isfinite(cond_value):
-            return "has a `value` that is not a finite number"
-        if op in ("in", "not in") and not isinstance(cond_value, list):
-            return f"op {op!r} needs a list `value`"
-        if op in ("<", "<=", ">", ">=") and (isinstance(cond_value, bool) or not isinstance(cond_value, (int, float))):
-            return f"op {op!r} needs a number `value`"
-    return None
+    parts = [_removed_one(i) if isinstance(i, dict) else None for i in items]
+    shown = "a table" if isinstance(value, dict) else "a list of tables"
+    if parts and all(p is not None for p in parts):
+        expression = " and ".join(str(p) for p in parts)
+        return (f"is {shown} `{{ field, op, value }}`, the removed condition form; write the expression "
+                f"`when = {toml_string(expression)}` (docs/rules.md, \"Conditions: `when`\")")
+    return (f"is {shown}, the removed condition form `{{ field, op, value }}`; write an expression string such "
+            "as `when = \"case.kind == 'refusal'\"` (docs/rules.md, \"Conditions: `when`\")")
 
 
-def conditions(value: Any) -> tuple[Mapping[str, Any], ...]:
-    return tuple(value) if isinstance(value, list) else (value,)
+def _case_reads(tree: ast.AST) -> tuple[tuple[str, ...], str | None]:
+    """The top-level case fields an expression reads (the verdict memo's key), and a problem when
+    it reads `case` whole (then the fields it depends on cannot be named)."""
+    fields: list[str] = []
+    named: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "case":
+            fields.append(node.attr)
+            named.add(id(node.value))
+        elif (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "case"
+              and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)):
+            fields.append(node.slice.value)
+            named.add(id(node.value))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == "case" and id(node) not in named:
+            return (), "reads `case` as a whole; name the fields it depends on (`case.FIELD`)"
+    return tuple(dict.fromkeys(fields)), None
 
 
-def condition_fields(value: Any) -> tuple[str, ...]:
+def when_problem(value: Any) -> str | None:
+    """Why a `when` value is not a condition expression, or None (the text after "`when` ")."""
+    if isinstance(value, (dict, list)):
+        return removed_when_text(value)
+    if not isinstance(value, str):
+        return f"must be a string (an expression), not {toml_type_name(value)}"
+    if not value.strip():
+        return "must not be empty"
+    try:
+        expr = Expr(value)
+    except ExprError as exc:
+        return f"is not an expression: {exc}"
+    except RecursionError:
+        return "is not an expression: nested too deeply"
+    bound = {n.id for n in ast.walk(expr.tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    called = {n.func.id for n in ast.walk(expr.tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    unknown = sorted(expr.names - set(WHEN_NAMES) - bound - (called & set(FUNCTIONS)) - {"true", "false", "null", "True", "False", "None"})
+    if unknown:
+        return (f"reads `{unknown[0]}`, which a condition cannot see (it reads `case.FIELD` and "
+                f"`turn.` + one of {', '.join(TURN_FIELDS)})")
+    for node in ast.walk(expr.tree):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "turn"
+                and node.attr not in TURN_FIELDS):
+            return f"reads `turn.{node.attr}`; the turn fields a condition can read are " + ", ".join(
+                "turn." + f for f in TURN_FIELDS)
+    _, problem = _case_reads(expr.tree)
+    return problem
+
+
+class Condition:
+    """A compiled `when`: `holds(ctx)` for one subject; `reads`, the top-level case fields it reads."""
+
+    __slots__ = ("expr", "reads", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.expr = Expr(text)
+        self.reads, _ = _case_reads(self.expr.tree)
+
+    def holds(self, ctx: Context) -> bool:
+        subject = ctx.subject
+        scope = {"case": subject.case or {},
+                 "turn": {"grounding_source": subject.grounding, "primed": subject.primed, "surface": subject.surface}}
+        try:
+            return bool(self.expr.evaluate(scope))
+        except (ArithmeticError, LookupError, TypeError, ValueError, RecursionError, MemoryError, ExprError):
+            return False  # an expression that fails on this case: the condition does not hold
+
+
+def condition_fields(value: str) -> tuple[str, ...]:
     """The top-level case fields a `when` reads (they key the verdict memo)."""
-    return tuple(c["field"].split(".")[0] for c in conditions(value) if not c["field"].startswith("turn."))
-
-
-def holds(conds: Sequence[Mapping[str, Any]], ctx: Context) -> bool:
-    """Whether every condition holds for this subject (a missing field fails all but `missing`)."""
-    for cond in conds:
-        field = str(cond["field"])
-        if field in TURN_FIELDS:
-            actual: Any = getattr(ctx.subject, TURN_FIELDS[field])
-        else:
-            actual = case_value(ctx.subject.case, field)
-        op = cond.get("op", "==")
-        if op == "exists":
-            ok = actual is not MISSING
-        elif op == "missing":
-            ok = actual is MISSING
-        elif actual is MISSING:
-            ok = False
-        else:
-            want = cond["value"]
-            if op == "==":
-                ok = _same(actual, want)
-            elif op == "!=":
-                ok = not _same(actual, want)
-            elif op == "in":
-                ok = any(_same(actual, w) for w in want)
-            elif op == "not in":
-                ok = not any(_same(actual, w) for w in want)
-            elif isinstance(actual, bool) or not isinstance(actual, (int, float)):
-                ok = False
-            else:
-                ok = {"<": actual < want, "<=": actual <= want, ">": actual > want, ">=": actual >= want}[op]
-        if not ok:
-            return False
-    return True
-
-
-def _same(actual: Any, want: Any) -> bool:
-    """JSON equality: 1 == 1.0, but true is not 1."""
-    if isinstance(actual, bool) or isinstance(want, bool):
-        return isinstance(actual, bool) and isinstance(want, bool) and actual == want
-    return bool(actual == want)
+    return Condition(value).reads
 
 
 def _condition(params: Mapping[str, Any]) -> Evaluator:
-    conds = conditions(params["when"])
+    condition = Condition(str(params["when"]))
 
     def evaluate(ctx: Context) -> Verdict:
-        return PASS if holds(conds, ctx) else Verdict(False, message="the condition does not hold")
+        return PASS if condition.holds(ctx) else Verdict(False, message="the condition does not hold")
 
     return evaluate
 
 
-register_kind("condition", Kind(
+CONDITION = Kind(
     _condition,
-    {"when": Value("conditions", REQUIRED, "A condition { field, op, value } or a list of them (all must hold). "
-                   "op: " + ", ".join(CONDITION_OPS) + ".", check=condition_problem)},
-    summary="A signal: the case's (or turn's) fields satisfy the conditions. Metrics use it in `over`.",
+    {"when": Value("expression", REQUIRED, "An expression over `case` and `turn` (docs/rules.md, \"Conditions: "
+                   "`when`\"), e.g. `case.kind == 'refusal' and turn.grounding_source != 'none'`.",
+                   check=when_problem)},
+    summary="A signal: the expression holds for the case (and turn). Metrics use it in `over`.",
     message="the condition does not hold",
-    example=KindExample({"when": {"field": "kind", "op": "==", "value": "refusal"}}, "No.", True,
-                        case={"kind": "refusal"}),
-))
+    example=KindExample({"when": "case.kind == 'refusal'"}, "No.", True, case={"kind": "refusal"}),
+)
+
+
+KINDS: dict[str, Kind] = {"count_between": COUNT_BETWEEN, "condition": CONDITION}

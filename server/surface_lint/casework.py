@@ -32,6 +32,7 @@ from .caseexpr import FUNCTIONS, Budget, EvalFailure, Expr, ExprError, Reads, re
 from .checks import CHECK_CODES as C
 from .lane_extends import LanePositions
 from .lanes import Lane, LaneError, json_type_ok
+from .operators import compare as _compare
 from .predicates import PASS, Context, RegexTimeout, Subject, Verdict
 
 # Functions that need the lane (its predicates, its [analysis]), with what they do.
@@ -1068,18 +1069,6 @@ def _thresholds(spec: CaseMetric, raw: Mapping[str, Any]) -> Any:
     if spec.fields or spec.section != "metrics":
         return {"passed": ok, "violations": violations}
     return ok
-
-
-def _compare(actual: float, op: str, bound: float) -> bool:
-    if op == ">=":
-        return actual >= bound
-    if op == "<=":
-        return actual <= bound
-    if op == ">":
-        return actual > bound
-    if op == "<":
-        return actual < bound
-    return math.isclose(actual, bound)
 
 
 def _jsonable(value: Any) -> Any:

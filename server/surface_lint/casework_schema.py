@@ -3,11 +3,12 @@ declarative terms of rule_schema: the one validator checks it with every other t
 
 from __future__ import annotations
 
+from .operators import OPERATORS, metric_kinds
 from .rule_schema import REQUIRED, ArrayOf, MapOf, Table, Value
 
 QUANTIFIERS = ("all", "any", "count", "each", "first")
-CASEWORK_METRIC_KINDS = ("count", "sum", "rate", "mean", "counts", "value", "thresholds")
-CASEWORK_THRESHOLD_OPS = (">=", "<=", ">", "<", "==")
+CASEWORK_METRIC_KINDS = metric_kinds("casework")  # the [[casework.metrics]] kinds of operators.METRIC_KINDS
+CASEWORK_THRESHOLD_OPS = tuple(OPERATORS)
 
 _EXPR = Value("string", REQUIRED, "An expression (docs/lanes/README.md).", non_empty=True)
 _OPT_EXPR = Value("string", None, "An expression (docs/lanes/README.md).", non_empty=True)

@@ -9,8 +9,9 @@ from typing import Any
 
 from .checks import CHECKS, Check
 from .engine import Engine
+from .kinds import KINDS
 from .lanes import Lane, PredicateSpec
-from .predicates import KINDS, Kind, KindExample, Subject, Verdict
+from .predicates import Kind, KindExample, Subject, Verdict
 from .rule_schema import ArrayOf, MapOf, Table, Value, type_text
 
 
@@ -242,12 +243,15 @@ def rules_file_reference() -> str:
                 else:
                     parts += ["", *_keys_table(value.keys)]
             else:
-                parts += ["", "Each key is a detail field; its value names where it comes from: "
-                          "`case.FIELD` (a case field), `turn.` + one of " + ", ".join(f"`{f}`" for f in DETAIL_TURN_FIELDS)
+                parts += ["", "Each key is a detail field; its value is an expression (the one language of "
+                          "`when` and `[casework]`) over `case` (the case's fields), `turn.` + one of "
+                          + ", ".join(f"`{f}`" for f in DETAIL_TURN_FIELDS)
                           + ", `chain.` + one of " + ", ".join(f"`{f}`" for f in DETAIL_CHAIN_FIELDS)
                           + ", `analysis.` + one of " + ", ".join(f"`{f}`" for f in DETAIL_ANALYSIS_FIELDS)
-                          + ", `signal.A&B` (all these signals hold) or `verdicts` (every reported predicate's "
-                          "verdict); `|JSON` after it is the default when the value is missing."]
+                          + ", `verdicts` (every reported predicate's verdict) and `signal('NAME')` (a predicate, "
+                          "case field or `@expected` signal); `default(case.FIELD, VALUE)` gives a value when the "
+                          "field is missing. The old `SOURCE|DEFAULT` and `signal.A&B` forms are load errors that "
+                          "give the expression to write (docs/rules.md, \"Details\")."]
         elif isinstance(inner, Table):
             parts += _keys_table(inner.keys)
             for key, sub in inner.keys.items():
@@ -256,6 +260,16 @@ def rules_file_reference() -> str:
                 elif isinstance(sub, Table):
                     parts += ["", f"`{key}`:", "", *_keys_table(sub.keys)]
         parts.append("")
+    from .operators import METRIC_KINDS, OPERATORS
+
+    parts += ["## Threshold operators", "", "One list (`operators.OPERATORS`) and one compare function for "
+              "`[thresholds.*]` checks and `[[casework.metrics]]` `thresholds` checks:", "",
+              "| op | passes when the metric is | better |", "|---|---|---|",
+              *[f"| `{op}` | {meaning} | {better} |" for op, (meaning, better) in OPERATORS.items()], "",
+              "## Metric kinds", "", "One list (`operators.METRIC_KINDS`); each kind names the tables that take it:", "",
+              "| kind | computes | `[[metrics]]` | `[[casework.metrics]]` |", "|---|---|---|---|",
+              *[f"| `{kind}` | {what} | {'yes' if 'metrics' in tables else '—'} | "
+                f"{'yes' if 'casework' in tables else '—'} |" for kind, (what, tables) in METRIC_KINDS.items()], ""]
     return "\n".join(parts)
 
 

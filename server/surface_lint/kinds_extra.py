@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .caseexpr import resolve_path
-from .predicates import NOT_JUDGED, PASS, Context, Evaluator, Kind, KindExample, SafePattern, Span, Verdict, _whole, register_kind, ticked
+from .predicates import NOT_JUDGED, PASS, Context, Evaluator, Kind, KindExample, SafePattern, Span, Verdict, _whole, ticked
 from .rule_schema import REQUIRED, Value
 
 
@@ -411,7 +411,9 @@ def _terms_check(params: Mapping[str, Any]) -> str | None:
     return None
 
 
-register_kind("terms_present", Kind(_terms_present, _term_params({
+# This module's kinds; kinds.py lists every family in one registry.
+KINDS: dict[str, Kind] = {}
+KINDS["terms_present"] = Kind(_terms_present, _term_params({
     "mode": Value("string", "present", "`present`: the quantifier must hold; `absent`: it must not.",
                   choices=("present", "absent")),
     "quantifier": Value("string", "all", "`all` terms, `any` term, at least `minimum` terms (`count`), or at least "
@@ -434,8 +436,8 @@ register_kind("terms_present", Kind(_terms_present, _term_params({
     check=_terms_check,
     example=KindExample({"field": "constraints.must_contain"}, "The river flows.", False,
                         "`valley` is not in the surface", case={"constraints": {"must_contain": ["river", "valley"]}}),
-))
-register_kind("terms_in_order", Kind(_terms_in_order, _term_params({}),
+)
+KINDS["terms_in_order"] = Kind(_terms_in_order, _term_params({}),
     facts={"terms": "the words, comma-separated (`{terms:py}`: as a Python list)", "field": "`field`",
            "match": "the first word missing in order", "index": "its position in the list (from 1)"},
     summary="The terms appear in order among the surface's tokens (a subsequence: other tokens may come between).",
@@ -444,8 +446,8 @@ register_kind("terms_in_order", Kind(_terms_in_order, _term_params({}),
     check=_terms_check,
     example=KindExample({"field": "word_order", "strip_chars": ".,"}, "Valley, river flows.", False,
                         "the words river, valley do not appear in this order", case={"word_order": ["river", "valley"]}),
-))
-register_kind("surface_in_list", Kind(_surface_in_list, {
+)
+KINDS["surface_in_list"] = Kind(_surface_in_list, {
     "terms": Value(_TERMS, None, "Constant surfaces (give `terms` or `field`)."),
     "field": Value("string", None, "A case path holding the surfaces (a string or a list).", non_empty=True),
     "rstrip": _RSTRIP,
@@ -465,16 +467,16 @@ register_kind("surface_in_list", Kind(_surface_in_list, {
     check=lambda p: None if ("terms" in p) != bool(p.get("field")) else "give exactly one of `field` and `terms`",
     example=KindExample({"field": "accept_surfaces"}, "Valley flows river", False,
                         "the surface is none of `accept_surfaces`", case={"accept_surfaces": ["river flows valley"]}),
-))
-register_kind("pattern_present", Kind(_pattern_present, {
+)
+KINDS["pattern_present"] = Kind(_pattern_present, {
     "rstrip": _RSTRIP,
     "pattern": Value("regex", REQUIRED, "The pattern that must match somewhere."),
     "lowercase": Value("boolean", False, "Search the case-folded surface."),
 }, facts={"pattern": "`pattern`"}, summary="The pattern matches somewhere in the surface.",
     example=KindExample({"pattern": "(?i)\\bis\\b"}, "Truth, order.", False,
                         "the surface does not match `(?i)\\bis\\b`"),
-))
-register_kind("first_letter_upper", Kind(_first_letter_upper, {
+)
+KINDS["first_letter_upper"] = Kind(_first_letter_upper, {
     "rstrip": _RSTRIP,
     "sentence_split": Value("regex", None, "Judge each sentence of this split."),
     "per_sentence": Value("boolean", False, "Judge each sentence of the lane's [analysis] sentence_split."),
@@ -482,4 +484,4 @@ register_kind("first_letter_upper", Kind(_first_letter_upper, {
     example=KindExample({"per_sentence": True}, "Wisdom grounds. next, it rests.", False,
                         "`next, it rests` does not start with a capital letter",
                         analysis={"sentence_split": "[.!?]\\s+|[.!?]$"}),
-))
+)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import difflib
 import functools
-import importlib
 import json
 import math
 import re
@@ -16,21 +17,18 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .case_kinds import FOLDED_KINDS, FOLDED_PARAMS, condition_fields, condition_problem, conditions, holds
+from .case_kinds import FOLDED_KINDS, FOLDED_PARAMS, Condition, condition_fields, expression_literal, toml_string, when_problem
+from .caseexpr import Expr, ExprError
 from .casework_schema import CASEWORK_TABLE
 from .checks import CHECK_CODES as C
 from .checks import CHECKS
+from .kinds import KINDS
 from .lane_extends import LanePositions, merge
+from .operators import OPERATORS, compare, describe, metric_kinds
 from .patterns import PatternError
-from .predicates import KINDS, NOT_JUDGED, Context, Evaluator, Kind, LaneAnalysis, SafePattern, Verdict
+from .predicates import NOT_JUDGED, Context, Evaluator, Kind, LaneAnalysis, SafePattern, Verdict
 from .rule_schema import REQUIRED, ArrayOf, MapOf, Problem, Table, TomlPositions, Value, fill_defaults, toml_type_name, validate
 from .rule_schema import KeyPath as SchemaPath
-
-# Modules that register predicate kinds on import (predicates.py's own are always there). A module
-# of new kinds adds its name here; see docs/rules.md, "Adding a kind".
-KIND_MODULES = ("surface_lint.case_kinds", "surface_lint.kinds_extra")
-for _module in KIND_MODULES:
-    importlib.import_module(_module)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -101,25 +99,15 @@ class MetricSpec:
 @dataclass(frozen=True, slots=True)
 class ThresholdCheck:
     metric: str
-    op: str  # >=, <=, ==, ~=
+    op: str  # one of operators.OPERATORS
     value: float
     tolerance: float = 0.0
 
     def passes(self, actual: float | None) -> bool:
-        if actual is None:
-            return False
-        if self.op == ">=":
-            return actual >= self.value
-        if self.op == "<=":
-            return actual <= self.value
-        if self.op == "==":
-            return actual == self.value
-        return abs(actual - self.value) <= self.tolerance + 1e-12
+        return actual is not None and compare(actual, self.op, self.value, self.tolerance)
 
     def describe(self) -> str:
-        if self.op == "~=":
-            return f"≈ {self.value:g} ± {self.tolerance:g}"
-        return f"{self.op} {self.value:g}"
+        return describe(self.op, self.value, self.tolerance)
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,26 +184,6 @@ class ProposalCheck:
     count_field: str
 
 
-class VerdictMemo:
-    """A lane's evaluation state (see scoring.evaluate): its predicate plan, built once, and
-    its verdicts by key, bounded, and paused while it misses: on all-distinct surfaces a memo
-    only costs, so after a window with almost no hits it stands aside for a while."""
-
-    __slots__ = ("entries", "hits", "lookups", "needed", "paused", "plan")
-
-    WINDOW = 4096  # lookups per check of the hit rate
-    PAUSE = 65536  # evaluations without the memo after a window with under 1% hits
-
-    def __init__(self) -> None:
-        self.entries: dict[tuple[Any, ...], Any] = {}
-        self.hits = 0
-        self.lookups = 0
-        self.paused = 0
-        # (predicate, case field it needs, its name, its evaluator): see scoring._plan
-        self.plan: tuple[tuple[Any, str | None, str, Any], ...] | None = None
-        self.needed: tuple[str, ...] = ()  # those case fields, in plan order
-
-
 @dataclass(frozen=True)
 class Lane:
     name: str
@@ -235,19 +203,21 @@ class Lane:
     informational_field: str | None
     proposal_check: ProposalCheck | None
     details: Mapping[str, str]
-    _by_name: dict[str, PredicateSpec] = field(default_factory=dict, repr=False)
-    # Verdicts by (surface, grounding, primed, the case fields predicates read): a deterministic
-    # runtime repeats its surfaces, and a verdict depends on nothing else (see scoring.evaluate).
-    _memo: VerdictMemo = field(default_factory=lambda: VerdictMemo(), repr=False, compare=False)
     casework: Any = field(default=None, repr=False, compare=False)  # casework.Casework of a case-driven lane
+    # Every accepted predicate name (canonical names and aliases): derived from `predicates`.
+    _by_name: Mapping[str, PredicateSpec] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        by_name: dict[str, PredicateSpec] = {}
         for spec in self.predicates:
             if spec.hidden:
                 continue  # a metric's `when`: not a name a case or config may use
-            self._by_name[spec.name] = spec
+            by_name[spec.name] = spec
             for alias in spec.aliases:
-                self._by_name[alias] = spec
+                by_name[alias] = spec
+        # A frozen dataclass sets its derived fields this way (dataclasses docs, __post_init__);
+        # nothing else is ever set on a Lane. Evaluation state lives in scoring.EvaluationMemo.
+        object.__setattr__(self, "_by_name", by_name)
 
     def predicate(self, name: str) -> PredicateSpec | None:
         """A predicate by name or alias (`no_dotted_domain_inventory` -> `no_dotted_inventory`)."""
@@ -320,9 +290,8 @@ def _regex_values(value: Any, spec: Any) -> list[str]:
 CASE_FIELD_TYPES = ("string", "integer", "number", "boolean", "list[string]", "list[integer]", "list[number]",
                     "object", "list[object]")
 SEVERITIES = ("error", "warning", "information", "hint")
-METRIC_KINDS = ("rate", "count", "thresholds_pass", "mean", "min", "max", "sum")
-THRESHOLD_OPS = (">=", "<=", "==", "~=")
-DETAIL_KINDS = ("case", "turn", "chain", "signal", "analysis", "verdicts")
+METRIC_KINDS = metric_kinds("metrics")  # the [[metrics]] kinds of operators.METRIC_KINDS
+THRESHOLD_OPS = tuple(OPERATORS)
 DETAIL_TURN_FIELDS = ("prompt", "surface", "grounding")
 DETAIL_CHAIN_FIELDS = ("vault_hits", "trace_hash", "proposal_count", "vault_hits_replay",
                        "trace_hash_replay", "proposal_count_replay")
@@ -354,27 +323,89 @@ def _name_problem(value: Any) -> str | None:
     return None
 
 
-def detail_source_problem(source: str) -> str | None:
-    """Why a [details] source is not one the engine can fill, or None (grammar: see README)."""
-    expr, bar, default_text = source.partition("|")
-    if bar:
+# A [details] source is an expression of the one language (caseexpr.py) over this scope:
+# `case` (its fields), `turn.` + DETAIL_TURN_FIELDS, `chain.` + DETAIL_CHAIN_FIELDS, `analysis.` +
+# DETAIL_ANALYSIS_FIELDS, `verdicts` (every reported predicate's pass) and `signal('NAME')`. The
+# old mini-language's `SOURCE|DEFAULT` and `signal.A&!B` were removed: loading one is an error
+# giving the expression to write (removed_detail_text).
+DETAIL_NAMES = ("case", "turn", "chain", "analysis", "verdicts")
+_OLD_DEFAULT = re.compile(r"(case|turn|chain|analysis)\.([A-Za-z0-9_@>=<!-]+)\|(.*)", re.S)
+_OLD_SIGNAL = re.compile(r"signal\.(.+)", re.S)
+
+
+def removed_detail_text(source: str) -> str | None:
+    """For a source in the removed mini-language (`case.X|DEFAULT`, `signal.A&!B`): the load
+    error saying what to write instead; else None."""
+    old_default = _OLD_DEFAULT.fullmatch(source)
+    if old_default is not None:
+        kind, name, default_text = old_default.groups()
         try:
-            value = json.loads(default_text)
+            default = json.loads(default_text)
         except (ValueError, RecursionError):
-            return f"has a default `{default_text}` that is not JSON (quote a string: \"|\\\"text\\\"\")"
-        if isinstance(value, float) and not math.isfinite(value):
-            return "has a default that is not a finite number"
-    kind, dot, name = expr.partition(".")
-    if kind == "verdicts":
-        return None if not dot and not bar else "`verdicts` takes no field and no default"
-    if kind not in DETAIL_KINDS or not dot or not name:
-        return (f"must be `verdicts` or start with one of {', '.join(k + '.' for k in DETAIL_KINDS[:-1])} "
-                f"and name a field, not `{source}`")
-    fields = {"turn": DETAIL_TURN_FIELDS, "chain": DETAIL_CHAIN_FIELDS, "analysis": DETAIL_ANALYSIS_FIELDS}.get(kind)
-    if fields is not None and name not in fields:
-        close = difflib.get_close_matches(name, list(fields), n=1, cutoff=0.6)
-        hint = f" (did you mean `{kind}.{close[0]}`?)" if close else ""
-        return f"names `{kind}.{name}`, which is not one of {', '.join(kind + '.' + f for f in fields)}{hint}"
+            return (f"is the removed `SOURCE|DEFAULT` form, and its default `{default_text}` is not JSON; write an "
+                    f"expression: \"default({kind}.{name}, 'text')\" (docs/rules.md, \"Details\")")
+        expression = f"default({kind}.{name}, {expression_literal(default)})"
+        return ("is the removed `SOURCE|DEFAULT` form; write the expression "
+                f"{toml_string(expression)} (docs/rules.md, \"Details\")")
+    old_signal = _OLD_SIGNAL.fullmatch(source)
+    if old_signal is not None:
+        parts = [f"not signal({expression_literal(n[1:])})" if n.startswith("!") else f"signal({expression_literal(n)})"
+                 for n in old_signal.group(1).split("&")]
+        return ("is the removed `signal.A&B` form; write the expression "
+                f"{toml_string(' and '.join(parts))} (docs/rules.md, \"Details\")")
+    return None
+
+
+def detail_expression(source: str) -> Expr:
+    """A [details] source compiled (raises ExprError with what is wrong, the removed forms included)."""
+    removed = removed_detail_text(source)
+    if removed is not None:
+        raise ExprError(removed)
+    try:
+        expr = Expr(source, ("signal",))
+    except RecursionError:
+        raise ExprError("is nested too deeply") from None
+    bound = {n.id for n in ast.walk(expr.tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    called = {n.func.id for n in ast.walk(expr.tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    unknown = sorted(expr.names - set(DETAIL_NAMES) - bound - called - {"true", "false", "null", "True", "False", "None"})
+    if unknown:
+        raise ExprError(f"reads `{unknown[0]}`; a [details] expression reads " + ", ".join(f"`{n}`" for n in DETAIL_NAMES)
+                        + " and `signal('NAME')`")
+    fields = {"turn": DETAIL_TURN_FIELDS, "chain": DETAIL_CHAIN_FIELDS, "analysis": DETAIL_ANALYSIS_FIELDS}
+    for node in ast.walk(expr.tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in fields:
+            kind, name = node.value.id, node.attr
+            if name not in fields[kind]:
+                close = difflib.get_close_matches(name, list(fields[kind]), n=1, cutoff=0.6)
+                hint = f" (did you mean `{kind}.{close[0]}`?)" if close else ""
+                raise ExprError(f"reads `{kind}.{name}`, which is not one of "
+                                f"{', '.join(kind + '.' + f for f in fields[kind])}{hint}")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "signal" and (
+                len(node.args) != 1 or not isinstance(node.args[0], ast.Constant)
+                or not isinstance(node.args[0].value, str)):
+            raise ExprError("calls `signal` without one quoted name: write `signal('NAME')`")
+    return expr
+
+
+def detail_signals(expr: Expr) -> list[str]:
+    """The names a [details] expression passes to `signal(...)`, in order."""
+    return [str(node.args[0].value) for node in ast.walk(expr.tree)  # type: ignore[attr-defined]
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "signal"]
+
+
+def detail_is_derived(source: str) -> bool:
+    """Whether a [details] value is derived from verdicts or the analysis (the reference profile
+    checks such a stored value against the raw fields), not read from the case or the turn."""
+    return bool({"signal", "verdicts", "analysis"} & detail_expression(source).names)
+
+
+def detail_source_problem(source: str) -> str | None:
+    """Why a [details] source is not an expression the engine can fill, or None."""
+    try:
+        detail_expression(source)
+    except ExprError as exc:
+        text = str(exc)
+        return text if text.startswith(("is ", "reads ", "calls ")) else f"is not an expression: {text}"
     return None
 
 
@@ -423,8 +454,8 @@ PREDICATE_TABLE = Table({
     "aliases": Value("list[string]", [], "Other accepted names.", non_empty=True),
     "applies_if": Value("string", None, "A case field: findings only when it is truthy (the verdict still "
                         "feeds metrics).", non_empty=True),
-    "when": Value("conditions", None, "Conditions on case / turn fields; when they do not hold the predicate is "
-                  "not judged (see `condition`).", check=condition_problem),
+    "when": Value("expression", None, "A condition over `case` and `turn` (`\"case.kind == 'refusal'\"`); when it "
+                  "does not hold the predicate is not judged.", check=when_problem),
     "message": Value("string", None, "The finding's message, a template over the kind's facts ({match}, "
                      "{field}, {bound}, ...; `rule --kinds` lists them).", non_empty=True),
     "summary": _TEXT, "what": _TEXT, "why": _TEXT, "example_fail": _TEXT, "example_pass": _TEXT,
@@ -433,7 +464,7 @@ PREDICATE_TABLE = Table({
 })
 METRIC_TABLE = Table({
     "name": Value("string", REQUIRED, "The metric's name, as the runner emits it.", non_empty=True),
-    "kind": Value("string", "rate", "rate, count or thresholds_pass.", choices=METRIC_KINDS),
+    "kind": Value("string", "rate", "What it computes.", choices=METRIC_KINDS),
     "passing": Value("list[string]", [], "Signals that must all hold (`!name` negates).", non_empty=True),
     "over": Value("list[string]", [], "Signals selecting the cases counted.", non_empty=True),
     "empty": Value("number", 1.0, "A rate's value when no case is counted."),
@@ -441,8 +472,8 @@ METRIC_TABLE = Table({
     "runner": Value("boolean", True, "false: not in the runner's report (ours only)."),
     "description": _TEXT,
     "better": Value("string", "higher", "Which way is an improvement.", choices=("higher", "lower")),
-    "when": Value("conditions", None, "Count only the cases whose fields satisfy these conditions (added to "
-                  "`over`).", check=condition_problem),
+    "when": Value("expression", None, "Count only the cases for which this condition over `case` and `turn` "
+                  "holds (added to `over`).", check=when_problem),
     "value": Value("string", None, "For mean, min, max, sum: `case.PATH`, a number of each case (cases without "
                    "one, or failing `passing`, are left out).", check=lambda v: None if v.startswith("case.") and len(v) > 5
                    else "must be `case.` and a field path"),
@@ -670,11 +701,13 @@ def parse_lane(text: str, shown: str, profile: str = DEFAULT_PROFILE, trusted: b
         proposal_check=_load_proposal_check(rules),
         details=details,
     )
-    if "casework" in data:  # a case-driven lane: its references and expressions (casework.py)
-        from .casework import parse_casework
+    if "casework" not in data:
+        return lane
+    # A case-driven lane: its [casework] references and expressions are parsed against the lane's
+    # predicates, schema and analysis (casework.py); the lane returned is a new one built with it.
+    from .casework import parse_casework
 
-        object.__setattr__(lane, "casework", parse_casework(lane, data["casework"], rules.positions))
-    return lane
+    return dataclasses.replace(lane, casework=parse_casework(lane, data["casework"], rules.positions))
 
 
 def _toml_error_position(message: str) -> tuple[int, int]:
@@ -735,9 +768,11 @@ def _load_predicates(rules: _Rules, profile: str) -> list[PredicateSpec]:
         evaluate = kind.build(params)
         when = item.get("when")
         if when is not None:
-            evaluate = _when(evaluate, conditions(when))
+            evaluate = _when(evaluate, Condition(when))
         needed = [str(params[k]).split(".")[0] for k in kind.case_params if params.get(k)]
-        reads = tuple(dict.fromkeys([*needed, *(condition_fields(when) if when is not None else ())]))
+        # A `condition` predicate's verdict depends on what its expression reads (the memo's key).
+        own = condition_fields(str(params["when"])) if kind_name == "condition" else ()
+        reads = tuple(dict.fromkeys([*needed, *own, *(condition_fields(when) if when is not None else ())]))
         out.append(
             PredicateSpec(
                 name=name,
@@ -766,11 +801,11 @@ def _load_predicates(rules: _Rules, profile: str) -> list[PredicateSpec]:
     return out
 
 
-def _when(evaluate: Evaluator, conds: Sequence[Mapping[str, Any]]) -> Evaluator:
-    """The evaluator, judged only when the conditions hold (else no verdict)."""
+def _when(evaluate: Evaluator, condition: Condition) -> Evaluator:
+    """The evaluator, judged only when the condition holds (else no verdict)."""
 
     def judged(ctx: Context) -> Verdict | None:
-        if not holds(conds, ctx):
+        if not condition.holds(ctx):
             return NOT_JUDGED
         return evaluate(ctx)
 
@@ -958,14 +993,10 @@ def _load_proposal_check(rules: _Rules) -> ProposalCheck | None:
 def _load_details(rules: _Rules, names: set[str], schema: CaseSchema) -> dict[str, str]:
     table: dict[str, str] = rules.table("details")
     for key, source in table.items():
-        expr = source.partition("|")[0]
-        kind, _, rest = expr.partition(".")
-        if kind == "signal":
-            for signal in rest.split("&"):
-                bare = signal[1:] if signal.startswith("!") else signal
-                if bare != EXPECTED and bare not in names and bare not in schema.fields:
-                    raise rules.fail(("details", key),
-                                     f"[details] `{key}`: {signal!r} is neither a predicate nor a case field")
+        for signal in detail_signals(detail_expression(source)):
+            if signal != EXPECTED and signal not in names and signal not in schema.fields:
+                raise rules.fail(("details", key),
+                                 f"[details] `{key}`: {signal!r} is neither a predicate nor a case field")
     return dict(table)
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from .patterns import RegexBudgetExceeded, RegexTimeout, SafePattern
 from .rule_schema import REQUIRED, Value
 
-__all__ = ["KINDS", "Kind", "RegexBudgetExceeded", "RegexTimeout", "SafePattern", "register_kind"]
+__all__ = ["SURFACE_KINDS", "Kind", "RegexBudgetExceeded", "RegexTimeout", "SafePattern"]
 
 Span = tuple[int, int]
 
@@ -551,7 +551,7 @@ def case_value(case: Mapping[str, Any] | None, path: str) -> Any:
     return node
 
 
-# --- the registry --------------------------------------------------------------------------
+# --- the kinds of this module (kinds.py is the registry) --------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -593,23 +593,14 @@ class Kind:
         return tuple(k for k, v in self.params.items() if v.type == "regex")
 
 
-KINDS: dict[str, Kind] = {}
-
-
-def register_kind(name: str, kind: Kind) -> Kind:
-    """Add a kind to the registry (a lane module's own kinds too). A name is registered once."""
-    if name in KINDS:
-        raise ValueError(f"predicate kind {name!r} is already registered")
-    if not name or not name.replace("_", "").isalnum():
-        raise ValueError(f"predicate kind name {name!r} must be letters, digits and underscores")
-    KINDS[name] = kind
-    return kind
+# This module's kinds (the surface and chain ones); kinds.py lists every family in one registry.
+SURFACE_KINDS: dict[str, Kind] = {}
 
 
 _TERMS = "list[string]"
 _SENTENCES = {"sentence_split": r"(?<=[.!?])\s+(?=[A-Z0-9])", "token_pattern": "[A-Za-z]+"}  # the shipped sentence rule (vetted)
 _MATCH = {"match": "the text that matched (per finding)", "count": "how many matches"}
-register_kind("substring_absent", Kind(
+SURFACE_KINDS["substring_absent"] = Kind(
     _substring_absent,
     {"markers": Value(_TERMS, REQUIRED, "Substrings that must not occur (case-sensitive).", non_empty=True)},
     summary="No listed substring occurs in the surface; every occurrence is a span.",
@@ -617,8 +608,8 @@ register_kind("substring_absent", Kind(
     facts={**_MATCH, "found": "every marker found, ticked and comma-separated"},
     example=KindExample({"markers": ["<pending>"]}, "The answer is <pending>.", False,
                         "`<pending>` in the surface"),
-))
-register_kind("pattern_absent", Kind(
+)
+SURFACE_KINDS["pattern_absent"] = Kind(
     _pattern_absent,
     {
         "pattern": Value("regex", REQUIRED, "The pattern that must not match."),
@@ -632,16 +623,16 @@ register_kind("pattern_absent", Kind(
     message="the surface matches `{match}`",
     facts=_MATCH,
     example=KindExample({"pattern": r"\bTODO\b"}, "Done. TODO: check.", False, "the surface matches `TODO`"),
-))
-register_kind("ends_with", Kind(
+)
+SURFACE_KINDS["ends_with"] = Kind(
     _ends_with,
     {"endings": Value(_TERMS, REQUIRED, "Accepted last characters (after trailing whitespace).", non_empty=True)},
     summary="The surface, right-stripped, ends with one of the endings.",
     facts={"last": "the surface's last character (empty when the surface is)", "endings": "the endings, ticked"},
     example=KindExample({"endings": ["."]}, "river flows valley", False,
                         "the surface ends with `y`, not terminal punctuation (`.`)"),
-))
-register_kind("words_present", Kind(
+)
+SURFACE_KINDS["words_present"] = Kind(
     _words_present,
     {
         "words": Value(_TERMS, REQUIRED, "Whole words, any of which passes.", non_empty=True),
@@ -653,8 +644,8 @@ register_kind("words_present", Kind(
     message="none of the listed words in the surface",
     example=KindExample({"words": ["is", "are"]}, "Light, truth, order.", False,
                         "none of the listed words in the surface"),
-))
-register_kind("grounding_marker_consistent", Kind(
+)
+SURFACE_KINDS["grounding_marker_consistent"] = Kind(
     _grounding_marker_consistent,
     {
         "grounded_sources": Value(_TERMS, REQUIRED, "grounding_source values that allow a marker.", non_empty=True),
@@ -666,8 +657,8 @@ register_kind("grounding_marker_consistent", Kind(
     example=KindExample({"grounded_sources": ["pack"], "markers": ["pack-grounded"]},
                         "Truth is real. pack-grounded (p).", False,
                         "the surface says `pack-grounded` but grounding_source is `none`"),
-))
-register_kind("sentence_count_min", Kind(
+)
+SURFACE_KINDS["sentence_count_min"] = Kind(
     _sentence_count_min,
     {"minimum": Value("integer", REQUIRED, "The fewest sentences (tails stripped).", minimum=0)},
     summary="At least `minimum` sentences after the lane's tails are stripped.",
@@ -675,8 +666,8 @@ register_kind("sentence_count_min", Kind(
     facts={"count": "the sentences found", "noun": "`sentence` or `sentences`", "bound": "the minimum"},
     example=KindExample({"minimum": 2}, "One sentence.", False,
                         "1 substantive sentence (tails stripped); at least 2 required", analysis=_SENTENCES),
-))
-register_kind("sentence_min_tokens", Kind(
+)
+SURFACE_KINDS["sentence_min_tokens"] = Kind(
     _sentence_min_tokens,
     {"minimum": Value("integer", REQUIRED, "The fewest tokens per sentence.", minimum=0)},
     summary="Every sentence has at least `minimum` tokens (the lane's token_pattern).",
@@ -684,21 +675,21 @@ register_kind("sentence_min_tokens", Kind(
            "match": "the short sentence (per finding)", "count": "its token count (per finding)"},
     example=KindExample({"minimum": 3}, "Light. It reveals the truth.", False,
                         "1 sentence(s) with fewer than 3 alphabetic tokens (1)", analysis=_SENTENCES),
-))
-register_kind("connective_present", Kind(
+)
+SURFACE_KINDS["connective_present"] = Kind(
     _connective_present,
     {"connectives": Value(_TERMS, REQUIRED, "Whole words or phrases, matched case-insensitively.", non_empty=True)},
     prepare=_compile_connectives,
     summary="A listed connective occurs in the tail-stripped surface.",
     message="no connective in the surface",
     example=KindExample({"connectives": ["because"]}, "It is. It was.", False, "no connective in the surface"),
-))
-register_kind("not_only_tail", Kind(
+)
+SURFACE_KINDS["not_only_tail"] = Kind(
     _not_only_tail, {}, summary="The surface is more than the lane's tails ([analysis] tail_patterns).",
     message="the surface is only a provenance / trust tail",
     example=KindExample({}, "Some words.", True),
-))
-register_kind("grounding_in", Kind(
+)
+SURFACE_KINDS["grounding_in"] = Kind(
     _grounding_in,
     {
         "sources": Value(_TERMS, [], "Accepted grounding_source values.", non_empty=True),
@@ -719,8 +710,8 @@ register_kind("grounding_in", Kind(
     example=KindExample({"sources_field": "allowed_sources"}, "From the vault.", False,
                         "grounding_source `vault` is not one of pack, teaching",
                         case={"allowed_sources": ["pack", "teaching"]}, grounding="vault"),
-))
-register_kind("case_field_in_surface", Kind(
+)
+SURFACE_KINDS["case_field_in_surface"] = Kind(
     _case_field_in_surface,
     {"field": Value("string", REQUIRED, "The case field (dotted path; a string or a list of strings) whose "
                     "text must occur, case-insensitively.", non_empty=True)},
@@ -731,10 +722,10 @@ register_kind("case_field_in_surface", Kind(
     judged_without_case=True,
     example=KindExample({"field": "subject_lemma"}, "Light reveals meaning.", False,
                         "the surface never names `truth` (subject_lemma)", case={"subject_lemma": "truth"}),
-))
-register_kind("primed", Kind(_primed, {}, summary="The case ran priming prompts (a signal).",
-                             example=KindExample({}, "Anything.", False)))
-register_kind("vault_hits_min", Kind(
+)
+SURFACE_KINDS["primed"] = Kind(_primed, {}, summary="The case ran priming prompts (a signal).",
+                             example=KindExample({}, "Anything.", False))
+SURFACE_KINDS["vault_hits_min"] = Kind(
     _vault_hits_min,
     {
         "field": Value("string", REQUIRED, "The case field holding the minimum.", non_empty=True),
@@ -747,15 +738,15 @@ register_kind("vault_hits_min", Kind(
                         case={"min_vault_hits": 2}, chain={"vault_hits": 0}),
     message="probe vault_hits {value} < {field} {bound}",
     facts={"value": "the probe's vault_hits", "bound": "the minimum", "field": "the field"},
-))
-register_kind("replay_identical", Kind(
+)
+SURFACE_KINDS["replay_identical"] = Kind(
     _replay_identical, {}, unit="chain", summary="Both runs agree on trace_hash, vault_hits and proposal count.",
     facts={"problems": "what differs"},
     example=KindExample({}, "", False, "replay differs: vault_hits 2 != replay 3",
                         chain={"trace_hash": "ab", "trace_hash_replay": "ab", "vault_hits": 2, "vault_hits_replay": 3,
                                "proposal_count": 0, "proposal_count_replay": 0}),
-))
-register_kind("proposal_count_equal", Kind(
+)
+SURFACE_KINDS["proposal_count_equal"] = Kind(
     _proposal_count_equal,
     {
         "field": Value("string", REQUIRED, "The case field holding the expected count.", non_empty=True),
@@ -769,4 +760,4 @@ register_kind("proposal_count_equal", Kind(
     example=KindExample({"field": "expected_proposals"}, "", False,
                         "1 pack-mutation proposal(s) fired; expected_proposals is 2",
                         case={"expected_proposals": 2}, chain={"proposal_count": 1}),
-))
+)

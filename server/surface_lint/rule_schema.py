@@ -249,8 +249,8 @@ def _is_type(value: Any, type_name: str) -> bool:
         return isinstance(value, str)
     if type_name == "table":
         return isinstance(value, dict)
-    if type_name == "conditions":
-        return isinstance(value, dict) or (isinstance(value, list) and all(isinstance(v, dict) for v in value))
+    if type_name == "expression":
+        return True  # its check says what is wrong, the removed table form included
     if type_name == "integer":
         return isinstance(value, int) and not isinstance(value, bool)
     if type_name == "number":
@@ -266,7 +266,7 @@ def _is_type(value: Any, type_name: str) -> bool:
 def type_text(type_name: str) -> str:
     """A declared type as messages and the reference print it."""
     return {"regex": "string (a regex)", "list[regex]": "list[string] (regexes)", "table": "a table",
-            "conditions": "a table or a list of tables"}.get(
+            "expression": "string (an expression)"}.get(
         type_name, type_name)
 
 

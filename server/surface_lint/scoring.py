@@ -20,16 +20,37 @@ _Plan = tuple[tuple[PredicateSpec, str | None, str, Any], ...]
 
 
 def _plan(lane: Lane) -> _Plan:
-    """Per lane, once (kept on the lane object): each predicate with the case field it needs,
-    its name and its evaluator (read once here, not per subject)."""
-    memo = lane._memo
-    if memo.plan is None:
-        memo.plan = tuple((spec, spec.case_field, spec.name, spec.evaluate) for spec in lane.predicates)
-        memo.needed = tuple(dict.fromkeys(name for spec in lane.predicates for name in spec.reads))
-    return memo.plan
+    """Each predicate of the lane with the case field it needs, its name and its evaluator (read
+    once per evaluation, not per subject)."""
+    return tuple((spec, spec.case_field, spec.name, spec.evaluate) for spec in lane.predicates)
 
 
-MEMO_SIZE = 16384  # verdict sets kept per lane; the memo is cleared when it fills
+MEMO_SIZE = 16384  # verdict sets kept per evaluation; the memo is cleared when it fills
+
+
+class EvaluationMemo:
+    """One evaluation's state (a run, a `check`, an editor request): the lane's predicate plan,
+    built once, and its verdicts by key, bounded, and paused while it misses (on all-distinct
+    surfaces a memo only costs, so after a window with almost no hits it stands aside for a
+    while). It belongs to whoever evaluates (engine.pipeline.Evaluator), never to the `Lane`:
+    two evaluations of one lane share nothing, and a thread evaluating owns its memo."""
+
+    __slots__ = ("entries", "hits", "lane", "lookups", "needed", "paused", "plan")
+
+    WINDOW = 4096  # lookups per check of the hit rate
+    PAUSE = 65536  # evaluations without the memo after a window with under 1% hits
+
+    def __init__(self, lane: Lane) -> None:
+        self.lane = lane
+        # Verdicts by (surface, grounding, primed, the case fields predicates read): a deterministic
+        # runtime repeats its surfaces, and a verdict depends on nothing else.
+        self.entries: dict[tuple[Any, ...], Any] = {}
+        self.hits = 0
+        self.lookups = 0
+        self.paused = 0
+        self.plan: _Plan = _plan(lane)
+        # The case fields those predicates read, in plan order (the memo key's tail).
+        self.needed: tuple[str, ...] = tuple(dict.fromkeys(name for spec in lane.predicates for name in spec.reads))
 
 
 def evaluate(
@@ -37,15 +58,20 @@ def evaluate(
     subject: Subject,
     stored: Mapping[str, Any] | None = None,
     case_fields: Mapping[str, Any] | None = None,
+    memo: EvaluationMemo | None = None,
 ) -> Mapping[str, Verdict]:
     """Every predicate of the lane on one subject. A predicate that needs a case field the
     case lacks takes the report's stored verdict when there is one, else it is skipped.
 
-    Surface lanes memoise the result (read-only: callers copy before changing it) by
-    everything a surface predicate can read: the surface, grounding, priming and the case
-    fields its predicates name; chain lanes and report entries with stored verdicts do not."""
-    memo = lane._memo
-    plan = memo.plan or _plan(lane)
+    With an evaluation's `memo` (of this lane), surface lanes memoise the result (read-only:
+    callers copy before changing it) by everything a surface predicate can read: the surface,
+    grounding, priming and the case fields its predicates name; chain lanes and report entries
+    with stored verdicts do not. Without one nothing is kept."""
+    if memo is None:
+        return _evaluate(lane, _plan(lane), subject, stored, case_fields)
+    if memo.lane is not lane:
+        raise ValueError(f"an evaluation memo of lane {memo.lane.name!r} used for lane {lane.name!r}")
+    plan = memo.plan
     if stored is not None or lane.unit != "surface":
         return _evaluate(lane, plan, subject, stored, case_fields)
     if memo.paused:

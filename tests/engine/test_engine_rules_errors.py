@@ -11,8 +11,8 @@ from engine_support import FIXTURES, RULES, check, fts, write
 from surface_lint.cli import main
 from surface_lint.config import Config
 from surface_lint.engine import Engine
+from surface_lint.kinds import KINDS as REGISTERED
 from surface_lint.lanes import LaneError, load_lane, load_lanes
-from surface_lint.predicates import KINDS as REGISTERED
 
 USER_LANE = FIXTURES / "lanes" / "user_lane.toml"
 BACKTRACKING = FIXTURES / "lanes" / "backtracking_lane.toml"
@@ -214,23 +214,25 @@ def test_a_user_file_copying_a_shipped_pattern_runs_it_the_shipped_way(tmp_path:
 
 
 def test_a_reloaded_lane_never_inherits_a_freed_lanes_cached_plan(tmp_path: Path) -> None:
-    """Each lane keeps its own plan and memo (on the lane object, never keyed by id(lane),
-    which a reloaded rules file may reuse: a user edits a pattern, the old one kept applying)."""
+    """A plan and memo belong to one evaluation of one lane object (scoring.EvaluationMemo),
+    never keyed by id(lane), which a reloaded rules file may reuse: a user edits a pattern, the
+    old one kept applying."""
     import gc
 
     from surface_lint.predicates import Subject
-    from surface_lint.scoring import evaluate
+    from surface_lint.scoring import EvaluationMemo, evaluate
 
     text = USER_LANE.read_text("utf-8")
     old = load_lane(write(tmp_path / "old.toml", text), "contract")  # no_pattern: a+c
-    assert evaluate(old, Subject("aac"))["no_pattern"].passed is False
-    old_plan = old._memo.plan
+    old_memo = EvaluationMemo(old)
+    assert evaluate(old, Subject("aac"), memo=old_memo)["no_pattern"].passed is False
     del old
     gc.collect()  # the old lane is freed: its id may be reused by the next one
     new = load_lane(write(tmp_path / "new.toml", text.replace("'a+c'", "'x+y'")), "contract")
-    assert evaluate(new, Subject("aac"))["no_pattern"].passed is True
-    assert evaluate(new, Subject("xxy"))["no_pattern"].passed is False
-    assert new._memo.plan is not old_plan
+    memo = EvaluationMemo(new)
+    assert evaluate(new, Subject("aac"), memo=memo)["no_pattern"].passed is True
+    assert evaluate(new, Subject("xxy"), memo=memo)["no_pattern"].passed is False
+    assert memo.plan is not old_memo.plan
 
 
 def test_a_user_lane_is_checked_in_every_profile(tmp_path: Path) -> None:

@@ -75,7 +75,7 @@ max_field = "constraints.max_words"
 name = "accepted"
 code = "VV4"
 kind = "surface_in_list"
-when = { field = "kind", op = "==", value = "exact" }
+when = "case.kind == 'exact'"
 message = "the surface is none of the {total} accepted ({field})"
 [predicates.params]
 field = "accept_surfaces"
@@ -107,13 +107,13 @@ passing = ["has_terms"]
 [[metrics]]
 name = "exact_accepted_rate"
 passing = ["accepted"]
-when = { field = "kind", op = "==", value = "exact" }
+when = "case.kind == 'exact'"
 empty = 0.0
 
 [[metrics]]
 name = "exact_cases"
 kind = "count"
-when = [{ field = "kind", op = "in", value = ["exact"] }]
+when = "case.kind in ['exact']"
 """
 
 
@@ -196,11 +196,11 @@ def test_a_metric_when_selects_its_cases(tmp_path: Path) -> None:
          (40, 1, "predicate 'no_banned' (terms_present): give exactly one of `field` and `terms`")),
         ('max_field = "constraints.max_words"', 'max = 3\nmax_field = "constraints.max_words"',
          (51, 1, "predicate 'short' (count_between): give at most one of `max` and `max_field`")),
-        ('when = { field = "kind", op = "==", value = "exact" }\nmessage',
-         'when = { field = "kind", op = "~", value = "exact" }\nmessage',
-         (59, 1, "predicate 'accepted': `when` has op '~'; one of ==, !=, in, not in, <, <=, >, >=, exists, missing")),
-        ('when = [{ field = "kind", op = "in", value = ["exact"] }]', 'when = [{ field = "turn.id", op = "exists" }]',
-         (97, 1, "metric 'exact_cases': `when` names `turn.id`; the turn fields a condition can read are "
+        ("when = \"case.kind == 'exact'\"\nmessage", "when = \"case.kind ~ 'exact'\"\nmessage",
+         (59, 1, "predicate 'accepted': `when` is not an expression: expression \"case.kind ~ 'exact'\" does not parse: "
+                 "invalid syntax")),
+        ("when = \"case.kind in ['exact']\"", 'when = "turn.id != null"',
+         (97, 1, "metric 'exact_cases': `when` reads `turn.id`; the turn fields a condition can read are "
                   "turn.grounding_source, turn.primed, turn.surface")),
         ("[case_schema.fields.kind]\ntype = \"string\"", "[case_schema.fields.kind]\ntype = \"string\"\n"
          "[case_schema.fields.kind.fields.x]",
@@ -273,7 +273,7 @@ empty = 0.0
 [[metrics]]
 name = "scored"
 kind = "count"
-when = { field = "score", op = "exists" }
+when = "case.score != null"
 
 [thresholds.v1]
 checks = [{ metric = "ends_rate.b", op = ">=", value = 1.0 }, { metric = "mean_score", op = "<=", value = 0.5 }]
@@ -330,7 +330,8 @@ def test_applies_if_must_name_a_case_field() -> None:
 
 def test_a_kind_that_takes_its_template_as_a_param_gets_the_rules_message() -> None:
     """Kinds registered elsewhere may declare `message` among their params: the rule's key reaches them."""
-    from surface_lint.predicates import KINDS, Kind, failed, register_kind
+    from surface_lint.kinds import KINDS, register_kind
+    from surface_lint.predicates import Kind, failed
     from surface_lint.rule_schema import Value
 
     def build(params: Any) -> Any:

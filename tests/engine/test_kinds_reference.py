@@ -10,7 +10,7 @@ from engine_support import FIXTURES
 
 from surface_lint.cli import main
 from surface_lint.docs import reference_markdown, run_example
-from surface_lint.predicates import KINDS
+from surface_lint.kinds import KINDS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -54,7 +54,7 @@ def test_the_documented_recipe_for_a_new_kind_runs() -> None:
 
     text = (ROOT / "docs" / "rules.md").read_text("utf-8")
     code = text.split("```python\n", 1)[1].split("```", 1)[0]
-    probe = ("\nfrom surface_lint.docs import run_example\nfrom surface_lint.predicates import KINDS\n"
+    probe = ("\nfrom surface_lint.docs import run_example\nfrom surface_lint.kinds import KINDS\n"
              "kind = KINDS['not_shouting']\nverdict = run_example('not_shouting', kind, kind.example)\n"
              "print(verdict.passed, verdict.message)\n")
     env = {**os.environ, "PYTHONPATH": str(ROOT / "server")}

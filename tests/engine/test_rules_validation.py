@@ -93,12 +93,12 @@ def test_the_base_lane_loads() -> None:
          (19, 51, "threshold set 'v1', check 1: `tolerance` must be number, not string")),
         ("op = \">=\",", "op = \">=\", tolerance = -0.1,",
          (19, 51, "threshold set 'v1', check 1: `tolerance` must be at least 0, not -0.1")),
-        ('op = ">="', 'op = "=>"', (19, 40, 'threshold set \'v1\', check 1: `op` must be ">=", "<=", "==" or "~=", not "=>"')),
+        ('op = ">="', 'op = "=>"', (19, 40, 'threshold set \'v1\', check 1: `op` must be ">=", "<=", ">", "<", "==" or "~=", not "=>"')),
         ("value = 1.0", 'value = "1.0"', (19, 51, "threshold set 'v1', check 1: `value` must be number, not string")),
         ('op = ">=", value = 1.0 }', 'op = ">=" }', (19, 11, "threshold set 'v1', check 1: missing key `value`")),
         ('kind = "rate"', 'kind = "ratio"',
-         (15, 1, 'metric \'no_marker_rate\': `kind` must be "rate", "count", "thresholds_pass", "mean", "min", "max" '
-                 'or "sum", not "ratio"')),
+         (15, 1, 'metric \'no_marker_rate\': `kind` must be "rate", "count", "sum", "mean", "min", "max" '
+                 'or "thresholds_pass", not "ratio"')),
         ('kind = "rate"', 'kind = "rate"\nrunner = "yes"', (16, 1, "metric 'no_marker_rate': `runner` must be boolean, not string")),
         ('default_severity = "warning"', 'default_severity = "warning"\nreport = 0',
          (10, 1, "predicate 'no_marker': `report` must be boolean, not integer")),
@@ -110,16 +110,27 @@ def test_the_base_lane_loads() -> None:
          (19, 1, "threshold set 'v1': `checks` must be an array of tables, not integer")),
         ('[lane]\n', 'predicate = 3\n[lane]\n', (1, 1, "unknown key `predicate` at the top of the file (did you mean `[[predicates]]`?)")),
         # bad [details] sources
-        ('case_id = "case.id"', 'case_id = "case"',
-         (22, 1, "[details]: `case_id` must be `verdicts` or start with one of case., turn., chain., signal., analysis. "
-                 "and name a field, not `case`")),
+        ('case_id = "case.id"', 'case_id = "kase.id"',
+         (22, 1, "[details]: `case_id` reads `kase`; a [details] expression reads `case`, `turn`, `chain`, "
+                 "`analysis`, `verdicts` and `signal('NAME')`")),
         ('case_id = "case.id"', 'case_id = "turn.promt"',
-         (22, 1, "[details]: `case_id` names `turn.promt`, which is not one of turn.prompt, turn.surface, "
+         (22, 1, "[details]: `case_id` reads `turn.promt`, which is not one of turn.prompt, turn.surface, "
                  "turn.grounding (did you mean `turn.prompt`?)")),
         ('case_id = "case.id"', 'case_id = "case.category|uncategorised"',
-         (22, 1, '[details]: `case_id` has a default `uncategorised` that is not JSON (quote a string: "|\\"text\\"")')),
+         (22, 1, "[details]: `case_id` is the removed `SOURCE|DEFAULT` form, and its default `uncategorised` is not "
+                 "JSON; write an expression: \"default(case.category, 'text')\" (docs/rules.md, \"Details\")")),
+        ('case_id = "case.id"', 'case_id = "case.category|\\"none\\""',
+         (22, 1, "[details]: `case_id` is the removed `SOURCE|DEFAULT` form; write the expression "
+                 "\"default(case.category, 'none')\" (docs/rules.md, \"Details\")")),
+        ('case_id = "case.id"', 'case_id = "signal.no_marker&!@expected"',
+         (22, 1, "[details]: `case_id` is the removed `signal.A&B` form; write the expression "
+                 "\"signal('no_marker') and not signal('@expected')\" (docs/rules.md, \"Details\")")),
+        ('case_id = "case.id"', 'case_id = "signal(case.id)"',
+         (22, 1, "[details]: `case_id` calls `signal` without one quoted name: write `signal('NAME')`")),
+        ('case_id = "case.id"', 'case_id = "case.id +"',
+         (22, 1, "[details]: `case_id` is not an expression: expression 'case.id +' does not parse: invalid syntax")),
         ('case_id = "case.id"', "case_id = 3", (22, 1, "[details]: `case_id` must be string, not integer")),
-        ('case_id = "case.id"', 'case_id = "signal.no_markr"',
+        ('case_id = "case.id"', "case_id = \"signal('no_markr')\"",
          (22, 1, "[details] `case_id`: 'no_markr' is neither a predicate nor a case field")),
         # codes: the engine's own checks are not a predicate's
         ('code = "TY1"', 'code = "SL013"',
@@ -269,4 +280,6 @@ def test_a_rules_file_nested_too_deeply_is_an_error_not_a_crash() -> None:
     deep = BASE + "[analysis]\ntail_patterns = " + "[" * 3000 + "]" * 3000 + "\n"
     assert _error(deep) == (1, 1, "invalid TOML: arrays or inline tables nested too deeply")
     default = BASE.replace('case_id = "case.id"', 'case_id = "case.id|' + "[" * 3000 + "]" * 3000 + '"')
-    assert _error(default)[2].startswith("[details]: `case_id` has a default `[[[")
+    assert _error(default)[2].startswith("[details]: `case_id` is the removed `SOURCE|DEFAULT` form, and its "
+                                         "default `[[[")
+

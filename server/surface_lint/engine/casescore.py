@@ -16,10 +16,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..casework import Casework, CaseworkEvaluator, _compare
+from ..casework import Casework, CaseworkEvaluator
 from ..checks import CHECK_CODES as C
 from ..findings import Finding, Location, Severity
 from ..lanes import Lane, ThresholdCheck
+from ..operators import compare as _compare
 from ..predicates import Verdict
 from ..scoring import ThresholdResult
 from ..sources.base import JsonlReader, ReadStats, Record, check_finding

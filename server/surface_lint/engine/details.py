@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import json
+import ast
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..lanes import EXPECTED, Lane
+from ..caseexpr import Expr
+from ..lanes import DETAIL_ANALYSIS_FIELDS, DETAIL_CHAIN_FIELDS, EXPECTED, Lane, detail_expression
 from ..predicates import Context, Subject, Verdict
 from ..scoring import (
     signal,
@@ -55,9 +57,14 @@ def report_subject(lane: Lane, entry: ReportEntry, fields: Mapping[str, Any]) ->
 _Getter = Callable[[Mapping[str, Verdict], Subject, Mapping[str, Any], Mapping[str, Any] | None,
                     Mapping[str, Any] | None, Context | None, str | None], Any]
 
+_NO_DEFAULT: Any = object()
+
 
 class DetailsPlan:
-    """A lane's `[details]` compiled once: one getter per detail field, in the file's order."""
+    """A lane's `[details]` compiled once: one getter per detail field, in the file's order. Each
+    source is an expression (lanes.detail_expression); the shapes the shipped lanes write (`case.X`,
+    `default(case.X, LITERAL)`, `turn.X`, `chain.X`, `analysis.X`, `verdicts`, signals joined by
+    `and`) get a direct getter, any other expression is interpreted over the details scope."""
 
     __slots__ = ("empty_getters", "empty_template", "getters", "needs_context")
 
@@ -65,15 +72,12 @@ class DetailsPlan:
         getters: list[tuple[str, _Getter]] = []
         # Without case fields a `case.X` is its default (the id aside): a constant, not a call.
         empty: list[tuple[str, _Getter | None, Any]] = []
+        needs_context = False
         for key, source in lane.details.items():
-            expr, _, default_text = source.partition("|")
-            default = json.loads(default_text) if default_text else None
-            kind, _, name = expr.partition(".")
-            get = _getter(lane, kind, name, default)
+            expr = detail_expression(source)
+            needs_context = needs_context or "analysis" in expr.names
+            get, constant = _compiled(lane, expr)
             getters.append((key, get))
-            constant = kind == "case" and name != lane.schema.id_field and type(default) in _IMMUTABLE
-            # `signal.@expected` without case fields: what `signal` gives then (True, or False negated).
-            constant = constant or (kind == "signal" and all(n.lstrip("!") == EXPECTED for n in name.split("&")))
             if constant:
                 empty.append((key, None, get({}, _NO_SUBJECT, {}, None, None, None, None)))
             else:
@@ -83,7 +87,7 @@ class DetailsPlan:
         # and then the other fields filled in.
         self.empty_template: dict[str, Any] = {key: value for key, _, value in empty}
         self.empty_getters: tuple[tuple[str, _Getter], ...] = tuple((k, g) for k, g, _ in empty if g is not None)
-        self.needs_context = any(source.startswith("analysis.") for source in lane.details.values())
+        self.needs_context = needs_context
 
     def build(self, verdicts: Mapping[str, Verdict], subject: Subject, case_fields: Mapping[str, Any] | None,
               turn: Mapping[str, Any] | None, ctx: Context | None, case_id: str | None = None) -> dict[str, Any]:
@@ -101,29 +105,81 @@ class DetailsPlan:
 
 _IMMUTABLE = (str, int, float, bool, type(None))
 _NO_SUBJECT = Subject(surface="")
+_CHAIN_EMPTY = {"vault_hits": 0, "proposal_count": 0, "vault_hits_replay": 0, "proposal_count_replay": 0,
+                "trace_hash": "", "trace_hash_replay": ""}
+
+
+def _literal(node: ast.AST) -> Any:
+    """The value of a constant expression (no names but true/false/null), else _NO_DEFAULT."""
+    if any(isinstance(n, ast.Name) and n.id not in _CONSTANT_NAMES for n in ast.walk(node)) or any(
+            isinstance(n, ast.Call) for n in ast.walk(node)):
+        return _NO_DEFAULT
+    try:
+        return Expr(ast.unparse(node)).evaluate({})
+    except Exception:
+        return _NO_DEFAULT
+
+
+_CONSTANT_NAMES = ("true", "false", "null", "True", "False", "None")
+
+
+def _field(node: ast.AST, names: tuple[str, ...]) -> tuple[str, str] | None:
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in names:
+        return node.value.id, node.attr
+    return None
+
+
+def _signals(node: ast.AST) -> tuple[str, ...] | None:
+    """`signal('A') and not signal('B')` as ("A", "!B"), else None."""
+    parts = node.values if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And) else [node]
+    out: list[str] = []
+    for part in parts:
+        negate = isinstance(part, ast.UnaryOp) and isinstance(part.op, ast.Not)
+        call = part.operand if isinstance(part, ast.UnaryOp) and negate else part
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "signal"
+                and len(call.args) == 1 and isinstance(call.args[0], ast.Constant)):
+            return None
+        out.append(("!" if negate else "") + str(call.args[0].value))
+    return tuple(out)
+
+
+def _compiled(lane: Lane, expr: Expr) -> tuple[_Getter, bool]:
+    """A detail's getter, and whether it is a constant without case fields."""
+    tree = expr.tree
+    read = _field(tree, ("case", "turn", "chain", "analysis"))
+    default: Any = None
+    if (isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and tree.func.id == "default"
+            and len(tree.args) == 2 and _field(tree.args[0], ("case",)) is not None):
+        default = _literal(tree.args[1])
+        read = _field(tree.args[0], ("case",)) if default is not _NO_DEFAULT else None
+    if read is not None:
+        kind, name = read
+        get = _getter(lane, kind, name, default)
+        return get, kind == "case" and name != lane.schema.id_field and type(default) in _IMMUTABLE
+    if isinstance(tree, ast.Name) and tree.id == "verdicts":
+        return _verdicts_getter(lane), False
+    names = _signals(tree)
+    if names is not None:
+        get = _signal_getter(lane, names)
+        # Without case fields `signal('@expected')` is True (False negated): a constant.
+        return get, all(n.lstrip("!") == EXPECTED for n in names)
+    return _expression_getter(lane, expr), False
 
 
 def _getter(lane: Lane, kind: str, name: str, default: Any) -> _Getter:
-    """How one detail field is read: `case.X`, `turn.X`, `chain.X`, `signal.A&B`, `analysis.X`, `verdicts`."""
+    """How `case.X` (or `default(case.X, D)`), `turn.X`, `chain.X` and `analysis.X` are read."""
     if kind == "case":
         is_id = name == lane.schema.id_field
 
         def case(verdicts: Mapping[str, Verdict], subject: Subject, fields: Mapping[str, Any],
                  case_fields: Mapping[str, Any] | None, turn: Mapping[str, Any] | None, ctx: Context | None,
                  case_id: str | None) -> Any:
-            value = fields.get(name, default)
-            if is_id and value is None:
+            value = fields.get(name)
+            if value is None and is_id:
                 # Without a case file the record's own case id names the case (a report read
                 # back must score the same cases).
                 value = case_id if case_id else (default if default is not None else "")
-            if isinstance(default, bool):
-                return bool(value)
-            if isinstance(default, int):
-                try:
-                    return int(value)
-                except (TypeError, ValueError, OverflowError):
-                    return default
-            return value
+            return default if value is None else value
 
         return case
     if kind == "turn":
@@ -133,7 +189,7 @@ def _getter(lane: Lane, kind: str, name: str, default: Any) -> _Getter:
             return lambda v, subject, fields, cf, turn, ctx, cid: subject.surface
         return lambda v, subject, fields, cf, turn, ctx, cid: subject.grounding
     if kind == "chain":
-        empty: Any = 0 if name in ("vault_hits", "proposal_count") else ("" if name.startswith("trace_hash") else None)
+        empty: Any = _CHAIN_EMPTY.get(name)
 
         def chain(v: Mapping[str, Verdict], subject: Subject, fields: Mapping[str, Any],
                   cf: Mapping[str, Any] | None, turn: Mapping[str, Any] | None, ctx: Context | None,
@@ -142,22 +198,22 @@ def _getter(lane: Lane, kind: str, name: str, default: Any) -> _Getter:
             return empty if value is None else value
 
         return chain
-    if kind == "signal":
-        names = tuple(name.split("&"))
-        if all(n.lstrip("!") == EXPECTED for n in names):
-            # Without case fields nothing is expected: `signal` gives True (False negated).
-            uncased = all(not n.startswith("!") for n in names)
-            return lambda verdicts, subject, fields, cf, turn, ctx, cid: (
-                all(signal(n, lane, verdicts, cf) for n in names) if cf else uncased)
-        return lambda verdicts, subject, fields, cf, turn, ctx, cid: all(
-            signal(n, lane, verdicts, cf) for n in names)
-    if kind == "analysis":
-        if name != "sentence_count":
-            return lambda v, subject, fields, cf, turn, ctx, cid: None
-        return lambda v, subject, fields, cf, turn, ctx, cid: len(_context(ctx).analysis.sentences)
+    return lambda v, subject, fields, cf, turn, ctx, cid: len(_context(ctx).analysis.sentences)
+
+
+def _signal_getter(lane: Lane, names: tuple[str, ...]) -> _Getter:
+    if all(n.lstrip("!") == EXPECTED for n in names):
+        # Without case fields nothing is expected: `signal` gives True (False negated).
+        uncased = all(not n.startswith("!") for n in names)
+        return lambda verdicts, subject, fields, cf, turn, ctx, cid: (
+            all(signal(n, lane, verdicts, cf) for n in names) if cf else uncased)
+    return lambda verdicts, subject, fields, cf, turn, ctx, cid: all(signal(n, lane, verdicts, cf) for n in names)
+
+
+def _verdicts_getter(lane: Lane) -> Callable[..., dict[str, bool]]:
     reported = tuple(spec.name for spec in lane.predicates if spec.report)
-    # The lane memoises verdict sets (repeated surfaces share one mapping): one dict per mapping,
-    # held with it so that its id cannot be reused while it is here.
+    # The evaluation memoises verdict sets (repeated surfaces share one mapping): one dict per
+    # mapping, held with it so that its id cannot be reused while it is here.
     memo: dict[int, tuple[Mapping[str, Verdict], dict[str, bool]]] = {}
 
     def passed(verdicts: Mapping[str, Verdict], subject: Subject, fields: Mapping[str, Any],
@@ -173,6 +229,70 @@ def _getter(lane: Lane, kind: str, name: str, default: Any) -> _Getter:
         return value
 
     return passed
+
+
+class _Analysis:
+    """`analysis` in a [details] expression: read only when named."""
+
+    FIELDS = DETAIL_ANALYSIS_FIELDS
+    __slots__ = ("_ctx",)
+
+    def __init__(self, ctx: Context | None) -> None:
+        self._ctx = ctx
+
+    @property
+    def sentence_count(self) -> int:
+        return len(_context(self._ctx).analysis.sentences)
+
+
+def _expression_getter(lane: Lane, expr: Expr) -> _Getter:
+    """Any other [details] expression, interpreted over the whole scope (a value that fails, or
+    that is no JSON value, is null)."""
+    id_field = lane.schema.id_field
+    reported = tuple(spec.name for spec in lane.predicates if spec.report)
+
+    def evaluate(verdicts: Mapping[str, Verdict], subject: Subject, fields: Mapping[str, Any],
+                 cf: Mapping[str, Any] | None, turn: Mapping[str, Any] | None, ctx: Context | None,
+                 cid: str | None) -> Any:
+        case: Mapping[str, Any] = fields
+        if fields.get(id_field) is None:
+            case = {**fields, id_field: cid or ""}
+        scope = {
+            "case": case,
+            "turn": {"prompt": fields.get("prompt", (turn or {}).get("prompt")), "surface": subject.surface,
+                     "grounding": subject.grounding},
+            "chain": {name: (_CHAIN_EMPTY.get(name) if getattr(subject, name, None) is None
+                             else getattr(subject, name)) for name in DETAIL_CHAIN_FIELDS},
+            "analysis": _Analysis(ctx),
+            "verdicts": {n: verdicts[n].passed for n in reported if n in verdicts},
+        }
+
+        def signal_of(name: str) -> bool:
+            if name == EXPECTED and not cf:
+                return True  # no case, nothing expected
+            return signal(name, lane, verdicts, cf)
+
+        try:
+            value = expr.evaluate(scope, {"signal": signal_of})
+        except Exception:
+            return None
+        return value if _json_value(value) else None
+
+    return evaluate
+
+
+def _json_value(value: Any, depth: int = 0) -> bool:
+    if depth > 64:
+        return False
+    if value is None or isinstance(value, (str, bool, int)):
+        return True
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, list):
+        return all(_json_value(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _json_value(v, depth + 1) for k, v in value.items())
+    return False
 
 
 _MEMO_SIZE = 4096

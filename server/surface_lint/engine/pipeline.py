@@ -17,10 +17,10 @@ from typing import Any, cast
 
 from ..checks import CHECK_CODES as C
 from ..findings import Finding, Fix, Location, Severity
-from ..lanes import Lane, PredicateSpec
+from ..lanes import Lane, PredicateSpec, detail_is_derived
 from ..predicates import Context, Subject, Verdict
+from ..scoring import EvaluationMemo, expected_names
 from ..scoring import evaluate as lane_verdicts
-from ..scoring import expected_names
 from ..sources.base import Record, check_finding, has_surrogate_escape, repair_surrogates
 from ..sources.cases import Case
 from ..sources.transcripts import Transcript, Turn
@@ -383,11 +383,12 @@ class Evaluator:
         self.levels = levels  # configured severity per predicate name (config.resolve_severity)
         self.reference = reference or lane
         self._levels: dict[str, Severity | None] = {}  # configured severity per predicate, parsed once
+        self.memo = EvaluationMemo(lane)  # this evaluation's plan and verdict memo (never the Lane's)
 
     def evaluate(self, joined: Joined, findings: bool = True) -> Evaluated:
         """Verdicts always; predicate findings when `findings` (scoring asks only for the first
         failing cases it shows); a report entry's stored flags are always checked."""
-        verdicts = lane_verdicts(self.lane, joined.subject, joined.stored, joined.fields)
+        verdicts = lane_verdicts(self.lane, joined.subject, joined.stored, joined.fields, self.memo)
         casework = self.lane.casework
         if casework is not None and joined.kind == TURN:  # only what the lane judges on this turn
             verdicts = {k: v for k, v in verdicts.items() if casework.judges(k, joined.record.data, joined.fields)}
@@ -477,7 +478,7 @@ class Evaluator:
         computed = build_details(reference, verdicts, subject, fields, entry, Context(subject, reference.analysis))
         out = []
         for key, source in reference.details.items():
-            if not source.startswith(("signal.", "verdicts", "analysis.")) or key not in entry:
+            if not detail_is_derived(source) or key not in entry:
                 continue
             stored, ours = entry[key], computed.get(key)
             pairs = ([((key, k), stored.get(k), v) for k, v in ours.items() if k in stored]

@@ -192,7 +192,7 @@ class LaneScorer:
                     signals = signal_values(self.lane, self.signals, verdicts, fields)
                 reported = self.reported
                 failed = tuple([n for n, v in verdicts.items() if not v.passed and n in reported])
-                if not self.lane._memo.paused:  # a paused lane memo gives every record a new mapping
+                if not self.evaluator.memo.paused:  # a paused memo gives every record a new mapping
                     if len(by_verdicts) >= _BY_VERDICTS_SIZE:
                         by_verdicts.clear()
                     # The mapping is held, so its id cannot be reused while it is here.
