@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from . import __version__
 from .config import Config, ConfigError, find_config, load_config
-from .engine import Engine, UsageError
+from .engine import Engine, LaneResult, UsageError
 from .findings import Finding, Severity
 from .lanes import DEFAULT_PROFILE, PROFILES
 from .outputs import open_output, printable, refuse_input
@@ -281,8 +281,6 @@ def run_lane(argv: Sequence[str]) -> int:
 
         _github_summary(lambda o, out: markdown.write_lane(result, o, out), options, inputs)
     if args.update_baseline:
-        from .baseline import write_baseline
-
         write_baseline(args.baseline, result, inputs)
         print(f"surface-lint: wrote the baseline {printable(str(args.baseline))}", file=sys.stderr)
     return EXIT_FAIL if result.passed is False or not baseline_ok else EXIT_OK
@@ -569,6 +567,16 @@ def parse_tcp(value: str) -> tuple[str, int]:
     if port > 65535:
         raise UsageError(f"--tcp {value}: the port must be a number from 0 to 65535 (0: any free port), not {port}")
     return (DEFAULT_TCP_HOST if host == "localhost" else host), port
+
+
+def write_baseline(path: Path, result: LaneResult, inputs: Sequence[str] = ()) -> None:
+    """`--update-baseline`: the run's `--output-format json`, atomically like every output (a kill
+    mid-write leaves the old baseline whole). Here, not in baseline.py: writing a report is a
+    reporter's job, and the comparison (baseline.py) sits below the reporters."""
+    from .reporters.json_format import write_lane
+
+    with open_output(path, inputs, "--update-baseline") as out:  # streamed: the cases are not held
+        write_lane(result, out)
 
 
 def run_server(argv: Sequence[str]) -> int:
