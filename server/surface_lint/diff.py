@@ -18,9 +18,9 @@ from .engine import LaneResult, UsageError
 from .engine.caseindex import KeyedRows
 from .engine.results import Rows
 from .engine.spool import Spool
+from .engine.views import CaseView, PredicateFailure, fmt_value, iter_outcome_views, numeric
 from .findings import Severity
 from .lanes import Lane
-from .reporters.common import CaseView, PredicateFailure, fmt_value, iter_outcome_views, numeric
 
 EPSILON = 1e-12  # metrics are rounded to 4 places; this only absorbs float noise
 _LOOKUPS = 512  # new-run cases looked up in the old run at once
