@@ -579,11 +579,19 @@ def write_baseline(path: Path, result: LaneResult, inputs: Sequence[str] = ()) -
         write_lane(result, out)
 
 
-def run_server(argv: Sequence[str]) -> int:
+# The language server's `start`, loaded on demand: given to `main` by the package's entry point
+# (surface_lint/__main__.py), so that the command line never imports the language server.
+StartServer = Callable[[tuple[str, int] | None], None]
+LoadServer = Callable[[], StartServer]
+
+
+def run_server(argv: Sequence[str], load_server: LoadServer | None = None) -> int:
     args = _server_parser().parse_args(argv)
     address = parse_tcp(args.tcp) if args.tcp is not None else None
+    if load_server is None:
+        raise UsageError("the language server is started by the `surface-lint` command (surface_lint.__main__)")
     try:
-        from .lsp import start
+        start = load_server()
     except ModuleNotFoundError as exc:  # the `lsp` extra is not installed
         raise UsageError(
             f"the language server needs pygls and lsprotocol ({exc}); install them with: "
@@ -602,7 +610,7 @@ def run_server(argv: Sequence[str]) -> int:
     return EXIT_OK
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, load_server: LoadServer | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if isinstance(sys.stdout, io.TextIOWrapper):
         # Text that cannot be encoded (an unpaired surrogate) is escaped, as in `-o` files.
@@ -610,8 +618,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if argv and argv[0] in SUBCOMMANDS:
             command, rest = argv[0], argv[1:]
-            return {"check": run_check, "rule": run_rule, "server": run_server, "lanes": run_lanes,
-                    "diff": run_diff}[command](rest)
+            if command == "server":
+                return run_server(rest, load_server)
+            return {"check": run_check, "rule": run_rule, "lanes": run_lanes, "diff": run_diff}[command](rest)
         return run_lane(argv)
     except UsageError as exc:
         print(f"surface-lint: error: {printable(str(exc))}", file=sys.stderr)
