@@ -15,7 +15,7 @@ from __future__ import annotations
 import io
 import pickle
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..casework import Blame, Casework, CaseworkEvaluator
 from ..checks import CHECK_CODES as C
@@ -29,9 +29,7 @@ from ..suppress import SUPPRESSION_KEY, disabled_rules
 from .caseindex import scratch_db
 from .pipeline import Evaluator
 from .results import CaseIndex
-
-if TYPE_CHECKING:
-    from .core import Engine
+from .services import EngineServices
 
 MEMORY_RECORDS = 4096  # records held in memory before the groups move to disk
 _BATCH = 1024  # rows written per executemany
@@ -148,7 +146,7 @@ def case_findings(evaluator: Evaluator, casework: Casework, case: Case, records:
     return sorted_findings(out)
 
 
-def check_case_lines(engine: Engine, path: str, lines: Sequence[tuple[int, str]], kind: str, lane: Lane,
+def check_case_lines(engine: EngineServices, path: str, lines: Sequence[tuple[int, str]], kind: str, lane: Lane,
                      cases: CaseIndex) -> list[Finding]:
     """The case findings of a document's lines (the editor gives one case's lines): each line read
     as the whole-file check reads it (its own reader: the line's findings are the line path's),
