@@ -256,7 +256,7 @@ def render(report: Report, assigned: dict[str, str]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="import_graph.py", description=__doc__.split("\n")[0])
     parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[1] / "server" / PACKAGE)
     parser.add_argument("--assign", action="append", default=[], metavar="MODULE=LAYER",
                         help="place a loose top-level module in a layer (for a tree not yet moved)")
