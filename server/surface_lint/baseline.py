@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -107,12 +106,3 @@ def check_baseline(path: Path, result: LaneResult, lane: Lane, tolerance: float)
     deltas = compare_metrics(lane, data["metrics"], result.metrics, result.threshold_set, tolerance,
                              results=(result.thresholds,))
     return BaselineReport(str(path), tolerance, deltas)
-
-
-def write_baseline(path: Path, result: LaneResult, inputs: Sequence[str] = ()) -> None:
-    """Atomically, like every output (a kill mid-write leaves the old baseline whole)."""
-    from .outputs import open_output
-    from .reporters.json_format import write_lane
-
-    with open_output(path, inputs, "--update-baseline") as out:  # streamed: the cases are not held
-        write_lane(result, out)

@@ -281,8 +281,6 @@ def run_lane(argv: Sequence[str]) -> int:
 
         _github_summary(lambda o, out: markdown.write_lane(result, o, out), options, inputs)
     if args.update_baseline:
-        from .baseline import write_baseline
-
         write_baseline(args.baseline, result, inputs)
         print(f"surface-lint: wrote the baseline {printable(str(args.baseline))}", file=sys.stderr)
     return EXIT_FAIL if result.passed is False or not baseline_ok else EXIT_OK
@@ -591,11 +589,29 @@ def parse_tcp(value: str) -> tuple[str, int]:
     return (DEFAULT_TCP_HOST if host == "localhost" else host), port
 
 
-def run_server(argv: Sequence[str]) -> int:
+def write_baseline(path: Path, result: LaneResult, inputs: Sequence[str] = ()) -> None:
+    """`--update-baseline`: the run's `--output-format json`, atomically like every output (a kill
+    mid-write leaves the old baseline whole). Here, not in baseline.py: writing a report is a
+    reporter's job, and the comparison (baseline.py) sits below the reporters."""
+    from .reporters.json_format import write_lane
+
+    with open_output(path, inputs, "--update-baseline") as out:  # streamed: the cases are not held
+        write_lane(result, out)
+
+
+# The language server's `start`, loaded on demand: given to `main` by the package's entry point
+# (surface_lint/__main__.py), so that the command line never imports the language server.
+StartServer = Callable[[tuple[str, int] | None], None]
+LoadServer = Callable[[], StartServer]
+
+
+def run_server(argv: Sequence[str], load_server: LoadServer | None = None) -> int:
     args = _server_parser().parse_args(argv)
     address = parse_tcp(args.tcp) if args.tcp is not None else None
+    if load_server is None:
+        raise UsageError("the language server is started by the `surface-lint` command (surface_lint.__main__)")
     try:
-        from .lsp import start
+        start = load_server()
     except ModuleNotFoundError as exc:  # the `lsp` extra is not installed
         raise UsageError(
             f"the language server needs pygls and lsprotocol ({exc}); install them with: "
@@ -614,7 +630,7 @@ def run_server(argv: Sequence[str]) -> int:
     return EXIT_OK
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, load_server: LoadServer | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if isinstance(sys.stdout, io.TextIOWrapper):
         # Text that cannot be encoded (an unpaired surrogate) is escaped, as in `-o` files.
@@ -622,8 +638,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if argv and argv[0] in SUBCOMMANDS:
             command, rest = argv[0], argv[1:]
-            return {"check": run_check, "rule": run_rule, "server": run_server, "lanes": run_lanes,
-                    "diff": run_diff}[command](rest)
+            if command == "server":
+                return run_server(rest, load_server)
+            return {"check": run_check, "rule": run_rule, "lanes": run_lanes, "diff": run_diff}[command](rest)
         return run_lane(argv)
     except UsageError as exc:
         print(f"surface-lint: error: {printable(str(exc))}", file=sys.stderr)

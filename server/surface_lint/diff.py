@@ -24,10 +24,10 @@ from .engine import LaneResult, UsageError
 from .engine.caseindex import KeyedRows
 from .engine.results import Rows
 from .engine.spool import Spool
+from .engine.views import CaseView, PredicateFailure, fmt_value, iter_outcome_views, numeric
 from .findings import Severity
 from .lanes import Lane
 from .predicates import Verdict
-from .reporters.common import CaseView, PredicateFailure, fmt_value, iter_outcome_views, numeric
 from .scoring import Outcome, ThresholdResult
 
 EPSILON = 1e-12  # metrics are rounded to 4 places; this only absorbs float noise

@@ -21,9 +21,9 @@ from pathlib import Path
 
 from .diff import LaneDiff, diff_results
 from .engine import Engine, LaneResult, UsageError, first_object
+from .engine.views import CaseView, iter_outcome_views, reported_predicates
 from .findings import Location
 from .lanes import Lane
-from .reporters.common import CaseView, iter_outcome_views, reported_predicates
 from .sources.base import JsonlReader, Record
 from .sources.transcripts import iter_turns, read_report, sniff
 

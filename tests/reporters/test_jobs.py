@@ -10,7 +10,8 @@ import pytest
 from reporters_support import LANE, cli
 
 from surface_lint.engine import Engine
-from surface_lint.engine.score import Part, independent, score_file, start_worker
+from surface_lint.engine.core import score_file, start_worker
+from surface_lint.engine.score import Part, independent
 from surface_lint.parallel import ordered_map
 
 

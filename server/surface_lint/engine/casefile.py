@@ -13,18 +13,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import chain
-from typing import IO, TYPE_CHECKING
+from typing import IO
 
 from ..checks import CHECK_CODES as C
 from ..findings import Finding
+from ..lanes import Lane
 from ..sources.base import ReadStats
 from ..sources.cases import CaseFile, sibling_case_files, split_of
 from ..suppress import Suppressions
 from .caseindex import CaseIndex, IdSet
 from .detect import first_object
-
-if TYPE_CHECKING:
-    from .check import DocumentChecker
+from .services import EngineServices
 
 HEAD_BYTES = 65536  # what lane detection reads of a case file first (as `Engine.load_cases`)
 # The codes of the findings across files: only an own finding with one of them can be the same one.
@@ -36,18 +35,16 @@ def _place(finding: Finding) -> str:
     return f"{finding.code}:{loc.line}:{loc.column}:{loc.end_line}:{loc.end_column}"
 
 
-def check_case_file(checker: DocumentChecker, path: str, stream: IO[bytes], lane_name: str | None,
-                    sink: Callable[[Finding], None], memory_cases: int | None = None) -> ReadStats:
-    """One case file's findings to `sink` and its read counts; `stream` is at its start."""
-    from .check import split_rank
-
-    engine = checker.engine
+def check_case_file(engine: EngineServices, lane_of: Callable[[dict[str, object] | None], Lane], path: str,
+                    stream: IO[bytes], lane_name: str | None, sink: Callable[[Finding], None], memory_cases: int | None = None) -> ReadStats:
+    """One case file's findings to `sink` and its read counts; `stream` is at its start. `lane_of`:
+    the lane of the file given its first record (`--lane`, else detected)."""
     first = first_object(stream.read(HEAD_BYTES))
     if first is None and not lane_name:  # no whole record in the head: as `load_cases`, the whole file
         stream.seek(0)
         first = first_object(stream.read())
     stream.seek(0)
-    lane = checker._lane(path, "cases", lane_name, b"", None, first)
+    lane = lane_of(first)
     max_line = engine.config.max_line_bytes
     # Canonical split order (dev, public, holdouts): the later twin is the one flagged, whichever file is checked.
     siblings = [str(p) for p in sibling_case_files(path, lane.name)]
@@ -79,3 +76,7 @@ def check_case_file(checker: DocumentChecker, path: str, stream: IO[bytes], lane
         return index.files[mine].stats
     finally:
         index.close()
+
+
+def split_rank(case_file: CaseFile) -> int:
+    return {"dev": 0, "public": 1, "holdouts": 2}.get(case_file.split or "", 3)

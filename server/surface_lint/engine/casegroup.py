@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import marshal
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..casework import Blame, CaseOutcome, Casework, CaseworkEvaluator
 from ..checks import CHECK_CODES as C
@@ -29,10 +29,8 @@ from ..suppress import SUPPRESSION_KEY, disabled_rules
 from .caseindex import scratch_db
 from .pipeline import Evaluator
 from .results import CaseIndex
+from .services import EngineServices
 from .spool import Spool
-
-if TYPE_CHECKING:
-    from .core import Engine
 
 MEMORY_RECORDS = 4096  # records held in memory before the groups move to disk
 _BATCH = 1024  # rows written per executemany
@@ -212,7 +210,7 @@ def judge_case(evaluator: Evaluator, cases: CaseworkEvaluator, casework: Casewor
     return outcome, sorted_findings(out)
 
 
-def check_case_lines(engine: Engine, path: str, lines: Sequence[tuple[int, str]], kind: str, lane: Lane,
+def check_case_lines(engine: EngineServices, path: str, lines: Sequence[tuple[int, str]], kind: str, lane: Lane,
                      cases: CaseIndex) -> list[Finding]:
     """The case findings of a document's lines (the editor gives one case's lines): (number, text
     without its line end), read as the whole-file check reads them at those numbers (the

@@ -9,21 +9,19 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Iterator, Sequence
-from typing import IO, TYPE_CHECKING
+from typing import IO
 
 from ..findings import Finding, sorted_findings
 from ..lanes import Lane
 from ..sources.base import JsonlReader, NumberedLines, ReadStats, Record
-from ..sources.cases import CaseFile, duplicate_findings, leak_findings, read_case_file, sibling_case_files
+from ..sources.cases import duplicate_findings, leak_findings, read_case_file, sibling_case_files
 from ..sources.transcripts import iter_turns, read_report, sniff, sniff_stream
-from .casefile import check_case_file
+from .casefile import check_case_file, split_rank
 from .casegroup import CaseGroups, case_findings
 from .detect import first_object
 from .pipeline import CHAIN, Evaluator, HeldFindings, Joined, Suppressions, join_report, join_turns
 from .results import SURFACE_PATH, CaseIndex, DocResult, LineCheck, RecordInfo, UsageError
-
-if TYPE_CHECKING:
-    from .core import Engine
+from .services import EngineServices
 
 HEAD_BYTES = 65536  # what shape and lane detection read of a file
 
@@ -63,7 +61,8 @@ def _id_key(record: Record, key: str) -> str | None:
     return key if key in record.data else None
 
 
-def turn_stream(engine: Engine, path: str, stream: IO[bytes] | NumberedLines, kind: str, lane: Lane, cases: CaseIndex | None,
+def turn_stream(engine: EngineServices, path: str, stream: IO[bytes] | NumberedLines, kind: str, lane: Lane,
+                cases: CaseIndex | None,
                 want_records: bool, primed: frozenset[str] = frozenset(),
                 reader: JsonlReader | None = None, case_groups: bool = False,
                 groups: CaseGroups | None = None) -> Iterator[tuple[list[Finding], RecordInfo | None]]:
@@ -138,7 +137,7 @@ class CaseSession:
     bound), and each case is judged once, when every file is read, its findings at the capture
     lines (in whichever file) that decided it."""
 
-    def __init__(self, engine: Engine, cases: CaseIndex | None) -> None:
+    def __init__(self, engine: EngineServices, cases: CaseIndex | None) -> None:
         self.engine = engine
         self.cases = cases
         self._lanes: dict[str, tuple[Lane, CaseGroups]] = {}
@@ -172,7 +171,7 @@ class CaseSession:
         self._lanes = {}
 
 
-def check_lines(engine: Engine, path: str, lines: Sequence[tuple[int, str, str | None]], kind: str, lane: Lane,
+def check_lines(engine: EngineServices, path: str, lines: Sequence[tuple[int, str, str | None]], kind: str, lane: Lane,
                 cases: CaseIndex | None) -> list[LineCheck]:
     """Lines of a turn/telemetry JSONL document, each checked as `Engine.check_line` checks it
     alone, in one read: one reader and one evaluator for them all, and each line its own join
@@ -220,7 +219,7 @@ def check_lines(engine: Engine, path: str, lines: Sequence[tuple[int, str, str |
 class DocumentChecker:
     """`Engine.check_bytes` / `Engine.check_file`: one document's findings."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: EngineServices) -> None:
         self.engine = engine
 
     def _lane(self, path: str, kind: str, lane_name: str | None, head: bytes,
@@ -305,7 +304,8 @@ class DocumentChecker:
                 # The records that parse decide the kind (never line 1 alone).
                 detected = kind or sniff_stream(fh)
                 if detected == "cases":  # streamed as well (casefile.py): memory does not grow with the file
-                    return check_case_file(self, path, fh, lane_name, sink)
+                    return check_case_file(self.engine, lambda first: self._lane(path, "cases", lane_name, b"", None, first),
+                                           path, fh, lane_name, sink)
                 whole_document = detected in ("cases", "report")
                 if not whole_document:
                     turn_kind = detected or "turns"
@@ -341,7 +341,4 @@ class DocumentChecker:
         except (OSError, UsageError):
             return False
 
-
-def split_rank(case_file: CaseFile) -> int:
-    return {"dev": 0, "public": 1, "holdouts": 2}.get(case_file.split or "", 3)
 

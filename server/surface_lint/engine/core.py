@@ -27,7 +27,7 @@ from .results import (
     RecordInfo,
     UsageError,
 )
-from .score import FileMapper, LaneScorer, independent, score_file, start_worker
+from .score import FileMapper, LaneScorer, Part, Scored, independent
 
 
 class Engine:
@@ -255,3 +255,32 @@ class Engine:
         if lane is None:
             raise UsageError(f"{path}: cannot tell which lane this run belongs to (use --lane)")
         return lane
+
+
+# --- worker processes (started by the caller's mapper; the engine imports no pool) --------
+# Here, beside the Engine each worker builds: score.py never imports the façade.
+
+_WORKER: dict[str, Any] = {}  # per worker process: its engine, lane, case index and texts
+
+
+def start_worker(config: Config, profile: str, lane_name: str, case_paths: Sequence[str],
+                 texts: Mapping[str, bytes]) -> None:
+    engine = Engine(config, profile)
+    lane = engine.lane(lane_name)
+    index = engine.load_cases(case_paths, lane, texts)[1] if case_paths else None
+    _WORKER.update(engine=engine, lane=lane, index=index, texts=texts)
+
+
+def score_file(path: str, want_rows: bool, finding_limit: int | None) -> Part:
+    """One file's scored records, in a worker process."""
+    engine: Engine = _WORKER["engine"]
+    # The first `finding_limit` failing cases of all files are among the first of each file.
+    scorer = LaneScorer(engine, _WORKER["lane"], _WORKER["index"], want_rows, finding_limit)
+    kept: list[Scored] = []
+    scorer.on_scored = kept.append
+    scorer.track_touched = True
+    scorer.read([path], _WORKER["texts"])
+    problems = [f for _, f in scorer.findings]
+    scorer.findings.close()
+    return Part(kept, problems, scorer.stats, set(scorer.unknown), scorer.touched, scorer.unscored, scorer.declared,
+                scorer.reports_read)

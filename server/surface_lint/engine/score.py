@@ -14,10 +14,9 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..checks import CHECK_CODES as C
-from ..config import Config
 from ..findings import Finding, Location, Severity
 from ..lanes import EXPECTED, Lane
 from ..predicates import Context, Verdict
@@ -29,10 +28,8 @@ from .compact import CompactOutcomes, whole_record
 from .details import DetailsPlan
 from .pipeline import Evaluated, Evaluator, Joined, join_report, join_turns
 from .results import CaseIndex, LaneResult, Rows, UsageError
+from .services import EngineServices
 from .spool import Mapped, Spool, fewer_collections
-
-if TYPE_CHECKING:
-    from .core import Engine
 
 # A mapper runs `fn(*args)` for each args in `calls` (in worker processes) and returns the
 # results in input order: parallel.ordered_map, given by the caller (the engine starts no process).
@@ -101,7 +98,7 @@ NO_CASE_ID, UNKNOWN_ID, NOT_SCORED = "no_case_id", "unknown_id", "not_scored"
 class LaneScorer:
     """Folds the joined records of one lane run into a tally, case rows and findings."""
 
-    def __init__(self, engine: Engine, lane: Lane, index: CaseIndex | None, want_rows: bool,
+    def __init__(self, engine: EngineServices, lane: Lane, index: CaseIndex | None, want_rows: bool,
                  finding_limit: int | None) -> None:
         self.engine = engine
         self.lane = lane
@@ -488,36 +485,6 @@ def _row_outcome(row: tuple[Any, ...]) -> Outcome:
                 for n, message, spans, target, timed_out, span_messages in failures} if failures else {}
     severities = {n: Severity(v) if v is not None else None for n, v in levels} if levels else {}
     return Outcome(case_id, signals, grounding, details, failed, findings, verdicts, judged, severities)
-
-
-# --- worker processes (started by the caller's mapper; the engine imports no pool) --------
-
-_WORKER: dict[str, Any] = {}  # per worker process: its engine, lane, case index and texts
-
-
-def start_worker(config: Config, profile: str, lane_name: str, case_paths: Sequence[str],
-                 texts: Mapping[str, bytes]) -> None:
-    from .core import Engine
-
-    engine = Engine(config, profile)
-    lane = engine.lane(lane_name)
-    index = engine.load_cases(case_paths, lane, texts)[1] if case_paths else None
-    _WORKER.update(engine=engine, lane=lane, index=index, texts=texts)
-
-
-def score_file(path: str, want_rows: bool, finding_limit: int | None) -> Part:
-    """One file's scored records, in a worker process."""
-    engine: Engine = _WORKER["engine"]
-    # The first `finding_limit` failing cases of all files are among the first of each file.
-    scorer = LaneScorer(engine, _WORKER["lane"], _WORKER["index"], want_rows, finding_limit)
-    kept: list[Scored] = []
-    scorer.on_scored = kept.append
-    scorer.track_touched = True
-    scorer.read([path], _WORKER["texts"])
-    problems = [f for _, f in scorer.findings]
-    scorer.findings.close()
-    return Part(kept, problems, scorer.stats, set(scorer.unknown), scorer.touched, scorer.unscored, scorer.declared,
-                scorer.reports_read)
 
 
 def independent(parts: Sequence[Part]) -> bool:

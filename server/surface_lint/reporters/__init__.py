@@ -6,60 +6,39 @@ A format may support only some kinds of run.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TextIO
-
-from ..engine import LaneResult
-from ..engine.results import Rows
-from ..findings import Finding
 from . import diff_text, github, html, json_format, jsonl, junit, markdown, sarif, text
-from .common import RuleInfo, SafeOut, capture
-
-if TYPE_CHECKING:
-    from ..baseline import BaselineReport
-    from ..diff import LaneDiff
-    from ..lanes import Lane
-
-DEFAULT_ANNOTATION_LIMIT = 50
-STEP_SUMMARY_LIMIT = 1024 * 1024  # GitHub rejects a step summary above 1 MiB
-
-
-@dataclass(frozen=True)
-class CheckRun:
-    """What `surface-lint check` found: the findings (sorted; may be kept on disk: iterate them)
-    plus what was read."""
-
-    findings: Rows[Finding]
-    profile: str
-    files: list[str]
-    lines: int
-    records: int
-    errors: int
-    blank: int
-    skipped: int
-
-
-@dataclass(frozen=True)
-class RenderOptions:
-    """Everything a renderer may need beyond the result itself."""
-
-    colour: bool = False
-    annotation_limit: int = DEFAULT_ANNOTATION_LIMIT  # github: annotations printed at most
-    byte_limit: int | None = None  # markdown: stay under this many UTF-8 bytes
-    rules: Mapping[str, RuleInfo] = field(default_factory=dict)  # code -> docs (sarif, html)
-    lane: Lane | None = None  # the scored lane (predicate order, metric kinds)
-    baseline: BaselineReport | None = None  # the ratchet's comparison, shown where it fits
-
-
-RenderCheck = Callable[[CheckRun, RenderOptions], str]
-RenderLane = Callable[[LaneResult, RenderOptions], str]
-RenderDiff = Callable[["LaneDiff", RenderOptions], str]
-# Writers render to a stream as the rows come (memory stays flat); the renderers above give
-# the same text as one string.
-WriteCheck = Callable[[CheckRun, RenderOptions, TextIO], None]
-WriteLane = Callable[[LaneResult, RenderOptions, TextIO], None]
-WriteDiff = Callable[["LaneDiff", RenderOptions, TextIO], None]
+from .common import RuleInfo as RuleInfo
+from .common import SafeOut, capture
+from .options import (
+    DEFAULT_ANNOTATION_LIMIT as DEFAULT_ANNOTATION_LIMIT,
+)
+from .options import (
+    STEP_SUMMARY_LIMIT as STEP_SUMMARY_LIMIT,
+)
+from .options import (
+    CheckRun as CheckRun,
+)
+from .options import (
+    RenderCheck as RenderCheck,
+)
+from .options import (
+    RenderDiff as RenderDiff,
+)
+from .options import (
+    RenderLane as RenderLane,
+)
+from .options import (
+    RenderOptions as RenderOptions,
+)
+from .options import (
+    WriteCheck as WriteCheck,
+)
+from .options import (
+    WriteDiff as WriteDiff,
+)
+from .options import (
+    WriteLane as WriteLane,
+)
 
 CHECK_WRITERS: dict[str, WriteCheck] = {
     "text": lambda run, o, out: text.write_check(run, out, o.colour),

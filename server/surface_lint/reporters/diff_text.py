@@ -10,7 +10,7 @@ from .common import display_path, fmt_value
 
 if TYPE_CHECKING:
     from ..diff import LaneDiff
-    from . import RenderOptions
+    from .options import RenderOptions
 
 _RED, _GREEN, _RESET = "\x1b[31m", "\x1b[32m", "\x1b[0m"
 

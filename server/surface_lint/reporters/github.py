@@ -16,7 +16,7 @@ from .common import SafeOut, capture, display_path, fmt_value
 
 if TYPE_CHECKING:
     from ..diff import LaneDiff
-    from . import CheckRun, RenderOptions
+    from .options import CheckRun, RenderOptions
 
 COMMANDS = {
     Severity.ERROR: "error",

@@ -36,7 +36,7 @@ from .common import (
 
 if TYPE_CHECKING:
     from ..diff import LaneDiff, MetricDelta
-    from . import CheckRun, RenderOptions
+    from .options import CheckRun, RenderOptions
 
 PLOT_W, PLOT_H, BAR_Y, BAR_H = 240, 22, 5, 12
 PAD = 4  # room on both sides so a threshold line at 0 or 1 is drawn whole

@@ -19,7 +19,7 @@ from ..scoring import Outcome
 from .common import SafeOut, capture
 
 if TYPE_CHECKING:
-    from . import CheckRun
+    from .options import CheckRun
 
 _encode_str: Callable[[str], str] = encode_basestring
 _INF = float("inf")

@@ -17,7 +17,7 @@ from .diff_text import diff_payload
 
 if TYPE_CHECKING:
     from ..diff import LaneDiff
-    from . import CheckRun, RenderOptions
+    from .options import CheckRun, RenderOptions
 
 
 # What json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":")) builds per call.

@@ -19,7 +19,7 @@ from .common import CaseView, SafeOut, capture, display_path, fmt_value, iter_ca
 
 if TYPE_CHECKING:
     from ..diff import LaneDiff
-    from . import CheckRun, RenderOptions
+    from .options import CheckRun, RenderOptions
 
 # Characters XML 1.0 cannot hold, even escaped.
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")

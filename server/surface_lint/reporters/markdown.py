@@ -30,7 +30,7 @@ from .common import (
 
 if TYPE_CHECKING:
     from ..diff import LaneDiff
-    from . import CheckRun, RenderOptions
+    from .options import CheckRun, RenderOptions
 
 SURFACE_CHARS = 240  # a surface longer than this is cut in tables (the HTML report has it whole)
 _SPECIAL = re.compile(r"([\\`*_\[\]|~#])")

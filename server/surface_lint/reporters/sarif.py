@@ -25,7 +25,7 @@ from .json_format import indented
 
 if TYPE_CHECKING:
     from ..diff import LaneDiff
-    from . import CheckRun, RenderOptions
+    from .options import CheckRun, RenderOptions
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 FINGERPRINT_KEY = "surfaceLint/v1"

@@ -11,7 +11,7 @@ from ..outputs import printable
 from .common import SafeOut, capture, fmt_value
 
 if TYPE_CHECKING:
-    from . import CheckRun
+    from .options import CheckRun
 
 _COLOURS = {
     Severity.ERROR: "\x1b[31m",

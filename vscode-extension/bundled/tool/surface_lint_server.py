@@ -91,9 +91,9 @@ def main(argv):
     if problem is not None:
         sys.stderr.write("surface-lint: %s\n" % problem)
         return 1
-    from surface_lint.cli import main as cli_main
+    from surface_lint.__main__ import main as surface_lint_main
 
-    return cli_main(["server", *argv])
+    return surface_lint_main(["server", *argv])
 
 
 if __name__ == "__main__":

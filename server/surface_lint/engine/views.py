@@ -1,0 +1,198 @@
+"""Scored cases as every report and the editor show them: which predicates were judged and
+which failed (a `CaseView`), and a metric value's one printed form (`fmt_value`).
+
+In the engine, below the reporters: `diff` and `review` join runs by these views, and every
+reporter prints them (reporters/common.py re-exports them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..checks import CASE_LEVEL, CHECKS
+from ..findings import Finding, Severity
+from ..scoring import Outcome
+from .results import LaneResult
+
+if TYPE_CHECKING:
+    from ..lanes import Lane
+
+Span = tuple[int, int]
+
+
+# Detail fields that name a case's group, in order of preference (fluency/multi: category;
+# symbolic: pattern).
+GROUP_FIELDS = ("category", "pattern")
+
+
+def fmt_value(value: object) -> str:
+    """A metric value as every report prints it: rates to 4 places, booleans lower-case."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return str(value)
+
+
+def numeric(value: object) -> float | None:
+    """A metric value as a number (booleans count as 0/1), or None."""
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, (int, float)):
+        return float(value)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class PredicateFailure:
+    name: str
+    code: str
+    severity: Severity | None  # of its finding; None: failed but reported nothing (severity off)
+    message: str
+    spans: tuple[Span, ...]  # offsets into the decoded surface
+
+    @property
+    def severity_label(self) -> str:
+        """`error`, `warning`, ...; `off` when the predicate failed but reports nothing."""
+        return self.severity.label if self.severity is not None else "off"
+
+    @property
+    def blocking(self) -> bool:
+        """At warning or above: what makes a case fail (check's --fail-on default)."""
+        return self.severity is not None and self.severity >= Severity.WARNING
+
+
+@dataclass(frozen=True, slots=True)
+class CaseView:
+    """One scored case as a report shows it: which predicates were judged and which failed."""
+
+    case_id: str
+    group: str | None
+    surface: str | None
+    judged: tuple[str, ...]  # reported predicates with a verdict, in lane order
+    failures: tuple[PredicateFailure, ...]
+    findings: tuple[Finding, ...]
+    # A case-driven lane's own verdict on the case (its `passed`): it decides, whatever the
+    # severity of the findings that say why. None for a lane whose predicates decide.
+    verdict: bool | None = None
+
+    @property
+    def worst(self) -> Severity | None:
+        levels = [f.severity for f in self.failures if f.severity is not None]
+        return max(levels) if levels else None
+
+    @property
+    def failing(self) -> bool:
+        """Fails when a predicate it is held to fails at warning or above (check's --fail-on default),
+        or when a case-driven lane's verdict on it is false."""
+        if self.verdict is not None:
+            return not self.verdict
+        return any(f.blocking for f in self.failures)
+
+    @property
+    def deciding(self) -> tuple[PredicateFailure, ...]:
+        """The failures that make the case fail: a case-driven lane's case fails on each reason it
+        gives; else the predicates failing at warning or above."""
+        if self.verdict is not None:
+            return () if self.verdict else self.failures
+        return tuple(f for f in self.failures if f.blocking)
+
+    @property
+    def status(self) -> str:
+        if self.failing:
+            return "fail"
+        return "note" if self.failures else "pass"
+
+    def failed_names(self) -> list[str]:
+        return [f.name for f in self.failures]
+
+    def passed(self, predicate: str) -> bool | None:
+        """True/False for a judged predicate, None when it was not judged."""
+        if predicate not in self.judged:
+            return None
+        return predicate not in self.failed_names()
+
+
+def reported_predicates(lane: Lane | None, outcomes: Iterable[Outcome] = ()) -> list[tuple[str, str]]:
+    """(name, code) of the lane's reported predicates in lane order; without a lane, those seen failing."""
+    if lane is not None:
+        out = [(p.name, p.code) for p in lane.predicates if p.report]
+        if lane.casework is not None:  # a case-driven lane's case fails on these too (checks.CASE_LEVEL)
+            out += [(CHECKS[code].name, code) for code in CASE_LEVEL]
+        return out
+    seen: dict[str, str] = {}
+    for o in outcomes:
+        for name in o.failed:
+            seen.setdefault(name, "")
+    return sorted(seen.items())
+
+
+def case_view(outcome: Outcome, predicates: Sequence[tuple[str, str]],
+              passing: dict[tuple[str, ...], tuple[str, ...]] | None = None, case_verdict: bool = False) -> CaseView:
+    """`passing`: judged names by the outcome's judged tuple for these `predicates`, kept across
+    the cases of one report (a passing case's view needs nothing else). `case_verdict`: the lane
+    is case-driven, and the outcome's one signal is its verdict on the case."""
+    case_ok = bool(outcome.signals[0]) if case_verdict and outcome.signals else None
+    details: Mapping[str, Any] = outcome.details or {}
+    group = None
+    for k in GROUP_FIELDS:
+        value = details.get(k)
+        if isinstance(value, str) and value:
+            group = str(value)
+            break
+    surface = details.get("surface")
+    if not isinstance(surface, str):
+        surface = None
+    if not outcome.failed:
+        had = outcome.judged
+        judged_names = passing.get(had) if passing is not None else None
+        if judged_names is None:
+            judged_names = tuple(name for name, _ in predicates if name in had)
+            if passing is not None and len(passing) < 4096:
+                passing[had] = judged_names
+        return CaseView(outcome.case_id, group, surface, judged_names, (), tuple(outcome.findings), case_ok)
+    verdicts = outcome.verdicts or {}
+    severity: dict[str, Severity] = {}
+    if outcome.levels is not None:  # known whether or not its findings were kept
+        severity = {name: level for name, level in outcome.levels.items() if level is not None}
+    else:
+        for f in outcome.findings:
+            if f.rule not in severity or f.severity > severity[f.rule]:
+                severity[f.rule] = f.severity
+    judged: list[str] = []
+    failures: list[PredicateFailure] = []
+    failed = set(outcome.failed)
+    had_verdict = set(outcome.judged)
+    for name, code in predicates:
+        verdict = verdicts.get(name)
+        if name not in had_verdict and name not in failed:
+            continue
+        judged.append(name)
+        if name in failed:
+            failures.append(PredicateFailure(
+                name, code, severity.get(name), verdict.message if verdict else "",
+                tuple(verdict.spans) if verdict else ()))
+    return CaseView(outcome.case_id, group, surface, tuple(judged), tuple(failures), tuple(outcome.findings), case_ok)
+
+
+def case_views(result: LaneResult, lane: Lane | None) -> list[CaseView]:
+    """Every case view in memory: for `diff`, which joins two runs by case id."""
+    return list(iter_case_views(result, lane))
+
+
+def iter_case_views(result: LaneResult, lane: Lane | None) -> Iterator[CaseView]:
+    """`case_views` as a stream (the outcomes may be on disk)."""
+    for _, view in iter_outcome_views(result, lane):
+        yield view
+
+
+def iter_outcome_views(result: LaneResult, lane: Lane | None) -> Iterator[tuple[Outcome, CaseView]]:
+    """Each outcome with its case view, the outcomes read once."""
+    predicates = reported_predicates(lane, result.outcomes if lane is None else ())
+    passing: dict[tuple[str, ...], tuple[str, ...]] = {}
+    for outcome in result.outcomes:
+        yield outcome, case_view(outcome, predicates, passing, lane is not None and lane.casework is not None)

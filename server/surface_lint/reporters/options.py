@@ -1,0 +1,61 @@
+"""What a reporter is given: the `check` run, the render options, and the renderer/writer types.
+
+Apart from the format registry (reporters/__init__.py), so that each format imports these from
+here and the registry imports the formats: no circle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TextIO
+
+from ..engine import LaneResult
+from ..engine.results import Rows
+from ..findings import Finding
+from .common import RuleInfo
+
+if TYPE_CHECKING:
+    from ..baseline import BaselineReport
+    from ..diff import LaneDiff
+    from ..lanes import Lane
+
+DEFAULT_ANNOTATION_LIMIT = 50
+STEP_SUMMARY_LIMIT = 1024 * 1024  # GitHub rejects a step summary above 1 MiB
+
+
+@dataclass(frozen=True)
+class CheckRun:
+    """What `surface-lint check` found: the findings (sorted; may be kept on disk: iterate them)
+    plus what was read."""
+
+    findings: Rows[Finding]
+    profile: str
+    files: list[str]
+    lines: int
+    records: int
+    errors: int
+    blank: int
+    skipped: int
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    """Everything a renderer may need beyond the result itself."""
+
+    colour: bool = False
+    annotation_limit: int = DEFAULT_ANNOTATION_LIMIT  # github: annotations printed at most
+    byte_limit: int | None = None  # markdown: stay under this many UTF-8 bytes
+    rules: Mapping[str, RuleInfo] = field(default_factory=dict)  # code -> docs (sarif, html)
+    lane: Lane | None = None  # the scored lane (predicate order, metric kinds)
+    baseline: BaselineReport | None = None  # the ratchet's comparison, shown where it fits
+
+
+RenderCheck = Callable[[CheckRun, RenderOptions], str]
+RenderLane = Callable[[LaneResult, RenderOptions], str]
+RenderDiff = Callable[["LaneDiff", RenderOptions], str]
+# Writers render to a stream as the rows come (memory stays flat); the renderers above give
+# the same text as one string.
+WriteCheck = Callable[[CheckRun, RenderOptions, TextIO], None]
+WriteLane = Callable[[LaneResult, RenderOptions, TextIO], None]
+WriteDiff = Callable[["LaneDiff", RenderOptions, TextIO], None]
