@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .caseexpr import FUNCTION_TABLE
-from .casework import LANE_FUNCTION_DOCS
+from .lanes import LANE_FUNCTION_DOCS
 from .casework_schema import CASEWORK_TABLE
 from .rule_schema import REQUIRED, ArrayOf, MapOf, Table, Value, type_text
 

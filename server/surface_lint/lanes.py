@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .case_kinds import FOLDED_KINDS, FOLDED_PARAMS, Condition, condition_fields, expression_literal, toml_string, when_problem
-from .caseexpr import Expr, ExprError
+from .caseexpr import EvalFailure, Expr, ExprError, resolve_path
 from .casework_schema import CASEWORK_TABLE
 from .checks import CHECK_CODES as C
 from .checks import CHECKS
@@ -26,7 +26,7 @@ from .kinds import KINDS
 from .lane_extends import LanePositions, merge
 from .operators import OPERATORS, compare, describe, metric_kinds
 from .patterns import PatternError
-from .predicates import NOT_JUDGED, Context, Evaluator, Kind, LaneAnalysis, SafePattern, Verdict
+from .predicates import NOT_JUDGED, Context, Evaluator, Kind, LaneAnalysis, RegexTimeout, SafePattern, Verdict
 from .rule_schema import REQUIRED, ArrayOf, MapOf, Problem, Table, TomlPositions, Value, fill_defaults, toml_type_name, validate
 from .rule_schema import KeyPath as SchemaPath
 
@@ -704,9 +704,7 @@ def parse_lane(text: str, shown: str, profile: str = DEFAULT_PROFILE, trusted: b
     if "casework" not in data:
         return lane
     # A case-driven lane: its [casework] references and expressions are parsed against the lane's
-    # predicates, schema and analysis (casework.py); the lane returned is a new one built with it.
-    from .casework import parse_casework
-
+    # predicates, schema and analysis (below); the lane returned is a new one built with it.
     return dataclasses.replace(lane, casework=parse_casework(lane, data["casework"], rules.positions))
 
 
@@ -1047,3 +1045,402 @@ def _check_codes_free(lane: Lane, lanes: Mapping[str, Lane]) -> None:
             raise LaneError(lane.path, line, f"predicate {spec.name!r}: code {spec.code} is already used by "
                             f"predicate {owner[1]!r} of lane {owner[0]!r}", column)
 
+
+# --- [casework]: a case-driven lane's views, values, metrics and details (evaluated by
+# casework.CaseworkEvaluator in the engine) ------------------------------------------------
+
+
+# Functions that need the lane (its predicates, its [analysis]), with what they do.
+LANE_FUNCTION_DOCS: dict[str, str] = {
+    "passes": "passes(t, 'name'): the lane's predicate `name` passes on turn `t` (the verdict is kept on the turn).",
+    "reasons": "reasons(t, 'name'): the failing predicate's reasons (one per failed term), [] when it passes.",
+    "share_present": "share_present(terms, text): share of terms that are substrings of the lower-cased text.",
+    "sentences": "sentences(text): the sentences of the lane's [analysis] sentence_split, stripped, non-blank.",
+    "starts_upper": "starts_upper(text): the first alphabetic character is upper-case (true when none).",
+}
+LANE_FUNCTIONS = tuple(LANE_FUNCTION_DOCS)
+
+
+@dataclass(frozen=True, slots=True)
+class ViewSpec:
+    name: str
+    where: Expr | None
+    surface: Expr | None
+    grounding: Expr | None
+
+
+@dataclass(frozen=True, slots=True)
+class ValueSpec:
+    name: str
+    expr: Expr | None
+    predicate: str | None
+    view: str | None
+    quantifier: str
+    when: Expr | None
+    otherwise: Expr | None
+    failures: bool
+    message: str | None  # added to `failures` when the value is false
+
+
+@dataclass(frozen=True, slots=True)
+class TurnValueSpec:
+    """A value of every turn of a view (`t.name` in later expressions): a predicate's verdict
+    or an expression over `t`, `case` and the turn values before it."""
+
+    name: str
+    view: str
+    expr: Expr | None
+    predicate: str | None
+    when: Expr | None
+    otherwise: Expr | None
+
+
+_TURN_FIELDS = ("record", "case", "entry", "index", "surface", "grounding")
+
+
+@dataclass(frozen=True, slots=True)
+class ThresholdSpec:
+    metric: str
+    op: str
+    value: float
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class CaseMetric:
+    name: str
+    kind: str
+    value: Expr | None
+    where: Expr | None
+    by: Expr | None
+    per: str
+    digits: int | None
+    empty: Any
+    fields: Mapping[str, Expr]
+    checks: tuple[ThresholdSpec, ...]
+    skip_null: bool
+    section: str
+
+
+@dataclass(frozen=True)
+class Casework:
+    lane: Lane
+    case_field: str  # the record field naming its case
+    turn_list: str | None  # the case field listing per-turn expectations
+    turn_key: str  # the record field indexing that list
+    runs: Mapping[str, Expr | None]
+    views: Mapping[str, ViewSpec]
+    turn_values: tuple[TurnValueSpec, ...]
+    values: tuple[ValueSpec, ...]
+    metrics: tuple[CaseMetric, ...]
+    details: Mapping[str, Expr]
+    details_if: Mapping[str, Expr]  # a detail field is written only when its condition holds
+    not_judged: tuple[str, ...]  # what the runner reads that a transcript does not hold
+    # Which views each predicate is judged on (from the values and turn values that use it):
+    # `check` holds a captured turn to a predicate only where the lane itself would.
+    judged_on: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def subject_case(self, record: Mapping[str, Any], case: Mapping[str, Any] | None) -> dict[str, Any] | None:
+        """What a predicate reads as the case for one captured turn: the case's fields, its entry
+        for this turn (`entry`) and the record (`record`), as when the lane is scored."""
+        if case is None:
+            return None
+        scope = dict(case)
+        scope["entry"] = _entry_of(self, case, record)
+        scope["record"] = record
+        return scope
+
+    def judges(self, predicate: str, record: Mapping[str, Any], case: Mapping[str, Any] | None) -> bool:
+        """Whether the lane judges `predicate` on this captured turn: some run and some view the
+        predicate is judged on select it (a predicate no value names, or a turn joined to no
+        case, is judged everywhere)."""
+        views = self.judged_on.get(predicate)
+        if views is None or case is None:  # without its case a turn cannot be placed in a view
+            return True
+        scope = {"record": record, "case": case or {}, "entry": _entry_of(self, case or {}, record)}
+        for run in self.runs.values():
+            if run is not None and not _safe_holds(run, {"record": record, "case": case or {}}):
+                continue
+            for name in views:
+                where = self.views[name].where
+                if where is None or _safe_holds(where, scope):
+                    return True
+        return False
+
+
+def _entry_of(casework: Casework, case: Mapping[str, Any], record: Mapping[str, Any]) -> Any:
+    entries = resolve_path(case, casework.turn_list) if casework.turn_list else None
+    key = record.get(casework.turn_key)
+    if isinstance(entries, list) and isinstance(key, int) and not isinstance(key, bool) and 0 <= key < len(entries):
+        return entries[key] if isinstance(entries[key], dict) else {}
+    return {}
+
+
+def _text_fields(casework: Casework) -> tuple[str, ...]:
+    """The capture record fields a view reads as its turns' text: `surface` (a view's default)
+    and every `record.NAME` of a view's `surface` expression."""
+    import ast
+
+    out: list[str] = []
+    for view in casework.views.values():
+        names = ["surface"] if view.surface is None else [
+            n.attr for n in ast.walk(view.surface.tree)
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "record"]
+        out.extend(n for n in names if n not in out)
+    return tuple(out or ["surface"])
+
+
+def _safe_holds(expr: Expr, scope: Mapping[str, Any]) -> bool:
+    try:
+        return bool(expr.evaluate(scope))
+    except (EvalFailure, RegexTimeout):
+        return False
+
+
+def _judged_on(values: Sequence[ValueSpec], turn_values: Sequence[TurnValueSpec],
+               views: Mapping[str, ViewSpec], predicates: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """Predicate -> the views it is judged on: a value's or turn value's `predicate` + `view`, and
+    every predicate named (as a string) in an expression, with the views that expression names."""
+    found: dict[str, list[str]] = {}
+
+    def add(name: str, view: str) -> None:
+        found.setdefault(name, [])
+        if view not in found[name]:
+            found[name].append(view)
+
+    for spec in turn_values:
+        named = [spec.predicate] if spec.predicate else (spec.expr.strings() & set(predicates) if spec.expr else set())
+        for name in sorted(n for n in named if n):
+            add(name, spec.view)
+    for value in values:
+        if value.predicate and value.view:
+            add(value.predicate, value.view)
+        elif value.expr is not None:
+            in_views = sorted(value.expr.names & set(views))
+            for name in sorted(value.expr.strings() & set(predicates)):
+                for view in in_views:
+                    add(name, view)
+    return {k: tuple(v) for k, v in found.items()}
+
+
+def load_casework(lane: Lane) -> Casework | None:
+    """The lane's `[casework]` (None when it has none): parse_lane builds it with the lane, so a
+    broken reference or expression is a rules-file error like any other."""
+    found = lane.casework
+    return found if isinstance(found, Casework) else None
+
+
+def parse_casework(lane: Lane, table: Mapping[str, Any], positions: LanePositions) -> Casework:
+    def fail(path: tuple[str | int, ...], message: str) -> LaneError:
+        shown, line, column = positions.locate(("casework", *path))
+        if shown != lane.path:  # an inherited key: say which file's merge broke it
+            message = f"{message} (inherited by {lane.path}, which extends this file)"
+        return LaneError(shown, line, message, column)
+
+    metric_names = [str(m.get("name")) for m in table.get("metrics", [])]
+    if metric_names and lane.headline and lane.headline not in metric_names:
+        shown, line, column = positions.locate(("lane", "headline"))
+        raise LaneError(shown, line, f"headline {lane.headline!r} is not a [[casework.metrics]] metric", column)
+
+    def compile_expr(source: str, what: str, path: tuple[str | int, ...]) -> Expr:
+        shown, line, column = positions.locate(("casework", *path))
+        try:
+            return Expr(source, LANE_FUNCTIONS, f"{shown}:{line}:{column}")
+        except ExprError as exc:
+            raise fail(path, f"{what}: {exc}") from None
+
+    def template(text: str, what: str, path: tuple[str | int, ...], allowed: Sequence[str], paths: bool) -> str:
+        problem = template_problem(text, allowed, paths)
+        if problem is not None:
+            raise fail(path, f"{what}: {problem}")
+        return text
+
+    def opt(item: Mapping[str, Any], key: str, what: str, path: tuple[str | int, ...]) -> Expr | None:
+        return compile_expr(item[key], f"{what} `{key}`", (*path, key)) if key in item else None
+
+    def predicate_of(item: Mapping[str, Any], what: str, path: tuple[str | int, ...]) -> str | None:
+        if "predicate" not in item:
+            return None
+        spec = lane.predicate(str(item["predicate"]))
+        if spec is None:
+            known = ", ".join(p.name for p in lane.predicates) or "none"
+            raise fail((*path, "predicate"), f"{what}: unknown predicate {item['predicate']!r} (this lane's: {known})")
+        return spec.name
+
+    runs: dict[str, Expr | None] = {
+        name: compile_expr(source, f"run {name!r}", ("runs", name)) for name, source in table.get("runs", {}).items()
+    } or {"main": None}
+
+    views: dict[str, ViewSpec] = {}
+    for name, spec in table.get("views", {}).items():
+        path: tuple[str | int, ...] = ("views", name)
+        views[name] = ViewSpec(name, opt(spec, "where", f"view {name!r}", path),
+                               opt(spec, "surface", f"view {name!r}", path),
+                               opt(spec, "grounding", f"view {name!r}", path))
+
+    def view_of(item: Mapping[str, Any], what: str, path: tuple[str | int, ...]) -> str:
+        view = item.get("view")
+        if view not in views:
+            raise fail((*path, "view"), f"{what}: `view` must name one of the views ({', '.join(views) or 'none'})")
+        return str(view)
+
+    def one_of(item: Mapping[str, Any], what: str, path: tuple[str | int, ...]) -> None:
+        if ("expr" in item) == ("predicate" in item):
+            raise fail(path, f"{what}: give either `expr` or `predicate`")
+
+    turn_values: list[TurnValueSpec] = []
+    for index, item in enumerate(table.get("turn_values", [])):
+        path = ("turn_values", index)
+        what = f"turn value {item['name']!r}"
+        one_of(item, what, path)
+        if item["name"] in _TURN_FIELDS:
+            raise fail((*path, "name"), f"{what}: every turn has this field ({', '.join(_TURN_FIELDS)})")
+        turn_values.append(TurnValueSpec(
+            name=item["name"], view=view_of(item, what, path), expr=opt(item, "expr", what, path),
+            predicate=predicate_of(item, what, path), when=opt(item, "when", what, path),
+            otherwise=opt(item, "otherwise", what, path),
+        ))
+
+    values: list[ValueSpec] = []
+    names: set[str] = set(views)
+    all_values = [str(v.get("name")) for v in table.get("values", [])]
+    for index, item in enumerate(table.get("values", [])):
+        path = ("values", index)
+        name = item["name"]
+        what = f"value {name!r}"
+        one_of(item, what, path)
+        if name in names or name in _SCOPE_NAMES:
+            raise fail((*path, "name"), f"{what}: the name is already used (views, values and {', '.join(_SCOPE_NAMES)})")
+        names.add(name)
+        predicate = predicate_of(item, what, path)
+        values.append(ValueSpec(
+            name=name, expr=opt(item, "expr", what, path), predicate=predicate,
+            view=view_of(item, what, path) if predicate is not None else None,
+            quantifier=str(item.get("quantifier", "all")), when=opt(item, "when", what, path),
+            otherwise=opt(item, "otherwise", what, path), failures=bool(item.get("failures", False)),
+            message=template(item["message"], f"{what} `message`", (*path, "message"),
+                             [*_SCOPE_NAMES, *views, *all_values], True) if "message" in item else None,
+        ))
+    if values and "passed" not in names:
+        raise fail(("values",), "[casework]: one of the values must be named `passed` (the case's verdict)")
+
+    metrics: list[CaseMetric] = []
+    seen: set[str] = set()
+    for index, item in enumerate(table.get("metrics", [])):
+        path = ("metrics", index)
+        name = item["name"]
+        what = f"metric {name!r}"
+        kind = str(item.get("kind", "rate"))
+        if name in seen:
+            raise fail((*path, "name"), f"{what} is defined twice")
+        if kind in ("sum", "rate", "mean", "value") and "value" not in item:
+            raise fail(path, f"{what} ({kind}): needs a `value` expression")
+        if kind == "counts" and not item.get("fields"):
+            raise fail(path, f"{what} (counts): needs `fields`, a table of name = condition")
+        per = str(item.get("per", "case"))
+        if per != "case" and per not in views:
+            raise fail((*path, "per"), f"{what}: `per` must be \"case\" or a view ({', '.join(views) or 'none'})")
+        checks: list[ThresholdSpec] = []
+        for i, check in enumerate(item.get("checks", [])):
+            if check["metric"] not in seen:
+                raise fail((*path, "checks", i, "metric"), f"{what}: check {i + 1} names {check['metric']!r}, not an earlier metric")
+            message = template(str(check.get("message", "")), f"{what}: check {i + 1} `message`",
+                               (*path, "checks", i, "message"), _THRESHOLD_PLACEHOLDERS, False)
+            checks.append(ThresholdSpec(check["metric"], str(check.get("op", ">=")), float(check["value"]), message))
+        if kind == "thresholds" and not checks:
+            raise fail(path, f"{what} (thresholds): needs `checks`")
+        default_empty: Any = 1.0 if kind == "rate" else 0.0
+        metrics.append(CaseMetric(
+            name=name, kind=kind, value=opt(item, "value", what, path), where=opt(item, "where", what, path),
+            by=opt(item, "by", what, path), per=per,
+            digits=item.get("digits", 4 if kind in ("rate", "mean") else None),
+            empty=None if item.get("empty_null") else item.get("empty", default_empty),
+            fields={k: compile_expr(v, f"{what} field {k!r}", (*path, "fields", k))
+                    for k, v in item.get("fields", {}).items()},
+            checks=tuple(checks), skip_null=bool(item.get("skip_null", False)),
+            section=str(item.get("section", "metrics")),
+        ))
+        seen.add(name)
+
+    details = {key: compile_expr(source, f"detail {key!r}", ("details", key))
+               for key, source in table.get("details", {}).items()}
+    for key in table.get("details_if", {}):
+        if key not in details:
+            raise fail(("details_if", key), f"[casework.details_if]: `{key}` is not a field of [casework.details]")
+    details_if = {key: compile_expr(source, f"details_if {key!r}", ("details_if", key))
+                  for key, source in table.get("details_if", {}).items()}
+    return Casework(
+        lane=lane,
+        case_field=str(table.get("case_field", "case_id")),
+        turn_list=table.get("turn_list"),
+        turn_key=str(table.get("turn_key", "turn_index")),
+        runs=runs,
+        views=views,
+        turn_values=tuple(turn_values),
+        values=tuple(values),
+        metrics=tuple(metrics),
+        details=details,
+        details_if=details_if,
+        not_judged=tuple(table.get("not_judged", [])),
+        judged_on=_judged_on(values, turn_values, views, [p.name for p in lane.predicates]),
+    )
+
+
+# Names every case scope has: a value may not take them.
+_SCOPE_NAMES = ("case", "failures", "runs", "run", "metrics", "t")
+# What a casework threshold check's `message` may name.
+_THRESHOLD_PLACEHOLDERS = ("metric", "actual", "bound")
+
+
+def template_problem(text: str, allowed: Sequence[str], paths: bool) -> str | None:
+    """Why a message template cannot be rendered (None when it can). `paths`: a value's message,
+    whose `{path}` placeholders are read from the case scope (`{case.min_sentences}`: the first
+    name must be one the scope has); else a `str.format` template over the `allowed` names."""
+    known = ", ".join(f"{{{n}}}" for n in allowed)
+    if paths:
+        i = 0
+        while True:
+            start = text.find("{", i)
+            if start < 0:
+                return None
+            end = text.find("}", start)
+            if end < 0:
+                return f"`{{` at character {start + 1} is never closed (placeholders are `{{name}}`)"
+            inner = text[start + 1 : end].strip()
+            if not inner:
+                return f"an empty placeholder `{{}}` at character {start + 1}"
+            head = inner.split(".", 1)[0]
+            if head not in allowed:
+                return f"unknown placeholder `{{{inner}}}` (it may read: {known}, and their fields)"
+            i = end + 1
+    try:
+        parsed = list(string.Formatter().parse(text))
+    except ValueError as exc:
+        return f"{exc} (write `{{{{` and `}}}}` for a literal brace)"
+    for _, name, spec, _ in parsed:
+        if name is None:
+            continue
+        if name not in allowed:
+            shown = "{}" if name == "" else f"{{{name}}}"
+            return f"unknown placeholder `{shown}` (it may use: {known})"
+        if spec and "{" in spec:
+            return f"a placeholder inside the format of `{{{name}}}` is not supported"
+    try:
+        text.format(**{n: 0.5 for n in allowed})
+    except (ValueError, TypeError) as exc:
+        return f"cannot be formatted with a number: {exc}"
+    return None
+
+
+def format_message(template: str, **values: Any) -> str:
+    """A checked `str.format` template rendered; a value its format does not fit (a null where
+    the template says `{actual:.2f}`) is written plainly instead, never an error."""
+    try:
+        return template.format(**values)
+    except (ValueError, TypeError, KeyError, IndexError):
+        out: list[str] = []
+        for literal, name, _, _ in string.Formatter().parse(template):
+            out.append(literal)
+            if name is not None:
+                out.append(str(values.get(name)))
+        return "".join(out)
