@@ -18,7 +18,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from .caseexpr import FUNCTIONS, Expr, ExprError
+from .caseexpr import FUNCTIONS, EvalFailure, Expr, ExprError
 from .predicates import (
     MISSING,
     NOT_JUDGED,
@@ -274,7 +274,7 @@ class Condition:
                  "turn": {"grounding_source": subject.grounding, "primed": subject.primed, "surface": subject.surface}}
         try:
             return bool(self.expr.evaluate(scope))
-        except (ArithmeticError, LookupError, TypeError, ValueError, RecursionError, MemoryError, ExprError):
+        except (ArithmeticError, LookupError, TypeError, ValueError, RecursionError, MemoryError, ExprError, EvalFailure):
             return False  # an expression that fails on this case: the condition does not hold
 
 
