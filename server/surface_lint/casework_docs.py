@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from .caseexpr import FUNCTION_TABLE
-from .lanes import LANE_FUNCTION_DOCS
 from .casework_schema import CASEWORK_TABLE
+from .lanes import LANE_FUNCTION_DOCS
 from .rule_schema import REQUIRED, ArrayOf, MapOf, Table, Value, type_text
 
 START = "<!-- casework-reference:start -->\n"
