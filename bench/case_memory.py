@@ -85,9 +85,9 @@ def diff_cmd(cases: Path, turns: Path, in_memory: str = "") -> list[str]:
     return [*run, "diff", str(turns), str(turns), "--cases", str(cases), "--lane", LANE, "-o", os.devnull]
 
 
-_MAIN = "from surface_lint.cli import main; sys.exit(main(sys.argv[1:]))"
+_MAIN = "from surface_lint.cli.main import main; sys.exit(main(sys.argv[1:]))"
 IN_MEMORY = {
-    "old run": "import functools, sys, surface_lint.diff as d, surface_lint.engine.caseindex as c; "
+    "old run": "import functools, sys, surface_lint.engine.diff as d, surface_lint.engine.caseindex as c; "
                f"d.KeyedRows = functools.partial(c.KeyedRows, memory=1 << 62); {_MAIN}",
     "all": f"import sys, surface_lint.engine.caseindex as c; c.MEMORY_CASES = 1 << 62; {_MAIN}",
 }

@@ -13,8 +13,8 @@ import json
 import sys
 from collections import Counter
 
-from surface_lint.lanes import load_lanes
-from surface_lint.predicates import Context, Subject
+from surface_lint.rules.kinds.core import Context, Subject
+from surface_lint.rules.loader import load_lanes
 
 
 def main(path: str) -> None:

@@ -1,6 +1,6 @@
 """How each shipped pattern's cost grows with the surface: CPU time at n and 2n characters.
 
-For every pattern of the shipped rules (vetted, see server/surface_lint/patterns.py) and the
+For every pattern of the shipped rules (vetted, see server/surface_lint/rules/patterns.py) and the
 word lists the engine builds, runs the way the engine runs it on adversarial surfaces of n and
 2n characters and prints the time ratio: about 2 is linear, about 4 quadratic. The stdlib
 `re` on the same input is printed beside it for comparison (the reference engine, used by
@@ -17,9 +17,9 @@ import sys
 import time
 from collections.abc import Callable
 
-from surface_lint.lanes import load_lanes
-from surface_lint.patterns import SafePattern
-from surface_lint.predicates import _compile_connectives, _compile_words
+from surface_lint.rules.kinds.core import _compile_connectives, _compile_words
+from surface_lint.rules.loader import load_lanes
+from surface_lint.rules.patterns import SafePattern
 
 # Surfaces that make a backtracking engine work hardest on the shipped shapes.
 ADVERSARIAL: dict[str, Callable[[int], str]] = {

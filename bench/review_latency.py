@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 
 from surface_lint.engine import Engine  # noqa: E402
-from surface_lint.review import find_runs, latest_outcomes, review_transcript, turn_references  # noqa: E402
-from surface_lint.review_html import review_html  # noqa: E402
+from surface_lint.engine.review import find_runs, latest_outcomes, review_transcript, turn_references  # noqa: E402
+from surface_lint.reporters.review_html import review_html  # noqa: E402
 
 EXAMPLES = ROOT / "examples" / "transcripts" / "deterministic_fluency.jsonl"
 EXAMPLE_CASES = ROOT / "examples" / "evals" / "deterministic_fluency" / "public" / "v1" / "cases.jsonl"

@@ -9,9 +9,12 @@ against the real data must not pass.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))  # tests/support: helpers shared by every folder
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 CORPUS = Path(os.environ.get("SURFACE_LINT_CORPUS") or DEFAULT_CORPUS)

@@ -105,3 +105,16 @@ def test_a_bad_assign_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFix
     assert capsys.readouterr().err.splitlines()[-1] == (
         "import_graph.py: error: --assign 'lanes': expected MODULE=LAYER with LAYER one of "
         "model, rules, sources, engine, reporters, cli, lsp, face")
+
+
+def test_the_package_shows_its_layers(capsys: pytest.CaptureFixture[str]) -> None:
+    """The real package: every module in a layer, imports
+    pointing down only, cli and lsp apart, no circle."""
+    code, out = run(ROOT / "server" / "surface_lint", capsys)
+    assert out.splitlines()[1:5] == [
+        "circles between modules: 0",
+        "circles between layers: 0",
+        "upward imports: 0",
+        "loose modules: 0",
+    ], out
+    assert code == 0

@@ -6,8 +6,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from .cli import StartServer
-from .cli import main as cli_main
+from .cli.main import StartServer
+from .cli.main import main as cli_main
 
 
 def load_server() -> StartServer:

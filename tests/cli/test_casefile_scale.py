@@ -16,7 +16,7 @@ import pytest
 from cli_support import ROOT, cli
 
 from surface_lint.engine import Engine, caseindex
-from surface_lint.findings import sorted_findings
+from surface_lint.model.findings import sorted_findings
 
 LANE = "deterministic_fluency"
 FORMATS = ("text", "json", "json-lines", "sarif", "junit", "github", "markdown", "html")

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from cli_support import LANE, cli, write_turns
 
-from surface_lint.config import resolve_severity
 from surface_lint.engine import Engine
-from surface_lint.findings import Severity
-from surface_lint.severity_levels import ALIASES, LEVELS, normalize_level
+from surface_lint.engine.config import resolve_severity
+from surface_lint.model.findings import Severity
+from surface_lint.model.severity import ALIASES, LEVELS, normalize_level
 
 TURNS = [
     {"case_id": "c3", "surface": "Lamp three gives light", "grounding_source": "none"},
@@ -147,7 +147,7 @@ def test_the_resolver_maps_codes_names_and_aliases_and_later_keys_win() -> None:
 
 
 def test_the_severity_levels_table_is_the_one_python_uses() -> None:
-    data = json.loads((Path(__file__).resolve().parents[2] / "server" / "surface_lint" / "severity_levels.json")
+    data = json.loads((Path(__file__).resolve().parents[2] / "server" / "surface_lint" / "model" / "severity_levels.json")
                       .read_text("utf-8"))
     assert data["levels"] == ["error", "warning", "information", "hint", "off"]
     assert data["aliases"] == {"err": "error", "warn": "warning", "info": "information"}
@@ -158,7 +158,7 @@ def test_the_severity_levels_table_is_the_one_python_uses() -> None:
 
 
 def test_severity_problems_point_at_the_key_in_the_file_or_at_settings(tmp_path: Path) -> None:
-    from surface_lint.config import Config, load_config
+    from surface_lint.engine.config import Config, load_config
 
     path = tmp_path / "surface-lint.toml"
     path.write_text('profile = "contract"\n\n[severity]\n   SL1O3 = "off"\n', "utf-8")

@@ -13,7 +13,7 @@ import pytest
 from cli_support import LANE, ROOT, cli, write_turns
 
 from surface_lint.engine import UsageError
-from surface_lint.outputs import open_output
+from surface_lint.reporters.outputs import open_output
 
 CHECK_OUT = (
     "t.jsonl:3:52: SL103 [warning] complete_punctuation: the surface ends with `t`, not terminal punctuation "
@@ -128,7 +128,7 @@ def test_a_kill_mid_write_leaves_the_old_file_whole(tmp_path: Path) -> None:
     target.write_text("the old report\n", "utf-8")
     script = textwrap.dedent(f"""
         import sys, time
-        from surface_lint.outputs import open_output
+        from surface_lint.reporters.outputs import open_output
         with open_output({str(target)!r}, []) as out:
             out.write("x" * 1_000_000)
             out.flush()

@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 from cli_support import LANE, ROOT, cli, write_turns
 
-from surface_lint.cli import parse_tcp
-
+from surface_lint.cli.main import parse_tcp
 
 PORTS = "the port must be a number from 0 to 65535 (0: any free port)"
 

@@ -23,7 +23,7 @@ TURNS = [("a", "Lamp one gives light."), ("b", "Lamp two gives light"), ("c", "L
 # Every structure on disk: 2-entry chunks, 1 suspect in memory, 1 id per spool batch, 1 case.
 LOWERED = "import sys, surface_lint.engine.spool as s, surface_lint.engine.compact as c; " \
           "s.MEMORY_ENTRIES = 2; c.MEMORY_SUSPECTS = 1; c.MEMORY_IDS = 1; " \
-          "from surface_lint.cli import main; sys.exit(main())"
+          "from surface_lint.cli.main import main; sys.exit(main())"
 
 
 @pytest.fixture

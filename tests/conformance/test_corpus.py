@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from surface_lint.engine import Engine
-from surface_lint.lanes import load_lanes
-from surface_lint.predicates import Context, Subject
+from surface_lint.rules.kinds.core import Context, Subject
+from surface_lint.rules.loader import load_lanes
 
 FLUENCY = ("no_placeholder", "no_provenance_only", "complete_punctuation",
            "finite_predicate_shape", "no_dotted_inventory", "surface_provenance_match")
@@ -25,7 +25,7 @@ def _oracle(corpus: Path) -> list[dict]:
 def pattern_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Shipped patterns run on `re` for short text and on their exact RE2 translation otherwise: test both."""
     if request.param == "re2-long-text-path":
-        import surface_lint.patterns as patterns
+        import surface_lint.rules.patterns as patterns
 
         monkeypatch.setattr(patterns, "FAST_PATH_MAX_CHARS", -1)
     return str(request.param)

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from surface_lint.casework import Casework, load_casework
 from surface_lint.engine import Engine
-from surface_lint.lanes import load_lanes
+from surface_lint.engine.casework import Casework, load_casework
+from surface_lint.rules.loader import load_lanes
 
 LANES_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "lanes"
 
@@ -135,7 +135,7 @@ def _where(f: Any) -> tuple[Any, ...]:
 def test_fabrication_verdicts_on_the_sealed_holdouts_committed_surfaces(lanes_dir: Path) -> None:
     """The holdout case file is sealed (age-encrypted): the corpus keeps the runner's refusal and
     fabrication verdicts on the 9 committed surfaces instead; the lane's predicates agree."""
-    from surface_lint.predicates import Context, Subject
+    from surface_lint.rules.kinds.core import Context, Subject
 
     lane = casework("fabrication_control").lane
     refusal, marker = lane.predicate("refusal"), lane.predicate("no_fabrication_marker")

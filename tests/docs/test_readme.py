@@ -13,8 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from surface_lint.config import Config
 from surface_lint.engine import Engine
+from surface_lint.engine.config import Config
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
@@ -37,7 +37,7 @@ def test_checks_table_is_current() -> None:
     table = text.split("<!-- rules-table:start -->\n", 1)[1].split("<!-- rules-table:end -->", 1)[0]
     generated = surface_lint("rule", "--format", "markdown-table")
     assert generated.returncode == 0, generated.stderr
-    assert table == generated.stdout, "run: python -m surface_lint.docs docs/checks.md"
+    assert table == generated.stdout, "run: python -m surface_lint.reporters.docs docs/checks.md"
     assert "`surface-lint rule --format markdown-table`" in text
     assert "tests/docs/test_readme.py" in text
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from surface_lint.caseexpr import Expr, recording
-from surface_lint.config import Config
 from surface_lint.engine import Engine
+from surface_lint.engine.config import Config
+from surface_lint.rules.expressions import Expr, recording
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "lanes" / "compositionality"
 if not CORPUS.is_dir():

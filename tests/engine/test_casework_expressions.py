@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from surface_lint.casework import category_key, category_order, template_problem
-from surface_lint.cli import main
+from surface_lint.cli.main import main
+from surface_lint.engine.casework import category_key, category_order, template_problem
 
 # Line numbers below count from this text: `expr` of value `n` is on line 22, the value
 # `message` on 23, the detail `d` on 46, the `by` of `by_group` on 39, the check's message on 44.
@@ -211,7 +211,7 @@ def test_a_message_template_is_checked_against_its_placeholders_at_load(
 
 
 def test_a_checked_template_with_a_format_renders_a_null_plainly() -> None:
-    from surface_lint.casework import format_message
+    from surface_lint.engine.casework import format_message
 
     assert template_problem("{metric} {actual:.2f} < {bound}", ("metric", "actual", "bound"), False) is None
     assert format_message("{metric} {actual:.2f} < {bound}", metric="m", actual=None, bound=0.5) == "m None < 0.5"
@@ -314,7 +314,7 @@ def test_check_cases_gives_the_failure_at_the_case_first_turn(
 
 
 def test_the_limits_are_the_ones_the_lane_reference_states() -> None:
-    from surface_lint.caseexpr import LIMITS, Limits
+    from surface_lint.rules.expressions import LIMITS, Limits
 
     assert Limits(steps=1_000_000, cells=10_000_000, string=1_000_000, items=100_000, digits=4_300, depth=100) == LIMITS
     text = (Path(__file__).resolve().parents[2] / "docs" / "lanes" / "README.md").read_text(encoding="utf-8")

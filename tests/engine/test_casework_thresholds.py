@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from surface_lint.cli import main as cli_main
+from surface_lint.cli.main import main as cli_main
 
 ROOT = Path(__file__).resolve().parents[2]
 LANE = ROOT.parent / "shared" / "corpus" / "lanes" / "grammatical_coverage"

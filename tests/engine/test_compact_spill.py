@@ -13,9 +13,9 @@ import pytest
 
 from surface_lint.engine import compact, spool
 from surface_lint.engine.compact import CompactOutcomes, PositionSet
-from surface_lint.findings import Location
-from surface_lint.lanes import load_lanes
-from surface_lint.scoring import lane_signals, metrics_from_tally
+from surface_lint.engine.scoring import lane_signals, metrics_from_tally
+from surface_lint.model.findings import Location
+from surface_lint.rules.loader import load_lanes
 
 IDS = ["a", "b", "c", "a", "d", "e", "b", "a", "f"]  # positions 0..8; a at 0, 3, 7 and b at 1, 6
 FAILED_AT = {0, 4, 7}

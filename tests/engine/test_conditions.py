@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from surface_lint.lanes import LaneError, parse_lane
-from surface_lint.predicates import Subject
-from surface_lint.scoring import evaluate
+from surface_lint.engine.scoring import evaluate
+from surface_lint.rules.kinds.core import Subject
+from surface_lint.rules.loader import LaneError, parse_lane
 
 HEAD = """\
 [lane]

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from surface_lint.engine.details import DetailsPlan
-from surface_lint.lanes import LaneError, builtin_rule_files, load_lane, parse_lane
-from surface_lint.predicates import Context, Subject
-from surface_lint.scoring import evaluate
+from surface_lint.engine.scoring import evaluate
+from surface_lint.rules.kinds.core import Context, Subject
+from surface_lint.rules.loader import LaneError, builtin_rule_files, load_lane, parse_lane
 
 LANE = """\
 [lane]

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from engine_support import assert_counts, check, fts, snapshot, write
 
-from surface_lint.cli import main
-from surface_lint.config import Config
+from surface_lint.cli.main import main
 from surface_lint.engine import Engine
+from surface_lint.engine.config import Config
 
 P = "bad.jsonl"
 GOOD = b'{"case_id": "c1", "surface": "It is fine."}'

@@ -10,7 +10,7 @@ import pytest
 from engine_support import assert_counts, check, ft, fts, write
 
 from surface_lint.engine import Engine
-from surface_lint.findings import Finding
+from surface_lint.model.findings import Finding
 
 FLU = "deterministic_fluency"
 MSR = "multi_sentence_response"
@@ -286,7 +286,7 @@ def test_sl007_skipped_when_the_fields_are_mistyped(engine: Engine) -> None:
 
 def test_case_checks_from_a_user_lane_correction_pattern(tmp_path: Path) -> None:
     """The correction pattern is data: a user lane that changes it changes the count."""
-    from surface_lint.config import Config
+    from surface_lint.engine.config import Config
 
     text = (Path(__file__).resolve().parents[2] / "rules" / "symbolic_logic.toml").read_text("utf-8")
     text = text.replace("correction_pattern = '^\\s*Actually\\b'", "correction_pattern = '^\\s*(Actually|In fact)\\b'")

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from surface_lint.engine import Engine
-from surface_lint.lanes import Lane, PredicateSpec
-from surface_lint.predicates import Context, Subject, Verdict
+from surface_lint.rules.kinds.core import Context, Subject, Verdict
+from surface_lint.rules.loader import Lane, PredicateSpec
 
 _META = re.compile(r"\s{2}\[(\w+): ([^\]]*)\]\s*$")
 _CHAIN_FIELDS = {

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 from engine_support import S, check, fts, turn
 
-from surface_lint.config import Config
 from surface_lint.engine import Engine
+from surface_lint.engine.config import Config
 
 P = "t.jsonl"
 DOUBT = (

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from surface_lint.cli import main
+from surface_lint.cli.main import main
 from surface_lint.engine import Engine
 
 LANE = "deterministic_fluency"

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from surface_lint.engine import Engine
-from surface_lint.predicates import Subject
-from surface_lint.scoring import EvaluationMemo, _evaluate, _plan, evaluate
+from surface_lint.engine.scoring import EvaluationMemo, _evaluate, _plan, evaluate
+from surface_lint.rules.kinds.core import Subject
 
 SURFACES = [
     "Truth is what is real. Furthermore, it belongs to cognition.truth. In turn, it grounds knowledge.",

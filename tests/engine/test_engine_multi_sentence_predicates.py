@@ -11,8 +11,8 @@ import pytest
 from engine_support import S, cases_index, check, fts, turn, write
 
 from surface_lint.engine import CaseIndex, Engine
-from surface_lint.predicates import Subject
-from surface_lint.scoring import evaluate
+from surface_lint.engine.scoring import evaluate
+from surface_lint.rules.kinds.core import Subject
 
 P = "t.jsonl"
 LANE = "multi_sentence_response"

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from surface_lint.engine import Engine
-from surface_lint.findings import Finding
+from surface_lint.model.findings import Finding
 
 MULTI = "multi_sentence_response"
 
@@ -87,7 +87,7 @@ def test_suppression_reads_the_parsed_record(tmp_path: Path) -> None:
 
 
 def test_check_codes_are_one_list() -> None:
-    from surface_lint.checks import CHECKS, CheckCode
+    from surface_lint.model.checks import CHECKS, CheckCode
 
     constants = {v for k, v in vars(CheckCode).items() if k.isupper()}
     assert constants == set(CHECKS)
@@ -98,7 +98,7 @@ def test_the_engine_imports_no_process_pool() -> None:
     import sys
 
     code = ("import sys, surface_lint.engine, surface_lint.reporters; "
-            "print(sorted(m for m in sys.modules if m in ('surface_lint.parallel', 'concurrent.futures', "
+            "print(sorted(m for m in sys.modules if m in ('surface_lint.cli.parallel', 'concurrent.futures', "
             "'multiprocessing')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -7,15 +7,7 @@ import json
 import pytest
 from engine_support import FIXTURES, check, fts
 
-from surface_lint.positions import (
-    JsonSyntaxError,
-    LineIndex,
-    StringSpan,
-    ValueSpan,
-    utf8_column,
-    utf16_column,
-    value_spans,
-)
+from surface_lint.model.positions import JsonSyntaxError, LineIndex, StringSpan, ValueSpan, utf8_column, utf16_column, value_spans
 from surface_lint.sources.base import DocLocator
 
 # \" \n \u2014 and a surrogate pair written as escapes, then a raw em dash, Hebrew and an emoji,

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from engine_support import FIXTURES, RULES, check, fts, write
 
-from surface_lint.cli import main
-from surface_lint.config import Config
+from surface_lint.cli.main import main
 from surface_lint.engine import Engine
-from surface_lint.kinds import KINDS as REGISTERED
-from surface_lint.lanes import LaneError, load_lane, load_lanes
+from surface_lint.engine.config import Config
+from surface_lint.rules.kinds.registry import KINDS as REGISTERED
+from surface_lint.rules.loader import LaneError, load_lane, load_lanes
 
 USER_LANE = FIXTURES / "lanes" / "user_lane.toml"
 BACKTRACKING = FIXTURES / "lanes" / "backtracking_lane.toml"
@@ -219,8 +219,8 @@ def test_a_reloaded_lane_never_inherits_a_freed_lanes_cached_plan(tmp_path: Path
     old one kept applying."""
     import gc
 
-    from surface_lint.predicates import Subject
-    from surface_lint.scoring import EvaluationMemo, evaluate
+    from surface_lint.engine.scoring import EvaluationMemo, evaluate
+    from surface_lint.rules.kinds.core import Subject
 
     text = USER_LANE.read_text("utf-8")
     old = load_lane(write(tmp_path / "old.toml", text), "contract")  # no_pattern: a+c

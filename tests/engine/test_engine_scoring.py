@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from engine_support import FIXTURES, fts, snapshot, write
 
-from surface_lint.cli import main
+from surface_lint.cli.main import main
 from surface_lint.engine import Engine
 
 D = FIXTURES / "scoring"

@@ -7,7 +7,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from surface_lint.positions import value_spans
+from surface_lint.model.positions import value_spans
 from surface_lint.sources.base import top_level_members
 
 _SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from engine_support import S, assert_counts, cases_index, check, fts, turn, write
 
-from surface_lint.cli import main
+from surface_lint.cli.main import main
 from surface_lint.engine import Engine
 from surface_lint.sources.transcripts import sniff
 

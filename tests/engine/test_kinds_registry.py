@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from surface_lint import case_kinds, kinds_extra, predicates
-from surface_lint.kinds import KIND_FAMILIES, KINDS, register_kind
-from surface_lint.predicates import Kind
+from surface_lint.rules.kinds import case as case_kinds
+from surface_lint.rules.kinds import core as predicates
+from surface_lint.rules.kinds import extra as kinds_extra
+from surface_lint.rules.kinds.core import Kind
+from surface_lint.rules.kinds.registry import KIND_FAMILIES, KINDS, register_kind
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,8 +30,8 @@ def test_the_registry_is_the_listed_families_and_nothing_else() -> None:
 
 
 def test_importing_a_family_module_registers_nothing() -> None:
-    probe = ("import surface_lint.predicates, surface_lint.case_kinds, surface_lint.kinds_extra, sys\n"
-             "print('surface_lint.kinds' in sys.modules, hasattr(surface_lint.predicates, 'KINDS'))\n")
+    probe = ("import surface_lint.rules.kinds.core, surface_lint.rules.kinds.case, surface_lint.rules.kinds.extra, sys\n"
+             "print('surface_lint.rules.kinds.registry' in sys.modules, hasattr(surface_lint.rules.kinds.core, 'KINDS'))\n")
     env = {**os.environ, "PYTHONPATH": str(ROOT / "server")}
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=False)
     assert (out.returncode, out.stdout, out.stderr) == (0, "False False\n", "")

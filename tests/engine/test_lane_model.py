@@ -11,8 +11,8 @@ import pytest
 
 from surface_lint.engine import Engine
 from surface_lint.engine.pipeline import Evaluator
-from surface_lint.predicates import Subject
-from surface_lint.scoring import EvaluationMemo, evaluate
+from surface_lint.engine.scoring import EvaluationMemo, evaluate
+from surface_lint.rules.kinds.core import Subject
 
 
 def test_a_lane_cannot_be_mutated() -> None:

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from surface_lint import casework, lanes
-from surface_lint.casework_schema import CASEWORK_METRIC_KINDS, CASEWORK_THRESHOLD_OPS
-from surface_lint.lanes import METRIC_KINDS, THRESHOLD_OPS, ThresholdCheck
-from surface_lint.operators import OPERATORS, compare, metric_kinds
+from surface_lint.engine import casework
+from surface_lint.model.operators import OPERATORS, compare, metric_kinds
+from surface_lint.rules import loader as lanes
+from surface_lint.rules.casework_schema import CASEWORK_METRIC_KINDS, CASEWORK_THRESHOLD_OPS
+from surface_lint.rules.loader import METRIC_KINDS, THRESHOLD_OPS, ThresholdCheck
 
 
 @pytest.mark.parametrize(

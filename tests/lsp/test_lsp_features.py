@@ -25,8 +25,8 @@ from lsp_support import (
 )
 from lsprotocol import types
 
-from surface_lint.docs import predicate_markdown
 from surface_lint.engine import Engine
+from surface_lint.reporters.docs import predicate_markdown
 
 LANE = Engine().lane("deterministic_fluency")
 

@@ -209,5 +209,5 @@ def test_server_module_does_not_import_pygls_into_the_cli() -> None:
     """`surface-lint` (the CLI) must start without pygls: it is imported only by `server`."""
     import subprocess
 
-    code = "import sys, surface_lint.cli; assert 'pygls' not in sys.modules, 'pygls imported'"
+    code = "import sys, surface_lint.cli.main; assert 'pygls' not in sys.modules, 'pygls imported'"
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from surface_lint.engine import Engine
-from surface_lint.findings import Finding
 from surface_lint.lsp.documents import Snapshot, TextDoc, from_client_units, to_client_units
 from surface_lint.lsp.workspace import ClientSettings, ServerState, parse_settings
+from surface_lint.model.findings import Finding
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"

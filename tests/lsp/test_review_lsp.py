@@ -323,7 +323,7 @@ async def test_a_long_run_draws_its_first_turns_and_says_how_many_more(client: R
 
 
 def test_default_transcript_globs_are_the_extension_default() -> None:
-    from surface_lint.review import DEFAULT_TRANSCRIPT_GLOBS
+    from surface_lint.engine.review import DEFAULT_TRANSCRIPT_GLOBS
 
     props = json.loads(PACKAGE_JSON.read_text(encoding="utf-8"))["contributes"]["configuration"]["properties"]
     assert props["surfaceLint.review.transcripts"]["default"] == list(DEFAULT_TRANSCRIPT_GLOBS)

@@ -39,7 +39,7 @@ code = None
 if args[0] == "--import":
     __import__(args[1])
 else:
-    from surface_lint.cli import main
+    from surface_lint.cli.main import main
     try:
         code = main(args)
     except SystemExit as exit:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from surface_lint.cli import main as cli_main
+from surface_lint.cli.main import main as cli_main
 
 LANES = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "lanes"
 FORMATS = ("text", "json", "json-lines", "sarif", "junit", "github", "markdown", "html")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from reporters_support import check_run, lane_run
 
-from surface_lint.findings import Finding, Location, Severity
+from surface_lint.model.findings import Finding, Location, Severity
 from surface_lint.reporters.github import (
     Annotation,
     escape_data,

@@ -14,8 +14,8 @@ import jsonschema  # type: ignore[import-untyped]
 import pytest
 from reporters_support import LANE, NEW, ROOT, check_run, cli, lane_run
 
-from surface_lint.docs import rule_url
 from surface_lint.engine import Engine
+from surface_lint.reporters.docs import rule_url
 
 SCHEMA = json.loads((Path(__file__).parent / "sarif-schema-2.1.0.json").read_text("utf-8"))
 
@@ -89,7 +89,7 @@ def test_fingerprints_are_stable_across_runs_and_position_shifts(tmp_path: Path)
     assert shifted[0]["locations"][0]["physicalLocation"]["region"]["startColumn"] == 66
     # Outside the working directory the path stays absolute (a file URI): another path, another print.
     assert shifted[0]["locations"][0]["physicalLocation"]["artifactLocation"] == {"uri": moved.as_uri()}
-    from surface_lint.findings import Finding, Location, Severity
+    from surface_lint.model.findings import Finding, Location, Severity
     from surface_lint.reporters.sarif import fingerprints
 
     at = [Finding(Location(NEW, 1, c, 1, c + 3), "SL101", "no_placeholder", Severity.ERROR, "m", "flu_001")

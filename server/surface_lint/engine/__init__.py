@@ -8,7 +8,7 @@ per-case state), `results` (what the engine returns).
 
 from __future__ import annotations
 
-from ..lanes import EXPECTED
+from ..rules.loader import EXPECTED
 from .core import Engine
 from .details import build_details
 from .detect import first_object

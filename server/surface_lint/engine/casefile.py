@@ -15,12 +15,12 @@ from collections.abc import Callable
 from itertools import chain
 from typing import IO
 
-from ..checks import CHECK_CODES as C
-from ..findings import Finding
-from ..lanes import Lane
+from ..model.checks import CHECK_CODES as C
+from ..model.findings import Finding
+from ..rules.loader import Lane
 from ..sources.base import ReadStats
 from ..sources.cases import CaseFile, sibling_case_files, split_of
-from ..suppress import Suppressions
+from ..sources.suppress import Suppressions
 from .caseindex import CaseIndex, IdSet
 from .detect import first_object
 from .services import EngineServices

@@ -17,16 +17,16 @@ import marshal
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from ..casework import Blame, CaseOutcome, Casework, CaseworkEvaluator
-from ..checks import CHECK_CODES as C
-from ..findings import Finding, sorted_findings
-from ..lanes import Lane
-from ..predicates import RegexTimeout, Verdict
+from ..model.checks import CHECK_CODES as C
+from ..model.findings import Finding, sorted_findings
+from ..rules.kinds.core import RegexTimeout, Verdict
+from ..rules.loader import Lane
 from ..sources.base import JsonlReader, NumberedLines, Record, check_finding
 from ..sources.cases import Case
+from ..sources.suppress import SUPPRESSION_KEY, disabled_rules
 from ..sources.transcripts import iter_turns
-from ..suppress import SUPPRESSION_KEY, disabled_rules
 from .caseindex import scratch_db
+from .casework import Blame, CaseOutcome, Casework, CaseworkEvaluator
 from .pipeline import Evaluator
 from .results import CaseIndex
 from .services import EngineServices

@@ -22,8 +22,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO, Any, overload
 
-from ..findings import Finding
-from ..lanes import Lane
+from ..model.findings import Finding
+from ..rules.loader import Lane
 from ..sources.base import JsonlReader, ReadStats, Record
 from ..sources.cases import (
     Case,

@@ -17,8 +17,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..caseexpr import Budget, EvalFailure, Expr
-from ..casework import (
+from ..model.checks import CHECK_CODES as C
+from ..rules.expressions import Budget, EvalFailure, Expr
+from .casework import (
     CaseError,
     CaseMetric,
     CaseOutcome,
@@ -31,7 +32,6 @@ from ..casework import (
     category_key,
     category_order,
 )
-from ..checks import CHECK_CODES as C
 
 _Item = Mapping[str, Any]
 

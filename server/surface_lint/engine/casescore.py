@@ -16,20 +16,20 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..casework import Casework, CaseworkEvaluator
-from ..checks import CHECK_CODES as C
-from ..findings import Finding, Location, Severity
-from ..lanes import Lane, ThresholdCheck
-from ..operators import compare as _compare
-from ..predicates import Verdict
-from ..scoring import ThresholdResult
+from ..model.checks import CHECK_CODES as C
+from ..model.findings import Finding, Location, Severity
+from ..model.operators import compare as _compare
+from ..rules.kinds.core import Verdict
+from ..rules.loader import Lane, ThresholdCheck
 from ..sources.base import JsonlReader, ReadStats, Record, check_finding
 from .casegroup import CaseGroups, judge_case
 from .caseindex import IdSet, ids_list
 from .casemetrics import CaseMetricsFold
+from .casework import Casework, CaseworkEvaluator
 from .pipeline import Evaluator
 from .results import CaseIndex, LaneResult, Rows, UsageError
 from .score import Scored, _finding_order, _row, _row_light, _row_order, _row_outcome, _second
+from .scoring import ThresholdResult
 from .spool import Mapped, Spool, fewer_collections
 
 

@@ -11,8 +11,8 @@ import io
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO
 
-from ..findings import Finding, sorted_findings
-from ..lanes import Lane
+from ..model.findings import Finding, sorted_findings
+from ..rules.loader import Lane
 from ..sources.base import JsonlReader, NumberedLines, ReadStats, Record
 from ..sources.cases import duplicate_findings, leak_findings, read_case_file, sibling_case_files
 from ..sources.transcripts import iter_turns, read_report, sniff, sniff_stream

@@ -11,17 +11,13 @@ from collections.abc import Callable, Collection, Container, Iterable, Iterator,
 from dataclasses import dataclass
 from typing import Any
 
-from ..checks import CHECK_CODES as C
-from ..findings import Finding, Location, Severity
-from ..lanes import Lane
-from ..scoring import (
-    SlotValues,
-    ValueSum,
-    lane_signals,
-)
+from ..model.checks import CHECK_CODES as C
+from ..model.findings import Finding, Location, Severity
+from ..rules.loader import Lane
 from ..sources.base import Record, check_finding
 from .caseindex import IdList, scratch_db
 from .results import LaneResult  # noqa: F401
+from .scoring import SlotValues, ValueSum, lane_signals
 from .spool import Columns, Spool
 
 

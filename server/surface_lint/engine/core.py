@@ -7,16 +7,16 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..casework import load_casework
-from ..config import Config, ConfigError, resolve_severity
-from ..findings import Finding, Severity, sorted_findings
-from ..lanes import Lane, LaneError, LaneSet, PredicateSpec, load_lanes
-from ..predicates import Verdict
+from ..model.findings import Finding, Severity, sorted_findings
+from ..rules.kinds.core import Verdict
+from ..rules.loader import Lane, LaneError, LaneSet, PredicateSpec, load_lanes
 from ..sources.base import NumberedLines, ReadStats, Record
 from ..sources.paths import unique_paths
 from ..sources.transcripts import sniff
 from .casescore import score_casework
+from .casework import load_casework
 from .check import HEAD_BYTES, DocumentChecker, check_lines, turn_stream
+from .config import Config, ConfigError, resolve_severity
 from .detect import first_object
 from .pipeline import Evaluator
 from .results import (

@@ -7,17 +7,15 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..caseexpr import Expr
-from ..lanes import DETAIL_ANALYSIS_FIELDS, DETAIL_CHAIN_FIELDS, EXPECTED, Lane, detail_expression
-from ..predicates import Context, Subject, Verdict
-from ..scoring import (
-    signal,
-)
+from ..rules.expressions import Expr
+from ..rules.kinds.core import Context, Subject, Verdict
+from ..rules.loader import DETAIL_ANALYSIS_FIELDS, DETAIL_CHAIN_FIELDS, EXPECTED, Lane, detail_expression
 from ..sources.cases import (
     Case,
     typed_case_fields,
 )
 from ..sources.transcripts import ReportEntry
+from .scoring import signal
 
 
 def is_primed(case_fields: Mapping[str, Any] | None, transcript_primed: bool) -> bool:

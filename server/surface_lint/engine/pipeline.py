@@ -15,19 +15,19 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from ..checks import CHECK_CODES as C
-from ..findings import Finding, Fix, Location, Severity
-from ..lanes import Lane, PredicateSpec, detail_is_derived
-from ..predicates import Context, Subject, Verdict
-from ..scoring import EvaluationMemo, expected_names
-from ..scoring import evaluate as lane_verdicts
+from ..model.checks import CHECK_CODES as C
+from ..model.findings import Finding, Fix, Location, Severity
+from ..rules.kinds.core import Context, Subject, Verdict
+from ..rules.loader import Lane, PredicateSpec, detail_is_derived
 from ..sources.base import Record, check_finding, has_surrogate_escape, repair_surrogates
 from ..sources.cases import Case
+from ..sources.suppress import Suppressions
 from ..sources.transcripts import Transcript, Turn
-from ..suppress import Suppressions
 from .caseindex import IdSet, scratch_db
 from .details import build_details, is_primed, report_case_fields, report_subject
 from .results import SURFACE_PATH, CaseIndex
+from .scoring import EvaluationMemo, expected_names
+from .scoring import evaluate as lane_verdicts
 from .spool import Spool
 
 TURN, CHAIN, REPORT_CASE = "turn", "chain", "report-case"

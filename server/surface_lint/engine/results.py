@@ -6,15 +6,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from ..findings import Finding, Fix, Location, Related
-from ..positions import JsonPath
-from ..predicates import Verdict
-from ..scoring import (
-    Outcome,
-    ThresholdResult,
-)
+from ..model.findings import Finding, Fix, Location, Related
+from ..model.positions import JsonPath
+from ..rules.kinds.core import Verdict
 from ..sources.base import ReadStats, Record, member_range
 from .caseindex import CaseIndex as CaseIndex  # re-exported: the engine's façade and the editor import it here
+from .scoring import Outcome, ThresholdResult
 
 SURFACE_PATH = ("surface",)
 T_co = TypeVar("T_co", covariant=True)

@@ -16,11 +16,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from ..checks import CHECK_CODES as C
-from ..findings import Finding, Location, Severity
-from ..lanes import EXPECTED, Lane
-from ..predicates import Context, Verdict
-from ..scoring import VALUE_SLOTS, Outcome, lane_signals, metrics_from_tally, signal_values, threshold_results
+from ..model.checks import CHECK_CODES as C
+from ..model.findings import Finding, Location, Severity
+from ..rules.kinds.core import Context, Verdict
+from ..rules.loader import EXPECTED, Lane
 from ..sources.base import JsonlReader, ReadStats, Record, check_finding
 from ..sources.transcripts import Turn, iter_turns, read_report, sniff_stream
 from .caseindex import IdSet, ids_list
@@ -28,6 +27,7 @@ from .compact import CompactOutcomes, whole_record
 from .details import DetailsPlan
 from .pipeline import Evaluated, Evaluator, Joined, join_report, join_turns
 from .results import CaseIndex, LaneResult, Rows, UsageError
+from .scoring import VALUE_SLOTS, Outcome, lane_signals, metrics_from_tally, signal_values, threshold_results
 from .services import EngineServices
 from .spool import Mapped, Spool, fewer_collections
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from ..config import Config
-from ..lanes import Lane
+from ..rules.loader import Lane
+from .config import Config
 
 
 class EngineServices(Protocol):

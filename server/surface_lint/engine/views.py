@@ -11,13 +11,13 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..checks import CASE_LEVEL, CHECKS
-from ..findings import Finding, Severity
-from ..scoring import Outcome
+from ..model.checks import CASE_LEVEL, CHECKS
+from ..model.findings import Finding, Severity
 from .results import LaneResult
+from .scoring import Outcome
 
 if TYPE_CHECKING:
-    from ..lanes import Lane
+    from ..rules.loader import Lane
 
 Span = tuple[int, int]
 

@@ -15,9 +15,9 @@ from typing import Any
 from lsprotocol import types
 from lsprotocol.converters import get_converter
 
-from ..checks import CHECKS
-from ..docs import check_url, rule_url
-from ..findings import Finding
+from ..model.checks import CHECKS
+from ..model.findings import Finding
+from ..reporters.docs import check_url, rule_url
 from .documents import Bare
 from .features.common import LSP_SEVERITY, SOURCE, JsonRange, Positions, lsp_range
 from .lint import EngineEntry, LintResult

@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..checks import CHECK_CODES as C
-from ..config import ConfigError
 from ..engine import CaseIndex, DocResult, Engine, RecordInfo, first_object
 from ..engine.casegroup import check_case_lines
+from ..engine.config import ConfigError
 from ..engine.results import shift_finding, shift_record
-from ..findings import Finding
-from ..lanes import Lane, LaneError
+from ..model.checks import CHECK_CODES as C
+from ..model.findings import Finding
+from ..rules.loader import Lane, LaneError
 from ..sources.base import crlf_notice
 from ..sources.lintable import HEAD_BYTES, document_kind
 from .documents import Bare, LineMap, Snapshot

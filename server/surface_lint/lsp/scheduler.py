@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..findings import Finding
+from ..model.findings import Finding
 from .diagnostic_json import DiagnosticBuilder, error_diagnostic
 from .documents import Snapshot, TextDoc
 from .lint import Cancelled, CancelToken, LintResult

@@ -25,10 +25,10 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
-from ..checks import CheckCode
-from ..config import CONFIG_FILES, ConfigError, parse_config
-from ..lane_extends import extends_at
-from ..lanes import PROFILES, LaneError, _check_codes_free, builtin_rule_files, parse_lane
+from ..engine.config import CONFIG_FILES, ConfigError, parse_config
+from ..model.checks import CheckCode
+from ..rules.extends import extends_at
+from ..rules.loader import PROFILES, LaneError, _check_codes_free, builtin_rule_files, parse_lane
 from .diagnostic_json import DiagnosticBuilder, error_diagnostic, items_json
 from .documents import LineMap, Snapshot, TextDoc, path_to_uri, uri_to_path
 from .features import code_actions, completion, diagnostics, hover, lane_score, review, symbols

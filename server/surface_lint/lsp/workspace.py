@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..config import Config, ConfigError, find_config, load_config
 from ..engine import CaseIndex, Engine, UsageError, first_object
-from ..findings import Finding
-from ..lanes import PROFILES, Lane, builtin_rule_files
-from ..severity_levels import LEVELS, normalize_level
+from ..engine.config import Config, ConfigError, find_config, load_config
+from ..model.findings import Finding
+from ..model.severity import LEVELS, normalize_level
+from ..rules.loader import PROFILES, Lane, builtin_rule_files
 from ..sources.lintable import HEAD_BYTES
 from .documents import LineMap, Snapshot, TextDoc
 from .lint import Cancelled, CancelToken, DocMemo, EngineEntry, LintResult, lint_document

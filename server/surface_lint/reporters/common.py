@@ -25,7 +25,7 @@ from ..engine.views import iter_case_views as iter_case_views
 from ..engine.views import iter_outcome_views as iter_outcome_views
 from ..engine.views import numeric as numeric
 from ..engine.views import reported_predicates as reported_predicates
-from ..findings import Finding
+from ..model.findings import Finding
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -95,8 +95,8 @@ class RuleInfo:
 
 def rule_index(engine: Engine) -> dict[str, RuleInfo]:
     """Every predicate and check by code (lanes in name order; the first lane using a code wins)."""
-    from ..checks import CHECKS
-    from ..docs import check_url, rule_url
+    from ..model.checks import CHECKS
+    from .docs import check_url, rule_url
 
     out: dict[str, RuleInfo] = {}
     for lane_name in sorted(engine.lane_set.lanes):

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ..outputs import printable
 from .common import display_path, fmt_value
+from .outputs import printable
 
 if TYPE_CHECKING:
-    from ..diff import LaneDiff
+    from ..engine.diff import LaneDiff
     from .options import RenderOptions
 
 _RED, _GREEN, _RESET = "\x1b[31m", "\x1b[32m", "\x1b[0m"

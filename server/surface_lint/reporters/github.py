@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
 from ..engine import LaneResult
-from ..findings import Finding, Severity
+from ..model.findings import Finding, Severity
 from .common import SafeOut, capture, display_path, fmt_value
 
 if TYPE_CHECKING:
-    from ..diff import LaneDiff
+    from ..engine.diff import LaneDiff
     from .options import CheckRun, RenderOptions
 
 COMMANDS = {

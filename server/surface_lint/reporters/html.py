@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from .. import __version__
 from ..engine import LaneResult
-from ..findings import Severity
+from ..model.findings import Severity
 from .common import (
     LIST_LIMIT,
     CaseView,
@@ -35,7 +35,7 @@ from .common import (
 )
 
 if TYPE_CHECKING:
-    from ..diff import LaneDiff, MetricDelta
+    from ..engine.diff import LaneDiff, MetricDelta
     from .options import CheckRun, RenderOptions
 
 PLOT_W, PLOT_H, BAR_Y, BAR_H = 240, 22, 5, 12

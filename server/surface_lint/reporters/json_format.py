@@ -14,8 +14,8 @@ from operator import call, itemgetter
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..engine import LaneResult
+from ..engine.scoring import Outcome
 from ..engine.spool import Spool
-from ..scoring import Outcome
 from .common import SafeOut, capture
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from .common import SafeOut, capture, iter_outcome_views
 from .diff_text import diff_payload
 
 if TYPE_CHECKING:
-    from ..diff import LaneDiff
+    from ..engine.diff import LaneDiff
     from .options import CheckRun, RenderOptions
 
 

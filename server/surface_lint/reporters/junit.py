@@ -14,11 +14,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from ..engine import LaneResult
-from ..findings import Finding
+from ..model.findings import Finding
 from .common import CaseView, SafeOut, capture, display_path, fmt_value, iter_case_views, where
 
 if TYPE_CHECKING:
-    from ..diff import LaneDiff
+    from ..engine.diff import LaneDiff
     from .options import CheckRun, RenderOptions
 
 # Characters XML 1.0 cannot hold, even escaped.

@@ -29,7 +29,7 @@ from .common import (
 )
 
 if TYPE_CHECKING:
-    from ..diff import LaneDiff
+    from ..engine.diff import LaneDiff
     from .options import CheckRun, RenderOptions
 
 SURFACE_CHARS = 240  # a surface longer than this is cut in tables (the HTML report has it whole)

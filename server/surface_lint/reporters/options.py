@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, TextIO
 
 from ..engine import LaneResult
 from ..engine.results import Rows
-from ..findings import Finding
+from ..model.findings import Finding
 from .common import RuleInfo
 
 if TYPE_CHECKING:
-    from ..baseline import BaselineReport
-    from ..diff import LaneDiff
-    from ..lanes import Lane
+    from ..engine.baseline import BaselineReport
+    from ..engine.diff import LaneDiff
+    from ..rules.loader import Lane
 
 DEFAULT_ANNOTATION_LIMIT = 50
 STEP_SUMMARY_LIMIT = 1024 * 1024  # GitHub rejects a step summary above 1 MiB

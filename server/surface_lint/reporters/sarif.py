@@ -19,12 +19,12 @@ from urllib.parse import quote
 
 from .. import __version__
 from ..engine import LaneResult
-from ..findings import Finding, Location, Severity
+from ..model.findings import Finding, Location, Severity
 from .common import RuleInfo, SafeOut, capture, display_path
 from .json_format import indented
 
 if TYPE_CHECKING:
-    from ..diff import LaneDiff
+    from ..engine.diff import LaneDiff
     from .options import CheckRun, RenderOptions
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

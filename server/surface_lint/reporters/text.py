@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from ..engine import LaneResult
-from ..findings import Finding, Severity
-from ..outputs import printable
+from ..model.findings import Finding, Severity
 from .common import SafeOut, capture, fmt_value
+from .outputs import printable
 
 if TYPE_CHECKING:
     from .options import CheckRun

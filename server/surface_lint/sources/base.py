@@ -9,10 +9,10 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from ..checks import CHECK_CODES as C
-from ..checks import CHECKS
-from ..findings import Finding, Location, Severity
-from ..positions import JsonPath, JsonSyntaxError, LineIndex, StringSpan, ValueSpan, value_spans
+from ..model.checks import CHECK_CODES as C
+from ..model.checks import CHECKS
+from ..model.findings import Finding, Location, Severity
+from ..model.positions import JsonPath, JsonSyntaxError, LineIndex, StringSpan, ValueSpan, value_spans
 from .lines import UTF8, UTF8_BOM, Encoding, decode_text, detect_encoding, open_lines
 
 DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024

@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..checks import CHECK_CODES as C
-from ..findings import Finding, Fix, Related
-from ..lanes import FieldSpec, Lane, nested_problems
-from ..suppress import SUPPRESSION_KEY
+from ..model.checks import CHECK_CODES as C
+from ..model.findings import Finding, Fix, Related
+from ..rules.loader import FieldSpec, Lane, nested_problems
 from .base import JsonlReader, ReadStats, Record, check_finding, json_type
+from .suppress import SUPPRESSION_KEY
 
 _TYPE_NAMES = {
     "string": "a string",

@@ -11,9 +11,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from ..checks import CheckCode
-from ..findings import Finding, Location
-from ..positions import JsonSyntaxError, value_spans
+from ..model.checks import CheckCode
+from ..model.findings import Finding, Location
+from ..model.positions import JsonSyntaxError, value_spans
 from .base import (
     DocLocator,
     JsonlReader,

@@ -6,7 +6,7 @@ export const CONFIG_SECTION = "surfaceLint";
 export const PROFILES = ["auto", "contract", "reference"] as const;
 export type Profile = (typeof PROFILES)[number];
 
-/** The levels and aliases of server/surface_lint/severity_levels.json (the one table; a unit test holds them equal). */
+/** The levels and aliases of server/surface_lint/model/severity_levels.json (the one table; a unit test holds them equal). */
 export const SEVERITIES = ["error", "warning", "information", "hint", "off"] as const;
 export type Severity = (typeof SEVERITIES)[number];
 export const SEVERITY_ALIASES: Readonly<Record<string, Severity>> = { err: "error", warn: "warning", info: "information" };

@@ -15,9 +15,9 @@ import {
 
 /** vscode-extension/, from out/test/unit/. */
 const EXTENSION_ROOT = path.resolve(__dirname, "..", "..", "..");
-const SEVERITY_TABLE = path.join(EXTENSION_ROOT, "..", "server", "surface_lint", "severity_levels.json");
+const SEVERITY_TABLE = path.join(EXTENSION_ROOT, "..", "server", "surface_lint", "model", "severity_levels.json");
 
-describe("the severity table shared with Python (server/surface_lint/severity_levels.json)", () => {
+describe("the severity table shared with Python (server/surface_lint/model/severity_levels.json)", () => {
   const table = JSON.parse(fs.readFileSync(SEVERITY_TABLE, "utf8")) as { levels: string[]; aliases: Record<string, string> };
 
   it("has the same levels and aliases as the TypeScript side", () => {

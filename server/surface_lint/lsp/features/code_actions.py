@@ -9,9 +9,9 @@ from typing import Any
 
 from lsprotocol import types
 
-from ...findings import Finding
-from ...positions import JsonSyntaxError, value_spans
-from ...suppress import DISABLE_KEY, SUPPRESSION_KEY
+from ...model.findings import Finding
+from ...model.positions import JsonSyntaxError, value_spans
+from ...sources.suppress import DISABLE_KEY, SUPPRESSION_KEY
 from ..diagnostic_json import DiagnosticBuilder, typed_diagnostic
 from ..host import Host
 from ..lint import LintResult

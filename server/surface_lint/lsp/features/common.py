@@ -9,7 +9,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from ...findings import Location, Severity
+from ...model.findings import Location, Severity
 from ..documents import LineMap, path_to_uri
 from ..lint import LintResult
 

@@ -9,9 +9,9 @@ from typing import Any
 
 from lsprotocol import types
 
-from ...docs import predicate_markdown
-from ...findings import Location
-from ...lanes import Lane
+from ...model.findings import Location
+from ...reporters.docs import predicate_markdown
+from ...rules.loader import Lane
 from ..host import Host
 from ..lint import LintResult
 from .common import MAX_FEATURE_LINE, Positions, markup_content, no_html

@@ -8,12 +8,12 @@ from collections.abc import Mapping
 
 from lsprotocol import types
 
-from ...checks import CHECKS
-from ...docs import check_markdown, predicate_markdown
 from ...engine import RecordInfo
-from ...findings import Location
-from ...lanes import Lane
-from ...predicates import Verdict
+from ...model.checks import CHECKS
+from ...model.findings import Location
+from ...reporters.docs import check_markdown, predicate_markdown
+from ...rules.kinds.core import Verdict
+from ...rules.loader import Lane
 from ..host import Host
 from ..lint import LintResult
 from .common import MAX_FEATURE_LINE, Positions, contains, markup_content, md_code, md_message, no_html

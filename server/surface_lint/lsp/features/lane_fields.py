@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...docs import predicate_markdown
-from ...lanes import FieldSpec, Lane
+from ...reporters.docs import predicate_markdown
+from ...rules.loader import FieldSpec, Lane
 from .common import md_code, md_text, no_html
 
 # One step of a path into a case record: (field name, whether the step enters one item of a list).

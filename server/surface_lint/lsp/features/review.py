@@ -30,12 +30,7 @@ from typing import Any
 from lsprotocol import types
 
 from ...engine import Engine, UsageError, first_object
-from ...findings import Location
-from ...lanes import Lane
-from ...reporters import RenderOptions
-from ...reporters.common import PredicateFailure, rule_index
-from ...reporters.diff_text import render_json as diff_json
-from ...review import (
+from ...engine.review import (
     DEFAULT_TRANSCRIPT_GLOBS,
     CaseRun,
     Review,
@@ -47,8 +42,13 @@ from ...review import (
     run_lane,
     turn_references,
 )
-from ...review import diff_runs as review_diff_runs
-from ...review_html import OPEN_TURN_COMMAND, REVIEW_TURN_LIMIT, diff_page, page_css, review_html
+from ...engine.review import diff_runs as review_diff_runs
+from ...model.findings import Location
+from ...reporters import RenderOptions
+from ...reporters.common import PredicateFailure, rule_index
+from ...reporters.diff_text import render_json as diff_json
+from ...reporters.review_html import OPEN_TURN_COMMAND, REVIEW_TURN_LIMIT, diff_page, page_css, review_html
+from ...rules.loader import Lane
 from ...sources.cases import read_case_file
 from ...sources.transcripts import sniff
 from ..documents import TextDoc, path_to_uri, to_client_units, uri_to_path

@@ -1,0 +1,1 @@
+"""The command line: argparse front end (main), parallel runs, the progress bar."""

@@ -1,0 +1,676 @@
+"""`surface-lint`: the command line. Translates arguments to engine calls; renders results.
+
+Exit codes: 0 clean / lane passed, 1 findings or a failed threshold, 2 usage, config or
+unreadable input. Never imports pygls (start-up time): `server` imports it lazily.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import stat
+import sys
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from .. import __version__
+from ..engine import Engine, LaneResult, UsageError
+from ..engine.config import Config, ConfigError, find_config, load_config
+from ..model.findings import Finding, Severity
+from ..reporters.outputs import open_output, printable, refuse_input
+from ..rules.loader import DEFAULT_PROFILE, PROFILES
+
+if TYPE_CHECKING:
+    from ..reporters import RenderOptions
+    from .progress import Progress
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+# The reader closed the output early (`| head`): 128 + SIGPIPE, what a shell reports for grep there.
+EXIT_BROKEN_PIPE = 141
+SUBCOMMANDS = ("check", "rule", "server", "lanes", "diff")
+# Folders `check <folder>` does not search (tool state, dependencies); name one to check it.
+SKIPPED_FOLDERS = ("node_modules", "__pycache__")
+DEFAULT_TCP_HOST = "127.0.0.1"
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")  # where `server --tcp` may listen
+
+
+def _common(p: argparse.ArgumentParser, formats: Sequence[str]) -> None:
+    p.add_argument("--profile", choices=PROFILES, help=f"verdict profile (default: config or {DEFAULT_PROFILE})")
+    p.add_argument("--config", type=Path, help="config file (default: nearest surface-lint.toml / pyproject.toml)")
+    p.add_argument("--output-format", default="text", choices=sorted(formats), help="output format")
+    p.add_argument("-o", "--output", type=Path, help="write the output to this file")
+    p.add_argument("--lane-file", action="append", default=[], type=Path, help="an extra lane TOML")
+    p.add_argument("--colour", "--color", choices=("auto", "always", "never"), default="auto")
+
+
+def _lane_parser(formats: Sequence[str]) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="surface-lint",
+        description="Score a lane: join captured transcripts to cases, compute the lane's metrics, "
+        "check its thresholds. Subcommands: check, rule, lanes, server.",
+    )
+    # Alone, `--version` prints the tool's version; with a value (`--split public --version v1`)
+    # it names the split's version folder, as the issue's command line spells it.
+    p.add_argument("--version", nargs="?", const=True, default=None, metavar="vN",
+                   help="with --split: the version folder (default: the newest); alone: print surface-lint's version")
+    p.add_argument("--lane", help="lane name (deterministic_fluency, multi_sentence_response, symbolic_logic, ...)")
+    p.add_argument("--cases", nargs="+", default=[], metavar="PATH", help="case files (JSONL)")
+    p.add_argument("--transcripts", nargs="+", default=[], metavar="PATH",
+                   help="turn JSONL, lane report JSON or telemetry JSONL")
+    p.add_argument("--split", choices=("dev", "public", "holdouts"), help="find evals/<lane>/<split>/... itself")
+    p.add_argument("--version-dir", "--split-version", dest="split_version", metavar="vN", default=None,
+                   help="with --split: the version folder (default: the newest)")
+    p.add_argument("--thresholds", help="threshold set (e.g. v1, pre_gloss, post_gloss)")
+    p.add_argument("--show", type=int, default=20, help="failing cases listed with positions in text output")
+    p.add_argument("--baseline", type=Path, metavar="FILE",
+                   help="a previous `--output-format json` run: fail when a metric falls below it")
+    p.add_argument("--baseline-tolerance", type=float, default=0.0, metavar="X",
+                   help="how far a metric may fall below the baseline (default 0)")
+    p.add_argument("--update-baseline", action="store_true", help="write this run to the --baseline FILE")
+    _common(p, formats)
+    _ci_options(p, jobs=True)
+    return p
+
+
+def _ci_options(p: argparse.ArgumentParser, jobs: bool) -> None:
+    p.add_argument("--annotation-limit", type=int, default=50, metavar="N",
+                   help="github format: print at most N annotations, most severe first (default 50)")
+    p.add_argument("--github-summary", action="store_true",
+                   help="also append the Markdown summary to $GITHUB_STEP_SUMMARY (kept under 1 MiB)")
+    if jobs:
+        p.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
+                       help="read files in N processes (0: one per CPU); the output is the same")
+
+
+def _check_parser(formats: Sequence[str]) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="surface-lint check", description="List findings in case files and transcripts.")
+    p.add_argument("paths", nargs="+", type=Path)
+    p.add_argument("--lane", help="lane for every file (default: detected per file)")
+    p.add_argument("--kind", choices=("cases", "turns", "report", "telemetry"), help="file shape (default: detected)")
+    p.add_argument("--cases", nargs="+", default=[], metavar="PATH", help="case files to join transcripts to")
+    p.add_argument("--fail-on", choices=("error", "warning", "information", "hint"), default="warning",
+                   help="lowest severity that makes the exit code 1 (default: warning)")
+    _common(p, formats)
+    _ci_options(p, jobs=True)
+    return p
+
+
+def _diff_parser(formats: Sequence[str]) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="surface-lint diff",
+        description="Compare two runs of one lane (transcripts or lane reports): metric deltas, flipped "
+        "verdicts, new and vanished cases. Exit 1 when a metric or a predicate regressed.")
+    p.add_argument("old", type=Path, help="the earlier run")
+    p.add_argument("new", type=Path, help="the later run")
+    p.add_argument("--lane", help="lane name (default: detected from OLD)")
+    p.add_argument("--cases", nargs="+", default=[], metavar="PATH", help="case files to join both runs to")
+    p.add_argument("--thresholds", help="threshold set that says which way each metric is better")
+    _common(p, formats)
+    _ci_options(p, jobs=False)
+    return p
+
+
+def _rule_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="surface-lint rule", description="Explain a predicate or check.")
+    p.add_argument("name", nargs="?", help="predicate name, alias or code (SL103)")
+    p.add_argument("--all", action="store_true", help="every predicate and check")
+    p.add_argument("--kinds", action="store_true",
+                   help="the reference of every predicate kind: parameters, types, defaults, an executed example")
+    p.add_argument("--format", choices=("text", "markdown-table", "json"), default="text")
+    p.add_argument("--profile", choices=PROFILES)
+    p.add_argument("--config", type=Path)
+    p.add_argument("--lane-file", action="append", default=[], type=Path)
+    return p
+
+
+def _server_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="surface-lint server", description="Start the language server (stdio).")
+    p.add_argument("--tcp", metavar="HOST:PORT",
+                   help="listen on TCP (loopback) instead of stdio; port 0: a free port, printed on stderr")
+    return p
+
+
+def _config(args: argparse.Namespace, anchor: Path) -> Config:
+    path = args.config if getattr(args, "config", None) else find_config(_absolute(anchor))
+    cfg = load_config(path)
+    cfg.lane_files = [*cfg.lane_files, *getattr(args, "lane_file", [])]
+    return cfg
+
+
+def _absolute(path: Path) -> Path:
+    """`path` resolved; a symbolic-link loop resolves no further (Python 3.11 raises on it)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return Path(os.path.abspath(path))
+
+
+def _engine(args: argparse.Namespace, anchor: Path) -> Engine:
+    cfg = _config(args, anchor)
+    engine = Engine(cfg, args.profile or cfg.profile)
+    if engine.lane_errors:
+        err = engine.lane_errors[0]
+        raise ConfigError(err.path, err.line, err.message, err.column)
+    if engine.severity_errors:
+        raise engine.severity_errors[0]
+    return engine
+
+
+def _rules_inputs(engine: Engine) -> list[str]:
+    """The config file and lane files a run read: inputs too, never to be written over."""
+    config = engine.config
+    return [*([str(config.path)] if config.path else []), *(str(p) for p in config.lane_files)]
+
+
+def _colour(args: argparse.Namespace) -> bool:
+    if args.colour == "always":
+        return True
+    if args.colour == "never" or args.output or os.environ.get("NO_COLOR"):
+        return False
+    return sys.stdout.isatty()
+
+
+def _output(args: argparse.Namespace, inputs: Sequence[str]) -> AbstractContextManager[TextIO]:
+    """The one place the run's output stream is opened (`-o FILE` or stdout): atomic, never an input."""
+    return open_output(args.output, inputs)
+
+
+def _emit(args: argparse.Namespace, write: Callable[[TextIO], None], inputs: Sequence[str]) -> None:
+    """The output streamed to its place: reporters write as the rows come, nothing is held."""
+    with _output(args, inputs) as out:
+        write(out)
+
+
+def find_split(lane: str, split: str, version: str | None, start: Path) -> Path:
+    """`evals/<lane>/<split>[/<version>]/cases.jsonl`, searching upward from `start`."""
+    for folder in [start, *start.parents]:
+        root = folder / "evals" / lane
+        if not root.is_dir():
+            continue
+        if split == "dev":
+            candidate = root / "dev" / "cases.jsonl"
+        else:
+            base = root / split
+            if not base.is_dir() and split == "holdouts":
+                base = root / "holdout"
+            if version is None:
+                versions = sorted((p.name for p in base.glob("v*") if p.is_dir()),
+                                  key=lambda v: (len(v), v))
+                if not versions:
+                    raise UsageError(f"{base}: no version folders")
+                version = versions[-1]
+            candidate = base / version / "cases.jsonl"
+        if candidate.is_file():
+            return candidate
+        raise UsageError(f"{candidate}: no such case file")
+    raise UsageError(f"no evals/{lane}/ folder at or above {start}")
+
+
+def run_lane(argv: Sequence[str]) -> int:
+    from ..reporters import LANE_WRITERS
+
+    args = _lane_parser(list(LANE_WRITERS)).parse_args(argv)
+    if args.version is True:
+        print(f"surface-lint {__version__}")
+        return EXIT_OK
+    if isinstance(args.version, str):
+        if args.split_version is not None and args.split_version != args.version:
+            raise UsageError("--version and --version-dir name different version folders")
+        args.split_version = args.version
+        if not args.split:
+            raise UsageError("--version vN names a split's version folder: use it with --split")
+    if not args.lane and not args.cases and not args.transcripts:
+        raise UsageError("nothing to do: give --lane NAME with --cases/--transcripts (or a subcommand: check, rule, lanes, server)")
+    engine = _engine(args, Path.cwd())
+    cases = _unique_paths(args.cases)
+    if args.split:
+        if not args.lane:
+            raise UsageError("--split needs --lane")
+        cases = _unique_paths([*cases, str(find_split(args.lane, args.split, args.split_version, Path.cwd()))])
+    if not args.transcripts:
+        raise UsageError("no transcripts: give --transcripts PATH ...")
+    transcripts = _unique_paths(args.transcripts)
+    if args.update_baseline and not args.baseline:
+        raise UsageError("--update-baseline needs --baseline FILE")
+    if args.show < 0:
+        raise UsageError(f"--show must be 0 or more, not {args.show}")
+    if args.baseline:
+        from ..engine.baseline import check_tolerance
+
+        check_tolerance(args.baseline_tolerance)
+    inputs = [*cases, *transcripts, *_rules_inputs(engine)]
+    # Refused before any work: an output naming an input, the baseline rewritten over an input.
+    refuse_input(args.output, [*inputs, *([str(args.baseline)] if args.baseline else [])])
+    if args.update_baseline:
+        refuse_input(args.baseline, inputs, "--update-baseline")
+    # The summary and the baseline file need every case's details, whatever is printed.
+    # (SARIF and GitHub annotations read only the findings; JUnit and HTML list each case's findings.)
+    want_details = args.output_format not in ("text", "sarif", "github") or args.github_summary or args.update_baseline
+    jobs = _jobs(args)
+    with _progress(len(transcripts)) as progress:
+        result = engine.score(args.lane, cases, transcripts, args.thresholds, want_details,
+                              # Text lists the positions of the first `--show` failing cases only.
+                              args.show if args.output_format == "text" else None,
+                              mapper=process_mapper(jobs), progress=progress.advance,
+                              row_findings=args.output_format in ("junit", "html"))
+    options = _options(args, engine, result.lane)
+    baseline_ok = True
+    if args.baseline:
+        from ..engine.baseline import BaselineUnreadable, check_baseline
+
+        report = None
+        try:
+            report = check_baseline(args.baseline, result, engine.lane(result.lane), args.baseline_tolerance)
+        except BaselineUnreadable as exc:
+            if not args.update_baseline:
+                raise
+            # Updating replaces what is there: a broken baseline is the case that most needs it.
+            if exc.exists:
+                print(f"surface-lint: warning: {printable(str(exc))}; --update-baseline replaces it", file=sys.stderr)
+        if report is not None:
+            sys.stderr.write(report.render_text())
+            options = replace(options, baseline=report)
+            baseline_ok = report.passed or args.update_baseline
+    _emit(args, lambda out: LANE_WRITERS[args.output_format](result, options, out), inputs)
+    if args.github_summary:
+        from ..reporters import markdown
+
+        _github_summary(lambda o, out: markdown.write_lane(result, o, out), options, inputs)
+    if args.update_baseline:
+        write_baseline(args.baseline, result, inputs)
+        print(f"surface-lint: wrote the baseline {printable(str(args.baseline))}", file=sys.stderr)
+    return EXIT_FAIL if result.passed is False or not baseline_ok else EXIT_OK
+
+
+def run_check(argv: Sequence[str]) -> int:
+    from ..engine.spool import Spool
+    from ..reporters import CHECK_WRITERS, CheckRun
+
+    args = _check_parser(list(CHECK_WRITERS)).parse_args(argv)
+    files = check_paths(args.paths, args.kind)
+    cases = _unique_paths(args.cases)
+    engine = _engine(args, args.paths[0] if args.paths else Path.cwd())
+    inputs = [*files, *cases, *_rules_inputs(engine)]
+    refuse_input(args.output, inputs)
+    index = None
+    if cases:
+        _, index = engine.load_cases(cases, engine.lane(args.lane) if args.lane else None)
+    from .parallel import check_files
+
+    threshold = Severity.parse(args.fail_on)
+    # Findings are sorted on disk as they come (memory stays flat); the exit code is tracked here.
+    findings: Spool[Finding] = Spool(key=Finding.sort_key)
+    failing = False
+
+    def sink(f: Finding) -> None:
+        nonlocal failing
+        findings.append(f)
+        failing = failing or f.severity >= threshold
+
+    with _progress(len(files)) as progress:
+        stats = check_files(engine, index, cases, files, args.kind, args.lane, _jobs(args),
+                            progress.advance, sink)
+    run = CheckRun(findings, engine.profile, files, stats.lines, stats.records, stats.errors,
+                   stats.blank, stats.skipped)
+    options = _options(args, engine, None)
+    _emit(args, lambda out: CHECK_WRITERS[args.output_format](run, options, out), inputs)
+    if args.github_summary:
+        from ..reporters import markdown
+
+        _github_summary(lambda o, out: markdown.write_check(run, o, out), options, inputs)
+    return EXIT_FAIL if failing else EXIT_OK
+
+
+def run_diff(argv: Sequence[str]) -> int:
+    from ..engine.diff import diff_results
+    from ..reporters import DIFF_WRITERS
+
+    args = _diff_parser(list(DIFF_WRITERS)).parse_args(argv)
+    old_path, new_path = str(args.old), str(args.new)
+    cases = _unique_paths(args.cases)
+    engine = _engine(args, Path.cwd())
+    inputs = [old_path, new_path, *cases, *_rules_inputs(engine)]
+    refuse_input(args.output, inputs)
+    declared = {path: _report_lane(engine, path) for path in (old_path, new_path)}
+    # Without --lane each run's lane is its own (a report's `lane`, else detected), so two lanes are seen.
+    old = _diff_run(engine, args.lane or declared[old_path], declared[old_path], cases, old_path, args.thresholds)
+    new = _diff_run(engine, args.lane or declared[new_path], declared[new_path], cases, new_path, args.thresholds)
+    for path, result in ((old_path, old), (new_path, new)):
+        if declared[path] is not None and declared[path] != result.lane:
+            raise UsageError(f"{path} is a lane report of {declared[path]}; it cannot be compared as a run of "
+                             f"{result.lane}")
+    if new.lane != old.lane:
+        raise UsageError(f"{old_path} is a run of {old.lane} but {new_path} one of {new.lane}: "
+                         "diff compares two runs of one lane")
+    lane = engine.lane(new.lane)
+    diff = diff_results(old, new, lane, old_path, new_path)
+    options = _options(args, engine, new.lane)
+    _emit(args, lambda out: DIFF_WRITERS[args.output_format](diff, options, out), inputs)
+    if args.github_summary:
+        _github_summary(lambda o, out: DIFF_WRITERS["markdown"](diff, o, out), options, inputs)
+    return EXIT_FAIL if diff.regressed else EXIT_OK
+
+
+def _diff_run(engine: Engine, lane_name: str | None, declared: str | None, cases: Sequence[str], path: str,
+              thresholds: str | None) -> LaneResult:
+    """One run `diff` compares: scored by the engine, except a lane report of a case-driven lane
+    (its cases are judged from captures, which a report does not hold): read back as it is."""
+    if declared is not None and lane_name == declared:
+        import json
+
+        from ..engine.diff import is_case_driven, report_result
+
+        lane = engine.lane(declared)
+        if is_case_driven(lane):
+            try:
+                whole = json.loads(engine.read_bytes(path).decode("utf-8-sig"))
+            except (UnicodeDecodeError, ValueError, RecursionError):
+                whole = None  # _report_lane read it a moment ago: changed since, scored as it is now
+            if isinstance(whole, dict):
+                return report_result(lane, path, whole)
+    return engine.score(lane_name, cases, [path], thresholds, True, None)
+
+
+def _report_lane(engine: Engine, path: str) -> str | None:
+    """The `lane` a lane report names itself (None for transcripts and reports without one)."""
+    import json
+
+    from ..sources.lintable import HEAD_BYTES
+    from ..sources.transcripts import sniff
+
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(HEAD_BYTES)
+        if sniff(head)[0] != "report":
+            return None
+        whole = json.loads(engine.read_bytes(path).decode("utf-8-sig"))
+    except (OSError, UsageError, ValueError, RecursionError):
+        return None  # unreadable or broken: scoring has already said so, or reports it as findings
+    lane = whole.get("lane") if isinstance(whole, dict) else None
+    return lane if isinstance(lane, str) else None
+
+
+def process_mapper(jobs: int) -> Callable[..., list[object]] | None:
+    """Worker processes for `--jobs N` (N > 1): the engine is given them, it starts none itself."""
+    if jobs <= 1:
+        return None
+    from .parallel import ordered_map
+
+    return lambda fn, calls, init, initargs, on_done: ordered_map(fn, calls, jobs, init, initargs, on_done)
+
+
+def _jobs(args: argparse.Namespace) -> int:
+    from .parallel import job_count
+
+    try:
+        return job_count(args.jobs)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _progress(total: int) -> Progress:
+    from .progress import Progress
+
+    return Progress(total)
+
+
+def _options(args: argparse.Namespace, engine: Engine, lane: str | None) -> RenderOptions:
+    from ..reporters import RenderOptions
+    from ..reporters.common import rule_index
+
+    if args.annotation_limit < 0:
+        raise UsageError("--annotation-limit must be 0 or more")
+    return RenderOptions(colour=_colour(args), annotation_limit=args.annotation_limit,
+                         rules=rule_index(engine), lane=engine.lane(lane) if lane else None)
+
+
+def _github_summary(write: Callable[[RenderOptions, TextIO], None], options: RenderOptions,
+                    inputs: Sequence[str]) -> None:
+    """Append Markdown to $GITHUB_STEP_SUMMARY, within what is left of GitHub's 1 MiB per step.
+
+    Written like every output: the old content and the new in a temporary file, renamed over it."""
+    from ..reporters import STEP_SUMMARY_LIMIT
+
+    target = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not target:
+        print("surface-lint: warning: --github-summary: GITHUB_STEP_SUMMARY is not set; no summary written",
+              file=sys.stderr)
+        return
+    try:
+        used = os.stat(target).st_size
+    except FileNotFoundError:
+        used = 0
+    except OSError as exc:
+        raise UsageError(f"GITHUB_STEP_SUMMARY {target}: cannot write: {exc.strerror}") from None
+    with open_output(target, inputs, "GITHUB_STEP_SUMMARY", append=True) as out:
+        write(replace(options, colour=False, byte_limit=max(0, STEP_SUMMARY_LIMIT - used)), out)
+
+
+def _unique_paths(paths: Sequence[str | Path]) -> list[str]:
+    """Paths in order, each file once however it is spelt (`a`, `./a`, a link to it)."""
+    from ..sources.paths import unique_paths
+
+    return unique_paths([str(p) for p in paths])
+
+
+def _stat_given(path: Path) -> os.stat_result:
+    """A path named on the command line, or a UsageError saying why it cannot be read."""
+    try:
+        return os.stat(path)
+    except FileNotFoundError as exc:
+        dangling = f" (a symbolic link to {os.readlink(path)})" if os.path.islink(path) else ""
+        raise UsageError(f"{path}: cannot read: {exc.strerror}{dangling}") from None
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
+
+
+def check_paths(paths: Sequence[Path], kind: str | None) -> list[str]:
+    """The files `check` reads: each named file, and under each folder the case files, transcripts
+    and lane reports (decided as the editor decides: `document_kind`); each file once, in order."""
+    from ..sources.lintable import HEAD_BYTES, document_kind, may_be_lintable
+
+    found: list[str] = []
+    for path in paths:
+        st = _stat_given(path)
+        if not stat.S_ISDIR(st.st_mode):
+            if kind is None and _kind_of(path, HEAD_BYTES) is None:
+                print(f"surface-lint: warning: {printable(str(path))}: not a case file, transcript or lane report; skipped "
+                      "(give --kind to read it anyway)", file=sys.stderr)
+                continue
+            found.append(str(path))
+            continue
+        for folder, subfolders, names in os.walk(path, onerror=_walk_error):
+            # Not descended: hidden folders (.git, .venv), dependencies; sorted for a stable order.
+            subfolders[:] = sorted(d for d in subfolders if not d.startswith(".") and d not in SKIPPED_FOLDERS)
+            for name in sorted(names):
+                member = str(Path(folder, name))  # as Path spells it: `evals/t.jsonl`, not `./evals/t.jsonl`
+                if not may_be_lintable(member):
+                    continue
+                try:
+                    with open(member, "rb") as fh:
+                        head = fh.read(HEAD_BYTES)
+                except OSError as exc:
+                    dangling = f" (a symbolic link to {os.readlink(member)})" if os.path.islink(member) else ""
+                    print(f"surface-lint: warning: {printable(str(member))}: skipped: {exc.strerror}{dangling}", file=sys.stderr)
+                    continue
+                if document_kind(member, head) is not None:
+                    found.append(member)
+    files = _unique_paths(found)
+    if not files:
+        named = ", ".join(str(p) for p in paths)
+        raise UsageError(f"nothing to check: no case file, transcript or lane report in {named}")
+    return files
+
+
+def _kind_of(path: Path, head_bytes: int) -> str | None:
+    from ..sources.lintable import document_kind
+
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(head_bytes)
+    except IsADirectoryError:
+        raise UsageError(f"{path}: is a folder") from None
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
+    return document_kind(str(path), head)
+
+
+def _walk_error(exc: OSError) -> None:
+    print(f"surface-lint: warning: {printable(str(exc.filename))}: skipped: {exc.strerror}", file=sys.stderr)
+
+
+def run_rule(argv: Sequence[str]) -> int:
+    from ..reporters.docs import render_rule, render_rules_table, rules_json
+
+    args = _rule_parser().parse_args(argv)
+    engine = _engine(args, Path.cwd())
+    if args.kinds:
+        from ..reporters.docs import reference_markdown
+
+        sys.stdout.write(reference_markdown())
+        return EXIT_OK
+    if args.format == "markdown-table":
+        sys.stdout.write(render_rules_table(engine))
+        return EXIT_OK
+    if args.format == "json":
+        sys.stdout.write(rules_json(engine))
+        return EXIT_OK
+    if args.all or not args.name:
+        sys.stdout.write(render_rule(engine, None))
+        return EXIT_OK
+    text = render_rule(engine, args.name)
+    if not text:
+        from ..engine.config import did_you_mean
+        from ..model.checks import CHECKS
+
+        known = [n for c in CHECKS.values() for n in (c.code, c.name)]
+        known += [n for lane in engine.lane_set.lanes.values() for p in lane.predicates
+                  for n in (p.code, p.name, *p.aliases)]
+        raise UsageError(f"no predicate or check named {args.name!r}{did_you_mean(args.name, known)}")
+    sys.stdout.write(text)
+    return EXIT_OK
+
+
+def run_lanes(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(prog="surface-lint lanes", description="List the lanes (shipped and --lane-file).")
+    parser.add_argument("--lane-file", action="append", default=[], type=Path, help="an extra lane TOML")
+    parser.add_argument("--config", type=Path)
+    args = parser.parse_args(argv)
+    engine = Engine(_config(args, Path.cwd()))
+    for name, lane in sorted(engine.lane_set.lanes.items()):
+        sets = ", ".join(sorted(lane.thresholds)) or "none"
+        print(f"{name} {lane.version}  headline {lane.headline}  thresholds: {sets}  ({lane.path})")
+    for err in engine.lane_errors:
+        print(f"error: {printable(str(err))}", file=sys.stderr)
+    return EXIT_USAGE if engine.lane_errors else EXIT_OK
+
+
+def parse_tcp(value: str) -> tuple[str, int]:
+    """`HOST:PORT`, `:PORT` (127.0.0.1) or `[::1]:PORT` -> (host, port) on loopback, `localhost`
+    as 127.0.0.1 (one socket); port 0 asks the system for a free port. UsageError otherwise."""
+    host, colon, port_text = value.rpartition(":")
+    if not colon:
+        raise UsageError(f"--tcp {value}: give HOST:PORT (for example 127.0.0.1:2087, or 127.0.0.1:0 for any free port)")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    host = host or DEFAULT_TCP_HOST
+    if host not in LOOPBACK_HOSTS:
+        raise UsageError(f"--tcp {value}: the server listens on loopback only (127.0.0.1, localhost or ::1)")
+    if not port_text.isdigit() or not port_text.isascii():
+        raise UsageError(f"--tcp {value}: the port must be a number from 0 to 65535 (0: any free port), "
+                         f"not {port_text!r}")
+    port = int(port_text)
+    if port > 65535:
+        raise UsageError(f"--tcp {value}: the port must be a number from 0 to 65535 (0: any free port), not {port}")
+    return (DEFAULT_TCP_HOST if host == "localhost" else host), port
+
+
+def write_baseline(path: Path, result: LaneResult, inputs: Sequence[str] = ()) -> None:
+    """`--update-baseline`: the run's `--output-format json`, atomically like every output (a kill
+    mid-write leaves the old baseline whole). Here, not in baseline.py: writing a report is a
+    reporter's job, and the comparison (baseline.py) sits below the reporters."""
+    from ..reporters.json_format import write_lane
+
+    with open_output(path, inputs, "--update-baseline") as out:  # streamed: the cases are not held
+        write_lane(result, out)
+
+
+# The language server's `start`, loaded on demand: given to `main` by the package's entry point
+# (surface_lint/__main__.py), so that the command line never imports the language server.
+StartServer = Callable[[tuple[str, int] | None], None]
+LoadServer = Callable[[], StartServer]
+
+
+def run_server(argv: Sequence[str], load_server: LoadServer | None = None) -> int:
+    args = _server_parser().parse_args(argv)
+    address = parse_tcp(args.tcp) if args.tcp is not None else None
+    if load_server is None:
+        raise UsageError("the language server is started by the `surface-lint` command (surface_lint.__main__)")
+    try:
+        start = load_server()
+    except ModuleNotFoundError as exc:  # the `lsp` extra is not installed
+        raise UsageError(
+            f"the language server needs pygls and lsprotocol ({exc}); install them with: "
+            "pip install 'surface-lint[lsp]'"
+        ) from None
+
+    if address is None:
+        start(None)
+        return EXIT_OK
+    host, port = address
+    try:
+        start(address)
+    except OSError as exc:  # the port is taken, the host does not resolve, no permission
+        reason = exc.strerror or str(exc)
+        raise UsageError(f"--tcp {args.tcp}: cannot listen on {host}:{port}: {reason}") from None
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None, load_server: LoadServer | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        # Text that cannot be encoded (an unpaired surrogate) is escaped, as in `-o` files.
+        sys.stdout.reconfigure(errors="backslashreplace")
+    try:
+        if argv and argv[0] in SUBCOMMANDS:
+            command, rest = argv[0], argv[1:]
+            if command == "server":
+                return run_server(rest, load_server)
+            return {"check": run_check, "rule": run_rule, "lanes": run_lanes, "diff": run_diff}[command](rest)
+        return run_lane(argv)
+    except UsageError as exc:
+        print(f"surface-lint: error: {printable(str(exc))}", file=sys.stderr)
+        return EXIT_USAGE
+    except ConfigError as exc:
+        print(f"surface-lint: config error: {printable(str(exc))}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+    except Exception:  # an internal error must never look like a failed threshold (exit 1)
+        import traceback
+
+        traceback.print_exc()
+        print("surface-lint: internal error (a bug: please report it with the traceback above)", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _silence_stdout() -> None:
+    """Point stdout at the null device so flushing it at shutdown raises no second BrokenPipeError
+    (the recipe of the Python docs, "Note on SIGPIPE")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass  # stdout is no file descriptor (a test's StringIO): nothing is flushed at shutdown
+
+
+if __name__ == "__main__":
+    sys.exit(main())

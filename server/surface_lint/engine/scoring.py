@@ -1,0 +1,471 @@
+"""Verdicts of one lane on one subject, per-case outcomes, metrics and thresholds. Pure."""
+
+from __future__ import annotations
+
+import json
+import math
+from array import array
+from collections.abc import Container, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..rules.kinds.core import MISSING, Context, RegexTimeout, Subject, Verdict, case_value
+from ..rules.loader import EXPECTED, Lane, MetricSpec, PredicateSpec, ThresholdCheck
+
+# A predicate that needs a case field (spec.case_field, declared by its kind) is not judged
+# without it (and without a stored verdict), unless its kind says it is (spec.judged_without_field).
+
+
+_Plan = tuple[tuple[PredicateSpec, str | None, str, Any], ...]
+
+
+def _plan(lane: Lane) -> _Plan:
+    """Each predicate of the lane with the case field it needs, its name and its evaluator (read
+    once per evaluation, not per subject)."""
+    return tuple((spec, spec.case_field, spec.name, spec.evaluate) for spec in lane.predicates)
+
+
+MEMO_SIZE = 16384  # verdict sets kept per evaluation; the memo is cleared when it fills
+
+
+class EvaluationMemo:
+    """One evaluation's state (a run, a `check`, an editor request): the lane's predicate plan,
+    built once, and its verdicts by key, bounded, and paused while it misses (on all-distinct
+    surfaces a memo only costs, so after a window with almost no hits it stands aside for a
+    while). It belongs to whoever evaluates (engine.pipeline.Evaluator), never to the `Lane`:
+    two evaluations of one lane share nothing, and a thread evaluating owns its memo."""
+
+    __slots__ = ("entries", "hits", "lane", "lookups", "needed", "paused", "plan")
+
+    WINDOW = 4096  # lookups per check of the hit rate
+    PAUSE = 65536  # evaluations without the memo after a window with under 1% hits
+
+    def __init__(self, lane: Lane) -> None:
+        self.lane = lane
+        # Verdicts by (surface, grounding, primed, the case fields predicates read): a deterministic
+        # runtime repeats its surfaces, and a verdict depends on nothing else.
+        self.entries: dict[tuple[Any, ...], Any] = {}
+        self.hits = 0
+        self.lookups = 0
+        self.paused = 0
+        self.plan: _Plan = _plan(lane)
+        # The case fields those predicates read, in plan order (the memo key's tail).
+        self.needed: tuple[str, ...] = tuple(dict.fromkeys(name for spec in lane.predicates for name in spec.reads))
+
+
+def evaluate(
+    lane: Lane,
+    subject: Subject,
+    stored: Mapping[str, Any] | None = None,
+    case_fields: Mapping[str, Any] | None = None,
+    memo: EvaluationMemo | None = None,
+) -> Mapping[str, Verdict]:
+    """Every predicate of the lane on one subject. A predicate that needs a case field the
+    case lacks takes the report's stored verdict when there is one, else it is skipped.
+
+    With an evaluation's `memo` (of this lane), surface lanes memoise the result (read-only:
+    callers copy before changing it) by everything a surface predicate can read: the surface,
+    grounding, priming and the case fields its predicates name; chain lanes and report entries
+    with stored verdicts do not. Without one nothing is kept."""
+    if memo is None:
+        return _evaluate(lane, _plan(lane), subject, stored, case_fields)
+    if memo.lane is not lane:
+        raise ValueError(f"an evaluation memo of lane {memo.lane.name!r} used for lane {lane.name!r}")
+    plan = memo.plan
+    if stored is not None or lane.unit != "surface":
+        return _evaluate(lane, plan, subject, stored, case_fields)
+    if memo.paused:
+        memo.paused -= 1
+        return _evaluate(lane, plan, subject, stored, case_fields)
+    # Predicates read the subject's case; `case_fields` decides which of them are judged.
+    key: tuple[Any, ...] = (subject.surface, subject.grounding, subject.primed)
+    needed = memo.needed
+    if needed:
+        read = subject.case or {}
+        given = case_fields or {}
+        key += tuple((_hashable(read.get(name)), name in given) for name in needed)
+    entries = memo.entries
+    memo.lookups += 1
+    hit = entries.get(key)
+    if hit is not None:
+        memo.hits += 1
+        return hit  # type: ignore[no-any-return]
+    out = _evaluate(lane, plan, subject, stored, case_fields)
+    if len(entries) >= MEMO_SIZE:
+        entries.clear()
+    entries[key] = out
+    if memo.lookups >= memo.WINDOW:
+        if memo.hits * 100 < memo.lookups:
+            memo.paused = memo.PAUSE
+            entries.clear()
+        memo.hits = memo.lookups = 0
+    return out
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_hashable(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
+    return value
+
+
+def _evaluate(
+    lane: Lane,
+    plan: _Plan,
+    subject: Subject,
+    stored: Mapping[str, Any] | None,
+    case_fields: Mapping[str, Any] | None,
+) -> dict[str, Verdict]:
+    ctx = Context(subject, lane.analysis)
+    out: dict[str, Verdict] = {}
+    for spec, needed, name, judge in plan:
+        if needed is not None and (case_fields is None or needed not in case_fields):
+            if stored is not None and isinstance(stored.get(name), bool):
+                out[name] = Verdict(bool(stored[name]), message="stored verdict")
+                continue
+            if not spec.judged_without_field:
+                continue
+        try:
+            verdict = judge(ctx)
+            if verdict is not None:  # None: the case gives this predicate nothing to judge
+                out[name] = verdict
+        except RegexTimeout as exc:  # a user pattern's character budget (patterns.py): no clock
+            out[name] = Verdict(False, message=f"a pattern of `{name}` {exc}", timed_out=True)
+    return out
+
+
+def expected_names(lane: Lane, case_fields: Mapping[str, Any] | None) -> list[str]:
+    """The case's expected predicates, canonicalised (aliases resolved, unknown names dropped)."""
+    if not lane.expected_field or not case_fields:
+        return []
+    names = case_fields.get(lane.expected_field)
+    if not isinstance(names, list):
+        return []
+    out = []
+    for name in names:
+        spec = lane.predicate(name) if isinstance(name, str) else None
+        if spec is not None:
+            out.append(spec.name)
+    return out
+
+
+def signal(
+    name: str,
+    lane: Lane,
+    verdicts: Mapping[str, Verdict],
+    case_fields: Mapping[str, Any] | None,
+) -> bool:
+    negate = name.startswith("!")
+    bare = name.lstrip("!")
+    if bare == EXPECTED:
+        value = all(verdicts[n].passed for n in expected_names(lane, case_fields) if n in verdicts)
+    elif bare in verdicts:
+        value = verdicts[bare].passed
+    elif lane.predicate(bare) is not None:
+        value = False  # a predicate that could not be judged does not pass
+    else:
+        value = bool((case_fields or {}).get(bare, False))
+    return value != negate
+
+
+def signal_values(
+    lane: Lane,
+    names: tuple[str, ...],
+    verdicts: Mapping[str, Verdict],
+    case_fields: Mapping[str, Any] | None,
+) -> tuple[bool, ...]:
+    """`signal` for every name at once (the hot path of scoring)."""
+    out: list[Any] = []
+    for name in names:
+        if name[0] in VALUE_SLOTS:  # a metric's per-case value or category (v2), not a signal
+            out.append(_slot_value(name, case_fields))
+            continue
+        v = verdicts.get(name)
+        if v is not None:
+            out.append(v.passed)
+        elif name == EXPECTED and not case_fields:
+            out.append(True)  # no case, nothing expected
+        else:
+            out.append(signal(name, lane, verdicts, case_fields))
+    return tuple(out)
+
+
+def lane_signals(lane: Lane) -> tuple[str, ...]:
+    """Every signal any metric reads, in a fixed order (one tuple slot each per outcome); then
+    the per-case values (`=case.PATH`) and categories (`#case.PATH`) of v2 metrics."""
+    names: list[str] = []
+    for metric in lane.metrics:
+        for s in (*metric.passing, *metric.over):
+            bare = s.lstrip("!")
+            if bare not in names:
+                names.append(bare)
+    for metric in lane.metrics:
+        for slot in (f"={metric.value}" if metric.value else "", f"#{metric.by}" if metric.by else ""):
+            if slot and slot not in names:
+                names.append(slot)
+    return tuple(names)
+
+
+VALUE_SLOTS = "=#"  # the first character of a value slot's name: = a number, # a category
+
+
+def _slot_value(name: str, case_fields: Mapping[str, Any] | None) -> Any:
+    """A case's value for a metric slot: a finite number (`=`) or a category string (`#`), else None.
+    Distinct values take distinct tally entries: categories and small integer counts stay few."""
+    value = case_value(case_fields, name[1:].removeprefix("case."))
+    if name[0] == "=":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            return None
+        return value
+    if value is MISSING or isinstance(value, (dict, list)) or value is None:
+        return None
+    return json.dumps(value) if not isinstance(value, str) else value
+
+
+@dataclass(slots=True)
+class Outcome:
+    """One scored case: its id, the signal values metrics read, details for reports."""
+
+    case_id: str
+    signals: tuple[bool, ...]
+    grounding: str = "none"
+    details: dict[str, Any] | None = None
+    failed: tuple[str, ...] = ()  # predicates that failed (expected or not)
+    findings: tuple[Any, ...] = ()
+    verdicts: dict[str, Verdict] | None = None  # the failed predicates' verdicts (messages, spans)
+    judged: tuple[str, ...] = ()  # reported predicates that had a verdict, in lane order
+    levels: dict[str, Any] | None = None  # failed predicate -> its finding's Severity (None: reports none)
+
+
+@dataclass(slots=True)
+class ValueSum:
+    """The numbers of one value slot over some cases, exactly: an int sum while every number is
+    an int, else the exact float sum (Shewchuk's partials: `math.fsum` of all of them, whatever
+    their order); the least and the greatest number (the first of equals)."""
+
+    count: int = 0
+    ints: int = 0
+    partials: list[float] | None = None  # set once a float is added
+    low: Any = None
+    high: Any = None
+
+    def add(self, x: int | float) -> None:
+        self.count += 1
+        if isinstance(x, int):
+            self.ints += x
+        else:
+            self._add_float(x)
+        if self.low is None or x < self.low:
+            self.low = x
+        if self.high is None or x > self.high:
+            self.high = x
+
+    def _add_float(self, x: float) -> None:
+        partials = self.partials if self.partials is not None else []
+        i = 0
+        for y in partials:  # msum: partials stay exact, non-overlapping and few
+            if abs(x) < abs(y):
+                x, y = y, x
+            hi = x + y
+            lo = y - (hi - x)
+            if lo:
+                partials[i] = lo
+                i += 1
+            x = hi
+        partials[i:] = [x]
+        self.partials = partials
+
+    def merge(self, other: ValueSum) -> None:
+        self.count += other.count
+        self.ints += other.ints
+        for x in other.partials or ():
+            self._add_float(x)
+        if other.partials is not None and self.partials is None:
+            self.partials = []
+        for x in (other.low, other.high):
+            if x is not None:
+                if self.low is None or x < self.low:
+                    self.low = x
+                if self.high is None or x > self.high:
+                    self.high = x
+
+    def total(self) -> int | float:
+        if self.partials is None:
+            return self.ints
+        return math.fsum([*self.partials, self.ints]) if self.ints else math.fsum(self.partials)
+
+
+class SlotValues:
+    """The per-case numbers of a lane's value slots (`=case.PATH`), kept out of the tally key so
+    that a float-valued metric does not take one tally entry per distinct value: the key holds
+    whether a case has a number (True) or not (None); the numbers stay in flat arrays (8 bytes a
+    case and slot, plus a kind byte; the owner may write them to disk in chunks, `columns`) and
+    are summed exactly per key once the last record of each case is known (`add_sums`)."""
+
+    NONE, INT, FLOAT = 0, 1, 2
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.slots = tuple(i for i, n in enumerate(names) if n[0] == "=")
+        self.numbers = [array("d") for _ in self.slots]
+        self.kinds = [array("B") for _ in self.slots]
+        self.taken = 0  # records taken: the position of the next one
+        # (position, slot) -> an int a float cannot hold exactly, in position order (the owner may
+        # move them to disk with the chunk they belong to).
+        self.big: dict[tuple[int, int], int] = {}
+
+    def columns(self) -> list[array[Any]]:
+        """The flat arrays, one entry each per record taken (for the owner to spill)."""
+        return [*self.numbers, *self.kinds]
+
+    def take(self, signals: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Note one scored record's numbers (at the next position); its signals as the tally keys them."""
+        if not self.slots:
+            return signals
+        out = list(signals)
+        position = self.taken
+        self.taken = position + 1
+        for j, i in enumerate(self.slots):
+            x = signals[i]
+            kinds = self.kinds[j]
+            if x is None:
+                kinds.append(self.NONE)
+                self.numbers[j].append(0.0)
+                continue
+            out[i] = True
+            if isinstance(x, int):
+                kinds.append(self.INT)
+                if -(2 ** 53) <= x <= 2 ** 53:
+                    self.numbers[j].append(float(x))
+                else:
+                    self.big[(position, j)] = x
+                    self.numbers[j].append(0.0)
+            else:
+                kinds.append(self.FLOAT)
+                self.numbers[j].append(x)
+        return tuple(out)
+
+    def add_sums(self, out: dict[tuple[Any, ...], tuple[ValueSum, ...]], base: int, keys: Sequence[int],
+                 key_signals: Sequence[tuple[Any, ...]], dropped: Container[int],
+                 numbers: Sequence[Sequence[float]], kinds: Sequence[Sequence[int]],
+                 big: Mapping[tuple[int, int], int]) -> None:
+        """Add one run of positions (`base` onwards: their keys, each slot's numbers and kinds, the
+        big ints among them) to `out`, per tally key (signal tuple) each slot's ValueSum over the
+        positions not `dropped`. Called in position order, it sums exactly what the arrays hold."""
+        slots = range(len(self.slots))
+        for offset, key in enumerate(keys):
+            position = base + offset
+            if position in dropped:
+                continue
+            signals = key_signals[key]
+            per_slot = out.get(signals)
+            if per_slot is None:
+                per_slot = out[signals] = tuple(ValueSum() for _ in self.slots)
+            for j in slots:
+                kind = kinds[j][offset]
+                if kind == self.NONE:
+                    continue
+                if kind == self.INT:
+                    x = big.get((position, j))
+                    per_slot[j].add(x if x is not None else int(numbers[j][offset]))
+                else:
+                    per_slot[j].add(numbers[j][offset])
+
+
+def metrics_from_tally(lane: Lane, tally: Mapping[tuple[bool, ...], int],
+                       values: Mapping[tuple[Any, ...], tuple[ValueSum, ...]] | None = None) -> dict[str, Any]:
+    """The lane's metrics as its runner computes them (round(x, 4); empty lane -> {}), from a
+    count of cases per distinct signal tuple: cases with the same signals count alike. With
+    `values` (SlotValues.sums), a value slot in the tally key only says a case has a number
+    (True) and the numbers are read from there; without, the key holds the number itself."""
+    if not tally or not sum(tally.values()):
+        return {}
+    index = {n: i for i, n in enumerate(lane_signals(lane))}
+
+    def holds(values: tuple[bool, ...], s: str) -> bool:
+        value = values[index[s.lstrip("!")]]
+        return (not value) if s.startswith("!") else value
+
+    metrics: dict[str, Any] = {}
+    pending_pass: list[MetricSpec] = []
+    for spec in lane.metrics:
+        if spec.kind == "thresholds_pass":
+            pending_pass.append(spec)
+            continue
+        pool = [(v, n) for v, n in tally.items() if all(holds(v, s) for s in spec.over)]
+        metrics[spec.name] = _metric(spec, pool, index, holds, values)
+        if spec.by:  # v2: the same metric per category of the case field, as `name.category`
+            slot = index[f"#{spec.by}"]
+            for category in sorted({v[slot] for v, _ in pool if v[slot] is not None}):
+                part = [(v, n) for v, n in pool if v[slot] == category]
+                metrics[f"{spec.name}.{category}"] = _metric(spec, part, index, holds, values)
+    for spec in pending_pass:
+        results = threshold_results(lane, metrics, lane.default_thresholds)
+        metrics[spec.name] = all(r.passed for r in results) if results else None
+    return dict(sorted(metrics.items()))
+
+
+def _metric(spec: MetricSpec, pool: list[tuple[tuple[Any, ...], int]], index: Mapping[str, int],
+            holds: Any, values: Mapping[tuple[Any, ...], tuple[ValueSum, ...]] | None = None) -> Any:
+    """One metric over the cases of `pool` (signal tuple, count): count, rate, or (v2) the mean,
+    min, max or sum of a per-case value (cases without a number are left out)."""
+    size = sum(n for _, n in pool)
+    if spec.kind == "count":
+        return size
+    if spec.kind == "rate":
+        if not size:
+            return spec.empty
+        passed = sum(n for v, n in pool if all(holds(v, s) for s in spec.passing))
+        return round(passed / size, 4)
+    slot = index[f"={spec.value}"]
+    if values is not None:
+        return _metric_of_sums(spec, pool, slot, sum(1 for n, i in index.items() if n[0] == "=" and i < slot),
+                               holds, values)
+    numbers = [(v[slot], n) for v, n in pool if v[slot] is not None and all(holds(v, s) for s in spec.passing)]
+    if not numbers:
+        return spec.empty
+    if spec.kind == "mean":
+        return round(sum(x * n for x, n in numbers) / sum(n for _, n in numbers), 4)
+    if spec.kind == "sum":
+        return round(sum(x * n for x, n in numbers), 4)
+    pick = min if spec.kind == "min" else max
+    return round(pick(x for x, _ in numbers), 4)
+
+
+def _metric_of_sums(spec: MetricSpec, pool: list[tuple[tuple[Any, ...], int]], slot: int, j: int, holds: Any,
+                    values: Mapping[tuple[Any, ...], tuple[ValueSum, ...]]) -> Any:
+    """`_metric`'s mean, sum, min or max from the exact per-key sums of slot `slot` (the `j`th value slot)."""
+    numbers = ValueSum()
+    for v, _ in pool:
+        if v[slot] is None or not all(holds(v, s) for s in spec.passing):
+            continue
+        sums = values.get(v)
+        if sums is not None:
+            numbers.merge(sums[j])
+    if not numbers.count:
+        return spec.empty
+    if spec.kind == "mean":
+        return round(numbers.total() / numbers.count, 4)
+    if spec.kind == "sum":
+        return round(numbers.total(), 4)
+    return round(numbers.low if spec.kind == "min" else numbers.high, 4)
+
+
+@dataclass(frozen=True, slots=True)
+class ThresholdResult:
+    check: ThresholdCheck
+    actual: float | None
+    passed: bool
+
+
+def threshold_results(
+    lane: Lane, metrics: Mapping[str, Any], set_name: str | None
+) -> list[ThresholdResult]:
+    if set_name is None or set_name not in lane.thresholds:
+        return []
+    out = []
+    for check in lane.thresholds[set_name].checks:
+        actual = metrics.get(check.metric)
+        value = float(actual) if isinstance(actual, (int, float)) and not isinstance(actual, bool) else None
+        out.append(ThresholdResult(check, value, check.passes(value)))
+    return out

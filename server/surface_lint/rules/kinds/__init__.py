@@ -1,0 +1,1 @@
+"""Predicate kinds, one module per family."""
