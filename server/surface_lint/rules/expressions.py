@@ -352,11 +352,12 @@ class Expr:
     """One parsed expression; `evaluate(scope)` interprets it. `where` is the lane file's
     `file:line:column` of the expression (empty when it has none), shown in its failures."""
 
-    __slots__ = ("_strings", "names", "text", "tree", "where")
+    __slots__ = ("_bases", "_strings", "names", "text", "tree", "where")
 
     def __init__(self, text: str, extra_functions: Iterable[str] = (), where: str = "") -> None:
         self.text = text
         self.where = where
+        self._bases: frozenset[int] | None = None  # what a recording keeps the values of (`recorded_bases`)
         tree = _parse(text)
         if _depth(tree) > LIMITS.depth + 1:  # + the Expression node
             raise ExprError(f"expression {_short(text)!r} nests more than {LIMITS.depth} levels deep")
@@ -389,6 +390,16 @@ class Expr:
         self.tree = tree.body
         self.names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         self._strings = frozenset(n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str))
+
+    def recorded_bases(self) -> frozenset[int]:
+        """The nodes whose values a recording keeps (attribute bases, quantified sources), found
+        once per expression (a failing case's recorded evaluation would walk the tree each time)."""
+        if self._bases is None:
+            tree = self.tree
+            bases = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+            bases |= {id(g.iter) for n in ast.walk(tree) for g in _quantified(n)}
+            self._bases = frozenset(bases)
+        return self._bases
 
     def strings(self) -> frozenset[str]:
         """Every string literal of the expression (the predicate names it passes to functions)."""
@@ -584,12 +595,11 @@ PURE_STEPS = 100_000  # nodes `Reads` may evaluate purely past a short-circuit, 
 class Recording:
     """The evaluations of some expressions (by identity), each with its `Reads`, in order."""
 
-    __slots__ = ("bases", "exprs", "log")
+    __slots__ = ("exprs", "log")
 
     def __init__(self, exprs: Collection[Expr]) -> None:
         self.exprs = {id(e) for e in exprs}
         self.log: list[Reads] = []
-        self.bases: dict[int, set[int]] = {}  # expression -> the nodes whose value `_Recorder` keeps
 
     def interpreter(self, expr: Expr, scope: Scope, functions: Mapping[str, Callable[..., Any]],
                     budget: Budget) -> _Interpreter:
@@ -605,13 +615,7 @@ class Recording:
             return call
 
         wrapped = {name: noted(name, fn) for name, fn in functions.items()}
-        bases = self.bases.get(id(expr))
-        if bases is None:
-            tree = expr.tree
-            bases = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
-            bases |= {id(g.iter) for n in ast.walk(tree) for g in _quantified(n)}
-            self.bases[id(expr)] = bases
-        return _Recorder(scope, wrapped, budget, reads, bases)
+        return _Recorder(scope, wrapped, budget, reads, expr.recorded_bases())
 
 
 _RECORDING: ContextVar[Recording | None] = ContextVar("surface_lint_expr_recording", default=None)
@@ -635,7 +639,7 @@ class _Recorder(_Interpreter):
     __slots__ = ("_bases", "_last", "_pure_steps", "_seen", "reads")
 
     def __init__(self, scope: Scope, functions: Mapping[str, Callable[..., Any]], budget: Budget, reads: Reads,
-                 bases: set[int]) -> None:
+                 bases: frozenset[int]) -> None:
         super().__init__(scope, functions, budget)
         self.reads = reads
         self._bases = bases  # attribute bases and quantified sources: their values are kept
