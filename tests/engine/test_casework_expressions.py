@@ -326,3 +326,24 @@ def test_the_limits_are_the_ones_the_lane_reference_states() -> None:
                 "| decimal digits of one integer | 4,300 |",
                 "| nesting of one expression (at load) | 100 |"):
         assert row in limits, row
+
+
+@pytest.mark.parametrize(("fmt", "shown"), [
+    ("junit", '      <failure message="failed: expression-failed (SL019)" type="error">expression-failed (SL019, error): '
+              "expression `1/0` (lane.toml:22:1) failed: division by zero at t.jsonl:1:13</failure>"),
+    ("markdown", "| `c1` |  | `expression-failed` (SL019, error): expression \\`1/0\\` (lane.toml:22:1) failed: "
+                 "division by zero |"),
+])
+def test_a_case_not_judged_is_a_failing_case_in_the_reports(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                             fmt: str, shown: str) -> None:
+    """SL019 is one of the checks a case fails on (checks.CASE_LEVEL): JUnit gave an internal
+    error on such a case, Markdown left it out of its failing cases."""
+    (tmp_path / "lane.toml").write_text(lane("1/0"), encoding="utf-8")
+    (tmp_path / "c.jsonl").write_text(CASE + "\n", encoding="utf-8")
+    (tmp_path / "t.jsonl").write_text(TURN + "\n", encoding="utf-8")
+    code = main(["--lane", "tiny", "--lane-file", str(tmp_path / "lane.toml"), "--cases", str(tmp_path / "c.jsonl"),
+                 "--transcripts", str(tmp_path / "t.jsonl"), "--output-format", fmt])
+    out, err = capsys.readouterr()
+    assert (code, err) == (1, "")
+    shown_path = f"{tmp_path}/".replace("_", "\\_") if fmt == "markdown" else f"{tmp_path}/"  # Markdown escapes `_`
+    assert shown in out.replace(shown_path, "").splitlines()

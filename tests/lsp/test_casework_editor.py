@@ -57,7 +57,8 @@ async def test_calibration_dev_lenses_review_and_score(client: RecordingClient) 
     run = (CALIBRATION / "captures" / "dev.jsonl").as_uri()
     review = await client.protocol.send_request_async("surfaceLint/review", {"uri": run})
     assert (review.counts.turns, review.counts.scored, review.counts.shown) == (24, 12, 24)
-    assert [(p.name, p.code, p.failing) for p in review.predicates] == [("case-check-failed", "SL018", 1)]
+    assert [(p.name, p.code, p.failing) for p in review.predicates] == [
+        ("case-check-failed", "SL018", 1), ("expression-failed", "SL019", 0), ("expression-budget", "SL020", 0)]
     assert [(t.caseId, t.line, t.failed) for t in review.turns if t.status == "fail"] == [
         ("CAL-DEV-010", 19, ["case-check-failed"])]
     assert _header(review.html) == ["24 turn(s), 12 scored, 1 failing · 24 shown"]
@@ -94,7 +95,8 @@ async def test_compositionality_dev_lenses_and_review(client: RecordingClient) -
     run = (COMPOSITIONALITY / "captures" / "dev.jsonl").as_uri()
     review = await client.protocol.send_request_async("surfaceLint/review", {"uri": run})
     assert [(p.name, p.code, p.failing) for p in review.predicates] == [
-        ("entailment_token", "SLC901", 2), ("case-check-failed", "SL018", 2)]
+        ("entailment_token", "SLC901", 2), ("case-check-failed", "SL018", 2), ("expression-failed", "SL019", 0),
+        ("expression-budget", "SL020", 0)]
     assert [(t.caseId, t.status) for t in review.turns if t.status != "context"] == [
         ("CMP-DEV-001", "fail"), ("CMP-DEV-002", "fail"), ("CMP-DEV-003", "pass")]
     assert _header(review.html) == ["30 turn(s), 3 scored, 2 failing · 30 shown"]

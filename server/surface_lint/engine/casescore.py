@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..model.checks import CASE_PROBLEMS
 from ..model.checks import CHECK_CODES as C
 from ..model.findings import Finding, Location, Severity
 from ..model.operators import compare as _compare
@@ -129,11 +130,13 @@ class CaseworkScorer:
         severities: dict[str, Severity | None] = {}
         if not outcome.passed:
             self.failing_count += 1
-            if not found:  # suppressed on its records, or nothing to place: the case still fails
+            if all(f.code in CASE_PROBLEMS for f in found):  # suppressed, or nothing to place: the case still fails
                 first = records[0]
-                found = [check_finding(C.CASE_CHECK, first.whole(), f"case `{case_id}` fails", case_id,
-                                       record_index=first.index)]
+                found = [*found, check_finding(C.CASE_CHECK, first.whole(), f"case `{case_id}` fails", case_id,
+                                               record_index=first.index)]
             for f in found:
+                if f.code in CASE_PROBLEMS:
+                    continue
                 if f.rule not in failures:
                     failures[f.rule] = Verdict(False, message=f.message)
                     severities[f.rule] = f.severity

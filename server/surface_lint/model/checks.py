@@ -177,4 +177,7 @@ CHECK_CODES = CheckCode
 
 # The checks a case-driven lane's case can fail on besides its predicates: reports list them
 # beside the predicates (a failing JUnit testcase, Markdown's per-check lists).
-CASE_LEVEL: tuple[str, ...] = (CheckCode.CASE_CHECK,)
+CASE_LEVEL: tuple[str, ...] = (CheckCode.CASE_CHECK, CheckCode.EXPR_ERROR, CheckCode.EXPR_BUDGET)
+# Problems a case's evaluation met that do not decide its verdict (a wrong-typed field read as
+# null, a detail written as null): reported, never a failed check of the case.
+CASE_PROBLEMS: tuple[str, ...] = (CheckCode.WRONG_TYPE, CheckCode.DETAIL_VALUE)

@@ -129,13 +129,13 @@ def _case_xml(x: XmlWriter, lane: str, view: CaseView) -> None:
     if view.failing:
         names = ", ".join(f"{f.name} ({f.code})" for f in view.deciding)
         worst = view.worst
-        assert worst is not None
         body = []
         for f in view.failures:
             places = [where(z) for z in view.findings if z.rule == f.name]
             at = f" at {', '.join(places)}" if places else ""
             body.append(f"{f.name} ({f.code}, {f.severity_label}): {f.message}{at}")
-        x.leaf("failure", "\n".join(body), message=f"failed: {names}", type=worst.label)
+        # A case-driven case fails on its verdict even when no reported check says why.
+        x.leaf("failure", "\n".join(body), message=f"failed: {names}", type=worst.label if worst is not None else "error")
     if out:
         x.leaf("system-out", "\n".join(out))
     x.close()
