@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 
-from kind_cases import ENGINES, subject_of
+from kind_cases import ENGINES
+
+from surface_lint.engine.lanetest import example_subject
 
 PREDICATES = [
     (lane_name, spec.name)
@@ -32,7 +34,7 @@ def test_examples_through_the_engine_give_the_documented_code() -> None:
         assert spec is not None
         if spec.unit != "surface" or not spec.report or spec.applies_if or spec.example_fail.startswith("{"):
             continue
-        subject = subject_of(spec.example_fail, spec)
+        subject = example_subject(spec.example_fail, spec)
         if subject.case:  # needs a joined case (subject_lemma): covered by the predicate tests
             continue
         line = json.dumps({"case_id": "c1", "surface": subject.surface, "grounding_source": subject.grounding})

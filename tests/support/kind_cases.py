@@ -4,15 +4,12 @@ documented examples of that kind, and its own pass/fail cases with exact verdict
 
 `judge` loads a one-predicate lane through the real loader (the rules file an author would write,
 `reporters.docs.example_rules`) and evaluates one subject; `shipped` lists the shipped lanes'
-predicates of a kind; `subject_of` turns a predicate's documented example into the subject it
-judges (surface examples may end in `  [grounding_source: none]` / `  [subject_lemma: truth]`;
-chain examples are `field value, field value` pairs; `primed` examples are JSON cases).
+predicates of a kind; a predicate's documented example becomes its subject as `lane test` reads
+it (`engine.lanetest.example_subject`, docs/rules.md "Examples").
 """
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +17,7 @@ from typing import Any
 import pytest
 
 from surface_lint.engine import Engine
+from surface_lint.engine.lanetest import example_subject
 from surface_lint.engine.scoring import evaluate
 from surface_lint.reporters.docs import example_rules, run_example
 from surface_lint.rules.kinds.core import Context, KindExample, Subject, Verdict
@@ -32,16 +30,6 @@ ENGINES = {profile: Engine(profile=profile) for profile in ("contract", "referen
 # of a bare disclosure (dotted atoms) is not caught: that is the documented divergence.
 REFERENCE_DIVERGES = {("deterministic_fluency", "no_provenance_only")}
 
-_META = re.compile(r"\s{2}\[(\w+): ([^\]]*)\]\s*$")
-_CHAIN_FIELDS = {
-    "vault_hits",
-    "trace_hash",
-    "trace_hash_replay",
-    "proposal_count",
-    "vault_hits_replay",
-    "proposal_count_replay",
-}
-_CASE_FIELDS = {"min_vault_hits", "expected_proposals", "subject_lemma", "expects_connective"}
 
 
 @dataclass(frozen=True)
@@ -94,45 +82,8 @@ def shipped(kind: str) -> list[tuple[str, str]]:
     return [(name, spec.name) for name, lane in sorted(lanes.items()) for spec in lane.predicates if spec.kind == kind and not spec.hidden]
 
 
-def _value(text: str) -> Any:
-    text = text.strip()
-    return int(text) if re.fullmatch(r"-?\d+", text) else text
-
-
-def subject_of(example: str, spec: PredicateSpec) -> Subject:
-    """Turn a documented example into the Subject the predicate judges."""
-    if example.lstrip().startswith("{"):
-        case = json.loads(example)
-        primed = any(isinstance(p, str) and p.strip() for p in case.get("priming_prompts", []))
-        return Subject(surface=case.get("prompt", ""), grounding="pack", case=case, primed=primed)
-    if spec.unit == "chain":
-        chain: dict[str, Any] = {}
-        fields: dict[str, Any] = {}
-        for pair in example.split(","):
-            # "probe vault_hits 0": the qualifier says whose field it is.
-            key, _, value = pair.strip().removeprefix("probe ").partition(" ")
-            assert key in _CHAIN_FIELDS | _CASE_FIELDS, f"{spec.name}: cannot read {pair!r} in {example!r}"
-            (fields if key in _CASE_FIELDS else chain)[key] = _value(value)
-        # An example names the fields it is about; the rest replay identically.
-        chain.setdefault("trace_hash", "h")
-        chain.setdefault("trace_hash_replay", chain["trace_hash"])
-        for key in ("vault_hits", "proposal_count"):
-            chain.setdefault(key, 0)
-            chain.setdefault(f"{key}_replay", chain[key])
-        return Subject(surface="", grounding="none", case=fields, **chain)
-    meta: dict[str, Any] = {}
-    surface = example
-    while (m := _META.search(surface)) is not None:
-        meta[m.group(1)] = m.group(2)
-        surface = surface[: m.start()]
-    grounding = meta.pop("grounding_source", "pack")
-    case = {k: v for k, v in meta.items() if k in _CASE_FIELDS}
-    assert case.keys() == meta.keys(), f"{spec.name}: unknown metadata {meta} in {example!r}"
-    return Subject(surface=surface, grounding=grounding, case=case or None)
-
-
 def verdict(lane: Lane, spec: PredicateSpec, example: str) -> Verdict:
-    return spec.evaluate(Context(subject_of(example, spec), lane.analysis))
+    return spec.evaluate(Context(example_subject(example, spec), lane.analysis))
 
 
 def documented_examples(lane_name: str, name: str) -> dict[tuple[str, str], bool]:
