@@ -22,7 +22,7 @@ from ..model.checks import CHECKS
 from ..model.operators import OPERATORS, compare, describe, metric_kinds
 from .casework_schema import CASEWORK_TABLE
 from .expressions import EvalFailure, Expr, ExprError, resolve_path
-from .extends import LanePositions, merge
+from .extends import LanePositions, MergeProblem, merge
 from .kinds.case import FOLDED_KINDS, FOLDED_PARAMS, Condition, condition_fields, expression_literal, toml_string, when_problem
 from .kinds.core import NOT_JUDGED, Context, Evaluator, Kind, LaneAnalysis, RegexTimeout, SafePattern, Verdict
 from .kinds.registry import KINDS
@@ -204,6 +204,7 @@ class Lane:
     proposal_check: ProposalCheck | None
     details: Mapping[str, str]
     casework: Any = field(default=None, repr=False, compare=False)  # casework.Casework of a case-driven lane
+    bases: tuple[str, ...] = ()  # the lanes it extends (`[lane] extends`), nearest first: their codes are its own
     # Every accepted predicate name (canonical names and aliases): derived from `predicates`.
     _by_name: Mapping[str, PredicateSpec] = field(init=False, repr=False, compare=False)
 
@@ -602,8 +603,12 @@ def _document(text: str, shown: str, chain: tuple[Path, ...] = ()) -> tuple[dict
         cycle = " -> ".join(p.name for p in (*on_the_way[on_the_way.index(base.resolve()):], base.resolve()))
         raise LaneError(shown, at[0], f"[lane] `extends` makes a cycle: {cycle}", at[1])
     base_data, base_positions = _document(_read_rules(base), str(base), on_the_way)
-    merged, base_maps, child_maps = merge(base_data, data)
-    return merged, LanePositions.extending(shown, positions, child_maps, base_positions, base_maps, at)
+    try:
+        merged, base_maps, child_maps = merge(base_data, data)
+    except MergeProblem as exc:
+        line, column = positions.at(exc.path)
+        raise LaneError(shown, line, exc.message, column) from None
+    return merged, LanePositions.extending(shown, positions, child_maps, base_positions, base_maps, at, base_name)
 
 
 class _Rules:
@@ -700,6 +705,7 @@ def parse_lane(text: str, shown: str, profile: str = DEFAULT_PROFILE, trusted: b
         informational_field=lane_t.get("informational_field"),
         proposal_check=_load_proposal_check(rules),
         details=details,
+        bases=rules.positions.bases,
     )
     if "casework" not in data:
         return lane
@@ -1035,11 +1041,14 @@ def load_lanes(
 
 
 def _check_codes_free(lane: Lane, lanes: Mapping[str, Lane]) -> None:
-    """Raise at the first code of `lane` that another loaded lane (not one it replaces) uses."""
-    owners = {spec.code: (other.name, spec.name) for other in lanes.values() if other.name != lane.name
+    """Raise at the first code of `lane` that another loaded lane (not one it replaces) uses; a
+    predicate inherited with its name and code from a lane it extends keeps the base's code."""
+    owners = {spec.code: (other.name, spec.name, other.bases) for other in lanes.values() if other.name != lane.name
               for spec in other.predicates if not spec.hidden}
     for spec in lane.predicates:
         owner = owners.get(spec.code) if not spec.hidden else None
+        if owner is not None and owner[1] == spec.name and (owner[0] in lane.bases or lane.name in owner[2]):
+            continue  # inherited with its name: the base's code, whichever of the two loaded first
         if owner is not None:
             line, column = spec.code_at if spec.code_at[0] else (spec.line, 1)
             raise LaneError(lane.path, line, f"predicate {spec.name!r}: code {spec.code} is already used by "
