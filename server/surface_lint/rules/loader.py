@@ -1149,6 +1149,12 @@ class Casework:
     # `check` holds a captured turn to a predicate only where the lane itself would.
     judged_on: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
+    @property
+    def has_verdict(self) -> bool:
+        """A value named `passed` is the case's verdict; a lane without one (its runner gives no
+        per-case verdict) fails no case: its metrics and thresholds decide."""
+        return any(v.name == "passed" for v in self.values)
+
     def subject_case(self, record: Mapping[str, Any], case: Mapping[str, Any] | None) -> dict[str, Any] | None:
         """What a predicate reads as the case for one captured turn: the case's fields, its entry
         for this turn (`entry`) and the record (`record`), as when the lane is scored."""
@@ -1330,8 +1336,6 @@ def parse_casework(lane: Lane, table: Mapping[str, Any], positions: LanePosition
             message=template(item["message"], f"{what} `message`", (*path, "message"),
                              [*_SCOPE_NAMES, *views, *all_values], True) if "message" in item else None,
         ))
-    if values and "passed" not in names:
-        raise fail(("values",), "[casework]: one of the values must be named `passed` (the case's verdict)")
 
     metrics: list[CaseMetric] = []
     seen: set[str] = set()
