@@ -7,6 +7,7 @@ unreadable input. Never imports pygls (start-up time): `server` imports it lazil
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import io
 import os
 import stat
@@ -71,9 +72,26 @@ def _lane_parser(formats: Sequence[str]) -> argparse.ArgumentParser:
     p.add_argument("--baseline-tolerance", type=float, default=0.0, metavar="X",
                    help="how far a metric may fall below the baseline (default 0)")
     p.add_argument("--update-baseline", action="store_true", help="write this run to the --baseline FILE")
+    p.add_argument("--split-name", metavar="NAME", help="the split named in the JSON report (default: --split's)")
+    p.add_argument("--timestamp", type=_timestamp, metavar="ISO-8601",
+                   help="the run's time in the JSON report, as given (never read from a clock)")
     _common(p, formats)
     _ci_options(p, jobs=True)
     return p
+
+
+def _timestamp(text: str) -> str:
+    """`--timestamp`: an ISO 8601 date-time with its offset (`2026-12-01T00:00:00+00:00`), kept as written."""
+    import datetime
+
+    try:
+        when = datetime.datetime.fromisoformat(text)
+    except ValueError:
+        when = None
+    if when is None or when.tzinfo is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an ISO 8601 date-time with an offset "
+                                         "(for example 2026-12-01T00:00:00+00:00)")
+    return text
 
 
 def _ci_options(p: argparse.ArgumentParser, jobs: bool) -> None:
@@ -257,6 +275,9 @@ def run_lane(argv: Sequence[str]) -> int:
                               args.show if args.output_format == "text" else None,
                               mapper=process_mapper(jobs), progress=progress.advance,
                               row_findings=args.output_format in ("junit", "html"))
+    split = args.split_name or args.split
+    if split is not None or args.timestamp is not None:
+        result = dataclasses.replace(result, split=split, timestamp=args.timestamp)
     options = _options(args, engine, result.lane)
     baseline_ok = True
     if args.baseline:
