@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, TextIO
 from .. import __version__
 from ..engine import Engine, LaneResult, UsageError
 from ..engine.config import Config, ConfigError, find_config, load_config
+from ..engine.spool import ScratchError, scratch_error
 from ..model.findings import Finding, Severity
 from ..reporters.outputs import open_output, printable, refuse_input
 from ..rules.loader import DEFAULT_PROFILE, PROFILES
@@ -648,12 +649,20 @@ def main(argv: Sequence[str] | None = None, load_server: LoadServer | None = Non
     except ConfigError as exc:
         print(f"surface-lint: config error: {printable(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
+    except ScratchError as exc:
+        print(f"surface-lint: error: {printable(str(exc))}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         _silence_stdout()
         return EXIT_BROKEN_PIPE
-    except Exception:  # an internal error must never look like a failed threshold (exit 1)
+    except Exception as exc:  # an internal error must never look like a failed threshold (exit 1)
+        # A scratch database's fault (its folder full or read-only) is the machine's, not a bug.
+        fault = None if isinstance(exc, OSError) else scratch_error(exc)
+        if fault is not None:
+            print(f"surface-lint: error: {printable(str(fault))}", file=sys.stderr)
+            return EXIT_USAGE
         import traceback
 
         traceback.print_exc()
