@@ -22,7 +22,7 @@ from ..engine import Engine, LaneResult, UsageError
 from ..engine.config import Config, ConfigError, find_config, load_config
 from ..engine.spool import ScratchError, scratch_error
 from ..model.findings import Finding, Severity
-from ..reporters.outputs import open_output, printable, refuse_input
+from ..reporters.outputs import Interrupted, open_output, printable, refuse_input, signals_end_the_run
 from ..rules.loader import DEFAULT_PROFILE, PROFILES
 
 if TYPE_CHECKING:
@@ -641,8 +641,12 @@ def main(argv: Sequence[str] | None = None, load_server: LoadServer | None = Non
             command, rest = argv[0], argv[1:]
             if command == "server":
                 return run_server(rest, load_server)
-            return {"check": run_check, "rule": run_rule, "lanes": run_lanes, "diff": run_diff}[command](rest)
-        return run_lane(argv)
+            with signals_end_the_run():
+                return {"check": run_check, "rule": run_rule, "lanes": run_lanes, "diff": run_diff}[command](rest)
+        with signals_end_the_run():
+            return run_lane(argv)
+    except Interrupted as exc:  # SIGTERM, SIGHUP: what was being written is removed, the old output whole
+        return 128 + exc.signum
     except UsageError as exc:
         print(f"surface-lint: error: {printable(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
