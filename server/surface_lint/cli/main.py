@@ -473,6 +473,7 @@ def check_paths(paths: Sequence[Path], kind: str | None) -> list[str]:
     """The files `check` reads: each named file, and under each folder the case files, transcripts
     and lane reports (decided as the editor decides: `document_kind`); each file once, in order."""
     from ..sources.lintable import HEAD_BYTES, document_kind, may_be_lintable
+    from ..sources.paths import walk
 
     found: list[str] = []
     for path in paths:
@@ -484,7 +485,7 @@ def check_paths(paths: Sequence[Path], kind: str | None) -> list[str]:
                 continue
             found.append(str(path))
             continue
-        for folder, subfolders, names in os.walk(path, onerror=_walk_error):
+        for folder, subfolders, names in walk(path, onerror=_walk_error):  # any depth: an explicit stack
             # Not descended: hidden folders (.git, .venv), dependencies; sorted for a stable order.
             subfolders[:] = sorted(d for d in subfolders if not d.startswith(".") and d not in SKIPPED_FOLDERS)
             for name in sorted(names):
