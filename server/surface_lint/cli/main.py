@@ -20,10 +20,12 @@ from typing import TYPE_CHECKING, TextIO
 from .. import __version__
 from ..engine import Engine, LaneResult, UsageError
 from ..engine.config import Config, ConfigError, find_config, load_config
-from ..engine.spool import ScratchError, scratch_error
+from ..engine.spool import ScratchError, scratch_error, scratch_writes
 from ..model.findings import Finding, Severity
 from ..reporters.outputs import Interrupted, open_output, printable, refuse_input, signals_end_the_run
 from ..rules.loader import DEFAULT_PROFILE, PROFILES
+from ..sources.base import DEFAULT_MAX_LINE_BYTES
+from ..sources.streams import release_streams
 
 if TYPE_CHECKING:
     from ..reporters import RenderOptions
@@ -250,6 +252,7 @@ def run_lane(argv: Sequence[str]) -> int:
         refuse_input(args.baseline, inputs, "--update-baseline")
     # The summary and the baseline file need every case's details, whatever is printed.
     # (SARIF and GitHub annotations read only the findings; JUnit and HTML list each case's findings.)
+    hold_streams([*cases, *transcripts], engine.config.max_line_bytes)
     want_details = args.output_format not in ("text", "sarif", "github") or args.github_summary or args.update_baseline
     jobs = _jobs(args)
     with _progress(len(transcripts)) as progress:
@@ -297,6 +300,7 @@ def run_check(argv: Sequence[str]) -> int:
     engine = _engine(args, args.paths[0] if args.paths else Path.cwd())
     inputs = [*files, *cases, *_rules_inputs(engine)]
     refuse_input(args.output, inputs)
+    hold_streams(cases, engine.config.max_line_bytes)
     index = None
     if cases:
         _, index = engine.load_cases(cases, engine.lane(args.lane) if args.lane else None)
@@ -336,6 +340,7 @@ def run_diff(argv: Sequence[str]) -> int:
     engine = _engine(args, Path.cwd())
     inputs = [old_path, new_path, *cases, *_rules_inputs(engine)]
     refuse_input(args.output, inputs)
+    hold_streams([old_path, new_path, *cases], engine.config.max_line_bytes)
     declared = {path: _report_lane(engine, path) for path in (old_path, new_path)}
     # Without --lane each run's lane is its own (a report's `lane`, else detected), so two lanes are seen.
     old = _diff_run(engine, args.lane or declared[old_path], declared[old_path], cases, old_path, args.thresholds)
@@ -381,10 +386,11 @@ def _report_lane(engine: Engine, path: str) -> str | None:
     import json
 
     from ..sources.lintable import HEAD_BYTES
+    from ..sources.streams import open_input
     from ..sources.transcripts import sniff
 
     try:
-        with open(path, "rb") as fh:
+        with open_input(path) as fh:
             head = fh.read(HEAD_BYTES)
         if sniff(head)[0] != "report":
             return None
@@ -478,6 +484,8 @@ def check_paths(paths: Sequence[Path], kind: str | None) -> list[str]:
     found: list[str] = []
     for path in paths:
         st = _stat_given(path)
+        if not stat.S_ISDIR(st.st_mode) and not stat.S_ISREG(st.st_mode):
+            hold_streams([str(path)], DEFAULT_MAX_LINE_BYTES)  # read once, here: the kind sniff reads its copy
         if not stat.S_ISDIR(st.st_mode):
             if kind is None and _kind_of(path, HEAD_BYTES) is None:
                 print(f"surface-lint: warning: {printable(str(path))}: not a case file, transcript or lane report; skipped "
@@ -491,6 +499,10 @@ def check_paths(paths: Sequence[Path], kind: str | None) -> list[str]:
             for name in sorted(names):
                 member = str(Path(folder, name))  # as Path spells it: `evals/t.jsonl`, not `./evals/t.jsonl`
                 if not may_be_lintable(member):
+                    continue
+                if _not_regular(member):  # a FIFO in a folder would block its reader: named files only
+                    print(f"surface-lint: warning: {printable(str(member))}: skipped: not a regular file "
+                          "(name it to read it as a stream)", file=sys.stderr)
                     continue
                 try:
                     with open(member, "rb") as fh:
@@ -508,11 +520,41 @@ def check_paths(paths: Sequence[Path], kind: str | None) -> list[str]:
     return files
 
 
+def _not_regular(path: str) -> bool:
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False  # a dangling link: its open says why
+
+
+def hold_streams(paths: Sequence[str], max_line_bytes: int) -> None:
+    """Inputs that are streams (a FIFO, /dev/stdin, `<(...)`, a device) read once into scratch
+    copies that every later open reads (sources/streams.py); one that never ends stops at its
+    first line over `max_line_bytes` (SL010 at that line), a device after its first 64 MiB,
+    each with a warning here."""
+    from ..sources.streams import StreamReadError, hold_stream, is_stream
+
+    for path in paths:
+        try:
+            if not is_stream(path):
+                continue
+        except OSError:
+            continue  # its reader says why
+        with scratch_writes():
+            try:
+                stopped = hold_stream(path, max_line_bytes)
+            except StreamReadError as exc:
+                raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
+        if stopped is not None:
+            print(f"surface-lint: warning: {printable(path)}: {stopped}", file=sys.stderr)
+
+
 def _kind_of(path: Path, head_bytes: int) -> str | None:
     from ..sources.lintable import document_kind
+    from ..sources.streams import open_input
 
     try:
-        with open(path, "rb") as fh:
+        with open_input(str(path)) as fh:
             head = fh.read(head_bytes)
     except IsADirectoryError:
         raise UsageError(f"{path}: is a folder") from None
@@ -673,6 +715,8 @@ def main(argv: Sequence[str] | None = None, load_server: LoadServer | None = Non
         traceback.print_exc()
         print("surface-lint: internal error (a bug: please report it with the traceback above)", file=sys.stderr)
         return EXIT_USAGE
+    finally:
+        release_streams()  # the copies of streams read (their scratch files)
 
 
 def _silence_stdout() -> None:

@@ -15,6 +15,7 @@ from ..model.findings import Finding, sorted_findings
 from ..rules.loader import Lane
 from ..sources.base import JsonlReader, NumberedLines, ReadStats, Record
 from ..sources.cases import duplicate_findings, leak_findings, read_case_file, sibling_case_files
+from ..sources.streams import open_input
 from ..sources.transcripts import iter_turns, read_report, sniff, sniff_stream
 from .casefile import check_case_file, split_rank
 from .casegroup import CaseGroups, case_findings
@@ -321,7 +322,7 @@ class DocumentChecker:
         case files and reports read whole. Each finding goes to `sink`; the read counts are returned.
         With `session`, a case-driven lane's turns are grouped there, judged by `session.finish`."""
         try:
-            with open(path, "rb") as fh:
+            with open_input(path) as fh:
                 head = fh.read(HEAD_BYTES)
                 fh.seek(0)
                 # The records that parse decide the kind (never line 1 alone).
@@ -354,7 +355,7 @@ class DocumentChecker:
         if cases is None:
             return False
         try:
-            with open(path, "rb") as fh:
+            with open_input(path) as fh:
                 head = fh.read(HEAD_BYTES)
                 fh.seek(0)
                 detected = kind or sniff_stream(fh)
