@@ -153,3 +153,11 @@ def test_a_config_over_the_size_limit(tmp_path: Path) -> None:
     got = cli("check", "t.jsonl", cwd=tmp_path)
     assert (got.code, got.err) == (2, f"surface-lint: config error: {config}:1: config is larger than 4 MiB (the "
                                       "limit for TOML files); not read\n")
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
+def test_a_baseline_that_is_a_device_is_refused(tmp_path: Path, device: str) -> None:
+    (tmp_path / "t.jsonl").write_text(TURN, "utf-8")
+    got = _run(["--lane", LANE, "--transcripts", "t.jsonl", "--baseline", device], tmp_path)
+    assert (got.returncode, got.stderr) == (2, f"surface-lint: error: {device}: cannot read the baseline: not a "
+                                               "regular file (a device or a pipe)\n")
