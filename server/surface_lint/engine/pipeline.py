@@ -341,11 +341,12 @@ class HeldFindings:
 
     def watch(self, turns: Iterable[Turn]) -> Iterator[Turn]:
         for turn in turns:
-            self._move()
+            self.move()
             yield turn
-        self._move()  # the reader's last findings (its file-level notices) come after its last turn
+        self.move()  # the reader's last findings (its file-level notices) come after its last turn
 
-    def _move(self) -> None:
+    def move(self) -> None:
+        """What the reader's list holds, to the spool (in order)."""
         if self._found:
             self._held.extend(self._found)
             self._found.clear()

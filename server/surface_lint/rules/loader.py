@@ -10,7 +10,6 @@ import json
 import math
 import re
 import string
-import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -29,11 +28,7 @@ from .kinds.registry import KINDS
 from .patterns import PatternError
 from .schema import REQUIRED, ArrayOf, MapOf, Problem, Table, TomlPositions, Value, fill_defaults, toml_type_name, validate
 from .schema import KeyPath as SchemaPath
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from .toml_reader import TomlError, parse_toml, read_toml_bytes
 
 PROFILES = ("contract", "reference")
 DEFAULT_PROFILE = "contract"
@@ -551,9 +546,11 @@ def load_lane(path: Path, profile: str = DEFAULT_PROFILE, trusted: bool | None =
 def _read_rules(path: Path) -> str:
     shown = str(path)
     try:
-        raw = path.read_bytes()
+        raw = read_toml_bytes(path)  # bounded: a device, a pipe or a file over the limit is refused
     except OSError as exc:
         raise LaneError(shown, 1, f"cannot read rules file: {exc.strerror}") from None
+    except TomlError as exc:
+        raise LaneError(shown, 1, f"rules file {exc.message}") from None
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -563,12 +560,9 @@ def _read_rules(path: Path) -> str:
 
 def _parse_toml(text: str, shown: str) -> dict[str, Any]:
     try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        line, column = _toml_error_position(str(exc))
-        raise LaneError(shown, line, f"invalid TOML: {exc}", column) from None
-    except RecursionError:  # tomllib recurses per nesting level of arrays and inline tables
-        raise LaneError(shown, 1, "invalid TOML: arrays or inline tables nested too deeply") from None
+        return parse_toml(text)  # the one TOML reader: its depth limit, its positions of errors
+    except TomlError as exc:
+        raise LaneError(shown, exc.line, exc.message, exc.column) from None
 
 
 MAX_EXTENDS = 16  # bases on one chain: deep enough for any lane family, short of the interpreter's stack
