@@ -322,4 +322,25 @@ describe("surface-lint review in a real VS Code (code-server + headless Chromium
     assert.deepEqual(rows[0], "rv_river_001 | SL103 complete_punctuation | fail | pass");
     assert.equal(rows.length, 4);
   });
+
+  step("opening a run shows its review beside the text: context turns folded, the text keeps the focus", async () => {
+    // No surfaceLint setting: surfaceLint.review.openTranscripts is `both`.
+    await openFromExplorer(vscode.page, RUN_C);
+    const frame = await webviewFrame(vscode.page, "header h1", /run_c\.jsonl/);
+    const shown = await frame.evaluate(() => ({
+      meta: document.querySelector("header .meta")?.textContent ?? "",
+      scored: [...document.querySelectorAll("#turns article h3 code")].map((c) => c.textContent ?? ""),
+      folded: [...document.querySelectorAll("#turns details")].map((d) => ({
+        open: (d as HTMLDetailsElement).open,
+        summary: (d.querySelector("summary") as HTMLElement | null)?.innerText.replace(/\s+/g, " ").trim() ?? "",
+      })),
+    }));
+    assert.deepEqual(shown, {
+      meta: "lane deterministic_fluency · profile contract · 2 turn(s), 1 scored, 0 failing · 2 shown",
+      scored: ["rv_lamp_002"],
+      folded: [{ open: false, summary: "run_c.jsonl:1 rv_lamp_002 pack_definition · priming context not scored" }],
+    });
+    await vscode.page.locator(".editor-group-container.active .tab.active", { hasText: "run_c.jsonl" }).waitFor({ timeout: 10_000 });
+    await screenshot(vscode.page, SCREENSHOTS, "review-opened-beside");
+  });
 });
