@@ -116,6 +116,15 @@ describe("surface-lint in a real VS Code (code-server + headless Chromium)", { t
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     fs.writeFileSync(path.join(ARTIFACTS, "e2e-cold-open.json"), JSON.stringify({ firstSquiggleMs }) + "\n");
     console.log(`first squiggles ${firstSquiggleMs} ms after clicking the file in a cold editor`);
+    // Opening the transcript showed its review beside it (openTranscripts `both`, the default): the
+    // steps below work in the text, at its full width, so the review's group is closed, as a user may.
+    const review = vscode.page.locator(".tabs-container .tab", { hasText: `Review: ${TRANSCRIPT}` });
+    await review.first().waitFor({ timeout: 30_000 });
+    await screenshot(vscode.page, SCREENSHOTS, "00-transcript-and-review");
+    await review.first().hover();
+    await review.first().locator(".tab-actions .action-label").first().click();
+    await openFromExplorer(vscode.page, TRANSCRIPT);
+    await vscode.page.locator(".tabs-container .tab", { hasText: `Review: ${TRANSCRIPT}` }).waitFor({ state: "detached", timeout: 10_000 });
   });
 
   after(async () => {

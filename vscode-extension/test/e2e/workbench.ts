@@ -41,7 +41,8 @@ export async function openFromExplorer(page: Page, relativePath: string): Promis
     }
   }
   const fileName = parts[parts.length - 1] ?? relativePath;
-  await page.locator(".tabs-container .tab.active", { hasText: fileName }).waitFor({ timeout: 15_000 });
+  // The file's own tab (by resource name): a review beside it is titled "Review: <name>" and active in its group.
+  await page.locator(`.tabs-container .tab.active[data-resource-name="${fileName}"]`).first().waitFor({ timeout: 15_000 });
   return clicked;
 }
 
