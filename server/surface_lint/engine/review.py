@@ -48,10 +48,16 @@ class RunFile:
 
     path: str
     stamp: tuple[int, int]  # (modification time in ns, size); (0, 0) for a file that vanished
+    relative: str = ""  # its path under the workspace folder it was found in (POSIX), "" unknown
 
     @property
     def name(self) -> str:
         return Path(self.path).name
+
+    @property
+    def shown_as(self) -> str:
+        """How a picker names it: the workspace-relative path (the file name when unknown)."""
+        return self.relative or self.name
 
 
 def _glob_regex(glob: str) -> str:
@@ -109,7 +115,7 @@ def find_runs(roots: Iterable[Path], globs: Sequence[str]) -> list[RunFile]:
                 except OSError:
                     continue
                 resolved = str(p.resolve())
-                found.setdefault(resolved, RunFile(resolved, (st.st_mtime_ns, st.st_size)))
+                found.setdefault(resolved, RunFile(resolved, (st.st_mtime_ns, st.st_size), rel))
     return sorted(found.values(), key=lambda r: (-r.stamp[0], r.path))
 
 
