@@ -35,7 +35,7 @@ from .features import code_actions, completion, diagnostics, hover, lane_score, 
 from .features.common import Positions, lsp_range
 from .lint import EngineEntry, LintResult
 from .scheduler import Scheduler
-from .wire import ParamField, Protocol, plain_json, strict_converter
+from .wire import ParamField, Protocol, RequestFailed, plain_json, strict_converter
 from .workspace import ServerState, _resolve, parse_settings, parse_trusted
 
 log = logging.getLogger("surface_lint.lsp")
@@ -456,6 +456,8 @@ def _guarded(server: SurfaceLintServer, method: Any) -> Any:
         async def handle_async(params: Any) -> Any:
             try:
                 return await method(params)
+            except RequestFailed:
+                raise  # the request's answer: an LSP error with its message (wire.Protocol sends it)
             except Exception as exc:
                 failed(exc)
                 return None
@@ -464,6 +466,8 @@ def _guarded(server: SurfaceLintServer, method: Any) -> Any:
     def handle(params: Any) -> Any:
         try:
             return method(params)
+        except RequestFailed:
+            raise
         except Exception as exc:
             failed(exc)
             return None

@@ -11,7 +11,7 @@ import dataclasses
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -143,6 +143,32 @@ class ServerState:
             self.invalidate()
         return changed
 
+    # --- what the server may read -------------------------------------------------------
+
+    def may_read(self, path: str) -> bool:
+        """Whether the server reads this file: a document the client opened, or a file under a
+        workspace folder (both sides with symlinks resolved: a link inside a folder to a file
+        outside it is outside). Nothing else is read, whoever names it."""
+        with self.lock:
+            if any(d.path == path for d in self.docs.values()):
+                return True
+            roots = list(self.roots)
+        if not os.path.isabs(path):
+            return False  # not a file: URI (or relative): nothing on disk is meant
+        real = Path(_resolve(path))
+        return any(real.is_relative_to(_resolve(str(root))) for root in roots)
+
+    def refusal(self, path: str) -> str | None:
+        """Why a request may not read `path`, or None when it may (see may_read)."""
+        if self.may_read(path):
+            return None
+        return (f"{path}: surface-lint reads only files under a workspace folder and documents open in the "
+                "editor; this file is outside them")
+
+    def readable(self, paths: Iterable[str]) -> list[str]:
+        """The paths (found by a search: case files, runs) that the server may read, in order."""
+        return [p for p in paths if self.may_read(p)]
+
     # --- config and engines ---------------------------------------------------------------
 
     def config_path_for(self, path: str) -> Path | None:
@@ -231,7 +257,7 @@ class ServerState:
         with self.lock:
             cached = self._case_paths.get(key)
             if cached is not None and now - cached[0] < 5.0:
-                return cached[1]
+                return tuple(self.readable(cached[1]))
         found: list[str] = []
         if config.cases:
             for pattern in config.cases:
@@ -247,7 +273,7 @@ class ServerState:
         paths = tuple(dict.fromkeys(found))
         with self.lock:
             self._case_paths[key] = (now, paths)
-        return paths
+        return tuple(self.readable(paths))  # a glob or the upward search may reach outside the workspace
 
     def all_case_files(self, entry: EngineEntry, root: Path) -> list[str]:
         """Every case file of every lane under a workspace root (for workspace diagnostics)."""
@@ -260,7 +286,7 @@ class ServerState:
                 folder = evals / lane
                 if folder.is_dir():
                     out.extend(str(p.resolve()) for p in sorted(folder.glob("**/cases.jsonl")) if p.is_file())
-        return list(dict.fromkeys(out))
+        return self.readable(dict.fromkeys(out))
 
     def _case_file_lane(self, entry: EngineEntry, path: Path) -> str | None:
         try:
