@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import CaseIndex, Engine, UsageError, first_object
-from ..engine.config import Config, ConfigError, find_config, load_config
+from ..engine.config import CONFIG_FILES, SETTINGS_SOURCE, Config, ConfigError, find_config, load_config
 from ..model.findings import Finding
 from ..model.severity import LEVELS, normalize_level
 from ..rules.loader import PROFILES, Lane, builtin_rule_files
@@ -168,6 +168,20 @@ class ServerState:
     def readable(self, paths: Iterable[str]) -> list[str]:
         """The paths (found by a search: case files, runs) that the server may read, in order."""
         return [p for p in paths if self.may_read(p)]
+
+    def all_settings_problems(self) -> list[str]:
+        """The client's settings that cannot be used: parse_settings' problems, then each
+        `surfaceLint.severity` key the config's resolver cannot map (as the config file's keys
+        are checked), against the lanes of the first workspace folder's config."""
+        with self.lock:
+            problems = list(self.settings_problems)
+            severity = self.settings.severity
+        if severity:
+            folder = self.roots[0] if self.roots else Path.cwd()
+            entry = self.engine_for(str(folder / CONFIG_FILES[0]))  # the engine of files in that folder
+            problems.extend(f"{SETTINGS_SECTION}.severity: {err.message}"
+                            for err in entry.engine.severity_errors if err.path == SETTINGS_SOURCE)
+        return problems
 
     # --- config and engines ---------------------------------------------------------------
 
