@@ -21,7 +21,6 @@ from ..engine import UsageError
 from .server import create_server
 from .wire import log, read_messages
 
-
 TOKEN_ENV = "SURFACE_LINT_TOKEN"
 TOKEN_FILE_LIMIT = 4096  # bytes read of a --token-file (a token is one short line)
 
