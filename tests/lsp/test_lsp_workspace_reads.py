@@ -103,3 +103,19 @@ async def test_case_files_found_outside_the_workspace_are_not_read(client: Recor
     assert [t.category for t in review.turns] == ["uncategorised", "uncategorised", "uncategorised"]
     assert os.path.isfile(project / CASES)
     no_server_errors(client)
+
+
+async def test_the_folders_read_follow_the_clients_workspace_folders(
+        client: RecordingClient, layout: tuple[Path, Path]) -> None:
+    root, secret = layout
+    await start(client, root)
+    assert await _refused(client, "surfaceLint/review", {"uri": secret.as_uri()}) == (-32803, refusal(secret))
+    folder = types.WorkspaceFolder(uri=secret.parent.as_uri(), name="private")
+    client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+        event=types.WorkspaceFoldersChangeEvent(added=[folder], removed=[])))
+    review = await client.protocol.send_request_async("surfaceLint/review", {"uri": secret.as_uri()})
+    assert [t.surface for t in review.turns] == ["API_KEY=sk-live-0123456789"]
+    client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+        event=types.WorkspaceFoldersChangeEvent(added=[], removed=[folder])))
+    assert await _refused(client, "surfaceLint/review", {"uri": secret.as_uri()}) == (-32803, refusal(secret))
+    no_server_errors(client)

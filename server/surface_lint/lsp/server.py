@@ -215,6 +215,16 @@ class SurfaceLintServer(LanguageServer):
             self.relint_all()
             self.publish_file_problems()
 
+    def on_did_change_workspace_folders(self, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        """The folders the server reads from follow the client's (see ServerState.may_read)."""
+        removed = {Path(uri_to_path(f.uri)) for f in params.event.removed}
+        roots = [r for r in self.state.roots if r not in removed]
+        roots += [p for p in (Path(uri_to_path(f.uri)) for f in params.event.added) if p not in roots]
+        with self.state.lock:
+            self.state.roots = roots
+        self.state.invalidate("cases")
+        self.relint_all()
+
     def on_did_change_watched_files(self, params: types.DidChangeWatchedFilesParams) -> None:
         what = None
         for change in params.changes:
@@ -456,6 +466,7 @@ class SurfaceLintServer(LanguageServer):
         self.handle(types.TEXT_DOCUMENT_DID_CLOSE)(self.on_did_close)
         self.handle(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(self.on_did_change_configuration)
         self.handle(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(self.on_did_change_watched_files)
+        self.handle(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)(self.on_did_change_workspace_folders)
         self.handle(DID_GRANT_TRUST, params={})(self.on_did_grant_trust)  # no fields; params absent, null or an object
 
 
