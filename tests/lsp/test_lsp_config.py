@@ -203,3 +203,45 @@ async def test_an_open_rules_file_reusing_another_lanes_code_gets_sl014(client: 
     change(client, doc, [(rng(code_line, 10, code_line, 11), "9")])
     assert await published(client, doc) == []
     no_server_errors(client)
+
+
+async def _messages(client: RecordingClient, count: int) -> tuple[list[str], list[str]]:
+    """The first `count` warnings logged (window/logMessage) and shown (window/showMessage)."""
+    import asyncio
+
+    for _ in range(1500):
+        logged = [m.message for m in client.log_messages if m.type == types.MessageType.Warning]
+        shown = [m.message for m in client.messages if m.type == types.MessageType.Warning]
+        if len(logged) >= count and len(shown) >= count:
+            return logged, shown
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"fewer than {count} warnings: {client.log_messages} {client.messages}")
+
+
+async def test_severity_settings_go_through_the_config_resolver(client: RecordingClient, workspace: Path) -> None:
+    # A mistyped code (letter O for zero) and a mistyped name: said, with a did-you-mean, as the
+    # config file's keys are; the findings keep their severity.
+    await start(client, workspace, settings={"severity": {"SL1O3": "off", "no_placeholdr": "off"}})
+    uri = open_file(client, workspace / TRANSCRIPT)
+    assert _severities(await published(client, uri, 1)) == [(1, "SL103", E), (2, "SL101", E)]
+    expected = [
+        "surface-lint: setting ignored: surfaceLint.severity: severity key `SL1O3` names no predicate of the "
+        "loaded lanes (did you mean `SL103`?)",
+        "surface-lint: setting ignored: surfaceLint.severity: severity key `no_placeholdr` names no predicate of "
+        "the loaded lanes (did you mean `no_placeholder`?)",
+    ]
+    assert await _messages(client, 2) == (expected, expected)
+    no_server_errors(client)
+
+
+async def test_a_config_files_unknown_severity_key_is_shown_at_the_key(client: RecordingClient,
+                                                                       workspace: Path) -> None:
+    config = workspace / "surface-lint.toml"
+    config.write_text('[severity]\nSL101 = "hint"\nSL1O3 = "off"\n', encoding="utf-8")
+    await start(client, workspace)
+    uri = open_file(client, config, language="toml")
+    diags = await published(client, uri, 1)
+    assert [(spans([d])[0], d.message) for d in diags] == [
+        ((2, 0, 2, 13, "config"), "severity key `SL1O3` names no predicate of the loaded lanes (did you mean "
+                                  "`SL103`?)")]
+    no_server_errors(client)

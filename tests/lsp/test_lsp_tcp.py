@@ -3,6 +3,7 @@ one's diagnostics or documents, and its `exit` ends only its own connection."""
 
 from __future__ import annotations
 
+import os
 import re
 import socket
 import subprocess
@@ -15,6 +16,11 @@ import pytest
 from lsp_support import FIXTURES, TRANSCRIPT
 from rpc import SocketRpcClient
 
+TOKEN = "t0ken-for-tests"  # given by the environment, as a launcher that starts the server would
+REFUSED = {"code": -32803, "message": "this surface-lint server needs its token: pass it as "
+           "initializationOptions.token (it is printed when the server starts, or set with --token-file or "
+           "SURFACE_LINT_TOKEN)"}
+
 
 def _free_port() -> int:
     with socket.socket() as probe:
@@ -26,11 +32,14 @@ def _free_port() -> int:
 def tcp_server() -> Iterator[int]:
     port = _free_port()
     proc = subprocess.Popen([sys.executable, "-m", "surface_lint", "server", "--tcp", f"127.0.0.1:{port}"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "SURFACE_LINT_TOKEN": TOKEN})
     try:
         assert proc.stderr is not None
         line = proc.stderr.readline()
         assert line == f"surface-lint server listening on 127.0.0.1:{port} (one session per connection)\n", line
+        line = proc.stderr.readline()
+        assert line == "surface-lint server token: the one given (--token-file or SURFACE_LINT_TOKEN)\n", line
         yield port
         assert proc.poll() is None, "a client's exit stopped the server"
     finally:
@@ -38,8 +47,9 @@ def tcp_server() -> Iterator[int]:
         proc.wait()
 
 
-def _init(client: SocketRpcClient, root: Path) -> None:
-    answer = client.request("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {}})
+def _init(client: SocketRpcClient, root: Path, token: str = TOKEN) -> None:
+    answer = client.request("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {},
+                                           "initializationOptions": {"token": token}})
     assert "capabilities" in answer["result"]
     client.notify("initialized", {})
 
@@ -94,6 +104,85 @@ def test_each_connection_is_its_own_session(tcp_server: int) -> None:
         second.disconnect()
 
 
+@pytest.mark.parametrize("options", [None, {}, {"token": "wrong"}, {"token": 7}, "t0ken-for-tests"])
+def test_a_second_local_client_without_the_token_is_refused(tcp_server: int, options: object) -> None:
+    root = FIXTURES / "workspace"
+    path = root / TRANSCRIPT
+    first = SocketRpcClient(tcp_server)
+    second = SocketRpcClient(tcp_server)
+    try:
+        _init(first, root)
+        # Before initialize nothing is served; a wrong or missing token is refused and disconnected.
+        symbols = {"textDocument": {"uri": path.as_uri()}}
+        assert second.request("textDocument/documentSymbol", symbols)["error"] == {
+            "code": -32002, "message": "textDocument/documentSymbol before initialize"}
+        params: dict[str, object] = {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}
+        if options is not None:
+            params["initializationOptions"] = options
+        answer = second.request("initialize", params)
+        assert answer == {"jsonrpc": "2.0", "id": 2, "error": REFUSED}
+        assert second.closed.wait(10), "a refused client is disconnected"
+        # The first client's session goes on.
+        first.notify("textDocument/didOpen", {"textDocument": {"uri": path.as_uri(), "languageId": "jsonl",
+                                                               "version": 1, "text": path.read_text("utf-8")}})
+        assert [d["code"] for d in _diagnostics_for(first, path.as_uri())] == ["SL103", "SL101"]
+    finally:
+        first.disconnect()
+        second.disconnect()
+
+
+def test_the_token_comes_from_a_file(tmp_path: Path) -> None:
+    port = _free_port()
+    token_file = tmp_path / "token"
+    token_file.write_text("from-a-file\n", encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, "-m", "surface_lint", "server", "--tcp", f"127.0.0.1:{port}",
+                             "--token-file", str(token_file)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**os.environ, "SURFACE_LINT_TOKEN": TOKEN})
+    try:
+        assert proc.stderr is not None
+        assert proc.stderr.readline().startswith("surface-lint server listening on ")
+        proc.stderr.readline()
+        client = SocketRpcClient(port)
+        try:
+            _init(client, FIXTURES / "workspace", token="from-a-file")
+            assert client.request("shutdown", None)["result"] is None
+        finally:
+            client.disconnect()
+        refused = SocketRpcClient(port)
+        try:
+            answer = refused.request("initialize", {"processId": None, "rootUri": None, "capabilities": {},
+                                                    "initializationOptions": {"token": TOKEN}})
+            assert answer["error"] == REFUSED, "the file's token wins over the environment's"
+        finally:
+            refused.disconnect()
+    finally:
+        proc.kill()
+        proc.communicate(timeout=30)
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    (b"", "give the token on one line, alone"),
+    (b"two\nlines\n", "give the token on one line, alone"),
+    (b"\xff\xfe", "not UTF-8 text"),
+    (b"x" * 5000, "longer than 4096 bytes; a token is one line"),
+])
+def test_a_bad_token_file_is_exit_2(tmp_path: Path, content: bytes, message: str) -> None:
+    token_file = tmp_path / "token"
+    token_file.write_bytes(content)
+    done = subprocess.run([sys.executable, "-m", "surface_lint", "server", "--tcp", "127.0.0.1:0",
+                           "--token-file", str(token_file)], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        2, "", f"surface-lint: error: --token-file {token_file}: {message}\n")
+
+
+def test_a_token_file_without_tcp_is_exit_2(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "surface_lint", "server", "--token-file", str(tmp_path / "t")],
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        2, "", "surface-lint: error: --token-file is for --tcp: a server on stdio talks only to the client that "
+        "started it\n")
+
+
 def test_a_dropped_connection_does_not_stop_the_server(tcp_server: int) -> None:
     root = FIXTURES / "workspace"
     gone = SocketRpcClient(tcp_server)
@@ -119,8 +208,9 @@ def test_tcp_listens_on_loopback_only(where: str) -> None:
 @pytest.mark.parametrize(("where", "shown"), [("127.0.0.1:0", "127.0.0.1"), ("localhost:0", "127.0.0.1"),
                                              (":0", "127.0.0.1")])
 def test_port_0_listens_on_a_free_port_and_prints_it(where: str, shown: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "SURFACE_LINT_TOKEN"}
     proc = subprocess.Popen([sys.executable, "-m", "surface_lint", "server", "--tcp", where],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
         assert proc.stderr is not None
         line = proc.stderr.readline()
@@ -129,9 +219,13 @@ def test_port_0_listens_on_a_free_port_and_prints_it(where: str, shown: str) -> 
         assert found is not None, line
         port = int(found.group(1))
         assert 1 <= port <= 65535
+        # No token given: a new one, printed (32 URL-safe characters, 192 random bits).
+        printed = re.fullmatch(r"surface-lint server token: ([A-Za-z0-9_-]{32})\n", proc.stderr.readline())
+        assert printed is not None
         client = SocketRpcClient(port)
         try:
-            answer = client.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+            answer = client.request("initialize", {"processId": None, "rootUri": None, "capabilities": {},
+                                                   "initializationOptions": {"token": printed.group(1)}})
             assert answer["result"]["serverInfo"]["name"] == "surface-lint"
             client.notify("initialized", {})
             assert client.request("shutdown", None) == {"jsonrpc": "2.0", "id": 2, "result": None}

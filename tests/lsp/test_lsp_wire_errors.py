@@ -90,8 +90,11 @@ def test_custom_requests_with_wrong_params_get_invalid_params(rpc: RpcClient, me
 def test_custom_requests_with_right_params_are_served(rpc: RpcClient) -> None:
     # Optional fields may be absent or null (the extension sends `predicate: null`); runs needs no params.
     assert rpc.request("surfaceLint/laneScore", {"uri": "file:///nowhere.jsonl"})["result"] is None
+    # Well-formed, so past the params check; outside the workspace, so refused by the server (not -32602).
     assert rpc.request("surfaceLint/review", {"uri": "file:///nowhere.jsonl", "predicate": None,
-                                              "category": None, "failingOnly": False})["result"] is None
+                                              "category": None, "failingOnly": False})["error"] == {
+        "code": -32803, "message": "/nowhere.jsonl: surface-lint reads only files under a workspace folder and "
+                                   "documents open in the editor; this file is outside them"}
     assert rpc.request("surfaceLint/runs", None)["result"] == []
     assert rpc.request("surfaceLint/runs", {})["result"] == []
 

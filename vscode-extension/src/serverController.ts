@@ -213,7 +213,7 @@ export class ServerController implements vscode.Disposable {
     }
     const { cwd, env } = this.processOptions(launch);
     return new Promise((resolve) => {
-      cp.execFile(check.command, check.args, { cwd, env, timeout: PREFLIGHT_TIMEOUT_MS }, (error, stdout, stderr) => {
+      cp.execFile(check.command, check.args, { cwd, env, timeout: PREFLIGHT_TIMEOUT_MS }, (error, stdout) => {
         if (error !== null && (error as NodeJS.ErrnoException).code === "ENOENT") {
           resolve(`\`${check.command}\` (from ${launch.source}) was not found`);
           return;
@@ -222,20 +222,9 @@ export class ServerController implements vscode.Disposable {
           resolve(`\`${describeLaunch(check)}\` did not finish within ${PREFLIGHT_TIMEOUT_MS / 1000} s`);
           return;
         }
-        if (launch.strategy === "useBundled") {
-          const problem = bundledCheckProblem(stdout);
-          resolve(problem === undefined && error === null ? undefined : (problem ?? `\`${describeLaunch(check)}\` failed`));
-          return;
-        }
-        if (error === null) {
-          resolve(undefined);
-          return;
-        }
-        const last = stderr
-          .split(/\r?\n/)
-          .reverse()
-          .find((line) => line.trim() !== "");
-        resolve(`\`${describeLaunch(check)}\` failed${last !== undefined ? `: ${last}` : ` (exit code ${String(error.code)})`}`);
+        // The launcher's --check (either strategy) prints one JSON report saying what is missing.
+        const problem = bundledCheckProblem(stdout);
+        resolve(problem === undefined && error === null ? undefined : (problem ?? `\`${describeLaunch(check)}\` failed`));
       });
     });
   }

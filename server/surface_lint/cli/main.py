@@ -152,6 +152,8 @@ def _server_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="surface-lint server", description="Start the language server (stdio).")
     p.add_argument("--tcp", metavar="HOST:PORT",
                    help="listen on TCP (loopback) instead of stdio; port 0: a free port, printed on stderr")
+    p.add_argument("--token-file", metavar="PATH", type=Path,
+                   help="with --tcp: the token clients must give (else SURFACE_LINT_TOKEN, else a new one, printed)")
     return p
 
 
@@ -666,7 +668,7 @@ def write_baseline(path: Path, result: LaneResult, inputs: Sequence[str] = ()) -
 
 # The language server's `start`, loaded on demand: given to `main` by the package's entry point
 # (surface_lint/__main__.py), so that the command line never imports the language server.
-StartServer = Callable[[tuple[str, int] | None], None]
+StartServer = Callable[[tuple[str, int] | None, Path | None], None]  # (address, token file)
 LoadServer = Callable[[], StartServer]
 
 
@@ -684,11 +686,11 @@ def run_server(argv: Sequence[str], load_server: LoadServer | None = None) -> in
         ) from None
 
     if address is None:
-        start(None)
+        start(None, args.token_file)
         return EXIT_OK
     host, port = address
     try:
-        start(address)
+        start(address, args.token_file)
     except OSError as exc:  # the port is taken, the host does not resolve, no permission
         reason = exc.strerror or str(exc)
         raise UsageError(f"--tcp {args.tcp}: cannot listen on {host}:{port}: {reason}") from None

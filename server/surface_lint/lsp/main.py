@@ -9,24 +9,34 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import secrets
 import sys
 import threading
 from collections.abc import Callable
+from pathlib import Path
 
 from pygls.io_ import StdinAsyncReader, StdoutWriter
 
+from ..engine import UsageError
 from .server import create_server
 from .wire import log, read_messages
 
+TOKEN_ENV = "SURFACE_LINT_TOKEN"
+TOKEN_FILE_LIMIT = 4096  # bytes read of a --token-file (a token is one short line)
 
-def start(address: tuple[str, int] | None = None) -> None:
+
+def start(address: tuple[str, int] | None = None, token_file: Path | None = None) -> None:
     """Run the server on stdio, or on TCP at (host, port) as cli.parse_tcp gives it (port 0:
-    any free port); exits with the LSP exit code."""
+    any free port); exits with the LSP exit code. On TCP every client must give the token
+    (`tcp_token`) in `initialize`."""
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if address is not None:
-        asyncio.run(serve_tcp(*address))
+        token, shown = tcp_token(token_file, os.environ.get(TOKEN_ENV))
+        asyncio.run(serve_tcp(*address, token=token, show_token=shown))
         return
+    if token_file is not None:
+        raise UsageError("--token-file is for --tcp: a server on stdio talks only to the client that started it")
     code = serve_stdio()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -60,10 +70,35 @@ def serve_stdio() -> int:
     return 0 if protocol._shutdown else 1  # the client went away: clean only after shutdown
 
 
-async def serve_tcp(host: str, port: int, ready: Callable[[int], None] | None = None) -> None:
-    """Serve each TCP connection its own session until the process is stopped."""
+def tcp_token(token_file: Path | None, from_env: str | None) -> tuple[str, bool]:
+    """The token TCP clients must give, and whether it is printed at start: the first line of
+    `token_file`, else the environment's SURFACE_LINT_TOKEN, else a new random one (printed)."""
+    if token_file is not None:
+        try:
+            with open(token_file, "rb") as handle:
+                head = handle.read(TOKEN_FILE_LIMIT + 1)
+        except OSError as exc:
+            raise UsageError(f"--token-file {token_file}: cannot read: {exc.strerror or exc}") from None
+        if len(head) > TOKEN_FILE_LIMIT:
+            raise UsageError(f"--token-file {token_file}: longer than {TOKEN_FILE_LIMIT} bytes; a token is one line")
+        try:
+            token = head.decode("utf-8").strip()
+        except UnicodeDecodeError:
+            raise UsageError(f"--token-file {token_file}: not UTF-8 text") from None
+        if not token or "\n" in token:
+            raise UsageError(f"--token-file {token_file}: give the token on one line, alone")
+        return token, False
+    if from_env is not None and from_env.strip():
+        return from_env.strip(), False
+    return secrets.token_urlsafe(24), True
+
+
+async def serve_tcp(host: str, port: int, ready: Callable[[int], None] | None = None, *, token: str,
+                    show_token: bool = True) -> None:
+    """Serve each TCP connection its own session until the process is stopped; a client that
+    does not give `token` in `initialize` is refused and disconnected."""
     async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await run_session(reader, writer)
+        await run_session(reader, writer, token)
 
     listener = await asyncio.start_server(connection, host, port)
     bound = listener.sockets[0].getsockname()[1]
@@ -71,16 +106,20 @@ async def serve_tcp(host: str, port: int, ready: Callable[[int], None] | None = 
     shown = f"[{host}]" if ":" in host else host
     print(f"surface-lint server listening on {shown}:{bound} (one session per connection)", file=sys.stderr,
           flush=True)
+    # The token on a line of its own: a client gives it as initializationOptions.token.
+    print(f"surface-lint server token: {token}" if show_token else
+          "surface-lint server token: the one given (--token-file or SURFACE_LINT_TOKEN)", file=sys.stderr, flush=True)
     if ready is not None:
         ready(bound)
     async with listener:
         await listener.serve_forever()
 
 
-async def run_session(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+async def run_session(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, token: str) -> None:
     """One client's session on one connection; its `exit` closes this connection only."""
     server = create_server()
     protocol = server.raw
+    protocol.token = token
     stopped = threading.Event()
 
     def stop(code: int) -> None:

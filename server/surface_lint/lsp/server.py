@@ -25,7 +25,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
-from ..engine.config import CONFIG_FILES, ConfigError, parse_config
+from ..engine.config import CONFIG_FILES, SETTINGS_SOURCE, ConfigError, parse_config, resolve_severity
 from ..model.checks import CheckCode
 from ..rules.extends import extends_at
 from ..rules.loader import PROFILES, LaneError, _check_codes_free, builtin_rule_files, parse_lane
@@ -36,7 +36,7 @@ from .features.common import Positions, lsp_range
 from .features.lane_toml import is_lane_document
 from .lint import EngineEntry, LintResult
 from .scheduler import Scheduler
-from .wire import ParamField, Protocol, plain_json, strict_converter
+from .wire import ParamField, Protocol, RequestFailed, plain_json, strict_converter
 from .workspace import ServerState, _resolve, parse_settings, parse_trusted
 
 log = logging.getLogger("surface_lint.lsp")
@@ -142,7 +142,7 @@ class SurfaceLintServer(LanguageServer):
                 self.log_warning(f"could not register file watchers: {exc}")
         if await self.pull_configuration():
             self.relint_all()  # documents opened before the answer came were linted without it
-        self.report_settings_problems()
+        await self.report_settings_problems()
 
     def on_shutdown(self, params: Any) -> None:
         self.close_session()
@@ -193,9 +193,15 @@ class SurfaceLintServer(LanguageServer):
             self.relint_all()
             self.publish_file_problems()
 
-    def report_settings_problems(self) -> None:
-        for problem in self.state.settings_problems:
+    async def report_settings_problems(self) -> None:
+        """Each setting that cannot be used, as a log message and a notification: the values
+        parse_settings rejects, and the severity keys the config's resolver cannot map (a typo
+        in a code or a name, with its did-you-mean). The resolver needs the lanes: off the loop."""
+        problems = await asyncio.to_thread(self.state.all_settings_problems)
+        for problem in problems:
             self.log_warning(f"setting ignored: {problem}")
+            self.window_show_message(types.ShowMessageParams(
+                type=types.MessageType.Warning, message=f"surface-lint: setting ignored: {problem}"))
 
     async def on_did_change_configuration(self, params: types.DidChangeConfigurationParams) -> None:
         raw = plain_json(params.settings)
@@ -205,10 +211,20 @@ class SurfaceLintServer(LanguageServer):
             changed = self.state.set_settings(settings, problems)
         else:
             changed = await self.pull_configuration()
-        self.report_settings_problems()
+        await self.report_settings_problems()
         if changed:
             self.relint_all()
             self.publish_file_problems()
+
+    def on_did_change_workspace_folders(self, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        """The folders the server reads from follow the client's (see ServerState.may_read)."""
+        removed = {Path(uri_to_path(f.uri)) for f in params.event.removed}
+        roots = [r for r in self.state.roots if r not in removed]
+        roots += [p for p in (Path(uri_to_path(f.uri)) for f in params.event.added) if p not in roots]
+        with self.state.lock:
+            self.state.roots = roots
+        self.state.invalidate("cases")
+        self.relint_all()
 
     def on_did_change_watched_files(self, params: types.DidChangeWatchedFilesParams) -> None:
         what = None
@@ -326,10 +342,13 @@ class SurfaceLintServer(LanguageServer):
         text = "\n".join(snap.lines)
         if name in CONFIG_FILES:
             try:
-                parse_config(text, Path(path))  # the CLI's validation: TOML, table types, every key
+                config = parse_config(text, Path(path))  # the CLI's validation: TOML, table types, every key
             except ConfigError as exc:
                 return [self._line_diagnostic(snap, exc.line, exc.column, exc.message, "config")]
-            return []
+            # Its severity keys, through the resolver the CLI uses (against the lanes it loads).
+            lanes = self.state.engine_for(path).engine.lane_set.lanes.values()
+            return [self._line_diagnostic(snap, err.line, err.column, err.message, "config")
+                    for err in (config.severity_error(p) for p in resolve_severity(config.severity, lanes).problems)]
         if path.endswith(".toml") and (self.state.is_rules_file(path) or is_lane_document(path, snap.lines)):
             entry = self.state.engine_for(path)
             try:
@@ -384,6 +403,10 @@ class SurfaceLintServer(LanguageServer):
                 problems.setdefault(path_to_uri(err.path), []).append(
                     self._line_diagnostic(None, err.line, err.column, self._lane_message(err, entry.kept), CheckCode.RULES_FILE,
                                           lines))
+            for err_s in entry.engine.severity_errors:
+                if err_s.path != SETTINGS_SOURCE:  # a config file's key (the settings' are logged)
+                    problems.setdefault(path_to_uri(err_s.path), []).append(self._line_diagnostic(
+                        None, err_s.line, err_s.column, err_s.message, "config", self.state.file_lines(err_s.path)))
             if entry.config_error is not None and entry.config_path is not None:
                 err_c = entry.config_error
                 problems.setdefault(path_to_uri(str(entry.config_path)), []).append(
@@ -444,6 +467,7 @@ class SurfaceLintServer(LanguageServer):
         self.handle(types.TEXT_DOCUMENT_DID_CLOSE)(self.on_did_close)
         self.handle(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(self.on_did_change_configuration)
         self.handle(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(self.on_did_change_watched_files)
+        self.handle(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)(self.on_did_change_workspace_folders)
         self.handle(DID_GRANT_TRUST, params={})(self.on_did_grant_trust)  # no fields; params absent, null or an object
 
 
@@ -457,6 +481,8 @@ def _guarded(server: SurfaceLintServer, method: Any) -> Any:
         async def handle_async(params: Any) -> Any:
             try:
                 return await method(params)
+            except RequestFailed:
+                raise  # the request's answer: an LSP error with its message (wire.Protocol sends it)
             except Exception as exc:
                 failed(exc)
                 return None
@@ -465,6 +491,8 @@ def _guarded(server: SurfaceLintServer, method: Any) -> Any:
     def handle(params: Any) -> Any:
         try:
             return method(params)
+        except RequestFailed:
+            raise
         except Exception as exc:
             failed(exc)
             return None

@@ -25,6 +25,7 @@ lint pool); nothing is shared but the process. Only loopback addresses may be bo
 from __future__ import annotations
 
 import asyncio
+import hmac
 import inspect
 import json
 import logging
@@ -47,6 +48,18 @@ PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
 SERVER_NOT_INITIALIZED = -32002
+REQUEST_FAILED = -32803  # LSP's RequestFailed: a well-formed request the server refuses to serve
+TOKEN_OPTION = "token"  # initializationOptions.token: what a TCP client proves itself with
+
+
+class RequestFailed(Exception):
+    """Raised by a handler: the request is answered with this error (REQUEST_FAILED unless
+    said), its message as given, in one log line and never a traceback."""
+
+    def __init__(self, message: str, code: int = REQUEST_FAILED) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
 
 
 class RawResult(str):
@@ -224,6 +237,7 @@ class Protocol(LanguageServerProtocol):
         self.exit_code: int | None = None  # set by `exit`
         self.on_exit: Callable[[int], None] | None = None  # how this session ends (stdio or TCP)
         self.custom_params: dict[str, Mapping[str, ParamField]] = {}  # our methods' params, by method
+        self.token: str | None = None  # a TCP session's: `initialize` must carry it (TOKEN_OPTION)
 
     # --- lifecycle ---------------------------------------------------------------------------
 
@@ -333,8 +347,37 @@ class Protocol(LanguageServerProtocol):
             self._error(message.id, INVALID_PARAMS, f"invalid params for {message.method}: {message.problem}")
             return
         if method == types.INITIALIZE:
+            if self.token is not None and not self._token_given(message):
+                self._refuse_client(message.id)
+                return
             self.initialize_seen = True
         super().handle_message(message)
+
+    def _token_given(self, message: Any) -> bool:
+        options = plain_json(getattr(message.params, "initialization_options", None))
+        given = options.get(TOKEN_OPTION) if isinstance(options, Mapping) else None
+        return isinstance(given, str) and self.token is not None and \
+            hmac.compare_digest(given.encode("utf-8", "surrogatepass"), self.token.encode("utf-8"))
+
+    def _refuse_client(self, msg_id: Any) -> None:
+        """A TCP client without the server's token: told why, then disconnected."""
+        log.warning("a TCP client without the server's token was refused")
+        self._error(msg_id, REQUEST_FAILED, "this surface-lint server needs its token: pass it as "
+                    f"initializationOptions.{TOKEN_OPTION} (it is printed when the server starts, or set with "
+                    "--token-file or SURFACE_LINT_TOKEN)")
+        if self.on_exit is not None:
+            self.on_exit(1)
+
+    def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
+        """pygls's, except that a handler's RequestFailed is answered with its own code and
+        message (pygls would log a traceback and report it again as a server error)."""
+        failed = future.exception() if future.done() and not future.cancelled() else None
+        if isinstance(failed, RequestFailed):
+            self._request_futures.pop(msg_id, None)
+            log.warning("%s", failed.message)
+            self._error(msg_id, failed.code, failed.message)
+            return
+        super()._send_handler_result(future, msg_id=msg_id)
 
     def _error(self, msg_id: Any, code: int, text: str) -> None:
         self.send_raw(json.dumps({"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": text}}))

@@ -11,13 +11,13 @@ import dataclasses
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..engine import CaseIndex, Engine, UsageError, first_object
-from ..engine.config import Config, ConfigError, find_config, load_config
+from ..engine.config import CONFIG_FILES, SETTINGS_SOURCE, Config, ConfigError, find_config, load_config
 from ..model.findings import Finding
 from ..model.severity import LEVELS, normalize_level
 from ..rules.loader import PROFILES, Lane, builtin_rule_files
@@ -143,6 +143,46 @@ class ServerState:
             self.invalidate()
         return changed
 
+    # --- what the server may read -------------------------------------------------------
+
+    def may_read(self, path: str) -> bool:
+        """Whether the server reads this file: a document the client opened, or a file under a
+        workspace folder (both sides with symlinks resolved: a link inside a folder to a file
+        outside it is outside). Nothing else is read, whoever names it."""
+        with self.lock:
+            if any(d.path == path for d in self.docs.values()):
+                return True
+            roots = list(self.roots)
+        if not os.path.isabs(path):
+            return False  # not a file: URI (or relative): nothing on disk is meant
+        real = Path(_resolve(path))
+        return any(real.is_relative_to(_resolve(str(root))) for root in roots)
+
+    def refusal(self, path: str) -> str | None:
+        """Why a request may not read `path`, or None when it may (see may_read)."""
+        if self.may_read(path):
+            return None
+        return (f"{path}: surface-lint reads only files under a workspace folder and documents open in the "
+                "editor; this file is outside them")
+
+    def readable(self, paths: Iterable[str]) -> list[str]:
+        """The paths (found by a search: case files, runs) that the server may read, in order."""
+        return [p for p in paths if self.may_read(p)]
+
+    def all_settings_problems(self) -> list[str]:
+        """The client's settings that cannot be used: parse_settings' problems, then each
+        `surfaceLint.severity` key the config's resolver cannot map (as the config file's keys
+        are checked), against the lanes of the first workspace folder's config."""
+        with self.lock:
+            problems = list(self.settings_problems)
+            severity = self.settings.severity
+        if severity:
+            folder = self.roots[0] if self.roots else Path.cwd()
+            entry = self.engine_for(str(folder / CONFIG_FILES[0]))  # the engine of files in that folder
+            problems.extend(f"{SETTINGS_SECTION}.severity: {err.message}"
+                            for err in entry.engine.severity_errors if err.path == SETTINGS_SOURCE)
+        return problems
+
     # --- config and engines ---------------------------------------------------------------
 
     def config_path_for(self, path: str) -> Path | None:
@@ -231,7 +271,7 @@ class ServerState:
         with self.lock:
             cached = self._case_paths.get(key)
             if cached is not None and now - cached[0] < 5.0:
-                return cached[1]
+                return tuple(self.readable(cached[1]))
         found: list[str] = []
         if config.cases:
             for pattern in config.cases:
@@ -247,7 +287,7 @@ class ServerState:
         paths = tuple(dict.fromkeys(found))
         with self.lock:
             self._case_paths[key] = (now, paths)
-        return paths
+        return tuple(self.readable(paths))  # a glob or the upward search may reach outside the workspace
 
     def all_case_files(self, entry: EngineEntry, root: Path) -> list[str]:
         """Every case file of every lane under a workspace root (for workspace diagnostics)."""
@@ -260,7 +300,7 @@ class ServerState:
                 folder = evals / lane
                 if folder.is_dir():
                     out.extend(str(p.resolve()) for p in sorted(folder.glob("**/cases.jsonl")) if p.is_file())
-        return list(dict.fromkeys(out))
+        return self.readable(dict.fromkeys(out))
 
     def _case_file_lane(self, entry: EngineEntry, path: Path) -> str | None:
         try:

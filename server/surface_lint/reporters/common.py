@@ -34,6 +34,29 @@ if TYPE_CHECKING:
 _DISPLAY: dict[tuple[str, str], str] = {}  # (path, working directory) -> display path: findings repeat paths
 
 
+# --- data shown as text ---------------------------------------------------------------------
+
+# What data (a case id, a surface, a file name) must not carry raw into anything a terminal, a
+# browser or GitHub renders: C0 and C1 controls (ESC starts a terminal sequence, U+0085 ends a
+# line), DEL, the line and paragraph separators (a line of output ended early starts a forged one:
+# `::error ...` read by GitHub as a command) and the bidirectional overrides and isolates
+# (U+202A-U+202E, U+2066-U+2069: text shown in another order than it is, "Trojan Source").
+_ESCAPED = (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+_ESCAPES = {c: f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}" for c in _ESCAPED}
+_ESCAPES.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
+_KEEPING: dict[str, dict[int, str]] = {}
+
+
+def printable(text: str, keep: str = "") -> str:
+    """`text` with each such character as a backslash escape (`\\n`, `\\x1b`, `\\u202e`), but
+    those in `keep`, which the format itself encodes or shows as what they are (a line end in a
+    GitHub annotation is `%0A`, in HTML a line break)."""
+    table = _KEEPING.get(keep)
+    if table is None:
+        table = _KEEPING[keep] = {c: e for c, e in _ESCAPES.items() if chr(c) not in keep}
+    return text.translate(table)
+
+
 def display_path(path: str) -> str:
     """A path as CI systems want it: relative to the working directory when inside it, '/'-separated."""
     try:

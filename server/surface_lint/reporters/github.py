@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from ..engine import LaneResult
 from ..model.findings import Finding, Severity
-from .common import SafeOut, capture, display_path, fmt_value
+from .common import SafeOut, capture, display_path, fmt_value, printable
 
 if TYPE_CHECKING:
     from ..engine.diff import LaneDiff
@@ -27,8 +27,9 @@ COMMANDS = {
 
 
 def escape_data(text: str) -> str:
-    """A command's message: `%`, CR and LF are percent-encoded (as @actions/core does)."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A command's message: `%`, CR and LF are percent-encoded (as @actions/core does); every
+    other control, separator and bidi override is a backslash escape (`printable`)."""
+    return printable(text, keep="\r\n").replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def escape_property(text: str) -> str:

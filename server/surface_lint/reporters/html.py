@@ -31,6 +31,7 @@ from .common import (
     iter_case_views,
     metric_rows,
     numeric,
+    printable,
     reported_predicates,
     verdict_word,
     where,
@@ -114,7 +115,9 @@ JS = """
 
 
 def _e(text: object) -> str:
-    return escape(str(text), quote=True)
+    """Data as HTML text: escaped, and its controls and bidi overrides shown as escapes (a line
+    end and a tab stay: surfaces are shown as written)."""
+    return escape(printable(str(text), keep="\n\t"), quote=True)
 
 
 def _page_head(title: str) -> str:

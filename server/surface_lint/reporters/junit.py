@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from ..engine import LaneResult
 from ..model.findings import Finding
-from .common import CaseView, SafeOut, capture, display_path, fmt_value, iter_case_views, where
+from .common import CaseView, SafeOut, capture, display_path, fmt_value, iter_case_views, printable, where
 
 if TYPE_CHECKING:
     from ..engine.diff import LaneDiff
@@ -26,7 +26,8 @@ _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]
 
 
 def _clean(text: str) -> str:
-    return _INVALID_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """XML 1.0 text, with what a CI page would render from data escaped (`printable`)."""
+    return _INVALID_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", printable(text, keep="\n\r\t"))
 
 
 def _el(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:

@@ -24,6 +24,7 @@ from .common import (
     highlight_segments,
     iter_case_views,
     metric_rows,
+    printable,
     verdict_word,
     where,
 )
@@ -42,13 +43,13 @@ def md_text(text: str) -> str:
     """Plain text safe inside a table cell: Markdown punctuation escaped, HTML neutralised."""
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     text = _SPECIAL.sub(r"\\\1", text)
-    return _LINE_BREAK.sub("<br>", text)
+    return "<br>".join(printable(part) for part in _LINE_BREAK.split(text))
 
 
 def md_code(text: str) -> str:
     """Inline code safe inside a table cell and on one line: a fence longer than any run of
     backticks in the text, line breaks as spaces (a case id cannot start a heading or a row)."""
-    text = _LINE_BREAK.sub(" ", text)
+    text = printable(_LINE_BREAK.sub(" ", text))
     longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if "`" in text else ""

@@ -20,21 +20,11 @@ from pathlib import Path
 from typing import TextIO
 
 from ..engine import UsageError
+from .common import printable as printable  # the one escaping of data (defined beside the reporters)
 
 # Text that cannot be encoded (an unpaired surrogate from a surface) is escaped, never a crash.
 ENCODING_ERRORS = "backslashreplace"
 
-
-# C0 and C1 controls, DEL and the Unicode line/paragraph separators: in a file name they could end
-# a line of text output and start a forged one (`::error ...` read by GitHub as a command).
-_CONTROL_ESCAPES = {c: f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
-                    for c in (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)}
-_CONTROL_ESCAPES.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
-
-
-def printable(text: str) -> str:
-    """`text` with every control character as a backslash escape (`\\n`, `\\x1b`, `\\u2028`)."""
-    return text.translate(_CONTROL_ESCAPES)
 
 
 def same_file(a: str, b: str) -> bool:

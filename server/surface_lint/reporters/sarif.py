@@ -20,7 +20,7 @@ from urllib.parse import quote
 from .. import __version__
 from ..engine import LaneResult
 from ..model.findings import Finding, Location, Severity
-from .common import RuleInfo, SafeOut, capture, display_path
+from .common import RuleInfo, SafeOut, capture, display_path, printable
 from .json_format import indented
 
 if TYPE_CHECKING:
@@ -192,13 +192,13 @@ def _result(f: Finding, index: Mapping[str, int], fp: str) -> dict[str, Any]:
         "ruleId": f.code,
         "ruleIndex": index[f.code],
         "level": LEVELS[f.severity],
-        "message": {"text": f.message},
+        "message": {"text": printable(f.message, keep="\n")},  # rendered by code scanning
         "locations": [physical(f.location)],
         "partialFingerprints": {FINGERPRINT_KEY: fp},
     }
     if f.related:
         result["relatedLocations"] = [
-            {"id": i, **physical(r.location), "message": {"text": r.message}}
+            {"id": i, **physical(r.location), "message": {"text": printable(r.message, keep="\n")}}
             for i, r in enumerate(f.related, 1)
         ]
     if f.record_id is not None:

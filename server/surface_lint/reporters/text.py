@@ -31,7 +31,7 @@ def finding_line(f: Finding, colour: bool) -> str:
         code = f"{_BOLD}{f.code}{_RESET}"
     else:
         code = f.code
-    return f"{printable(loc.path)}:{loc.line}:{loc.column}: {code} [{sev}] {f.message}"
+    return f"{printable(loc.path)}:{loc.line}:{loc.column}: {code} [{sev}] {printable(f.message)}"
 
 
 def write_check(run: CheckRun, out: TextIO, colour: bool = False) -> None:
@@ -53,7 +53,7 @@ def render_check(run: CheckRun, colour: bool = False) -> str:
 
 
 def _ids(title: str, ids: Sequence[str], limit: int = 20) -> str:
-    return f"{title} ({len(ids)}): " + ", ".join(ids[:limit]) + (" …" if len(ids) > limit else "")
+    return f"{title} ({len(ids)}): " + ", ".join(map(printable, ids[:limit])) + (" …" if len(ids) > limit else "")
 
 
 def write_lane(result: LaneResult, out: TextIO, colour: bool = False) -> None:
@@ -77,14 +77,14 @@ def write_lane(result: LaneResult, out: TextIO, colour: bool = False) -> None:
     else:
         w(f"result: {'PASS' if result.passed else 'FAIL'}\n")
     if result.nothing_scored is not None:
-        w(f"nothing scored: {result.nothing_scored}\n")
+        w(f"nothing scored: {printable(result.nothing_scored)}\n")
     if result.missing_transcripts:
         w(_ids("cases without a transcript", result.missing_transcripts) + "\n")
     if result.unknown_cases:
         w(_ids("transcripts without a case", result.unknown_cases) + "\n")
     if result.remainder:
         w(f"multi-sentence cases outside the three buckets ({len(result.remainder)}): "
-          + ", ".join(result.remainder[:20]) + "\n")
+          + ", ".join(map(printable, result.remainder[:20])) + "\n")
     if result.failing_count:
         w(f"cases with a failing predicate: {result.failing_count}\n")
     for f in result.findings:

@@ -1,7 +1,12 @@
 """Starts the surface-lint language server bundled in the VS Code extension, with the user's Python.
 
 Run as `<python> surface_lint_server.py` (the server, over stdio) or `... --check` (prints one JSON
-line saying whether this Python can run the bundled server, and exits 0 if it can). The bundled
+line saying whether this Python can run the bundled server, and exits 0 if it can); with
+`--from-environment` first, the same for the surface-lint installed in that Python (the
+`fromEnvironment` import strategy). Before anything is imported, the working directory (the
+workspace folder), every relative entry and this script's folder leave sys.path: `python -m` and
+`python -c` put the working directory first, and Python 3.10 ignores PYTHONSAFEPATH, so a
+`surface_lint/` (or `pygls/`) in the workspace would otherwise be the code that runs. The bundled
 pure-Python packages (bundled/libs) and the compiled ones built for this Python
 (bundled/native/cpXY, listed in bundled/manifest.json) go first on sys.path, so an older
 surface-lint in the environment never shadows them; a compiled one not built for this Python is
@@ -17,7 +22,30 @@ import os
 import sys
 
 MINIMUM = (3, 10)
-BUNDLED = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+BUNDLED = os.path.dirname(HERE)
+FROM_ENVIRONMENT = "--from-environment"
+SERVER_MODULES = ("surface_lint", "pygls", "lsprotocol")
+
+
+def safe_path(path, cwd, here):
+    """`path` (sys.path) without what the workspace could plant code in: the working directory,
+    any relative entry (it resolves against the working directory; "" is the working directory)
+    and this script's folder."""
+    def unsafe(entry):
+        if not os.path.isabs(entry):
+            return True
+        real = os.path.realpath(entry)
+        return real == os.path.realpath(here) or (cwd is not None and real == os.path.realpath(cwd))
+
+    return [entry for entry in path if not unsafe(entry)]
+
+
+def _current_directory():
+    try:
+        return os.getcwd()
+    except OSError:  # removed while we start: nothing can be imported from it either
+        return None
 
 
 def _tag():
@@ -75,8 +103,24 @@ def _problem():
     return None
 
 
+def _environment_problem():
+    """Why this Python's own surface-lint cannot run (fromEnvironment), or None."""
+    version = "%d.%d" % sys.version_info[:2]
+    if sys.version_info[:2] < MINIMUM:
+        return "surface-lint needs Python >= %d.%d; %s is Python %s" % (MINIMUM + (sys.executable, version))
+    import importlib.util
+
+    missing = [name for name in SERVER_MODULES if importlib.util.find_spec(name) is None]
+    if missing:
+        return "%s does not have %s installed" % (sys.executable, ", ".join(missing))
+    return None
+
+
 def main(argv):
-    problem = _problem()
+    sys.path[:] = safe_path(sys.path, _current_directory(), HERE)
+    from_environment = FROM_ENVIRONMENT in argv
+    argv = [arg for arg in argv if arg != FROM_ENVIRONMENT]
+    problem = _environment_problem() if from_environment else _problem()
     if "--check" in argv:
         report = {"ok": problem is None, "python": sys.executable, "version": "%d.%d.%d" % sys.version_info[:3]}
         if problem is None:

@@ -72,7 +72,10 @@ export const PATH_INTERPRETERS: readonly string[] = [
   "python3.10",
 ];
 
-export const SERVER_MODULE_ARGS: readonly string[] = ["-m", "surface_lint", "server"];
+/** The bundled launcher's flag for `fromEnvironment`: run (or `--check`) the interpreter's own
+ * surface-lint. Not `python -m surface_lint`: that puts the working directory (the workspace) first
+ * on sys.path, and Python 3.10 ignores PYTHONSAFEPATH; the launcher takes it off sys.path itself. */
+export const FROM_ENVIRONMENT_FLAG = "--from-environment";
 
 /** VS Code variables whose value is (or lies in) a workspace folder or an open file. */
 const WORKSPACE_VARIABLE = /\$\{(?:workspaceFolder|workspaceFolderBasename|workspaceRoot|file|fileDirname|relativeFile|relativeFileDirname|fileWorkspaceFolder|cwd)\b[^}]*\}/;
@@ -214,7 +217,7 @@ export function checkExecutableSetting(name: string, value: string, inputs: Laun
 function pythonLaunch(command: string, source: LaunchSource, strategy: ImportStrategy, inputs: LaunchInputs): ServerLaunch {
   return {
     command,
-    args: strategy === "useBundled" ? [inputs.bundledScript] : [...SERVER_MODULE_ARGS],
+    args: strategy === "useBundled" ? [inputs.bundledScript] : [inputs.bundledScript, FROM_ENVIRONMENT_FLAG],
     source,
     strategy,
   };
@@ -224,7 +227,7 @@ function pythonLaunch(command: string, source: LaunchSource, strategy: ImportStr
  * The server commands to try: `surfaceLint.serverPath` (`<path> server`) alone; else
  * `surfaceLint.interpreter` alone; else the Python extension's interpreter (trusted workspaces
  * only), then every interpreter on PATH. With `useBundled` a Python runs the bundled launcher;
- * with `fromEnvironment`, `<python> -m surface_lint server`.
+ * with `fromEnvironment`, `<python> <launcher> --from-environment` (the interpreter's surface-lint).
  */
 export function resolveServerLaunch(inputs: LaunchInputs): LaunchResolution {
   const notes: string[] = [];
@@ -296,29 +299,15 @@ export function resolveServerLaunch(inputs: LaunchInputs): LaunchResolution {
 /**
  * A quick check run before starting the server, turning the commonest failure (too old a Python,
  * or surface-lint missing from it) into one clear message instead of a failed LSP handshake:
- * the bundled launcher's `--check`, or ENVIRONMENT_CHECK. None for `serverPath`.
+ * the bundled launcher's `--check` (with `--from-environment` for `fromEnvironment`: Python >= 3.10
+ * with surface-lint, pygls and lsprotocol found). None for `serverPath`.
  */
 export function preflightFor(launch: ServerLaunch): ServerLaunch | undefined {
   if (launch.strategy === "serverPath") {
     return undefined;
   }
-  if (launch.strategy === "useBundled") {
-    return { ...launch, args: [...launch.args, "--check"] };
-  }
-  return { ...launch, args: ["-c", ENVIRONMENT_CHECK] };
+  return { ...launch, args: [...launch.args, "--check"] };
 }
-
-/**
- * `fromEnvironment`'s check: Python >= 3.10 with surface-lint, pygls and lsprotocol found (not
- * imported: importing the server takes seconds, and it is imported once, to run). Exits 1 with
- * one line on stderr saying what is missing.
- */
-export const ENVIRONMENT_CHECK = [
-  "import sys, importlib.util as u",
-  "sys.version_info >= (3, 10) or sys.exit('surface-lint needs Python >= 3.10; %s is Python %d.%d' % ((sys.executable,) + sys.version_info[:2]))",
-  "missing = [m for m in ('surface_lint', 'pygls', 'lsprotocol') if u.find_spec(m) is None]",
-  "missing and sys.exit('%s does not have %s installed' % (sys.executable, ', '.join(missing)))",
-].join("; ");
 
 /** What the bundled launcher's `--check` printed: its problem, or undefined when it can run. */
 export function bundledCheckProblem(stdout: string): string | undefined {
@@ -355,8 +344,8 @@ export function describeLaunch(launch: Pick<ServerLaunch, "command" | "args">): 
 
 /**
  * Working directory and environment of the server process. The workspace folder is
- * the natural cwd, but only when trusted; PYTHONSAFEPATH keeps `python -m` from
- * importing a `surface_lint` that happens to sit in the cwd. With `bytecodeCache` (the bundled
+ * the natural cwd, but only when trusted. The launcher keeps the cwd off sys.path itself (on every
+ * Python); PYTHONSAFEPATH stays set for what the server may start, on the Pythons that read it. With `bytecodeCache` (the bundled
  * server) compiled modules are cached there, in the extension's own storage, even when
  * PYTHONDONTWRITEBYTECODE is set: the user's folders get no __pycache__ either way, and each
  * start no longer compiles the server from source (2.5 s -> 1.6 s measured on a loaded machine).

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import * as cp from "node:child_process";
+import * as path from "node:path";
 import { describe, it } from "node:test";
 
 import { which } from "../../src/core/which";
@@ -9,7 +10,6 @@ import {
   checkExecutableSetting,
   describeLaunch,
   effectiveRestrictedSetting,
-  ENVIRONMENT_CHECK,
   expandExecutablePath,
   importStrategyOf,
   isInside,
@@ -61,7 +61,7 @@ const bundled = (command: string, source: ServerLaunch["source"]): ServerLaunch 
 });
 const fromEnvironment = (command: string, source: ServerLaunch["source"]): ServerLaunch => ({
   command,
-  args: ["-m", "surface_lint", "server"],
+  args: [BUNDLED, "--from-environment"],
   source,
   strategy: "fromEnvironment",
 });
@@ -233,7 +233,7 @@ describe("resolveServerLaunch", () => {
     });
   });
 
-  it("runs the interpreter setting alone; fromEnvironment makes it `-m surface_lint server`", () => {
+  it("runs the interpreter setting alone; fromEnvironment makes it the launcher's --from-environment", () => {
     const result = resolveServerLaunch(
       inputs({
         interpreter: { workspaceValue: ".venv/bin/python" },
@@ -308,22 +308,23 @@ describe("preflightFor", () => {
     assert.deepEqual(preflightFor(bundled("/py", "PATH")), { ...bundled("/py", "PATH"), args: [BUNDLED, "--check"] });
   });
 
-  it("looks for surface-lint, pygls and lsprotocol with fromEnvironment", () => {
+  it("runs the launcher's --from-environment --check with fromEnvironment", () => {
     assert.deepEqual(preflightFor(fromEnvironment("/py", "Python extension")), {
       ...fromEnvironment("/py", "Python extension"),
-      args: ["-c", ENVIRONMENT_CHECK],
+      args: [BUNDLED, "--from-environment", "--check"],
     });
   });
 
-  it("runs the environment check in a real Python, with one line saying what is missing", () => {
+  it("runs the environment check in a real Python, with a report saying what is missing", () => {
     const python = which("python3") ?? which("python");
     assert.ok(python !== undefined, "a Python on PATH");
     // -S and no PYTHONPATH: nothing but the standard library is importable.
     const env = { PATH: process.env.PATH ?? "" };
     const executable = cp.spawnSync(python, ["-S", "-c", "import sys; print(sys.executable)"], { encoding: "utf8", env }).stdout.trim();
-    const bare = cp.spawnSync(python, ["-S", "-c", ENVIRONMENT_CHECK], { encoding: "utf8", env });
+    const launcher = path.resolve(__dirname, "../../../bundled/tool/surface_lint_server.py");
+    const bare = cp.spawnSync(python, ["-S", launcher, "--from-environment", "--check"], { encoding: "utf8", env });
     assert.equal(bare.status, 1);
-    assert.equal(bare.stderr, `${executable} does not have surface_lint, pygls, lsprotocol installed\n`);
+    assert.equal(bundledCheckProblem(bare.stdout), `${executable} does not have surface_lint, pygls, lsprotocol installed`);
   });
 
   it("has nothing to check for a serverPath executable", () => {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -12,12 +13,27 @@ from lsprotocol import types
 from ...model.findings import Location, Severity
 from ..documents import LineMap, path_to_uri
 from ..lint import LintResult
+from ..wire import RequestFailed
+from ..workspace import ServerState
 
 SOURCE = "surface-lint"
 LSP_SEVERITY = {Severity.ERROR: 1, Severity.WARNING: 2, Severity.INFORMATION: 3, Severity.HINT: 4}
 MAX_FEATURE_LINE = 1_000_000  # hover/completion look no further into longer lines
 
 JsonRange = dict[str, dict[str, int]]
+
+
+def require_readable(state: ServerState, path: str, text_given: bool = False) -> None:
+    """A file a request names by URI: refused with an LSP error (RequestFailed) unless it is an
+    open document or under a workspace folder. A URI that is not a file, sent with its text,
+    reads nothing from disk and is served."""
+    if text_given and not os.path.isabs(path):
+        return
+    refusal = state.refusal(path)
+    if refusal is not None:
+        raise RequestFailed(refusal)
+
+
 def lsp_range(start_line: int, start_char: int, end_line: int, end_char: int) -> JsonRange:
     return {"start": {"line": start_line, "character": start_char},
             "end": {"line": end_line, "character": end_char}}

@@ -54,7 +54,8 @@ from ...sources.cases import read_case_file
 from ...sources.transcripts import sniff
 from ..documents import TextDoc, path_to_uri, to_client_units, uri_to_path
 from ..host import Host
-from ..wire import ParamField, plain_json
+from ..wire import ParamField, RequestFailed, plain_json
+from .common import require_readable
 
 REVIEW_METHOD = "surfaceLint/review"
 RUNS_METHOD = "surfaceLint/runs"
@@ -176,6 +177,8 @@ class ReviewFeatures:
             number = self._latest[key] = self._latest.get(key, 0) + 1
             try:
                 return await loop.run_in_executor(self.pool, job, key, number, plain)
+            except RequestFailed:
+                raise  # answered as an LSP error (a file outside the workspace)
             except UsageError as exc:
                 self.server.log_warning(str(exc))
                 return None
@@ -188,7 +191,11 @@ class ReviewFeatures:
     # --- files ------------------------------------------------------------------------------
 
     def runs(self) -> list[RunFile]:
-        return find_runs(self.roots(), self.globs)
+        state = self.server.state
+        return [r for r in find_runs(self.roots(), self.globs) if state.may_read(r.path)]
+
+    def require_readable(self, path: str, text_given: bool = False) -> None:
+        require_readable(self.server.state, path, text_given)
 
     def bytes_of(self, path: str, buffers: Mapping[str, bytes]) -> bytes | None:
         given = buffers.get(path)
@@ -343,8 +350,9 @@ class ReviewFeatures:
         category = params.get("category") if isinstance(params.get("category"), str) else None
         failing_only = params.get("failingOnly") is True
         path = uri_to_path(uri)
-        buffers = self.buffers()
         text = params.get("text")
+        self.require_readable(path, isinstance(text, str))
+        buffers = self.buffers()
         # The client's copy when it sends one (a file outside the documents it syncs), else ours.
         data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else self.bytes_of(path, buffers)
         if data is None:
@@ -368,6 +376,7 @@ class ReviewFeatures:
         buffers = self.buffers()
         if isinstance(uri, str):
             path = uri_to_path(uri)
+            self.require_readable(path)
             data = self.bytes_of(path, buffers)
             found = run_lane(self.engine_for(path), path, data) if data is not None else None
             want = found[1].name if found is not None else None
@@ -392,6 +401,8 @@ class ReviewFeatures:
         if not isinstance(old, str) or not isinstance(new, str):
             raise UsageError("surfaceLint/runDiff needs {\"old\": uri, \"new\": uri}")
         old_path, new_path = uri_to_path(old), uri_to_path(new)
+        self.require_readable(old_path, isinstance(params.get("oldText"), str))
+        self.require_readable(new_path, isinstance(params.get("newText"), str))
         buffers = self.buffers()
         for key, p in (("oldText", old_path), ("newText", new_path)):
             if isinstance(params.get(key), str):
