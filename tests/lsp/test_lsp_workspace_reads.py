@@ -68,8 +68,8 @@ async def test_review_runs_and_run_diff_refuse_a_file_outside_the_workspace(
     assert [t.caseId for t in review.turns] == ["rv_river_001", "rv_lamp_002", "rv_zephyr_003"]
     # The run list never shows the link to the secret (a run found under a folder, resolved outside).
     runs = await client.protocol.send_request_async("surfaceLint/runs", {"uri": inside})
-    assert "link.jsonl" not in [r["name"] for r in runs]
-    assert sorted(r["name"] for r in runs) == ["run_a.jsonl", "run_b.jsonl", "run_c.jsonl"]
+    assert "transcripts/link.jsonl" not in [r["name"] for r in runs]
+    assert sorted(r["name"] for r in runs) == ["runs/run_c.jsonl", "transcripts/run_a.jsonl", "transcripts/run_b.jsonl"]
     no_server_errors(client)
 
 
