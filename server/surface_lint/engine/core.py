@@ -209,10 +209,7 @@ class Engine:
             return score_casework(lane, casework, index, self.severity_levels, self.profile, case_paths,
                                   transcript_paths, texts, stats, want_details, finding_limit, row_findings,
                                   self.config.max_line_bytes)
-        set_name = threshold_set or self.config.thresholds.get(lane.name) or lane.default_thresholds
-        if set_name is not None and set_name not in lane.thresholds:
-            known = ", ".join(sorted(lane.thresholds)) or "none"
-            raise UsageError(f"lane {lane.name} has no threshold set {set_name!r} (known: {known})")
+        set_name = self.threshold_set(lane, threshold_set)
         stats = ReadStats()
         if index is not None:
             stats.add(index.stats)
@@ -244,6 +241,14 @@ class Engine:
         return scorer.result([*case_paths, *transcript_paths], set_name, stats,
                              index.findings if index is not None else (), declared,
                              transcript_paths[0] if transcript_paths else "")
+
+    def threshold_set(self, lane: Lane, name: str | None = None) -> str | None:
+        """The threshold set a run checks: `name`, else the configuration's, else the lane's default."""
+        set_name = name or self.config.thresholds.get(lane.name) or lane.default_thresholds
+        if set_name is not None and set_name not in lane.thresholds:
+            known = ", ".join(sorted(lane.thresholds)) or "none"
+            raise UsageError(f"lane {lane.name} has no threshold set {set_name!r} (known: {known})")
+        return set_name
 
     def _score_spans(self, scorer: LaneScorer, lane: Lane, case_paths: Sequence[str],
                      transcript_paths: Sequence[str], mapper: Any,
