@@ -70,7 +70,10 @@ def _describe(calls: Sequence[tuple[Any, ...]], index: int | None) -> str:
 
 def _died(processes: Mapping[int, Any], calls: Sequence[tuple[Any, ...]], folder: str) -> WorkerDied:
     """Which worker died, how, and what it was reading (from the note it left at the start)."""
-    for pid, process in sorted(processes.items()):
+    # The pool ends the other workers with SIGTERM once one is gone: the one that died first is
+    # the one ended otherwise.
+    ended = sorted(processes.items(), key=lambda item: (item[1].exitcode == -signal.SIGTERM, item[0]))
+    for pid, process in ended:
         code = process.exitcode
         if code is None or code == 0:
             continue

@@ -222,7 +222,7 @@ def _case_change(fh: IO[bytes]) -> int | None:
         at = fh.tell()
         line = fh.readline(1 << 20)
         if not line:
-            return None
+            break
         if not line.endswith(b"\n"):
             _skip_line(fh)
             return fh.tell()
@@ -230,7 +230,9 @@ def _case_change(fh: IO[bytes]) -> int | None:
         if case != previous or case is None:
             return at
         previous = case
-    return here  # one case over thousands of lines: cut anyway (an overlap is found and scored alone)
+    # One case over thousands of lines (or to the end): cut anyway; the merge is exact across
+    # the cut, or finds the overlap (then everything is read in one process).
+    return here
 
 
 def _line_numbers(fh: IO[bytes], offsets: Sequence[int]) -> list[int]:
