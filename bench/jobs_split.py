@@ -8,7 +8,7 @@ the same run and on the same file, times `surface-lint --lane deterministic_flue
 tree, median of `--repeat` rounds, and checks that both outputs are byte-identical. Not a test:
 numbers vary by machine; compare the ratio.
 
-    python bench/jobs_split.py [--turns 400000] [--repeat 3]
+    python bench/jobs_split.py [--turns 400000] [--repeat 3] [--formats text,json]
 """
 
 from __future__ import annotations
@@ -73,13 +73,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--turns", type=int, default=400_000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--formats", default="text,json", help="output formats timed, comma-separated")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "turns.jsonl"
         distinct = build(path, args.turns)
         print(f"{args.turns} turns cycling {distinct} distinct surfaces, {path.stat().st_size / 2**20:.1f} MiB; "
               f"{os.cpu_count()} CPUs")
-        for fmt in ("text", "json"):
+        for fmt in args.formats.split(","):
             base = ["--lane", "deterministic_fluency", "--transcripts", str(path), "--output-format", fmt]
             walls: dict[int, list[float]] = {1: [], 2: []}
             cpus: dict[int, list[float]] = {1: [], 2: []}

@@ -116,35 +116,50 @@ def _children(pid: int) -> list[int]:
     return [int(p) for p in text.split()]
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for the worker's pid")
-def test_a_worker_killed_by_sigkill(tmp_path: Path) -> None:
-    lines = [turn(f"c{i:06d}", 0, SURFACES[i % len(SURFACES)]) for i in range(60000)]
-    path = write(tmp_path / "big.jsonl", lines)
+def kill_a_worker(argv: list[str], name: str, tmp_path: Path) -> tuple[int, str]:
+    """Run the CLI, SIGKILL the first worker seen reading a file called `name`: (exit, stderr)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "server")}
-    run = subprocess.Popen([sys.executable, "-m", "surface_lint", "--lane", LANE, "--transcripts", str(path),
-                            "--output-format", "json", "--jobs", "2", "-o", str(tmp_path / "out.json")],
+    run = subprocess.Popen([sys.executable, "-m", "surface_lint", *argv, "-o", str(tmp_path / "out.txt")],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     deadline = time.monotonic() + 60
     workers: list[int] = []
     while time.monotonic() < deadline and run.poll() is None:
-        # A worker is at work once it has said which range it reads (the pool's other child
-        # process, its resource tracker, never runs a range).
-        workers = [c for c in _children(run.pid) if _reading(c)]
+        # A worker is at work once it has the input open (the pool's resource tracker never has).
+        workers = [c for c in _children(run.pid) if _reading(c, name)]
         if workers:
             break
         time.sleep(0.05)
     assert workers, "no worker started"
     os.kill(workers[0], signal.SIGKILL)
-    out, err = run.communicate(timeout=120)
-    assert run.returncode == 2
-    assert err.decode().strip() == (f"surface-lint: error: the worker reading {path} was killed by SIGKILL (out of memory?); "
-                                    "the run is incomplete: run again with fewer --jobs or more memory")
-    assert not (tmp_path / "out.json").exists()
+    _, err = run.communicate(timeout=120)
+    assert not (tmp_path / "out.txt").exists()  # nothing written for an incomplete run
+    return run.returncode, err.decode().strip()
 
 
-def _reading(pid: int) -> bool:
-    """Whether process `pid` has the transcript open (a worker scoring a range of it)."""
+KILLED = ("surface-lint: error: the worker reading {} was killed by SIGKILL (out of memory?); "
+          "the run is incomplete: run again with fewer --jobs or more memory")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for the worker's pid")
+def test_a_lane_worker_killed_by_sigkill(tmp_path: Path) -> None:
+    lines = [turn(f"c{i:06d}", 0, SURFACES[i % len(SURFACES)]) for i in range(60000)]
+    path = write(tmp_path / "big.jsonl", lines)
+    argv = ["--lane", LANE, "--transcripts", str(path), "--output-format", "json", "--jobs", "2"]
+    assert kill_a_worker(argv, "big.jsonl", tmp_path) == (2, KILLED.format(path))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for the worker's pid")
+def test_a_check_worker_killed_by_sigkill(tmp_path: Path) -> None:
+    lines = [turn(f"c{i:06d}", 0, SURFACES[i % len(SURFACES)]) for i in range(40000)]
+    paths = [write(tmp_path / name, lines) for name in ("one.jsonl", "two.jsonl")]
+    code, err = kill_a_worker(["check", *map(str, paths), "--lane", LANE, "--jobs", "2"], ".jsonl", tmp_path)
+    assert code == 2
+    assert err in (KILLED.format(paths[0]), KILLED.format(paths[1]))
+
+
+def _reading(pid: int, name: str) -> bool:
+    """Whether process `pid` has a file whose name ends with `name` open (a worker reading it)."""
     try:
-        return any(os.readlink(f"/proc/{pid}/fd/{fd}").endswith("big.jsonl") for fd in os.listdir(f"/proc/{pid}/fd"))
+        return any(os.readlink(f"/proc/{pid}/fd/{fd}").endswith(name) for fd in os.listdir(f"/proc/{pid}/fd"))
     except OSError:
         return False

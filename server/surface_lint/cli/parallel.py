@@ -17,6 +17,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -70,6 +71,10 @@ def _describe(calls: Sequence[tuple[Any, ...]], index: int | None) -> str:
 
 def _died(processes: Mapping[int, Any], calls: Sequence[tuple[Any, ...]], folder: str) -> WorkerDied:
     """Which worker died, how, and what it was reading (from the note it left at the start)."""
+    # The pool's own thread reaps the workers as we look: wait (briefly) until each exit is known.
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(p.exitcode is None for p in processes.values()):
+        time.sleep(0.01)
     # The pool ends the other workers with SIGTERM once one is gone: the one that died first is
     # the one ended otherwise.
     ended = sorted(processes.items(), key=lambda item: (item[1].exitcode == -signal.SIGTERM, item[0]))
