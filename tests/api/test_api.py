@@ -132,3 +132,13 @@ def test_a_linter_and_a_part_pickle(linter: api.Linter) -> None:
     assert copy.lanes == linter.lanes and "deterministic_fluency" in copy.lanes
     assert copy.render(copy.finish(part_copy), "json") == linter.render(linter.finish(part), "json")
     assert part.records == 1 and part.nbytes > 0
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_lane_reports_as_parts(linter: api.Linter, corpus: Path, fmt: str) -> None:
+    reports = sorted(str(p) for p in (corpus / "reports" / "symbolic_logic").glob("*.json"))[:3]
+    one = cli("--lane", "symbolic_logic", "--transcripts", *reports, "--output-format", fmt)
+    options = api.ScoreOptions.for_format(fmt)
+    parts = [linter.score_file(p, "symbolic_logic", key=k, options=options) for k, p in enumerate(reports)]
+    whole = functools.reduce(api.PartialScore.merge, reversed(parts))
+    assert linter.render(linter.finish(whole), fmt) == one.out

@@ -50,10 +50,12 @@ SCORED, COUNTED, PROBLEM, UNKNOWN, PRIMED = 0, 1, 2, 3, 4
 
 
 class Overlap(Exception):
-    """Two spans share a case in a way only one reader sees (priming, a split chain)."""
+    """Two spans share a case in a way only one reader sees (priming, a split chain), or a
+    chain lane's lane report follows its turn files (one reader folds a report's records as it
+    reads them and every chain after the last turn)."""
 
-    def __init__(self, case_id: str, why: str) -> None:
-        super().__init__(f"case `{case_id}` {why}")
+    def __init__(self, case_id: str | None, why: str) -> None:
+        super().__init__(f"case `{case_id}` {why}" if case_id is not None else why)
         self.case_id = case_id
 
 
@@ -311,6 +313,7 @@ class Segment:
     reports_read: int = 0
     declared: str | None = None
     items: int = 0
+    report: bool = False  # a lane report (its records folded as read, never as chains of turns)
 
     def batches(self) -> Iterator[list[Any]]:
         if self.data is not None:
@@ -326,6 +329,7 @@ def score_span(engine: EngineServices, lane: Lane, index: CaseIndex | None, span
     add = out.add
     scorer = _SpanScorer(engine, lane, index, want_rows, finding_limit)
     scorer.out = add
+    scorer.span_path = span.path
     scorer.row_findings = row_findings
     if want_rows:  # rows need every Scored; else only what the tally reads (`_SpanScorer.count`)
         scorer.on_scored = lambda scored: add((SCORED, scored))
@@ -374,7 +378,7 @@ def score_span(engine: EngineServices, lane: Lane, index: CaseIndex | None, span
     count = out.count
     data = out.close()
     return Segment(key, span.path, out.path or None, data, scorer.stats, dict(scorer.unscored), records,
-                   not span.whole, crlf, scorer.reports_read, scorer.declared, count)
+                   not span.whole, crlf, scorer.reports_read, scorer.declared, count, kind == "report")
 
 
 class _SpanScorer(LaneScorer):
@@ -382,14 +386,15 @@ class _SpanScorer(LaneScorer):
     merge counts it), without rows (text, SARIF, GitHub): a tuple of builtins, not a Scored."""
 
     out: Callable[[Any], None]
+    span_path: str = ""
 
     def count(self, case_id: str, signals: tuple[Any, ...], failed: tuple[str, ...], where: Record | Location,
               record_index: int | None, findings: Iterable[Finding]) -> tuple[int, int]:
-        if isinstance(where, Location):
-            at: tuple[Any, ...] = (where.path, where.line, where.column, where.end_line, where.end_column)
-        else:
-            whole = whole_record(where)
-            at = (whole.line, whole.column, whole.end_column)
+        whole = where if isinstance(where, Location) else whole_record(where)
+        # The record's range without its path (the segment's) unless it lies elsewhere.
+        at: tuple[Any, ...] = (whole.line, whole.column, whole.end_line, whole.end_column)
+        if whole.path != self.span_path:
+            at = (*at, whole.path)
         self.out((COUNTED, (case_id, signals, failed, at, record_index, tuple(findings))))
         return 0, 0
 
@@ -427,6 +432,7 @@ class SegmentMerge:
         self.primed = IdSet()  # ids primed in the segments merged so far
         self.unknown = IdSet()  # ids no case matched in the segments merged so far (SL015 given)
         self.chains: IdSet | None = IdSet() if scorer.lane.unit == "chain" else None
+        self._chain_turns = False  # a chain lane's turn file merged (no lane report may follow)
         self._offsets: dict[str, int] = {}
         self._crlf: dict[str, tuple[int, int]] = {}
 
@@ -442,6 +448,12 @@ class SegmentMerge:
             scorer.unscored[key] += n
         limit = scorer.finding_limit
         primed, unknown, chains = self.primed, self.unknown, self.chains
+        if chains is not None and segment.report:
+            if self._chain_turns:
+                raise Overlap(None, f"{segment.path}: a lane report after the chain lane's turn files")
+            chains = None  # a report's cases are records, not chains: a later one replaces an earlier one
+        elif chains is not None:
+            self._chain_turns = True
         check_primed = bool(primed)
         new_unknown: list[str] = []
         new_primed: list[str] = []
@@ -457,7 +469,7 @@ class SegmentMerge:
                             if case_id in chains:
                                 raise Overlap(case_id, "has chain turns in two parts of the input")
                             new_chains.append(case_id)
-                        where = Location(segment.path, at[0], at[1], at[0], at[2]) if len(at) == 3 else Location(*at)
+                        where = Location(at[4] if len(at) > 4 else segment.path, at[0], at[1], at[2], at[3])
                         if offset:
                             if record_index is not None:
                                 record_index += offset
