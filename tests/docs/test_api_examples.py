@@ -31,7 +31,7 @@ def test_the_examples_run_as_written() -> None:
     try:
         with contextlib.redirect_stdout(out):
             for block in code:
-                exec(compile(block, str(DOC), "exec"), namespace)  # noqa: S102 - the doc's own examples
+                exec(compile(block, str(DOC), "exec"), namespace)  # the doc's own examples
     finally:
         os.chdir(before)
     assert out.getvalue() == "lane deterministic_fluency v1 · profile contract · thresholds v1 · 6 case(s)\n"
