@@ -418,7 +418,7 @@ def _watch(turns: Iterable[Turn], reader: JsonlReader, problem: Callable[[Findin
 
 def _reindexed(f: Finding, offset: int) -> Finding:
     """A finding of a later range of a file, its record index counted from the file's start."""
-    if f.record_index is None:
+    if not offset or f.record_index is None:
         return f
     return Finding(f.location, f.code, f.rule, f.severity, f.message, f.record_id, f.related, f.fixes,
                    f.record_index + offset, f.extra)
@@ -455,49 +455,41 @@ class SegmentMerge:
         elif chains is not None:
             self._chain_turns = True
         check_primed = bool(primed)
-        new_unknown: list[str] = []
-        new_primed: list[str] = []
-        new_chains: list[str] = []
+
+        def admit(case_id: str) -> None:
+            """A scored record of this segment, against what the earlier segments saw (each id
+            is noted as it comes: a segment yields each chain once, its primed ids last)."""
+            if check_primed and case_id in primed:
+                raise Overlap(case_id, "is primed in one part of the input and scored in another")
+            if chains is not None and not chains.add(case_id):
+                raise Overlap(case_id, "has chain turns in two parts of the input")
+
+        def shown(found: tuple[Finding, ...]) -> tuple[Finding, ...]:
+            """The findings a record keeps: each span counted only its own; the limit is over all."""
+            if offset:
+                found = tuple([_reindexed(f, offset) for f in found])
+            if found:
+                if limit is not None and scorer.failing_shown >= limit:
+                    return ()
+                scorer.failing_shown += 1
+            return found
+
         with fewer_collections():
             for batch in segment.batches():
                 for tag, value in batch:
                     if tag == COUNTED:
                         case_id, signals, failed, at, record_index, found = value
-                        if check_primed and case_id in primed:
-                            raise Overlap(case_id, "is primed in one part of the input and scored in another")
-                        if chains is not None:
-                            if case_id in chains:
-                                raise Overlap(case_id, "has chain turns in two parts of the input")
-                            new_chains.append(case_id)
+                        admit(case_id)
                         where = Location(at[4] if len(at) > 4 else segment.path, at[0], at[1], at[2], at[3])
-                        if offset:
-                            if record_index is not None:
-                                record_index += offset
-                            found = tuple([_reindexed(f, offset) for f in found])
-                        if found:
-                            if limit is not None and scorer.failing_shown >= limit:
-                                found = ()
-                            else:
-                                scorer.failing_shown += 1
-                        scorer.count(case_id, signals, failed, where, record_index, found)
+                        if offset and record_index is not None:
+                            record_index += offset
+                        scorer.count(case_id, signals, failed, where, record_index, shown(found))
                     elif tag == SCORED:
                         scored: Scored = value
-                        case_id = scored.case_id
-                        if check_primed and case_id in primed:
-                            raise Overlap(case_id, "is primed in one part of the input and scored in another")
-                        if chains is not None:
-                            if case_id in chains:
-                                raise Overlap(case_id, "has chain turns in two parts of the input")
-                            new_chains.append(case_id)
-                        if offset:
-                            if scored.record_index is not None:
-                                scored.record_index += offset
-                            scored.findings = tuple(_reindexed(f, offset) for f in scored.findings)
-                        if scored.findings:  # each span counted only its own: the limit over all
-                            if limit is not None and scorer.failing_shown >= limit:
-                                scored.findings = ()
-                            else:
-                                scorer.failing_shown += 1
+                        admit(scored.case_id)
+                        if offset and scored.record_index is not None:
+                            scored.record_index += offset
+                        scored.findings = shown(scored.findings)
                         scorer.keep(scored)
                     elif tag == PROBLEM:
                         problem: Finding = value
@@ -505,18 +497,12 @@ class SegmentMerge:
                                 and problem.record_id in unknown:
                             continue  # an earlier segment reported this id first
                         scorer.problem(_reindexed(problem, offset))
-                    elif tag == UNKNOWN:
-                        new_unknown.append(value)
-                    else:
-                        new_primed.append(value)
-        if chains is not None:
-            shared = unknown.having(new_unknown) if unknown and new_unknown else set()
-            if shared:
-                raise Overlap(min(shared), "has chain turns in two parts of the input")
-            chains.update(new_chains)
-        unknown.update(new_unknown)
-        scorer.unknown |= new_unknown
-        primed.update(new_primed)
+                    elif tag == UNKNOWN:  # after this segment's problems: they were checked above
+                        if not unknown.add(value) and chains is not None:
+                            raise Overlap(value, "has chain turns in two parts of the input")
+                        scorer.unknown.add(value)
+                    else:  # after this segment's scored records
+                        primed.add(value)
         if segment.split and segment.crlf[0]:
             lines, first = self._crlf.get(segment.path, (0, 0))
             self._crlf[segment.path] = (lines + segment.crlf[0], first or segment.crlf[1])
