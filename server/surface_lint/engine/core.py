@@ -263,10 +263,12 @@ class Engine:
         calls = [(span, (k,), scorer.want_rows, scorer.finding_limit, scorer.row_findings)
                  for k, span in enumerate(spans)]
         last = {span.path: k for k, span in enumerate(spans)}
-        # Forked workers find this engine, its lanes and case index ready (spawned ones build them).
+        # Forked workers find this engine and its lanes ready (spawned ones build them). Each
+        # reads the case files itself: a case index past its memory bound is a SQLite database,
+        # whose connection must not cross a fork.
         token = f"{os.getpid()}:{id(scorer)}"
         _WORKER.clear()
-        _WORKER.update(engine=self, lane=lane, index=scorer.index, texts={}, token=token)
+        _WORKER.update(engine=self, lane=lane, texts={}, token=token)
         results = mapper.stream(score_span_in_worker, calls, start_worker,
                                 (self.config, self.profile, lane.name, list(case_paths), {}, token))
         merge = SegmentMerge(scorer)
@@ -317,10 +319,11 @@ _WORKER: dict[str, Any] = {}  # per worker process: its engine, lane, case index
 
 def start_worker(config: Config, profile: str, lane_name: str, case_paths: Sequence[str],
                  texts: Mapping[str, bytes], token: str | None = None) -> None:
-    if token is not None and _WORKER.get("token") == token:
-        return  # forked from the process that set this run up: its engine is here already
-    engine = Engine(config, profile)
-    lane = engine.lane(lane_name)
+    if token is not None and _WORKER.get("token") == token:  # forked from the process that set this run up
+        engine, lane = _WORKER["engine"], _WORKER["lane"]
+    else:
+        engine = Engine(config, profile)
+        lane = engine.lane(lane_name)
     index = engine.load_cases(case_paths, lane, texts)[1] if case_paths else None
     _WORKER.update(engine=engine, lane=lane, index=index, texts=texts)
 
