@@ -428,9 +428,9 @@ def process_mapper(jobs: int) -> Callable[..., list[object]] | None:
     """Worker processes for `--jobs N` (N > 1): the engine is given them, it starts none itself."""
     if jobs <= 1:
         return None
-    from .parallel import ordered_map
+    from .parallel import ProcessMapper
 
-    return lambda fn, calls, init, initargs, on_done: ordered_map(fn, calls, jobs, init, initargs, on_done)
+    return ProcessMapper(jobs)
 
 
 def _jobs(args: argparse.Namespace) -> int:

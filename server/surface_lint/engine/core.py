@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -13,12 +14,13 @@ from ..rules.loader import Lane, LaneError, LaneSet, PredicateSpec, load_lanes
 from ..sources.base import NumberedLines, ReadStats, Record
 from ..sources.paths import unique_paths
 from ..sources.streams import open_input, read_input
-from ..sources.transcripts import sniff
+from ..sources.transcripts import sniff, sniff_stream
 from .casescore import score_casework
 from .casework import load_casework
 from .check import HEAD_BYTES, DocumentChecker, check_lines, turn_stream
 from .config import Config, ConfigError, resolve_severity
 from .detect import first_object
+from .partial import BatchWriter, Overlap, Segment, SegmentMerge, Span, score_span, split_file
 from .pipeline import Evaluator
 from .results import (
     CaseIndex,
@@ -208,31 +210,83 @@ class Engine:
             return score_casework(lane, casework, index, self.severity_levels, self.profile, case_paths,
                                   transcript_paths, texts, stats, want_details, finding_limit, row_findings,
                                   self.config.max_line_bytes)
-        set_name = threshold_set or self.config.thresholds.get(lane.name) or lane.default_thresholds
-        if set_name is not None and set_name not in lane.thresholds:
-            known = ", ".join(sorted(lane.thresholds)) or "none"
-            raise UsageError(f"lane {lane.name} has no threshold set {set_name!r} (known: {known})")
+        set_name = self.threshold_set(lane, threshold_set)
         stats = ReadStats()
         if index is not None:
             stats.add(index.stats)
         scorer = LaneScorer(self, lane, index, want_details, finding_limit)
         scorer.row_findings = row_findings
-        parts = None
-        if mapper is not None and len(transcript_paths) > 1:
-            parts = mapper(score_file, [(p, want_details, finding_limit) for p in transcript_paths],
-                           start_worker, (self.config, self.profile, lane.name, list(case_paths), dict(texts)),
-                           (lambda item: progress(item[0])) if progress else None)
-        if parts is not None and independent(parts):
-            for part in parts:
-                scorer.absorb(part)
-        else:  # one process, or files that share a case (priming, a split chain, a repeat)
-            scorer.read(transcript_paths, texts, progress if parts is None else None)
+        if mapper is not None and hasattr(mapper, "stream") and not texts:
+            # Spans scored in workers and merged here; else (one span, or spans that share a case
+            # one reader must see whole) a fresh fold of everything in this process.
+            if not self._score_spans(scorer, lane, case_paths, transcript_paths, mapper, progress):
+                scorer.findings.close()
+                scorer.rows.close()
+                scorer = LaneScorer(self, lane, index, want_details, finding_limit)
+                scorer.row_findings = row_findings
+                scorer.read(transcript_paths, texts, progress)
+        else:
+            parts = None
+            if mapper is not None and len(transcript_paths) > 1:  # a mapper of whole files (results in memory)
+                parts = mapper(score_file, [(p, want_details, finding_limit) for p in transcript_paths],
+                               start_worker, (self.config, self.profile, lane.name, list(case_paths), dict(texts)),
+                               (lambda item: progress(item[0])) if progress else None)
+            if parts is not None and independent(parts):
+                for part in parts:
+                    scorer.absorb(part)
+            else:  # one process, or files that share a case (priming, a split chain, a repeat)
+                scorer.read(transcript_paths, texts, progress if parts is None else None)
         stats.add(scorer.stats)
         # The lane the inputs name themselves (a report's `lane`): `diff` compares it.
         declared = scorer.declared
         return scorer.result([*case_paths, *transcript_paths], set_name, stats,
                              index.findings if index is not None else (), declared,
                              transcript_paths[0] if transcript_paths else "")
+
+    def threshold_set(self, lane: Lane, name: str | None = None) -> str | None:
+        """The threshold set a run checks: `name`, else the configuration's, else the lane's default."""
+        set_name = name or self.config.thresholds.get(lane.name) or lane.default_thresholds
+        if set_name is not None and set_name not in lane.thresholds:
+            known = ", ".join(sorted(lane.thresholds)) or "none"
+            raise UsageError(f"lane {lane.name} has no threshold set {set_name!r} (known: {known})")
+        return set_name
+
+    def _score_spans(self, scorer: LaneScorer, lane: Lane, case_paths: Sequence[str],
+                     transcript_paths: Sequence[str], mapper: Any,
+                     progress: Callable[[str], None] | None) -> bool:
+        """`--jobs N`: the transcripts as spans (whole files, large files cut at line
+        boundaries) scored in the mapper's workers and merged here in order; False (nothing
+        kept) when there is one span, or when two spans share a case one reader must see whole
+        (`partial.Overlap`): the caller then reads everything in this process."""
+        spans = plan_spans(lane, transcript_paths, int(getattr(mapper, "jobs", 2)))
+        if spans is None or len(spans) < 2:
+            return False
+        calls = [(span, (k,), scorer.want_rows, scorer.finding_limit, scorer.row_findings)
+                 for k, span in enumerate(spans)]
+        last = {span.path: k for k, span in enumerate(spans)}
+        # Forked workers find this engine and its lanes ready (spawned ones build them). Each
+        # reads the case files itself: a case index past its memory bound is a SQLite database,
+        # whose connection must not cross a fork.
+        token = f"{os.getpid()}:{id(scorer)}"
+        _WORKER.clear()
+        _WORKER.update(engine=self, lane=lane, texts={}, token=token)
+        results = mapper.stream(score_span_in_worker, calls, start_worker,
+                                (self.config, self.profile, lane.name, list(case_paths), {}, token))
+        merge = SegmentMerge(scorer)
+        try:
+            for k, segment in enumerate(results):
+                merge.add(segment)
+                path = spans[k].path
+                if last[path] == k:
+                    merge.done(path)
+                    if progress is not None:
+                        progress(path)
+        except Overlap:
+            return False
+        finally:
+            results.close()
+            _WORKER.clear()
+        return True
 
     def _head(self, path: str, texts: Mapping[str, bytes]) -> bytes:
         given = texts.get(path)
@@ -265,11 +319,46 @@ _WORKER: dict[str, Any] = {}  # per worker process: its engine, lane, case index
 
 
 def start_worker(config: Config, profile: str, lane_name: str, case_paths: Sequence[str],
-                 texts: Mapping[str, bytes]) -> None:
-    engine = Engine(config, profile)
-    lane = engine.lane(lane_name)
+                 texts: Mapping[str, bytes], token: str | None = None) -> None:
+    if token is not None and _WORKER.get("token") == token:  # forked from the process that set this run up
+        engine, lane = _WORKER["engine"], _WORKER["lane"]
+    else:
+        engine = Engine(config, profile)
+        lane = engine.lane(lane_name)
     index = engine.load_cases(case_paths, lane, texts)[1] if case_paths else None
     _WORKER.update(engine=engine, lane=lane, index=index, texts=texts)
+
+
+def plan_spans(lane: Lane, paths: Sequence[str], jobs: int) -> list[Span] | None:
+    """The spans `--jobs` scores: each file whole, a large JSONL file cut in up to twice `jobs`
+    ranges; None when one reader must see every file in one stream (a chain lane given a lane
+    report: its records are folded as read, its chains after every turn)."""
+    spans: list[Span] = []
+    for path in paths:
+        pieces = split_file(path, 2 * jobs)
+        if lane.unit == "chain" and len(pieces) == 1 and _is_report(path):
+            return None
+        spans.extend(pieces)
+    return spans
+
+
+def _is_report(path: str) -> bool:
+    try:
+        with open_input(path) as fh:
+            return sniff_stream(fh) == "report"
+    except OSError:
+        return False
+
+
+def score_span_in_worker(span: Span, key: tuple[int, ...], want_rows: bool, finding_limit: int | None,
+                         row_findings: bool, folder: str) -> Segment:
+    """One span scored in a worker process, its records written to a batch file in `folder`."""
+    out = BatchWriter.in_folder(folder)
+    try:
+        return score_span(_WORKER["engine"], _WORKER["lane"], _WORKER["index"], span, key, want_rows,
+                          finding_limit, _WORKER["texts"], out, row_findings)
+    finally:
+        out.close()
 
 
 def score_file(path: str, want_rows: bool, finding_limit: int | None) -> Part:
