@@ -22,7 +22,7 @@ from ..engine import Engine, LaneResult, UsageError
 from ..engine.config import Config, ConfigError, find_config, load_config
 from ..model.findings import Finding, Severity
 from ..reporters.outputs import open_output, printable, refuse_input
-from ..rules.loader import DEFAULT_PROFILE, PROFILES
+from ..rules.loader import DEFAULT_PROFILE, PROFILES, threshold_lines
 
 if TYPE_CHECKING:
     from ..reporters import RenderOptions
@@ -564,6 +564,8 @@ def run_lanes(argv: Sequence[str]) -> int:
     for name, lane in sorted(engine.lane_set.lanes.items()):
         sets = ", ".join(sorted(lane.thresholds)) or "none"
         print(f"{name} {lane.version}  headline {lane.headline}  thresholds: {sets}  ({lane.path})")
+        for line in threshold_lines(lane):
+            print(line)
     for err in engine.lane_errors:
         print(f"error: {printable(str(err))}", file=sys.stderr)
     return EXIT_USAGE if engine.lane_errors else EXIT_OK

@@ -1097,6 +1097,22 @@ def _load_thresholds(rules: _Rules, items: Sequence[Mapping[str, Any]], at: Sche
     return out
 
 
+def threshold_lines(lane: Lane) -> list[str]:
+    """Every threshold set of the lane and each check it makes, one line a set (`surface-lint
+    lanes`): `  NAME (default): metric op bound, ...`; a check on a case-driven lane's whole
+    `by` table says it checks each category; a set that skips null metrics says so."""
+    casework = lane.casework
+    tables = {m.name for m in getattr(casework, "metrics", ()) if m.by is not None and m.kind not in ("value", "thresholds")}
+    out = []
+    for name in sorted(lane.thresholds):
+        found = lane.thresholds[name]
+        checks = ", ".join(f"{c.metric} {c.describe()}" + (" (each category)" if c.metric in tables else "")
+                           for c in found.checks) or "no checks"
+        default = " (default)" if name == lane.default_thresholds else ""
+        out.append(f"  {name}{default}: {checks}" + (" (null skipped)" if found.skip_null else ""))
+    return out
+
+
 def _load_proposal_check(rules: _Rules) -> ProposalCheck | None:
     spec = rules.table("case_checks").get("expected_proposals")
     if spec is None:
