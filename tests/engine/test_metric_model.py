@@ -138,15 +138,16 @@ def test_a_failing_category_fails_the_run(tmp_path: Path, capsys: pytest.Capture
     code, report = _run(tmp_path, capsys, HEAD + METRICS + GATE.replace('"by_group.y"', '"by_group.x"'))
     assert code == 1
     assert report["metrics"]["gate"] is False
-    assert [(t["metric"], t["actual"], t["passed"]) for t in report["thresholds"]][0] == ("by_group.x", 0.5, False)
+    assert [(t["metric"], t["actual"], t["passed"]) for t in report["thresholds"]] == [
+        ("by_group.x", 0.5, False), ("accuracy", 0.67, True), ("cases", 3.0, True)]
 
 
 def test_without_round_the_threshold_sees_the_unrounded_metric(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, report = _run(tmp_path, capsys, HEAD + METRICS.replace("round = 2\n", "") + GATE)
     assert code == 1
     assert (report["metrics"]["accuracy"], report["metrics"]["tripled"]) == (0.6667, 2.0)
-    assert [(t["metric"], t["actual"], t["passed"]) for t in report["thresholds"]][1] == (
-        "accuracy", 0.6666666666666666, False)
+    assert [(t["metric"], t["actual"], t["passed"]) for t in report["thresholds"]] == [
+        ("by_group.y", 1.0, True), ("accuracy", 0.6666666666666666, False), ("cases", 3.0, True)]
 
 
 def test_the_old_casework_metrics_table_still_loads_and_gives_the_same_report(
