@@ -115,7 +115,8 @@ CASEWORK_TABLE = Table({
     "views": MapOf(VIEW_TABLE, "Named selections of a run's records."),
     "turn_values": ArrayOf(TURN_VALUE_TABLE, "Values of every turn of a view."),
     "values": ArrayOf(VALUE_TABLE, "Per-case values, in order."),
-    "metrics": ArrayOf(METRIC_TABLE, "Metrics over cases or turns."),
+    "metrics": ArrayOf(METRIC_TABLE, "The old spelling of the lane's `[[metrics]]` (the same table; a lane uses "
+                       "one of the two)."),
     "details": MapOf(Value("string", non_empty=True), "The per-case record: field = expression."),
     "details_if": MapOf(Value("string", non_empty=True), "A detail field is written only when its condition holds."),
     "not_judged": Value("list[string]", [], "What the runner reads that a transcript does not hold.", non_empty=True),
