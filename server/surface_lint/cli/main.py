@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 # The reader closed the output early (`| head`): 128 + SIGPIPE, what a shell reports for grep there.
 EXIT_BROKEN_PIPE = 141
-SUBCOMMANDS = ("check", "rule", "server", "lanes", "diff")
+SUBCOMMANDS = ("check", "rule", "server", "lanes", "lane", "diff")
 # Folders `check <folder>` does not search (tool state, dependencies); name one to check it.
 SKIPPED_FOLDERS = ("node_modules", "__pycache__")
 DEFAULT_TCP_HOST = "127.0.0.1"
@@ -642,6 +642,10 @@ def main(argv: Sequence[str] | None = None, load_server: LoadServer | None = Non
             command, rest = argv[0], argv[1:]
             if command == "server":
                 return run_server(rest, load_server)
+            if command == "lane":
+                from .lane_command import run_lane_command
+
+                return run_lane_command(rest)
             return {"check": run_check, "rule": run_rule, "lanes": run_lanes, "diff": run_diff}[command](rest)
         return run_lane(argv)
     except UsageError as exc:

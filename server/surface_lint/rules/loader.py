@@ -1594,3 +1594,9 @@ def format_message(template: str, **values: Any) -> str:
             if name is not None:
                 out.append(str(values.get(name)))
         return "".join(out)
+
+
+def lane_document(path: Path) -> tuple[dict[str, Any], LanePositions]:
+    """A rules file's merged document (its `extends` resolved) and where each key was written:
+    what `lane test` needs to point at an example (the file, line and column it came from)."""
+    return _document(_read_rules(path), str(path))

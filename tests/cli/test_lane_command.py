@@ -1,0 +1,138 @@
+"""`surface-lint lane test FILE...`: every predicate's documented examples, judged as a test would."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from surface_lint.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[2]
+SHIPPED = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "rules").glob("*.toml"))
+
+LANE = '''[lane]
+name = "demo_examples"
+
+[[predicates]]
+name = "ends"
+code = "DX1"
+kind = "ends_with"
+example_pass = "It flows."
+example_fail = "It flows!"
+[predicates.params]
+endings = ["."]
+
+[[predicates]]
+name = "grounded"
+code = "DX2"
+kind = "grounding_in"
+example_pass = "From the pack.  [grounding_source: pack]"
+example_fail = "From the pack.  [grounding_source: pack]"
+[predicates.params]
+sources = ["pack"]
+
+[[predicates]]
+name = "no_todo"
+code = "DX3"
+kind = "substring_absent"
+[predicates.params]
+markers = ["TODO"]
+'''
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_the_shipped_lanes_pass(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    assert run(["lane", "test", *SHIPPED], capsys) == (
+        0, "all 120 example(s) give their stated verdicts (15 lane file(s), contract profile)\n", "")
+
+
+def test_the_reference_profile_names_its_one_documented_divergence(capsys: pytest.CaptureFixture[str],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    code, out, err = run(["lane", "test", "--profile", "reference", "rules/deterministic_fluency.toml"], capsys)
+    assert (code, err) == (1, "")
+    assert out.splitlines() == [
+        'rules/deterministic_fluency.toml:57:1: deterministic_fluency.no_provenance_only: example_fail passes; it must '
+        'fail: "doubt — pack-grounded (en_core_meta_v1): meta.mental_state.uncertainty; meta.mental_state; '
+        'cognition.epistemic. No session evidence yet."',
+        "1 of 12 example(s) failed, 0 file(s) did not load (1 lane file(s), reference profile)",
+    ]
+
+
+def test_a_wrong_example_fails_at_its_line_and_an_undocumented_predicate_is_named(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lane = tmp_path / "demo.toml"
+    lane.write_text(LANE, "utf-8")
+    code, out, err = run(["lane", "test", str(lane)], capsys)
+    assert (code, err) == (1, "")
+    assert out.splitlines() == [
+        f'{lane}:18:1: demo_examples.grounded: example_fail passes; it must fail: "From the pack.  [grounding_source: pack]"',
+        f"{lane}: demo_examples.no_todo: documents no example_pass and example_fail (not tested)",
+        "1 of 4 example(s) failed, 0 file(s) did not load (1 lane file(s), contract profile)",
+    ]
+
+
+def test_a_lane_file_that_does_not_load_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lane = tmp_path / "broken.toml"
+    lane.write_text('[lane]\nname = "broken"\n[[predicates]]\nname = "p"\ncode = "BX1"\nkind = "ends_wth"\n', "utf-8")
+    code, out, err = run(["lane", "test", str(lane)], capsys)
+    assert code == 2
+    assert err == (f"{lane}:6:1: predicate 'p': unknown kind 'ends_wth' (known: case_field_in_surface, condition, "
+                   "connective_present, count_between, ends_with, first_letter_upper, grounding_in, "
+                   "grounding_marker_consistent, not_only_tail, pattern_absent, pattern_present, primed, "
+                   "proposal_count_equal, replay_identical, sentence_count_min, sentence_min_tokens, substring_absent, "
+                   "surface_in_list, terms_in_order, terms_present, vault_hits_min, words_present); did you mean "
+                   "'ends_with'?\n")
+    assert out == "0 of 0 example(s) failed, 1 file(s) did not load (0 lane file(s), contract profile)\n"
+
+
+def test_nothing_tested_is_no_pass(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lane = tmp_path / "bare.toml"
+    lane.write_text('[lane]\nname = "bare"\n[[predicates]]\nname = "p"\ncode = "BA1"\nkind = "not_only_tail"\n', "utf-8")
+    assert run(["lane", "test", str(lane)], capsys) == (1, (
+        f"{lane}: bare.p: documents no example_pass and example_fail (not tested)\n"
+        "nothing tested: no predicate documents an example (1 lane file(s), contract profile)\n"), "")
+
+
+def test_a_chain_example_and_a_json_case_example(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    chains = tmp_path / "chains.toml"
+    chains.write_text('''[lane]
+name = "chains_demo"
+unit = "chain"
+
+[case_schema.fields.min_vault_hits]
+type = "integer"
+
+[[predicates]]
+name = "recall"
+code = "CH1"
+kind = "vault_hits_min"
+example_pass = "probe vault_hits 2, min_vault_hits 2"
+example_fail = "probe vault_hits 1, min_vault_hits 2"
+[predicates.params]
+field = "min_vault_hits"
+''', "utf-8")
+    primed = tmp_path / "primed.toml"
+    primed.write_text('''[lane]
+name = "primed_demo"
+
+[[predicates]]
+name = "primed"
+code = "PR1"
+kind = "primed"
+example_pass = '{"prompt": "And then?", "priming_prompts": ["Tell me of light."]}'
+example_fail = '{prompt: "And then?"}'
+''', "utf-8")
+    code, out, _ = run(["lane", "test", str(chains), str(primed)], capsys)
+    assert (code, out.splitlines()) == (1, [
+        f"{primed}:9:1: primed_demo.primed: example_fail is not a JSON object: Expecting property name enclosed in "
+        "double quotes: line 1 column 2 (char 1): " + '"{prompt: \\"And then?\\"}"',
+        "1 of 4 example(s) failed, 0 file(s) did not load (2 lane file(s), contract profile)",
+    ])
