@@ -158,10 +158,23 @@ def test_the_old_casework_metrics_table_still_loads_and_gives_the_same_report(
     assert old_report == new_report
 
 
-def test_mixing_the_two_spellings_is_a_load_error_saying_what_to_write() -> None:
-    text = HEAD + METRICS + '\n[[casework.metrics]]\nname = "extra"\nkind = "count"\n'
-    assert _error(text) == (52, 1, "a lane's metrics are one table: write these `[[casework.metrics]]` entries as "
-                                   "`[[metrics]]` (same keys), beside the lane's other `[[metrics]]`")
+def test_old_entries_extending_a_migrated_lane_keep_loading_and_cannot_shadow_its_metrics(tmp_path: Path) -> None:
+    base = (ROOT / "rules" / "grammatical_coverage.toml").read_text(encoding="utf-8")
+    base = base.replace('name = "grammatical_coverage"', 'name = "gc_base"', 1).replace('code = "SLC4', 'code = "SLX4')
+    (tmp_path / "gc_base.toml").write_text(base, encoding="utf-8")  # migrated: it writes [[metrics]]
+    lane_file = tmp_path / "my_gc.toml"
+    lane_file.write_text('[lane]\nname = "my_gc"\nextends = "gc_base"\n\n'
+                         '[[casework.metrics]]\nname = "cases_seen"\nkind = "count"\n', encoding="utf-8")
+    engine = Engine(Config(lane_files=[lane_file]))
+    assert engine.lane_errors == []
+    casework = engine.lane_set.lanes["my_gc"].casework
+    assert [m.name for m in casework.metrics] == [
+        "total", "passed", "accuracy", "by_construction", "serving_passed", "serving_accuracy", "cases_seen"]
+    lane_file.write_text('[lane]\nname = "my_gc"\nextends = "gc_base"\n\n'
+                         '[[casework.metrics]]\nname = "accuracy"\nkind = "count"\n', encoding="utf-8")
+    assert [str(e) for e in Engine(Config(lane_files=[lane_file])).lane_errors] == [
+        f"{lane_file}:6:1: metric 'accuracy' is also a `[[metrics]]` entry: write this `[[casework.metrics]]` entry "
+        "as `[[metrics]]` (same keys), where an entry of the same name merges into it"]
 
 
 @pytest.mark.parametrize(

@@ -689,12 +689,12 @@ def parse_lane(text: str, shown: str, profile: str = DEFAULT_PROFILE, trusted: b
     metrics = [] if case_driven else _load_metrics(rules, names, schema, hidden)
     predicates.extend(hidden)
     casework = data.get("casework") or {}
-    items, items_at = _metric_items(rules)
+    items = _metric_items(rules)
     if not predicates and not items and not casework.get("values"):
         # Nothing would be checked, yet every run would report 0 findings and exit 0.
         raise rules.fail(("lane",), f"lane {name!r} defines no predicate, metric or [casework] value: "
                                     "it would check nothing")
-    thresholds = _load_thresholds(rules, items, items_at, case_driven)
+    thresholds = _load_thresholds(rules, items, case_driven)
     default_thresholds = lane_t.get("default_thresholds")
     if default_thresholds is not None and default_thresholds not in thresholds:
         raise rules.fail(("lane", "default_thresholds"),
@@ -737,7 +737,7 @@ def parse_lane(text: str, shown: str, profile: str = DEFAULT_PROFILE, trusted: b
         return lane
     # A case-driven lane: its [casework] references and expressions are parsed against the lane's
     # predicates, schema and analysis (below); the lane returned is a new one built with it.
-    return dataclasses.replace(lane, casework=parse_casework(lane, data["casework"], rules.positions, items, items_at))
+    return dataclasses.replace(lane, casework=parse_casework(lane, data["casework"], rules.positions, items))
 
 
 def _toml_error_position(message: str) -> tuple[int, int]:
@@ -933,19 +933,26 @@ def _field_specs(table: Mapping[str, Any], path: SchemaPath, rules: _Rules) -> d
     return out
 
 
-def _metric_items(rules: _Rules) -> tuple[list[dict[str, Any]], SchemaPath]:
-    """A lane's metric entries and where they are written: `[[metrics]]`, or in a case-driven
-    lane the old `[[casework.metrics]]` (the same table; one lane uses one of the two)."""
+MetricEntries = list[tuple[SchemaPath, dict[str, Any]]]  # each metric entry with where it is written
+
+
+def _metric_items(rules: _Rules) -> MetricEntries:
+    """A lane's metric entries, each with where it is written: its `[[metrics]]`, then (a
+    case-driven lane) the old spelling `[[casework.metrics]]` (the same table), so a lane file
+    that extends a migrated lane with old entries keeps loading. An old entry that names a
+    `[[metrics]]` entry cannot merge into it: a load error says to write it as `[[metrics]]`."""
     top = rules.doc.get("metrics")
     casework = rules.doc.get("casework")
     old = casework.get("metrics") if isinstance(casework, dict) else None
-    if top and old:
-        raise rules.fail(("casework", "metrics", 0),
-                         "a lane's metrics are one table: write these `[[casework.metrics]]` entries as "
-                         "`[[metrics]]` (same keys), beside the lane's other `[[metrics]]`")
-    if old:
-        return list(old), ("casework", "metrics")
-    return list(top or []), ("metrics",)
+    entries: MetricEntries = [(("metrics", i), item) for i, item in enumerate(top or [])]
+    names = {str(item["name"]) for _, item in entries}
+    for i, item in enumerate(old or []):
+        if str(item["name"]) in names:
+            raise rules.fail(("casework", "metrics", i, "name"),
+                             f"metric {item['name']!r} is also a `[[metrics]]` entry: write this `[[casework.metrics]]` "
+                             "entry as `[[metrics]]` (same keys), where an entry of the same name merges into it")
+        entries.append((("casework", "metrics", i), item))
+    return entries
 
 
 def _metric_problem(item: Mapping[str, Any], case_driven: bool) -> tuple[str, str] | None:
@@ -978,9 +985,7 @@ def _load_metrics(rules: _Rules, names: set[str], schema: CaseSchema,
     predicate in its `over`."""
     out: list[MetricSpec] = []
     seen: set[str] = set()
-    items, at = _metric_items(rules)
-    for index, item in enumerate(items):
-        here: SchemaPath = (*at, index)
+    for here, item in _metric_items(rules):
         name = str(item["name"])
         if name in seen:
             raise rules.fail(here, f"metric {name!r} is defined twice")
@@ -1065,22 +1070,21 @@ def _threshold_check(rules: _Rules, check: Mapping[str, Any], path: SchemaPath, 
                           float(check.get("tolerance", 0.0)), message)
 
 
-def _load_thresholds(rules: _Rules, items: Sequence[Mapping[str, Any]], at: SchemaPath,
-                     case_driven: bool) -> dict[str, ThresholdSet]:
+def _load_thresholds(rules: _Rules, entries: MetricEntries, case_driven: bool) -> dict[str, ThresholdSet]:
     """Every threshold set of the lane: its `[thresholds.NAME]` tables and (a case-driven lane)
     each `kind = "thresholds"` metric, whose checks name earlier metrics. One model: a set is
     named, checked by `--thresholds NAME`, listed by `surface-lint lanes`."""
     out: dict[str, ThresholdSet] = {}
-    names = [str(m["name"]) for m in items]
-    tables = [str(m["name"]) for m in items if m.get("by") is not None]
+    names = [str(m["name"]) for _, m in entries]
+    tables = [str(m["name"]) for _, m in entries if m.get("by") is not None]
     if case_driven:
-        for index, item in enumerate(items):
+        for index, (at, item) in enumerate(entries):
             if item.get("kind") != "thresholds":
                 continue
             name = str(item["name"])
             earlier = names[:index]
             checks = tuple(
-                _threshold_check(rules, check, (*at, index, "checks", i), f"metric {name!r}: check {i + 1}",
+                _threshold_check(rules, check, (*at, "checks", i), f"metric {name!r}: check {i + 1}",
                                  earlier, [t for t in tables if t in earlier], earlier=True)
                 for i, check in enumerate(item.get("checks", [])))
             out[name] = ThresholdSet(name, str(item.get("description", "")), checks,
@@ -1339,14 +1343,13 @@ def _judged_on(values: Sequence[ValueSpec], turn_values: Sequence[TurnValueSpec]
     return {k: tuple(v) for k, v in found.items()}
 
 
-def _case_metrics(lane: Lane, items: Sequence[Mapping[str, Any]], at: SchemaPath, views: Mapping[str, ViewSpec],
+def _case_metrics(lane: Lane, entries: Sequence[tuple[SchemaPath, Mapping[str, Any]]], views: Mapping[str, ViewSpec],
                   fail_at: Callable[[SchemaPath, str], LaneError],
                   compile_at: Callable[[str, str, SchemaPath], Expr]) -> tuple[MetricSpec, ...]:
     """A case-driven lane's metrics (their threshold checks are the lane's threshold sets)."""
     metrics: list[MetricSpec] = []
     seen: set[str] = set()
-    for index, item in enumerate(items):
-        path: SchemaPath = (*at, index)
+    for path, item in entries:
         name = item["name"]
         what = f"metric {name!r}"
         kind = str(item.get("kind", "rate"))
@@ -1401,10 +1404,9 @@ def load_casework(lane: Lane) -> Casework | None:
 
 
 def parse_casework(lane: Lane, table: Mapping[str, Any], positions: LanePositions,
-                   metric_items: Sequence[Mapping[str, Any]] | None = None,
-                   metrics_at: SchemaPath = ("casework", "metrics")) -> Casework:
-    """A case-driven lane's `[casework]`, with its metrics (`metric_items`, written at
-    `metrics_at`: `[[metrics]]`, or the old `[[casework.metrics]]`)."""
+                   metric_entries: Sequence[tuple[SchemaPath, Mapping[str, Any]]] | None = None) -> Casework:
+    """A case-driven lane's `[casework]`, with its metrics (`metric_entries`: each entry with
+    where it is written, `[[metrics]]` or the old `[[casework.metrics]]`)."""
 
     def fail_at(path: SchemaPath, message: str) -> LaneError:
         shown, line, column = positions.locate(path)
@@ -1415,9 +1417,9 @@ def parse_casework(lane: Lane, table: Mapping[str, Any], positions: LanePosition
     def fail(path: tuple[str | int, ...], message: str) -> LaneError:
         return fail_at(("casework", *path), message)
 
-    if metric_items is None:
-        metric_items = list(table.get("metrics", []))
-    metric_names = [str(m.get("name")) for m in metric_items]
+    if metric_entries is None:
+        metric_entries = [(("casework", "metrics", i), m) for i, m in enumerate(table.get("metrics", []))]
+    metric_names = [str(m.get("name")) for _, m in metric_entries]
     if metric_names and lane.headline and lane.headline not in metric_names:
         shown, line, column = positions.locate(("lane", "headline"))
         raise LaneError(shown, line, f"headline {lane.headline!r} is not a metric of the lane", column)
@@ -1511,7 +1513,7 @@ def parse_casework(lane: Lane, table: Mapping[str, Any], positions: LanePosition
     if values and "passed" not in names:
         raise fail(("values",), "[casework]: one of the values must be named `passed` (the case's verdict)")
 
-    metrics = _case_metrics(lane, metric_items, metrics_at, views, fail_at, compile_at)
+    metrics = _case_metrics(lane, metric_entries, views, fail_at, compile_at)
     details = {key: compile_expr(source, f"detail {key!r}", ("details", key))
                for key, source in table.get("details", {}).items()}
     for key in table.get("details_if", {}):
