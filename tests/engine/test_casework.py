@@ -192,8 +192,6 @@ def test_a_multi_turn_lane_scores_every_turn_with_its_own_expectations(tmp_path:
      "value 'anchors': `view` must name one of the views (answers)"),
     ('checks = [{ metric = "anchor_rate"', 'checks = [{ metric = "later"', (88, 13),
      "metric 'healthy': check 1 names 'later', not an earlier metric"),
-    ('name = "passed"\nexpr', 'name = "verdict"\nexpr', (41, 1),
-     "[casework]: one of the values must be named `passed` (the case's verdict)"),
     ('expr = "len(unique(t.surface for t in answers)) <= 1"', 'expr = "len(answers) <= (lambda: 1)()"', (47, 1),
      "value 'same_answers' `expr`: expression 'len(answers) <= (lambda: 1)()': `Lambda` is not part of the language"),
     ('value = "len(answers)"', 'value = "size(answers)"', (82, 1),

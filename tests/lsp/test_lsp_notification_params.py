@@ -42,9 +42,9 @@ async def test_bad_review_settings_are_ignored_and_reported(client: RecordingCli
     shutil.copytree(REVIEW_WS, root)
     await start(client, root)
     client.protocol.notify(SETTINGS, {"transcripts": ["runs/*.jsonl"]})
-    assert await _run_names(client, root) == ["run_c.jsonl"]
+    assert await _run_names(client, root) == ["runs/run_c.jsonl"]
     client.protocol.notify(SETTINGS, params)
-    assert await _run_names(client, root) == ["run_c.jsonl"], "the globs before it stay"
+    assert await _run_names(client, root) == ["runs/run_c.jsonl"], "the globs before it stay"
     assert _errors(client) == [f"surface-lint: invalid params for {SETTINGS} (ignored): {problem}"]
     assert [m.message for m in client.log_messages if m.type == types.MessageType.Warning] == []
 
@@ -54,9 +54,9 @@ async def test_an_empty_glob_list_means_the_defaults(client: RecordingClient, tm
     shutil.copytree(REVIEW_WS, root)
     await start(client, root)
     client.protocol.notify(SETTINGS, {"transcripts": ["runs/*.jsonl"]})
-    assert await _run_names(client, root) == ["run_c.jsonl"]
+    assert await _run_names(client, root) == ["runs/run_c.jsonl"]
     client.protocol.notify(SETTINGS, {"transcripts": []})
-    assert sorted(await _run_names(client, root)) == ["run_a.jsonl", "run_b.jsonl", "run_c.jsonl"]
+    assert sorted(await _run_names(client, root)) == ["runs/run_c.jsonl", "transcripts/run_a.jsonl", "transcripts/run_b.jsonl"]
     assert _errors(client) == []
 
 

@@ -218,13 +218,23 @@ def _quote(args: list[Any]) -> str:
 
 
 async def test_run_list_and_diff_of_two_runs(client: RecordingClient, review_ws: Path) -> None:
+    # The newest file of all: runtime telemetry, whose lines name no case (nothing to compare).
+    telemetry = review_ws / "telemetry" / "session.jsonl"
+    telemetry.parent.mkdir()
+    telemetry.write_text('{"turn": 0, "surface": "Truth is real. pack-grounded (p).", "vault_hits": 0}\n',
+                         encoding="utf-8")
+    os.utime(telemetry, ns=(1_800_000_000_000_000_000, 1_800_000_000_000_000_000))
     await start(client, review_ws)
     run = open_file(client, review_ws / RUN_B)
     await published(client, run, 1)
-    runs = await client.protocol.send_request_async("surfaceLint/runs", {"uri": run})
-    assert [(r["name"], r["lane"], r["kind"], r["turns"]) for r in runs] == [
-        ("run_b.jsonl", "deterministic_fluency", "turns", 3), ("run_a.jsonl", "deterministic_fluency", "turns", 3),
-        ("run_c.jsonl", "deterministic_fluency", "turns", 2)]
+    # Runs of the lane, newest first, named by their workspace-relative path.
+    for params in ({"uri": run}, {}, {"uri": telemetry.as_uri()}):
+        runs = await client.protocol.send_request_async("surfaceLint/runs", params)
+        assert [(r["name"], r["lane"], r["kind"], r["turns"]) for r in runs] == [
+            ("transcripts/run_b.jsonl", "deterministic_fluency", "turns", 3),
+            ("transcripts/run_a.jsonl", "deterministic_fluency", "turns", 3),
+            ("runs/run_c.jsonl", "deterministic_fluency", "turns", 2)], params
+    assert [r["modified"] for r in runs] == [1_700_000_000_000_000_000 + i * 100_000_000_000 for i in (2, 1, 0)]
     old = (review_ws / RUN_A).as_uri()
     diff = await client.protocol.send_request_async("surfaceLint/runDiff", {"old": old, "new": run})
     assert (diff.lane, diff.regressed, diff.title) == ("deterministic_fluency", True, "run_a.jsonl → run_b.jsonl")
@@ -316,7 +326,8 @@ async def test_a_long_run_draws_its_first_turns_and_says_how_many_more(client: R
     await start(client, review_ws)
     review = await client.protocol.send_request_async("surfaceLint/review", {"uri": run.as_uri()})
     assert (review.counts.turns, review.counts.scored, review.counts.shown, len(review.turns)) == (503, 1, 503, 500)
-    assert review.html.count("<article ") == 500
+    # The scored turn is drawn open; the 499 context turns before it are folded.
+    assert (review.html.count("<article "), review.html.count("<details ")) == (0, 500)
     assert '<p class="empty">3 more turn(s) not shown: narrow them with the filters.</p>' in review.html
     # The case's scored turn is its last (a repeat replaces the first): the others are context.
     assert [t.status for t in review.turns[:2]] == ["context", "context"]
@@ -354,3 +365,64 @@ async def test_a_request_overtaken_before_it_starts_is_dropped() -> None:
     assert await asyncio.gather(first, second, other) == ["dropped", "second", "other"]
     assert ran == ["second", "other"]
     features.pool.shutdown()
+
+
+PRIMED_RUN = "\n".join([
+    # A priming turn the runner does not score, failing two predicates: context, no diagnostic.
+    '{"case_id": "rv_lamp_002", "turn_index": 0, "role": "priming", "prompt": "Say hi.", "surface": "hello there", '
+    '"grounding_source": "none"}',
+    '{"case_id": "rv_lamp_002", "turn_index": 1, "role": "prompt", "prompt": "What is a lamp?", '
+    '"surface": "A lamp gives light", "grounding_source": "none"}',
+    '{"case_id": "rv_river_001", "turn_index": 0, "role": "prompt", "scored": false, "prompt": "Warm up.", '
+    '"surface": "water ...", "grounding_source": "none"}',
+    '{"case_id": "rv_river_001", "turn_index": 1, "role": "prompt", "prompt": "What is a river?", '
+    '"surface": "A river is water that moves toward the sea.", "grounding_source": "none"}',
+]) + "\n"
+
+
+async def test_problems_and_the_review_count_the_same_turns(client: RecordingClient, review_ws: Path) -> None:
+    path = review_ws / "runs" / "primed.jsonl"
+    path.write_text(PRIMED_RUN, encoding="utf-8")
+    await start(client, review_ws)
+    uri = open_file(client, path)
+    diags = await published(client, uri, 1)
+    # Only the scored turn of rv_lamp_002 (line 1) fails; the context turns (lines 0 and 2) give nothing.
+    assert [(d.range.start.line, d.range.start.character, d.range.end.character, d.code, d.message) for d in diags] == [
+        (1, 120, 121, "SL103", "complete_punctuation: the surface ends with `t`, not terminal punctuation "
+                               "(`.` `?` `!` `;`)"),
+    ]
+    review = await client.protocol.send_request_async("surfaceLint/review", {"uri": uri})
+    assert _turns(review) == [
+        ("rv_lamp_002", 0, "priming", "pack_definition", "context", []),
+        ("rv_lamp_002", 1, "prompt", "pack_definition", "fail", ["complete_punctuation"]),
+        ("rv_river_001", 2, "prompt", "pack_definition", "context", []),
+        ("rv_river_001", 3, "prompt", "pack_definition", "pass", []),
+    ]
+    failing_lines = sorted({d.range.start.line for d in diags})
+    assert failing_lines == [t.line for t in review.turns if t.status == "fail"]
+    assert "4 turn(s), 2 scored, 1 failing" in review.html
+    # Context turns are folded, their surface decoded; scored ones open.
+    assert review.html.count('<details class="case context"') == 2
+    assert ('<details class="case context" data-case="rv_river_001" data-line="3"><summary><h3><a href="'
+            in review.html)
+    assert '<div class="surface">water ...</div></details>' in review.html
+    no_server_errors(client)
+
+
+async def test_telemetry_lines_get_no_finding_about_grounding_source(client: RecordingClient, tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    (root / "telemetry").mkdir(parents=True)
+    path = root / "telemetry" / "session.jsonl"
+    # Runtime telemetry carries no grounding_source: SL106 (which reads it) has nothing to judge;
+    # a line that does carry one is judged.
+    path.write_text('{"turn": 0, "surface": "Truth is what is true. pack-grounded (en_core_cognition_v1).", '
+                    '"vault_hits": 0}\n'
+                    '{"turn": 1, "surface": "Truth is what is true. pack-grounded (p).", '
+                    '"grounding_source": "vault"}\n', encoding="utf-8")
+    await start(client, root)
+    uri = open_file(client, path)
+    diags = await published(client, uri, 1)
+    assert [(d.range.start.line, d.range.start.character, d.code, d.message) for d in diags] == [
+        (1, 47, "SL106", "surface_provenance_match: the surface says `pack-grounded` but grounding_source is `vault`"),
+    ]
+    no_server_errors(client)

@@ -35,8 +35,9 @@ def test_lane_html_is_deterministic_and_self_contained() -> None:
 
 def test_lane_html_content() -> None:
     html = lane_run("html").out
-    # One plot per rate (7 of the 8 metrics; `cases` is a count), a threshold line on the three checked.
-    assert len(re.findall(r'<svg class="metric-plot"', html)) == 7
+    # One plot per rate (7 of the 8 metrics; `cases` is a count) and the headline card's, a
+    # threshold line on the three checked.
+    assert len(re.findall(r'<svg class="metric-plot"', html)) == 8
     assert len(re.findall(r'<line class="threshold"', html)) == 3
     assert ('<svg class="metric-plot" data-metric="no_placeholder_rate" width="248" height="22" viewBox="-4 0 248 22"'
             ' role="img" aria-label="no_placeholder_rate 0.6667, threshold &gt;= 1">'
@@ -106,7 +107,7 @@ def _box(page: Any, selector: str) -> dict[str, float]:
 def test_lane_report_renders_in_chromium(page: Any) -> None:
     _open(page, lane_run("html").out, "lane-report")
     plots = page.locator("svg.metric-plot")
-    assert plots.count() == 7
+    assert plots.count() == 8  # seven rates and the headline card
     for i in range(plots.count()):
         box = plots.nth(i).bounding_box()
         assert box is not None and box["width"] == 248 and box["height"] == 22

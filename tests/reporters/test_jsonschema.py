@@ -60,6 +60,8 @@ def test_a_wrong_type_and_a_missing_required_key_are_refused() -> None:
 def test_an_extending_file_names_only_what_it_changes() -> None:
     text = '[lane]\nname = "mine"\nextends = "deterministic_fluency"\n\n[[predicates]]\nname = "no_placeholder"\ndefault_severity = "error"\n'
     assert problems(LANE, text) == []
+    assert problems(LANE, text + 'remove = true\n[[predicates]]\nname = "finite"\nrenames = "finite_predicate_shape"\n'
+                          '[thresholds.v1]\nremove = true\n') == []
     assert problems(LANE, text + 'colour = "red"\n') == [
         (["predicates", 0], "Additional properties are not allowed ('colour' was unexpected)")]
 

@@ -288,7 +288,7 @@ def test_positions_follow_strings_inline_tables_and_nested_arrays() -> None:
 
 def test_a_rules_file_nested_too_deeply_is_an_error_not_a_crash() -> None:
     deep = BASE + "[analysis]\ntail_patterns = " + "[" * 3000 + "]" * 3000 + "\n"
-    assert _error(deep) == (1, 1, "invalid TOML: arrays or inline tables nested too deeply")
+    assert _error(deep) == (1, 1, "invalid TOML: arrays or inline tables nested too deeply (more than 64 levels)")
     default = BASE.replace('case_id = "case.id"', 'case_id = "case.id|' + "[" * 3000 + "]" * 3000 + '"')
     assert _error(default)[2].startswith("[details]: `case_id` is the removed `SOURCE|DEFAULT` form, and its "
                                          "default `[[[")

@@ -32,6 +32,7 @@ import {
   CONFIG_SECTION,
   DID_GRANT_TRUST_METHOD,
   documentSelectorFor,
+  LANE_FILE_GLOBS,
   includeGlobs,
   toServerSettings,
   type ServerSettings,
@@ -290,9 +291,10 @@ export class ServerController implements vscode.Disposable {
   private clientOptions(generation: number): LanguageClientOptions {
     const output = this.output;
     return {
-      documentSelector: documentSelectorFor(
-        includeGlobs(vscode.workspace.getConfiguration(CONFIG_SECTION).get("include")),
-      ),
+      documentSelector: documentSelectorFor([
+        ...includeGlobs(vscode.workspace.getConfiguration(CONFIG_SECTION).get("include")),
+        ...LANE_FILE_GLOBS,
+      ]),
       outputChannel: output,
       // Failures are reported by this controller, once, with the command and stderr.
       revealOutputChannelOn: RevealOutputChannelOn.Never,

@@ -7,6 +7,7 @@ unreadable input. Never imports pygls (start-up time): `server` imports it lazil
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import io
 import os
 import stat
@@ -20,9 +21,12 @@ from typing import TYPE_CHECKING, TextIO
 from .. import __version__
 from ..engine import Engine, LaneResult, UsageError
 from ..engine.config import Config, ConfigError, find_config, load_config
+from ..engine.spool import ScratchError, scratch_error, scratch_writes
 from ..model.findings import Finding, Severity
-from ..reporters.outputs import open_output, printable, refuse_input
+from ..reporters.outputs import Interrupted, open_output, printable, refuse_input, signals_end_the_run
 from ..rules.loader import DEFAULT_PROFILE, PROFILES, threshold_lines
+from ..sources.base import DEFAULT_MAX_LINE_BYTES
+from ..sources.streams import release_streams
 
 if TYPE_CHECKING:
     from ..reporters import RenderOptions
@@ -71,9 +75,26 @@ def _lane_parser(formats: Sequence[str]) -> argparse.ArgumentParser:
     p.add_argument("--baseline-tolerance", type=float, default=0.0, metavar="X",
                    help="how far a metric may fall below the baseline (default 0)")
     p.add_argument("--update-baseline", action="store_true", help="write this run to the --baseline FILE")
+    p.add_argument("--split-name", metavar="NAME", help="the split named in the JSON report (default: --split's)")
+    p.add_argument("--timestamp", type=_timestamp, metavar="ISO-8601",
+                   help="the run's time in the JSON report, as given (never read from a clock)")
     _common(p, formats)
     _ci_options(p, jobs=True)
     return p
+
+
+def _timestamp(text: str) -> str:
+    """`--timestamp`: an ISO 8601 date-time with its offset (`2026-12-01T00:00:00+00:00`), kept as written."""
+    import datetime
+
+    try:
+        when = datetime.datetime.fromisoformat(text)
+    except ValueError:
+        when = None
+    if when is None or when.tzinfo is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an ISO 8601 date-time with an offset "
+                                         "(for example 2026-12-01T00:00:00+00:00)")
+    return text
 
 
 def _ci_options(p: argparse.ArgumentParser, jobs: bool) -> None:
@@ -249,6 +270,7 @@ def run_lane(argv: Sequence[str]) -> int:
         refuse_input(args.baseline, inputs, "--update-baseline")
     # The summary and the baseline file need every case's details, whatever is printed.
     # (SARIF and GitHub annotations read only the findings; JUnit and HTML list each case's findings.)
+    hold_streams([*cases, *transcripts], engine.config.max_line_bytes)
     want_details = args.output_format not in ("text", "sarif", "github") or args.github_summary or args.update_baseline
     jobs = _jobs(args)
     with _progress(len(transcripts)) as progress:
@@ -257,6 +279,9 @@ def run_lane(argv: Sequence[str]) -> int:
                               args.show if args.output_format == "text" else None,
                               mapper=process_mapper(jobs), progress=progress.advance,
                               row_findings=args.output_format in ("junit", "html"))
+    split = args.split_name or args.split
+    if split is not None or args.timestamp is not None:
+        result = dataclasses.replace(result, split=split, timestamp=args.timestamp)
     options = _options(args, engine, result.lane)
     baseline_ok = True
     if args.baseline:
@@ -296,6 +321,7 @@ def run_check(argv: Sequence[str]) -> int:
     engine = _engine(args, args.paths[0] if args.paths else Path.cwd())
     inputs = [*files, *cases, *_rules_inputs(engine)]
     refuse_input(args.output, inputs)
+    hold_streams(cases, engine.config.max_line_bytes)
     index = None
     if cases:
         _, index = engine.load_cases(cases, engine.lane(args.lane) if args.lane else None)
@@ -335,6 +361,7 @@ def run_diff(argv: Sequence[str]) -> int:
     engine = _engine(args, Path.cwd())
     inputs = [old_path, new_path, *cases, *_rules_inputs(engine)]
     refuse_input(args.output, inputs)
+    hold_streams([old_path, new_path, *cases], engine.config.max_line_bytes)
     declared = {path: _report_lane(engine, path) for path in (old_path, new_path)}
     # Without --lane each run's lane is its own (a report's `lane`, else detected), so two lanes are seen.
     old = _diff_run(engine, args.lane or declared[old_path], declared[old_path], cases, old_path, args.thresholds)
@@ -380,10 +407,11 @@ def _report_lane(engine: Engine, path: str) -> str | None:
     import json
 
     from ..sources.lintable import HEAD_BYTES
+    from ..sources.streams import open_input
     from ..sources.transcripts import sniff
 
     try:
-        with open(path, "rb") as fh:
+        with open_input(path) as fh:
             head = fh.read(HEAD_BYTES)
         if sniff(head)[0] != "report":
             return None
@@ -472,10 +500,13 @@ def check_paths(paths: Sequence[Path], kind: str | None) -> list[str]:
     """The files `check` reads: each named file, and under each folder the case files, transcripts
     and lane reports (decided as the editor decides: `document_kind`); each file once, in order."""
     from ..sources.lintable import HEAD_BYTES, document_kind, may_be_lintable
+    from ..sources.paths import walk
 
     found: list[str] = []
     for path in paths:
         st = _stat_given(path)
+        if not stat.S_ISDIR(st.st_mode) and not stat.S_ISREG(st.st_mode):
+            hold_streams([str(path)], DEFAULT_MAX_LINE_BYTES)  # read once, here: the kind sniff reads its copy
         if not stat.S_ISDIR(st.st_mode):
             if kind is None and _kind_of(path, HEAD_BYTES) is None:
                 print(f"surface-lint: warning: {printable(str(path))}: not a case file, transcript or lane report; skipped "
@@ -483,12 +514,16 @@ def check_paths(paths: Sequence[Path], kind: str | None) -> list[str]:
                 continue
             found.append(str(path))
             continue
-        for folder, subfolders, names in os.walk(path, onerror=_walk_error):
+        for folder, subfolders, names in walk(path, onerror=_walk_error):  # any depth: an explicit stack
             # Not descended: hidden folders (.git, .venv), dependencies; sorted for a stable order.
             subfolders[:] = sorted(d for d in subfolders if not d.startswith(".") and d not in SKIPPED_FOLDERS)
             for name in sorted(names):
                 member = str(Path(folder, name))  # as Path spells it: `evals/t.jsonl`, not `./evals/t.jsonl`
                 if not may_be_lintable(member):
+                    continue
+                if _not_regular(member):  # a FIFO in a folder would block its reader: named files only
+                    print(f"surface-lint: warning: {printable(str(member))}: skipped: not a regular file "
+                          "(name it to read it as a stream)", file=sys.stderr)
                     continue
                 try:
                     with open(member, "rb") as fh:
@@ -506,11 +541,41 @@ def check_paths(paths: Sequence[Path], kind: str | None) -> list[str]:
     return files
 
 
+def _not_regular(path: str) -> bool:
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False  # a dangling link: its open says why
+
+
+def hold_streams(paths: Sequence[str], max_line_bytes: int) -> None:
+    """Inputs that are streams (a FIFO, /dev/stdin, `<(...)`, a device) read once into scratch
+    copies that every later open reads (sources/streams.py); one that never ends stops at its
+    first line over `max_line_bytes` (SL010 at that line), a device after its first 64 MiB,
+    each with a warning here."""
+    from ..sources.streams import StreamReadError, hold_stream, is_stream
+
+    for path in paths:
+        try:
+            if not is_stream(path):
+                continue
+        except OSError:
+            continue  # its reader says why
+        with scratch_writes():
+            try:
+                stopped = hold_stream(path, max_line_bytes)
+            except StreamReadError as exc:
+                raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
+        if stopped is not None:
+            print(f"surface-lint: warning: {printable(path)}: {stopped}", file=sys.stderr)
+
+
 def _kind_of(path: Path, head_bytes: int) -> str | None:
     from ..sources.lintable import document_kind
+    from ..sources.streams import open_input
 
     try:
-        with open(path, "rb") as fh:
+        with open_input(str(path)) as fh:
             head = fh.read(head_bytes)
     except IsADirectoryError:
         raise UsageError(f"{path}: is a folder") from None
@@ -642,29 +707,43 @@ def main(argv: Sequence[str] | None = None, load_server: LoadServer | None = Non
             command, rest = argv[0], argv[1:]
             if command == "server":
                 return run_server(rest, load_server)
-            if command == "lane":
-                from .lane_command import run_lane_command
+            with signals_end_the_run():
+                if command == "lane":
+                    from .lane_command import run_lane_command
 
-                return run_lane_command(rest)
-            return {"check": run_check, "rule": run_rule, "lanes": run_lanes, "diff": run_diff}[command](rest)
-        return run_lane(argv)
+                    return run_lane_command(rest)
+                return {"check": run_check, "rule": run_rule, "lanes": run_lanes, "diff": run_diff}[command](rest)
+        with signals_end_the_run():
+            return run_lane(argv)
+    except Interrupted as exc:  # SIGTERM, SIGHUP: what was being written is removed, the old output whole
+        return 128 + exc.signum
     except UsageError as exc:
         print(f"surface-lint: error: {printable(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except ConfigError as exc:
         print(f"surface-lint: config error: {printable(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
+    except ScratchError as exc:
+        print(f"surface-lint: error: {printable(str(exc))}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         _silence_stdout()
         return EXIT_BROKEN_PIPE
-    except Exception:  # an internal error must never look like a failed threshold (exit 1)
+    except Exception as exc:  # an internal error must never look like a failed threshold (exit 1)
+        # A scratch database's fault (its folder full or read-only) is the machine's, not a bug.
+        fault = None if isinstance(exc, OSError) else scratch_error(exc)
+        if fault is not None:
+            print(f"surface-lint: error: {printable(str(fault))}", file=sys.stderr)
+            return EXIT_USAGE
         import traceback
 
         traceback.print_exc()
         print("surface-lint: internal error (a bug: please report it with the traceback above)", file=sys.stderr)
         return EXIT_USAGE
+    finally:
+        release_streams()  # the copies of streams read (their scratch files)
 
 
 def _silence_stdout() -> None:

@@ -59,6 +59,8 @@ class BaselineUnreadable(UsageError):
 
 def read_baseline(path: Path) -> dict[str, Any]:
     try:
+        if not path.is_dir() and not path.is_file() and path.exists():  # a device or a pipe: never read whole
+            raise UsageError(f"{path}: cannot read the baseline: not a regular file (a device or a pipe)")
         data = path.read_bytes()
     except FileNotFoundError:
         raise BaselineUnreadable(f"{path}: cannot read the baseline: No such file or directory", exists=False) from None

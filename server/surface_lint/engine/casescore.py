@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from ..model.checks import CASE_PROBLEMS
@@ -22,6 +21,7 @@ from ..model.findings import Finding, Location, Severity
 from ..rules.kinds.core import Verdict
 from ..rules.loader import Lane
 from ..sources.base import JsonlReader, ReadStats, Record, check_finding
+from ..sources.streams import open_input
 from .casegroup import CaseGroups, judge_case
 from .caseindex import IdSet, ids_list
 from .casemetrics import CaseMetricsFold
@@ -73,7 +73,7 @@ class CaseworkScorer:
             reader = JsonlReader(path, self.max_line_bytes) if self.max_line_bytes else JsonlReader(path)
             given = texts.get(path)
             try:
-                stream = io.BytesIO(given) if given is not None else Path(path).open("rb")
+                stream = io.BytesIO(given) if given is not None else open_input(path)
             except OSError as exc:
                 raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
             with stream:

@@ -400,7 +400,7 @@ class CaseworkEvaluator:
             details[key] = value
         first: dict[str, Any] = next(iter(runs.values()), {"failures": []})
         case_id = str(case.get(self.lane.schema.id_field, ""))
-        passed = error is None and bool(first.get("passed", False))
+        passed = error is None and (bool(first.get("passed", False)) if cw.has_verdict else True)
         return CaseOutcome(case_id, passed, first, runs, list(first["failures"]),
                            details, len(records), case, first_views, error, problems)
 

@@ -8,13 +8,14 @@ handed on and dropped. Case files and lane reports are whole documents and are r
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO
 
 from ..model.findings import Finding, sorted_findings
 from ..rules.loader import Lane
 from ..sources.base import JsonlReader, NumberedLines, ReadStats, Record
 from ..sources.cases import duplicate_findings, leak_findings, read_case_file, sibling_case_files
+from ..sources.streams import open_input
 from ..sources.transcripts import iter_turns, read_report, sniff, sniff_stream
 from .casefile import check_case_file, split_rank
 from .casegroup import CaseGroups, case_findings
@@ -24,6 +25,26 @@ from .results import SURFACE_PATH, CaseIndex, DocResult, LineCheck, RecordInfo, 
 from .services import EngineServices
 
 HEAD_BYTES = 65536  # what shape and lane detection read of a file
+
+
+READER_FINDINGS = 4096  # a reader's findings held in memory before they move to disk (HeldFindings)
+
+
+class BoundedFindings(list[Finding]):
+    """A reader's findings list that moves what it holds to `held` (a Spool) once it holds
+    READER_FINDINGS: the reader appends and extends as it always did."""
+
+    held: HeldFindings | None = None
+
+    def append(self, finding: Finding) -> None:
+        super().append(finding)
+        if len(self) >= READER_FINDINGS and self.held is not None:
+            self.held.move()
+
+    def extend(self, findings: Iterable[Finding]) -> None:
+        super().extend(findings)
+        if len(self) >= READER_FINDINGS and self.held is not None:
+            self.held.move()
 
 
 class NotingReader(JsonlReader):
@@ -78,7 +99,11 @@ def turn_stream(engine: EngineServices, path: str, stream: IO[bytes] | NumberedL
     if isinstance(reader, NotingReader):
         suppressions = reader.suppressions
     evaluator = Evaluator(lane, engine.severity_levels)
-    pending = reader.findings
+    # The reader's findings wait for the next record; past READER_FINDINGS of them (a file of
+    # lines that are no turns) they wait on disk, so memory does not grow with them.
+    pending = reader.findings = BoundedFindings(reader.findings)
+    held = HeldFindings(pending)
+    pending.held = held
     # A case-driven lane with its cases judges each case as `score` does, once its turns are read.
     by_case = judges_cases(lane, cases)
     shared = groups is not None and by_case
@@ -86,11 +111,10 @@ def turn_stream(engine: EngineServices, path: str, stream: IO[bytes] | NumberedL
         groups = CaseGroups() if by_case and case_groups else None
     turns = iter_turns(path, stream, kind, reader)
     # A chain lane's chains come once every turn is read: meanwhile the reader's findings wait on disk.
-    held = HeldFindings(pending) if lane.unit == "chain" else None
-    for joined in join_turns(lane, held.watch(turns) if held is not None else turns, cases, primed):
-        if held is not None:
-            for batch in held.drain():
-                yield suppressions.filter(batch), None
+    chain = lane.unit == "chain"
+    for joined in join_turns(lane, held.watch(turns) if chain else turns, cases, primed):
+        for batch in held.drain():
+            yield suppressions.filter(batch), None
         if groups is not None and not want_records:  # the case findings say it all: no turn verdicts needed
             found = joined.problems
             done = None
@@ -103,9 +127,9 @@ def turn_stream(engine: EngineServices, path: str, stream: IO[bytes] | NumberedL
             found = [*pending, *found]
             pending.clear()
         yield suppressions.filter(found), record_info(joined, done.verdicts) if want_records and done is not None else None
-    if held is not None:  # no chain at all: what the reader found is all there is
-        for batch in held.drain():
-            yield suppressions.filter(batch), None
+    # What the reader found after the last record (or no chain at all): all there is.
+    for batch in held.drain():
+        yield suppressions.filter(batch), None
     if pending:
         yield suppressions.filter(list(pending)), None
         pending.clear()
@@ -298,7 +322,7 @@ class DocumentChecker:
         case files and reports read whole. Each finding goes to `sink`; the read counts are returned.
         With `session`, a case-driven lane's turns are grouped there, judged by `session.finish`."""
         try:
-            with open(path, "rb") as fh:
+            with open_input(path) as fh:
                 head = fh.read(HEAD_BYTES)
                 fh.seek(0)
                 # The records that parse decide the kind (never line 1 alone).
@@ -331,7 +355,7 @@ class DocumentChecker:
         if cases is None:
             return False
         try:
-            with open(path, "rb") as fh:
+            with open_input(path) as fh:
                 head = fh.read(HEAD_BYTES)
                 fh.seek(0)
                 detected = kind or sniff_stream(fh)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import difflib
 import re
-import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,14 +18,10 @@ from ..model.checks import CHECKS
 from ..model.severity import LEVELS, normalize_level
 from ..rules.loader import DEFAULT_PROFILE, PROFILES
 from ..rules.schema import toml_type_name
+from ..rules.toml_reader import TomlError, parse_toml, read_toml, read_toml_bytes
 
 if TYPE_CHECKING:
     from ..rules.loader import Lane
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 CONFIG_FILES = ("surface-lint.toml", ".surface-lint.toml", "pyproject.toml")
 SEVERITIES = LEVELS
@@ -107,8 +102,8 @@ def find_config(start: Path) -> Path | None:
                 continue
             if name == "pyproject.toml":
                 try:
-                    data = tomllib.loads(candidate.read_text("utf-8").removeprefix("\ufeff"))
-                except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                    data = read_toml(candidate)[1]  # bounded, its depth limited: never a RecursionError
+                except (OSError, UnicodeDecodeError, TomlError):
                     continue
                 if _our_table(data, name) is None:
                     continue
@@ -121,11 +116,13 @@ def load_config(path: Path | None) -> Config:
         return Config()
     shown = str(path)
     try:
-        text = path.read_text("utf-8")
+        text = read_toml_bytes(path).decode("utf-8")  # bounded: a device, a pipe, a huge file refused
     except IsADirectoryError:
         raise ConfigError(shown, 1, "cannot read config: is a folder") from None
     except OSError as exc:
         raise ConfigError(shown, 1, f"cannot read config: {exc.strerror}") from None
+    except TomlError as exc:
+        raise ConfigError(shown, 1, f"config {exc.message}") from None
     except UnicodeDecodeError:
         raise ConfigError(shown, 1, "config is not valid UTF-8") from None
     return parse_config(text, path)
@@ -136,11 +133,9 @@ def parse_config(text: str, path: Path) -> Config:
     shown = str(path)
     text = text.removeprefix("\ufeff")  # a BOM (Windows editors write one) is not TOML content
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        m = re.search(r"line (\d+), column (\d+)", str(exc))
-        line, column = (int(m.group(1)), int(m.group(2))) if m else (1, 1)
-        raise ConfigError(shown, line, f"invalid TOML: {exc}", column) from None
+        data = parse_toml(text)
+    except TomlError as exc:
+        raise ConfigError(shown, exc.line, exc.message, exc.column) from None
     found = _our_table(data, path.name)
     if found is None:
         if path.name == "pyproject.toml" and "tool" in data and not isinstance(data["tool"], dict):

@@ -12,6 +12,7 @@ from ..rules.kinds.core import Verdict
 from ..rules.loader import Lane, LaneError, LaneSet, PredicateSpec, load_lanes
 from ..sources.base import NumberedLines, ReadStats, Record
 from ..sources.paths import unique_paths
+from ..sources.streams import open_input, read_input
 from ..sources.transcripts import sniff
 from .casescore import score_casework
 from .casework import load_casework
@@ -101,7 +102,7 @@ class Engine:
 
     def read_bytes(self, path: str) -> bytes:
         try:
-            return Path(path).read_bytes()
+            return read_input(path)
         except OSError as exc:
             raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
 
@@ -114,7 +115,7 @@ class Engine:
         for path in unique_paths(paths):
             data = (texts or {}).get(path)
             try:
-                with io.BytesIO(data) if data is not None else open(path, "rb") as fh:
+                with io.BytesIO(data) if data is not None else open_input(path) as fh:
                     first = first_object(fh.read(HEAD_BYTES)) if lane is None else None
                     if first is None and lane is None:  # no whole record in the head: as before, the whole file
                         fh.seek(0)
@@ -239,7 +240,7 @@ class Engine:
         if given is not None:
             return given[:HEAD_BYTES]
         try:
-            with open(path, "rb") as fh:
+            with open_input(path) as fh:
                 return fh.read(HEAD_BYTES)
         except OSError as exc:
             raise UsageError(f"{path}: cannot read: {exc.strerror}") from None

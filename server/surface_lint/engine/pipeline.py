@@ -49,6 +49,9 @@ class Joined:
     scored: bool = True  # the record a lane scores for its case
     known: bool = True  # its case id names a given case (True when no case files were given)
     problems: list[Finding] = field(default_factory=list)  # SL015 for an unjoined id, once per id
+    # A turn its runner does not score (priming, premise, `scored: false`): context, which gives
+    # no predicate finding unless the lane's [casework] judges it (`Evaluator.evaluate`).
+    context: bool = False
 
 
 @dataclass(slots=True)
@@ -121,7 +124,8 @@ def join_turns(lane: Lane, turns: Iterable[Turn], cases: CaseIndex | None,
         scored = turn.scored and turn.chain == 0 and bool(case_id)
         # Only the scored turn is held to the case's expectations.
         yield Joined(TURN, turn.record, case_id, case, subject, fields, fields if turn.scored else None,
-                     None, None, scored, known, problems)  # positional: one per turn
+                     None, None, scored, known, problems,
+                     not turn.scored and turn.role != "turn")  # positional: one per turn; telemetry ("turn") is never context
 
 
 CHAIN_WINDOW = 2048  # chains held in memory (in first-seen order) before the oldest move to a scratch store
@@ -341,11 +345,12 @@ class HeldFindings:
 
     def watch(self, turns: Iterable[Turn]) -> Iterator[Turn]:
         for turn in turns:
-            self._move()
+            self.move()
             yield turn
-        self._move()  # the reader's last findings (its file-level notices) come after its last turn
+        self.move()  # the reader's last findings (its file-level notices) come after its last turn
 
-    def _move(self) -> None:
+    def move(self) -> None:
+        """What the reader's list holds, to the spool (in order)."""
         if self._found:
             self._held.extend(self._found)
             self._found.clear()
@@ -387,13 +392,17 @@ class Evaluator:
 
     def evaluate(self, joined: Joined, findings: bool = True) -> Evaluated:
         """Verdicts always; predicate findings when `findings` (scoring asks only for the first
-        failing cases it shows); a report entry's stored flags are always checked."""
+        failing cases it shows); a report entry's stored flags are always checked. A context turn
+        (one its runner does not score: priming, premise) fails nothing unless the lane says so:
+        a case-driven lane's [casework] names what it judges on each turn, context turns included."""
         verdicts = lane_verdicts(self.lane, joined.subject, joined.stored, joined.fields, self.memo)
         casework = self.lane.casework
         if casework is not None and joined.kind == TURN:  # only what the lane judges on this turn
             verdicts = {k: v for k, v in verdicts.items() if casework.judges(k, joined.record.data, joined.fields)}
         elif casework is not None and joined.kind == REPORT_CASE:
             verdicts = {}  # a case-driven lane's report entry is its per-case record, not a turn: judged from captures
+        elif joined.context:
+            findings = False  # the review shows it as context, Problems lists nothing on it
         found = self.predicate_findings(verdicts, joined.record, joined.judged, joined.case_id,
                                         joined.targets) if findings else []
         mismatches = self.stored_mismatches(joined) if joined.kind == REPORT_CASE else []

@@ -235,6 +235,8 @@ class LaneResult:
     case_rows: Rows[tuple[str, tuple[str, ...], dict[str, Any] | None]] | None = None
     # Report sections a case-driven lane computes beside `metrics` (fabrication_control's `by_class`).
     sections: Mapping[str, Any] = field(default_factory=dict)
+    split: str | None = None  # the split scored, when known (`--split`, `--split-name`): the runner's `split`
+    timestamp: str | None = None  # given (`--timestamp`), never read from a clock: the runner's `timestamp`
 
 
 

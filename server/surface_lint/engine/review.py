@@ -13,7 +13,6 @@ no verdict depends on it, only which run a case file shows.
 from __future__ import annotations
 
 import io
-import os
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from pathlib import Path
 from ..model.findings import Location
 from ..rules.loader import Lane
 from ..sources.base import JsonlReader, Record
+from ..sources.paths import walk
 from ..sources.transcripts import iter_turns, read_report, sniff
 from . import Engine, LaneResult, UsageError, first_object
 from .diff import LaneDiff, diff_results
@@ -48,10 +48,16 @@ class RunFile:
 
     path: str
     stamp: tuple[int, int]  # (modification time in ns, size); (0, 0) for a file that vanished
+    relative: str = ""  # its path under the workspace folder it was found in (POSIX), "" unknown
 
     @property
     def name(self) -> str:
         return Path(self.path).name
+
+    @property
+    def shown_as(self) -> str:
+        """How a picker names it: the workspace-relative path (the file name when unknown)."""
+        return self.relative or self.name
 
 
 def _glob_regex(glob: str) -> str:
@@ -95,7 +101,7 @@ def find_runs(roots: Iterable[Path], globs: Sequence[str]) -> list[RunFile]:
     patterns = [glob_pattern(g) for g in globs]
     found: dict[str, RunFile] = {}
     for root in roots:
-        for folder, dirs, files in os.walk(root):
+        for folder, dirs, files in walk(root):
             dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS)
             rel_folder = Path(folder).relative_to(root).as_posix()
             prefix = "" if rel_folder == "." else rel_folder + "/"
@@ -109,7 +115,7 @@ def find_runs(roots: Iterable[Path], globs: Sequence[str]) -> list[RunFile]:
                 except OSError:
                     continue
                 resolved = str(p.resolve())
-                found.setdefault(resolved, RunFile(resolved, (st.st_mtime_ns, st.st_size)))
+                found.setdefault(resolved, RunFile(resolved, (st.st_mtime_ns, st.st_size), rel))
     return sorted(found.values(), key=lambda r: (-r.stamp[0], r.path))
 
 

@@ -12,7 +12,6 @@ import io
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -21,6 +20,7 @@ from ..model.findings import Finding, Location, Severity
 from ..rules.kinds.core import Context, Verdict
 from ..rules.loader import EXPECTED, Lane
 from ..sources.base import JsonlReader, ReadStats, Record, check_finding
+from ..sources.streams import open_input
 from ..sources.transcripts import Turn, iter_turns, read_report, sniff_stream
 from .caseindex import IdSet, ids_list
 from .compact import CompactOutcomes, whole_record
@@ -322,7 +322,7 @@ class LaneScorer:
                 if given is not None:
                     kind = sniff_stream(io.BytesIO(given))
                 else:
-                    with Path(path).open("rb") as fh:
+                    with open_input(path) as fh:
                         kind = sniff_stream(fh)
             except OSError as exc:
                 raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
@@ -343,7 +343,7 @@ class LaneScorer:
             if kind == "cases":
                 raise UsageError(f"{path}: this is a case file; pass it with --cases")
             reader = JsonlReader(path, self.engine.config.max_line_bytes)
-            with io.BytesIO(given) if given is not None else Path(path).open("rb") as fh:
+            with io.BytesIO(given) if given is not None else open_input(path) as fh:
                 for turn in iter_turns(path, fh, kind or "turns", reader):
                     if reader.findings:
                         for problem in reader.findings:

@@ -8,10 +8,12 @@ in the order they were appended or sorted by a key (an external merge sort, stab
 
 from __future__ import annotations
 
+import errno
 import gc
 import heapq
 import os
 import pickle
+import sqlite3
 import tempfile
 import threading
 import weakref
@@ -62,9 +64,67 @@ def _close(files: list[IO[bytes]]) -> None:
             pass
 
 
+class ScratchError(Exception):
+    """The temporary folder cannot take the run's scratch data (full, read-only, a file size
+    limit): said as one line naming the folder, never blamed on an input."""
+
+
+# What each errno says in a scratch-data message (the C library's own words for the rest).
+_SCRATCH_REASONS = {errno.ENOSPC: "no space left", errno.EDQUOT: "disk quota exceeded",
+                    errno.EFBIG: "file too large (a file size limit)", errno.EROFS: "read-only file system",
+                    errno.EACCES: "permission denied", errno.EPERM: "permission denied"}
+# SQLite's result codes for the same faults (its scratch databases live in the same folder).
+_SQLITE_REASONS = {"SQLITE_FULL": "no space left", "SQLITE_CANTOPEN": "cannot create a file there",
+                   "SQLITE_READONLY": "read-only file system", "SQLITE_IOERR": "a write failed (disk I/O error)"}
+
+
+def scratch_error(exc: BaseException) -> ScratchError | None:
+    """`exc` as a ScratchError when it is a fault of the scratch folder (an OSError of a spool
+    write, a SQLite error of a scratch database's file), else None (a bug stays a bug)."""
+    if isinstance(exc, ScratchError):
+        return exc
+    reason: str | None = None
+    if isinstance(exc, OSError) and exc.errno is not None:
+        reason = _SCRATCH_REASONS.get(exc.errno) or (exc.strerror or "").lower() or None
+    elif isinstance(exc, sqlite3.Error):
+        name = str(getattr(exc, "sqlite_errorname", "") or "")
+        reason = next((why for code, why in _SQLITE_REASONS.items() if name.startswith(code)), None)
+        if reason is None and "disk is full" in str(exc):
+            reason = _SQLITE_REASONS["SQLITE_FULL"]
+    if reason is None:
+        return None
+    return ScratchError(f"cannot write scratch data to {scratch_folder()}: {reason} "
+                        "(set TMPDIR to a folder with room)")
+
+
+def scratch_folder() -> str:
+    """The folder scratch data goes to: the one tempfile settled on, else the first that the
+    environment names (asking tempfile then would probe a full folder and name another)."""
+    if tempfile.tempdir:
+        return tempfile.tempdir
+    for name in ("SQLITE_TMPDIR", "TMPDIR", "TEMP", "TMP"):
+        folder = os.environ.get(name)
+        if folder and os.path.isdir(folder):
+            return folder
+    return tempfile.gettempdir()
+
+
+@contextmanager
+def scratch_writes() -> Iterator[None]:
+    """Writes of scratch data: an OSError there is a ScratchError."""
+    try:
+        yield
+    except OSError as exc:
+        fault = scratch_error(exc)
+        if fault is None:
+            raise
+        raise fault from None
+
+
 def _new_file() -> IO[bytes]:
     # Unlinked as it is created (POSIX): nothing is left in the temp folder, even after a SIGKILL.
-    return tempfile.TemporaryFile(prefix="surface-lint-", suffix=".spool")
+    with scratch_writes():
+        return tempfile.TemporaryFile(prefix="surface-lint-", suffix=".spool")
 
 
 def _batches(fh: IO[bytes]) -> Iterator[list[Any]]:
@@ -114,6 +174,10 @@ class Spool(Generic[T]):
     def _spill(self) -> None:
         if not self._buffer:
             return
+        with scratch_writes():
+            self._spill_buffer()
+
+    def _spill_buffer(self) -> None:
         if self._key is not None:
             items = sorted(self._buffer, key=self._key)
             head, tail = self._key(items[0]), self._key(items[-1])
@@ -223,6 +287,10 @@ class Columns:
         count = len(self.arrays[0])
         if not count:
             return
+        with scratch_writes():
+            self._spill(count)
+
+    def _spill(self, count: int) -> None:
         if self._file is None:
             self._file = _new_file()
             self._finalizer = weakref.finalize(self, _close, [self._file])

@@ -33,6 +33,7 @@ from .diagnostic_json import DiagnosticBuilder, error_diagnostic, items_json
 from .documents import LineMap, Snapshot, TextDoc, path_to_uri, uri_to_path
 from .features import code_actions, completion, diagnostics, hover, lane_score, review, symbols
 from .features.common import Positions, lsp_range
+from .features.lane_toml import is_lane_document
 from .lint import EngineEntry, LintResult
 from .scheduler import Scheduler
 from .wire import ParamField, Protocol, plain_json, strict_converter
@@ -329,7 +330,7 @@ class SurfaceLintServer(LanguageServer):
             except ConfigError as exc:
                 return [self._line_diagnostic(snap, exc.line, exc.column, exc.message, "config")]
             return []
-        if path.endswith(".toml") and self.state.is_rules_file(path):
+        if path.endswith(".toml") and (self.state.is_rules_file(path) or is_lane_document(path, snap.lines)):
             entry = self.state.engine_for(path)
             try:
                 self._validate_lane_buffer(text, path, entry)

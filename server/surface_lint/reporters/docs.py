@@ -190,36 +190,42 @@ def kinds_reference() -> str:
              "Generated from the kind registry (`surface-lint rule --kinds`); every example below is run "
              "by the tests and its result printed as the engine gives it.", ""]
     for name in sorted(KINDS):
-        kind = KINDS[name]
-        parts += [f"### `{name}`", "", kind.summary or "(no summary)", "", f"Judges: {kind.unit}s."]
-        if kind.case_params:
-            how = "judged anyway" if kind.judged_without_case else "not judged"
-            parts.append(f"Reads the case through {', '.join(f'`{p}`' for p in kind.case_params)}; "
-                         f"a case without that field is {how}.")
-        parts.append("")
-        if kind.params:
-            parts += _keys_table(kind.params)
-        else:
-            parts.append("No parameters.")
-        parts.append("")
-        if kind.facts:
-            parts.append("Message placeholders: " + "; ".join(f"`{{{k}}}` {v}" for k, v in kind.facts.items()) + ".")
-        parts.append(f"Default message: `{kind.message}`." if kind.message else
-                     "Default message: worded by case (see the example).")
-        example = kind.example
-        if example is not None:
-            verdict = run_example(name, kind, example)
-            result = ("not judged" if verdict is None else "passes" if verdict.passed
-                      else f"fails: `` {verdict.message} ``" if verdict.message else "fails (a signal: no message)")
-            case = f"case `{json.dumps(example.case, ensure_ascii=False)}`, " if example.case else ""
-            grounding = f"grounding_source `{example.grounding}`, " if example.grounding != "none" else ""
-            if example.chain:
-                grounding += f"chain `{json.dumps(example.chain)}`, "
-            parts += ["", "```toml", example_rules(name, kind, example).rstrip("\n"), "```",
-                      f"On {case}{grounding}" + (f"surface `` {example.surface} ``" if not example.chain else "the chain")
-                      + f": **{result}**."]
-        parts.append("")
+        parts += kind_markdown_lines(name)
     return "\n".join(parts)
+
+
+def kind_markdown_lines(name: str) -> list[str]:
+    """One kind's reference entry (the generated reference and the editor's hover show it)."""
+    kind = KINDS[name]
+    parts = [f"### `{name}`", "", kind.summary or "(no summary)", "", f"Judges: {kind.unit}s."]
+    if kind.case_params:
+        how = "judged anyway" if kind.judged_without_case else "not judged"
+        parts.append(f"Reads the case through {', '.join(f'`{p}`' for p in kind.case_params)}; "
+                     f"a case without that field is {how}.")
+    parts.append("")
+    if kind.params:
+        parts += _keys_table(kind.params)
+    else:
+        parts.append("No parameters.")
+    parts.append("")
+    if kind.facts:
+        parts.append("Message placeholders: " + "; ".join(f"`{{{k}}}` {v}" for k, v in kind.facts.items()) + ".")
+    parts.append(f"Default message: `{kind.message}`." if kind.message else
+                 "Default message: worded by case (see the example).")
+    example = kind.example
+    if example is not None:
+        verdict = run_example(name, kind, example)
+        result = ("not judged" if verdict is None else "passes" if verdict.passed
+                  else f"fails: `` {verdict.message} ``" if verdict.message else "fails (a signal: no message)")
+        case = f"case `{json.dumps(example.case, ensure_ascii=False)}`, " if example.case else ""
+        grounding = f"grounding_source `{example.grounding}`, " if example.grounding != "none" else ""
+        if example.chain:
+            grounding += f"chain `{json.dumps(example.chain)}`, "
+        parts += ["", "```toml", example_rules(name, kind, example).rstrip("\n"), "```",
+                  f"On {case}{grounding}" + (f"surface `` {example.surface} ``" if not example.chain else "the chain")
+                  + f": **{result}**."]
+    parts.append("")
+    return parts
 
 
 def rules_file_reference() -> str:
@@ -301,3 +307,12 @@ if __name__ == "__main__":  # python -m surface_lint.reporters.docs README.md  |
         raise SystemExit(0)
     changed = update_readme(Path(sys.argv[1] if len(sys.argv) > 1 else "README.md"), Engine())
     print("README.md updated" if changed else "README.md already current")
+
+
+def key_markdown(key: str, node: Any) -> str:
+    """One key of a rules file as its reference entry says it (the editor's hover on the key)."""
+    if isinstance(node, Value):
+        choices = f" One of {', '.join(f'`{c}`' for c in node.choices)}." if node.choices else ""
+        return f"`{key}`: {type_text(node.type)}, default {_default(node)}.\n\n{node.doc}{choices}".rstrip()
+    shape = "an array of tables" if isinstance(node, ArrayOf) else "a table"
+    return f"`{key}`: {shape}.\n\n{getattr(node, 'doc', '')}".rstrip()

@@ -1,7 +1,9 @@
 """A self-contained HTML report: inline CSS, SVG and a little JS; no network; same bytes for the same input.
 
-`--lane`: each metric plotted against its threshold, the predicate x case pass matrix, the
-failing surfaces with their failing characters marked, filters by category and predicate.
+`--lane`: cards first (the headline metric, the thresholds, the cases failing), each metric
+plotted against its threshold, every per-category metric as a bar chart (inline SVG), the
+predicate x case pass matrix, the failing surfaces with their failing characters marked
+(the first N of each predicate), filters by category and predicate.
 `diff`: metric deltas (old and new bars), flipped verdicts with both surfaces side by side.
 `check`: the findings, filterable by code.
 """
@@ -74,6 +76,15 @@ background:#f6f8fa;padding:8px 10px;border-radius:4px;white-space:pre-wrap;word-
 .surface mark{background:var(--mark);color:var(--fg);border-bottom:2px solid var(--fail);padding:0 1px}
 .empty{color:var(--muted);font-style:italic}
 .sides{display:grid;grid-template-columns:1fr 1fr;gap:12px}.sides h4{margin:0;font-size:12px;color:var(--muted)}
+.cards{display:flex;gap:12px;flex-wrap:wrap;margin:16px 0 4px}
+.card{border:1px solid var(--line);border-top:4px solid var(--na);border-radius:6px;padding:10px 14px;
+min-width:220px;flex:1 1 220px;max-width:420px}.card.pass{border-top-color:var(--pass)}
+.card.fail{border-top-color:var(--fail)}.card .label{color:var(--muted);font-size:12.5px}
+.card .big{font-size:26px;font-weight:600;font-variant-numeric:tabular-nums;margin:2px 0}
+.card.pass .big{color:var(--pass)}.card.fail .big{color:var(--fail)}.card .sub{font-size:12.5px}
+figure.category{margin:0 0 18px}figure.category figcaption{font-weight:600;margin:0 0 4px}
+svg.category-chart{max-width:100%;height:auto}svg.category-chart text{font:12px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;fill:var(--fg)}
+svg.category-chart text.label{text-anchor:end}svg .bar.cat{fill:#0969da}
 ul.plain{padding-left:18px}footer{margin-top:32px;color:var(--muted);font-size:12px}
 [hidden]{display:none!important}
 """
@@ -174,6 +185,94 @@ def metric_svg(row: MetricRow) -> str:
     return "".join(parts)
 
 
+CHART_LABEL_W, CHART_BAR_W, CHART_VALUE_W, CHART_ROW_H, CHART_BAR_H = 150, 320, 70, 20, 14
+
+
+def category_values(value: object) -> list[tuple[str, float, str]] | None:
+    """A per-category metric (an object of numbers: `{"C01": 1.0, ...}`) as (category, number,
+    the number as reports print it) in the metric's own order; None for any other value."""
+    if not isinstance(value, dict) or not value:
+        return None
+    out = []
+    for key, item in value.items():
+        if isinstance(item, bool) or not isinstance(item, (int, float)):
+            return None
+        out.append((str(key), float(item), fmt_value(item)))
+    return out
+
+
+def category_svg(name: str, value: object) -> str:
+    """A horizontal bar per category. Rates (every value a float in [0, 1]) on a 0 to 1 scale;
+    counts on 0 to the largest count. No script: labels and values are SVG text."""
+    pairs = category_values(value)
+    if pairs is None or not isinstance(value, dict):
+        return ""
+    rates = all(isinstance(v, float) for v in value.values()) and all(0.0 <= n <= 1.0 for _, n, _ in pairs)
+    top = 1.0 if rates else max(1.0, max(n for _, n, _ in pairs))
+    width = CHART_LABEL_W + CHART_BAR_W + CHART_VALUE_W
+    height = CHART_ROW_H * len(pairs) + 4
+    scale = "0 to 1" if rates else f"0 to {fmt_value(int(top) if top.is_integer() else top)}"
+    parts = [f'<svg class="category-chart" data-metric="{_e(name)}" width="{width}" height="{height}" '
+             f'viewBox="0 0 {width} {height}" role="img" aria-label="{_e(name)} per category, {scale}">']
+    for i, (key, number, text) in enumerate(pairs):
+        y = 2 + i * CHART_ROW_H
+        bar = max(0.0, min(1.0, number / top)) * CHART_BAR_W
+        parts.append(
+            f'<g class="row" data-category="{_e(key)}">'
+            f'<text class="label" x="{CHART_LABEL_W - 8}" y="{y + 14}">{_e(key)}</text>'
+            f'<rect class="track" x="{CHART_LABEL_W}" y="{y + 3}" width="{CHART_BAR_W}" height="{CHART_BAR_H}"/>'
+            f'<rect class="bar cat" x="{CHART_LABEL_W}" y="{y + 3}" width="{bar:.1f}" height="{CHART_BAR_H}"/>'
+            f'<text class="value" x="{CHART_LABEL_W + CHART_BAR_W + 8}" y="{y + 14}">{_e(text)}</text></g>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _category_section(rows: Sequence[MetricRow]) -> list[str]:
+    charts = [(row.name, category_svg(row.name, row.value)) for row in rows]
+    charts = [(name, svg) for name, svg in charts if svg]
+    if not charts:
+        return []
+    out = ['<section id="categories"><h2>Per-category metrics</h2>']
+    for name, svg in charts:
+        out.append(f'<figure class="category" id="cat-{_e(name)}"><figcaption><code>{_e(name)}</code></figcaption>'
+                   f"{svg}</figure>")
+    out.append("</section>")
+    return out
+
+
+def _card(cls: str, label: str, big: str, sub: str) -> str:
+    return (f'<div class="card {cls}"><div class="label">{label}</div><div class="big">{_e(big)}</div>'
+            f'<div class="sub">{sub}</div></div>')
+
+
+def _cards(result: LaneResult, rows: Sequence[MetricRow], n_views: int, n_fail: int, n_notes: int) -> list[str]:
+    """Three cards: the headline metric (value, threshold, verdict), the threshold set (how
+    many checks pass, which fail) and the cases failing."""
+    out = ['<section class="cards" id="cards">']
+    head = next((r for r in rows if r.headline), None)
+    if head is not None:
+        cls = "none" if head.passed is None else ("pass" if head.passed else "fail")
+        verdict = "no threshold" if head.passed is None else f"threshold {_e(head.threshold)} · {'pass' if head.passed else 'FAIL'}"
+        out.append(_card(cls, f"Headline · <code>{_e(head.name)}</code>", fmt_value(head.value),
+                         verdict + (f" {metric_svg(head)}" if metric_svg(head) else "")))
+    checks = result.thresholds
+    if checks:
+        passing = sum(1 for t in checks if t.passed)
+        failing = [t.check.metric for t in checks if not t.passed]
+        sub = ("failing: " + ", ".join(f"<code>{_e(m)}</code>" for m in failing)) if failing else "every check passes"
+        out.append(_card("fail" if failing else "pass",
+                         f"Thresholds · <code>{_e(result.threshold_set or '')}</code>",
+                         f"{passing} of {len(checks)} pass", sub))
+    else:
+        out.append(_card("none", "Thresholds", "none checked",
+                         "the lane has no threshold set" if result.threshold_set is None else _e(result.threshold_set)))
+    notes = f" · {n_notes} with notes only" if n_notes else ""
+    out.append(_card("fail" if n_fail else "pass", "Cases failing", f"{n_fail} of {n_views}",
+                     (f'<a href="#failing">listed below</a>{notes}' if n_fail or n_notes else "no case fails")))
+    out.append("</section>")
+    return out
+
+
 def _surface_html(surface: str | None, failures: Sequence[PredicateFailure]) -> str:
     if surface is None:
         return ""
@@ -231,7 +330,10 @@ def _metric_table(rows: Sequence[MetricRow], options: RenderOptions) -> list[str
         cls = "none" if row.passed is None else ("pass" if row.passed else "fail")
         name = f"<b>{_e(row.name)}</b> (headline)" if row.headline else _e(row.name)
         verdict = "" if row.passed is None else ("pass" if row.passed else "FAIL")
-        cells = (f'<td>{name}</td><td class="num">{_e(fmt_value(row.value))}</td>'
+        pairs = category_values(row.value)
+        shown = (f'<a href="#cat-{_e(row.name)}">{len(pairs)} categories, charted below</a>' if pairs is not None
+                 else _e(fmt_value(row.value)))
+        cells = (f'<td>{name}</td><td class="num">{shown}</td>'
                  f"<td>{_e(row.threshold or '')}</td><td class=\"verdict\">{verdict}</td>"
                  f"<td>{metric_svg(row)}</td>")
         if baseline:
@@ -276,20 +378,23 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
         break
     title = f"surface-lint · {result.lane} {result.version} · {verdict_word(result.passed)}"
     w(_page_head(title))
+    rows = metric_rows(result)
     lines = [
         f"<header><h1>surface-lint · <code>{_e(result.lane)}</code> {_e(result.version)} "
         f"{_badge(result.passed)}</h1>",
         f'<p class="meta">profile <code>{_e(result.profile)}</code> · thresholds '
         f"<code>{_e(result.threshold_set or 'none')}</code> · {n_views} case(s) · {n_fail} failing · "
         f"{n_failures - n_fail} with notes only</p></header>",
+        *_cards(result, rows, n_views, n_fail, n_failures - n_fail),
     ]
     if result.nothing_scored is not None:
         lines.append(f'<p class="meta"><b>No case was scored:</b> {_e(result.nothing_scored)}.</p>')
     lines += [
         '<section id="metrics"><h2>Metrics against thresholds</h2>',
-        *_metric_table(metric_rows(result), options),
+        *_metric_table(rows, options),
         '<p class="meta">Bars: the value on a 0 to 1 scale; black line: the threshold; grey band: its tolerance.</p>',
         "</section>",
+        *_category_section(rows),
         '<section id="matrix"><h2>Predicate &times; case</h2>',
         _filters(groups, predicates, "Pattern" if pattern else "Category"),
         '<table class="matrix"><thead><tr><th>Case</th><th>Group</th>'

@@ -314,8 +314,12 @@ def write_lane(result: LaneResult, out: TextIO) -> None:
     if result.sections:  # a case-driven lane's report sections beside `metrics` (`by_class`)
         obj.value("sections", dict(result.sections))
     obj.value("sources", result.sources)
+    if result.split is not None:
+        obj.value("split", result.split)
     obj.value("threshold_set", result.threshold_set)
     obj.value("thresholds", _thresholds(result))
+    if result.timestamp is not None:
+        obj.value("timestamp", result.timestamp)
     obj.value("tool", "surface-lint")
     obj.array("unbucketed_cases", result.remainder)  # streamed: the ids may be kept on disk
     obj.array("unknown_cases", result.unknown_cases)  # streamed: the ids may be kept on disk

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..engine.config import MIN_MAX_LINE_BYTES, SETTINGS
 from ..model.severity import ALIASES, LEVELS
+from ..rules.extends import REMOVE, RENAMES
 from ..rules.kinds.registry import KINDS
 from ..rules.loader import PROFILES, RULES_FILE
 from ..rules.schema import REQUIRED, ArrayOf, Node, Table, Value
@@ -80,8 +81,20 @@ class _Schemas:
             return out
         doc = {"description": node.doc} if node.doc else {}
         if isinstance(node, ArrayOf):
-            return {**doc, "type": "array", "items": self.node(node.table, key)}
-        return {**doc, "type": "object", "additionalProperties": self.node(node.value, key)}
+            return {**doc, "type": "array", "items": self._extending(self.node(node.table, key), "name" in node.table.keys)}
+        value = self.node(node.value, key)
+        return {**doc, "type": "object",
+                "additionalProperties": self._extending(value, False) if isinstance(node.value, Table) else value}
+
+    def _extending(self, schema: dict[str, Any], named: bool) -> dict[str, Any]:
+        """An extending file's entry may also remove the inherited one (or, named, rename it)."""
+        if not self.partial or "properties" not in schema:
+            return schema
+        extra = {REMOVE: {"const": True, "description": "Delete the inherited entry of this name (docs/rules.md)."}}
+        if named:
+            extra[RENAMES] = {"type": "string", "minLength": 1,
+                              "description": "This entry is the inherited one of that name, under its own `name`."}
+        return {**schema, "properties": {**schema["properties"], **extra}}
 
     def table(self, keys: Mapping[str, Node], doc: str = "") -> dict[str, Any]:
         out: dict[str, Any] = {"type": "object"}

@@ -30,6 +30,8 @@ text-decoration:none;color:var(--fg)}.chip.on{background:var(--fg);color:var(--b
 .case.pass{border-left-color:var(--pass)}.case.context{border-left-color:var(--line)}
 .case h3 a{color:inherit}.prompt{margin:2px 0;color:var(--muted)}
 .verdicts{margin:2px 0}.verdicts .ok{color:var(--pass)}.verdicts .ko{color:var(--fail);font-weight:600}
+details.case>summary{cursor:pointer;list-style-position:outside}details.case>summary h3{display:inline;margin:0}
+details.case:not([open]){padding-top:6px;padding-bottom:6px;color:var(--muted)}
 """
 
 
@@ -56,6 +58,10 @@ def _verdicts(view: CaseView) -> str:
 
 
 def turn_html(item: ReviewTurn, uri: str) -> str:
+    """One turn: its place (a link to it), case, category, role and status; the prompt; each
+    judged check's verdict and the failures' messages; the decoded surface with its failing
+    characters marked. A context turn (the runner scores none of it: priming, premises) is
+    folded (`<details>`, opened without a script) and has no verdicts."""
     turn = item.turn
     name = Path(turn.path).name
     line = turn.location.line
@@ -64,10 +70,13 @@ def turn_html(item: ReviewTurn, uri: str) -> str:
     status = item.status
     badge = f' <span class="badge {"fail" if status == "fail" else "pass" if status == "pass" else "none"}">' \
             f"{_e(status)}</span>"
+    head = (f'<h3><a href="{_e(link)}" title="Go to this turn">{_e(name)}:{line}</a> <code>{_e(turn.case_id)}</code>'
+            f' <span class="where">{_e(where)}</span>{badge}</h3>')
+    folded = item.view is None
+    tag = "details" if folded else "article"
     parts = [
-        f'<article class="case {status}" data-case="{_e(turn.case_id)}" data-line="{line}">',
-        f'<h3><a href="{_e(link)}" title="Go to this turn">{_e(name)}:{line}</a> <code>{_e(turn.case_id)}</code>'
-        f' <span class="where">{_e(where)}</span>{badge}</h3>',
+        f'<{tag} class="case {status}" data-case="{_e(turn.case_id)}" data-line="{line}">',
+        f"<summary>{head} <span class=\"where\">not scored</span></summary>" if folded else head,
     ]
     if turn.prompt is not None:
         parts.append(f'<p class="prompt"><b>prompt</b> {_e(turn.prompt)}</p>')
@@ -79,7 +88,7 @@ def turn_html(item: ReviewTurn, uri: str) -> str:
                 f"<li><b>{_e(f.name)}</b> <code>{_e(f.code)}</code> · {_e(f.severity_label)} — {_e(f.message)}</li>"
                 for f in view.failures) + "</ul>")
     parts.append(surface_html(turn.surface, view))
-    parts.append("</article>")
+    parts.append(f"</{tag}>")
     return "".join(parts)
 
 

@@ -42,7 +42,7 @@ TURN_VALUE_TABLE = Table({
     "description": _TEXT,
 })
 VALUE_TABLE = Table({
-    "name": Value("string", REQUIRED, "The value's name in later expressions; one must be `passed`.", non_empty=True),
+    "name": Value("string", REQUIRED, "The value's name in later expressions; `passed` is the case's verdict (none: no case fails).", non_empty=True),
     "expr": _OPT_EXPR,
     "predicate": Value("string", None, "A predicate of this lane, judged on every turn of `view`.", non_empty=True),
     "view": Value("string", None, "The view a `predicate` is judged on.", non_empty=True),

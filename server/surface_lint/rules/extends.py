@@ -16,6 +16,7 @@ Loading the base file and refusing cycles is lanes.py's (it owns reading rules f
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -31,39 +32,103 @@ def _named(value: Any) -> bool:
             and all(isinstance(item, dict) and isinstance(item.get("name"), str) for item in value))
 
 
+class MergeProblem(ValueError):
+    """An extending file's `remove` or `renames` that cannot apply; `path` is where the file wrote
+    it (its own array indexes)."""
+
+    def __init__(self, path: KeyPath, message: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.message = message
+
+
+REMOVE, RENAMES = "remove", "renames"  # the two keys only an extending file's entries take
+
+
 def merge(base: Mapping[str, Any], child: Mapping[str, Any]) -> tuple[dict[str, Any], IndexMaps, IndexMaps]:
-    """`child` over `base`, and for each merged array of named tables where each entry came from."""
+    """`child` over `base`, and for each merged array of named tables where each entry came from.
+    In the child, `remove = true` deletes an inherited named entry or table, `renames = "old"`
+    makes an entry the inherited `old` under its own `name` (merged into it key by key).
+    Raises MergeProblem for one that names nothing inherited."""
     base_maps: IndexMaps = {}
     child_maps: IndexMaps = {}
 
-    def tables(old: Mapping[str, Any], new: Mapping[str, Any], at: KeyPath) -> dict[str, Any]:
+    def tables(old: Mapping[str, Any], new: Mapping[str, Any], at: KeyPath, child_at: KeyPath) -> dict[str, Any]:
         out = dict(old)
         for key, value in new.items():
             inherited = out.get(key)
-            if isinstance(inherited, dict) and isinstance(value, dict):
-                out[key] = tables(inherited, value, (*at, key))
+            if isinstance(value, dict) and REMOVE in value:
+                _removal(value, (*child_at, key), inherited is not None, f"`{key}`")
+                del out[key]
+            elif isinstance(inherited, dict) and isinstance(value, dict):
+                out[key] = tables(inherited, value, (*at, key), (*child_at, key))
             elif isinstance(inherited, list) and _named(inherited) and _named(value):
-                out[key] = named(inherited, value, (*at, key))
+                out[key] = named(inherited, value, (*at, key), (*child_at, key))
+            elif isinstance(value, list) and _named(value) and any(REMOVE in v or RENAMES in v for v in value):
+                first = next(i for i, v in enumerate(value) if REMOVE in v or RENAMES in v)
+                word = REMOVE if REMOVE in value[first] else RENAMES
+                raise MergeProblem((*child_at, key, first, word), f"`{word}`: no [[{key}]] entry is inherited")
             else:
                 out[key] = value
         return out
 
-    def named(old: list[dict[str, Any]], new: list[dict[str, Any]], at: KeyPath) -> list[dict[str, Any]]:
-        out = list(old)
-        where = {item["name"]: i for i, item in enumerate(out)}
-        base_maps[at] = {i: i for i in range(len(old))}
-        child_maps[at] = {}
+    def named(old: list[dict[str, Any]], new: list[dict[str, Any]], at: KeyPath, child_at: KeyPath) -> list[dict[str, Any]]:
+        # (entry, its base index, its child index), in the merged order; None: removed.
+        slots: list[tuple[dict[str, Any], int | None, int | None] | None] = [(item, i, None) for i, item in enumerate(old)]
+        where = {item["name"]: i for i, item in enumerate(old)}
         for index, item in enumerate(new):
-            merged = where.get(item["name"])
+            here = (*child_at, index)
+            if REMOVE in item:
+                _removal(item, here, item["name"] in where, f"entry {item['name']!r}", set(where))
+                slots[where.pop(item["name"])] = None
+                continue
+            source = item.get(RENAMES, item["name"])
+            if RENAMES in item:
+                if not isinstance(source, str) or source not in where:
+                    raise MergeProblem((*here, RENAMES), f"`renames`: no inherited entry is named {source!r}"
+                                       + _close(source, set(where)))
+                if item["name"] in where and item["name"] != source:
+                    raise MergeProblem((*here, "name"), f"`renames`: an inherited entry is already named {item['name']!r}")
+                item = {k: v for k, v in item.items() if k != RENAMES}
+            merged = where.pop(source, None)
             if merged is None:
-                out.append(item)
-                merged = where[item["name"]] = len(out) - 1
+                slots.append((item, None, index))
+                merged = len(slots) - 1
             else:
-                out[merged] = tables(out[merged], item, (*at, merged))
-            child_maps[at][merged] = index
+                entry, base_index, _ = slots[merged]  # type: ignore[misc]
+                slots[merged] = (tables(entry, item, (*at, merged), here), base_index, index)
+            where[item["name"]] = merged
+        out: list[dict[str, Any]] = []
+        base_maps[at] = {}
+        child_maps[at] = {}
+        for slot in slots:
+            if slot is None:
+                continue
+            entry, base_index, child_index = slot
+            if base_index is not None:
+                base_maps[at][len(out)] = base_index
+            if child_index is not None:
+                child_maps[at][len(out)] = child_index
+            out.append(entry)
         return out
 
-    return tables(base, child, ()), base_maps, child_maps
+    return tables(base, child, (), ()), base_maps, child_maps
+
+
+def _removal(value: Mapping[str, Any], path: KeyPath, inherited: bool, what: str,
+             names: set[str] | None = None) -> None:
+    if value[REMOVE] is not True:
+        raise MergeProblem((*path, REMOVE), "`remove` must be true (leave the key out to keep the entry)")
+    others = sorted(set(value) - {REMOVE, "name"})
+    if others:
+        raise MergeProblem((*path, others[0]), f"`remove = true` takes no other key (`{others[0]}` given)")
+    if not inherited:
+        raise MergeProblem((*path, REMOVE), f"`remove`: {what} is not inherited" + _close(str(value.get("name", "")), names))
+
+
+def _close(word: str, names: set[str] | None) -> str:
+    close = difflib.get_close_matches(word, sorted(names or ()), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def translator(maps: IndexMaps) -> Translate:
@@ -90,9 +155,11 @@ def _same(path: KeyPath) -> KeyPath | None:
 class LanePositions:
     """Where each key of a (merged) rules document was written: file, line and column."""
 
-    def __init__(self, layers: list[tuple[str, TomlPositions, Translate]], extends_at: tuple[int, int] | None = None):
+    def __init__(self, layers: list[tuple[str, TomlPositions, Translate]], extends_at: tuple[int, int] | None = None,
+                 bases: tuple[str, ...] = ()):
         self.layers = layers  # the file itself first, then its base, its base's base, ...
         self.extends_at = extends_at  # the file's own `extends` key
+        self.bases = bases  # the names of the lanes it extends: its base, its base's base, ...
 
     @classmethod
     def single(cls, shown: str, positions: TomlPositions) -> LanePositions:
@@ -100,7 +167,7 @@ class LanePositions:
 
     @classmethod
     def extending(cls, shown: str, positions: TomlPositions, child_maps: IndexMaps, base: LanePositions,
-                  base_maps: IndexMaps, extends_at: tuple[int, int]) -> LanePositions:
+                  base_maps: IndexMaps, extends_at: tuple[int, int], base_name: str = "") -> LanePositions:
         to_base = translator(base_maps)
         layers = [(shown, positions, translator(child_maps))]
         for base_shown, base_positions, base_translate in base.layers:
@@ -108,7 +175,7 @@ class LanePositions:
                 step = to_base(path)
                 return None if step is None else inner(step)
             layers.append((base_shown, base_positions, through))
-        return cls(layers, extends_at)
+        return cls(layers, extends_at, (base_name, *base.bases) if base_name else base.bases)
 
     def locate(self, path: KeyPath) -> tuple[str, int, int]:
         """The file and position `path` was written at, else its nearest written ancestor's."""

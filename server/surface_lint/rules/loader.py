@@ -10,7 +10,6 @@ import json
 import math
 import re
 import string
-import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -28,18 +27,14 @@ from .casework_schema import (
     THRESHOLD_SET_TABLE,
 )
 from .expressions import EvalFailure, Expr, ExprError, resolve_path
-from .extends import LanePositions, merge
+from .extends import LanePositions, MergeProblem, merge
 from .kinds.case import FOLDED_KINDS, FOLDED_PARAMS, Condition, condition_fields, expression_literal, toml_string, when_problem
 from .kinds.core import NOT_JUDGED, Context, Evaluator, Kind, LaneAnalysis, RegexTimeout, SafePattern, Verdict
 from .kinds.registry import KINDS
 from .patterns import PatternError
 from .schema import REQUIRED, ArrayOf, MapOf, Problem, Table, TomlPositions, Value, fill_defaults, toml_type_name, validate
 from .schema import KeyPath as SchemaPath
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from .toml_reader import TomlError, parse_toml, read_toml_bytes
 
 PROFILES = ("contract", "reference")
 DEFAULT_PROFILE = "contract"
@@ -254,6 +249,7 @@ class Lane:
     proposal_check: ProposalCheck | None
     details: Mapping[str, str]
     casework: Any = field(default=None, repr=False, compare=False)  # casework.Casework of a case-driven lane
+    bases: tuple[str, ...] = ()  # the lanes it extends (`[lane] extends`), nearest first: their codes are its own
     # Every accepted predicate name (canonical names and aliases): derived from `predicates`.
     _by_name: Mapping[str, PredicateSpec] = field(init=False, repr=False, compare=False)
 
@@ -575,9 +571,11 @@ def load_lane(path: Path, profile: str = DEFAULT_PROFILE, trusted: bool | None =
 def _read_rules(path: Path) -> str:
     shown = str(path)
     try:
-        raw = path.read_bytes()
+        raw = read_toml_bytes(path)  # bounded: a device, a pipe or a file over the limit is refused
     except OSError as exc:
         raise LaneError(shown, 1, f"cannot read rules file: {exc.strerror}") from None
+    except TomlError as exc:
+        raise LaneError(shown, 1, f"rules file {exc.message}") from None
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -587,12 +585,9 @@ def _read_rules(path: Path) -> str:
 
 def _parse_toml(text: str, shown: str) -> dict[str, Any]:
     try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        line, column = _toml_error_position(str(exc))
-        raise LaneError(shown, line, f"invalid TOML: {exc}", column) from None
-    except RecursionError:  # tomllib recurses per nesting level of arrays and inline tables
-        raise LaneError(shown, 1, "invalid TOML: arrays or inline tables nested too deeply") from None
+        return parse_toml(text)  # the one TOML reader: its depth limit, its positions of errors
+    except TomlError as exc:
+        raise LaneError(shown, exc.line, exc.message, exc.column) from None
 
 
 MAX_EXTENDS = 16  # bases on one chain: deep enough for any lane family, short of the interpreter's stack
@@ -627,8 +622,12 @@ def _document(text: str, shown: str, chain: tuple[Path, ...] = ()) -> tuple[dict
         cycle = " -> ".join(p.name for p in (*on_the_way[on_the_way.index(base.resolve()):], base.resolve()))
         raise LaneError(shown, at[0], f"[lane] `extends` makes a cycle: {cycle}", at[1])
     base_data, base_positions = _document(_read_rules(base), str(base), on_the_way)
-    merged, base_maps, child_maps = merge(base_data, data)
-    return merged, LanePositions.extending(shown, positions, child_maps, base_positions, base_maps, at)
+    try:
+        merged, base_maps, child_maps = merge(base_data, data)
+    except MergeProblem as exc:
+        line, column = positions.at(exc.path)
+        raise LaneError(shown, line, exc.message, column) from None
+    return merged, LanePositions.extending(shown, positions, child_maps, base_positions, base_maps, at, base_name)
 
 
 class _Rules:
@@ -732,6 +731,7 @@ def parse_lane(text: str, shown: str, profile: str = DEFAULT_PROFILE, trusted: b
         informational_field=lane_t.get("informational_field"),
         proposal_check=_load_proposal_check(rules),
         details=details,
+        bases=rules.positions.bases,
     )
     if "casework" not in data:
         return lane
@@ -1179,11 +1179,14 @@ def load_lanes(
 
 
 def _check_codes_free(lane: Lane, lanes: Mapping[str, Lane]) -> None:
-    """Raise at the first code of `lane` that another loaded lane (not one it replaces) uses."""
-    owners = {spec.code: (other.name, spec.name) for other in lanes.values() if other.name != lane.name
+    """Raise at the first code of `lane` that another loaded lane (not one it replaces) uses; a
+    predicate inherited with its name and code from a lane it extends keeps the base's code."""
+    owners = {spec.code: (other.name, spec.name, other.bases) for other in lanes.values() if other.name != lane.name
               for spec in other.predicates if not spec.hidden}
     for spec in lane.predicates:
         owner = owners.get(spec.code) if not spec.hidden else None
+        if owner is not None and owner[1] == spec.name and (owner[0] in lane.bases or lane.name in owner[2]):
+            continue  # inherited with its name: the base's code, whichever of the two loaded first
         if owner is not None:
             line, column = spec.code_at if spec.code_at[0] else (spec.line, 1)
             raise LaneError(lane.path, line, f"predicate {spec.name!r}: code {spec.code} is already used by "
@@ -1259,6 +1262,12 @@ class Casework:
     # Which views each predicate is judged on (from the values and turn values that use it):
     # `check` holds a captured turn to a predicate only where the lane itself would.
     judged_on: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    @property
+    def has_verdict(self) -> bool:
+        """A value named `passed` is the case's verdict; a lane without one (its runner gives no
+        per-case verdict) fails no case: its metrics and thresholds decide."""
+        return any(v.name == "passed" for v in self.values)
 
     def subject_case(self, record: Mapping[str, Any], case: Mapping[str, Any] | None) -> dict[str, Any] | None:
         """What a predicate reads as the case for one captured turn: the case's fields, its entry
@@ -1510,8 +1519,6 @@ def parse_casework(lane: Lane, table: Mapping[str, Any], positions: LanePosition
             message=template(item["message"], f"{what} `message`", (*path, "message"),
                              [*_SCOPE_NAMES, *views, *all_values], True) if "message" in item else None,
         ))
-    if values and "passed" not in names:
-        raise fail(("values",), "[casework]: one of the values must be named `passed` (the case's verdict)")
 
     metrics = _case_metrics(lane, metric_entries, views, fail_at, compile_at)
     details = {key: compile_expr(source, f"detail {key!r}", ("details", key))

@@ -186,9 +186,15 @@ def turn_from_record(record: Record, findings: list[Finding], telemetry: bool = 
     if telemetry and turn_index is None:
         t = get("turn")
         turn_index = t if type(t) is int else None
+    # Telemetry lines carry no `grounding_source` (the turn format always may): "" = not recorded,
+    # which the kinds reading it do not judge (rules.kinds.core.UNRECORDED).
+    if telemetry and "grounding_source" not in data:
+        grounding = ""
+    else:
+        grounding = grounding or "none"
     # Positional (record, case_id, surface, grounding, role, scored, chain, prompt, vault_hits,
     # trace_hash, proposal, turn_index): one Turn per line.
-    return Turn(record, case_id, surface, grounding or "none", role, bool(scored),
+    return Turn(record, case_id, surface, grounding, role, bool(scored),
                 chain if type(chain) is int else _chain_of(data), prompt,
                 vault_hits, trace_hash, bool(proposal) and proposal is not False, turn_index)
 

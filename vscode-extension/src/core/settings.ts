@@ -44,6 +44,17 @@ export const DEFAULT_INCLUDE: readonly string[] = [
   "**/baselines/**/*.json",
 ];
 
+/**
+ * Lane and config files, always sent to the server (whatever `surfaceLint.include` says): it gives them the
+ * loader's diagnostics, hover and completion. The same patterns as package.json's `tomlValidation`.
+ */
+export const LANE_FILE_GLOBS: readonly string[] = [
+  "**/rules/*.toml",
+  "**/*.lane.toml",
+  "**/surface-lint.toml",
+  "**/.surface-lint.toml",
+];
+
 /** The settings the server reads (initializationOptions.settings and workspace/configuration). */
 export interface ServerSettings {
   profile: Profile;

@@ -114,3 +114,18 @@ export class NewestOnly {
     return ticket === this.issued;
   }
 }
+
+/** `surfaceLint.review.openTranscripts`: what opening a run file shows. */
+export const OPEN_MODES = ["both", "review", "text"] as const;
+export type OpenMode = (typeof OPEN_MODES)[number];
+export const DEFAULT_OPEN_MODE: OpenMode = "both";
+
+/** The setting's value as a mode; anything else (unset, a typo, a number) is the default, `both`. */
+export function openMode(value: unknown): OpenMode {
+  return typeof value === "string" && (OPEN_MODES as readonly string[]).includes(value) ? (value as OpenMode) : DEFAULT_OPEN_MODE;
+}
+
+/** A picker's entry for a run: its workspace-relative path, then its lane and turns (no absolute path). */
+export function runPickItem(run: { name: string; lane: string; turns: number }): { label: string; description: string } {
+  return { label: run.name, description: `${run.lane} · ${run.turns} turn(s)` };
+}

@@ -8,12 +8,14 @@ import {
   diffPage,
   FILTER_COMMAND,
   NewestOnly,
+  openMode,
   OPEN_TURN_COMMAND,
   parseFilter,
   parseTurnTarget,
   REVIEW_METHOD,
   reviewPage,
   reviewTitle,
+  runPickItem,
   RUN_DIFF_METHOD,
   RUNS_METHOD,
   SETTINGS_METHOD,
@@ -24,6 +26,7 @@ import {
 
 const LIVE_DELAY_MS = 250;
 const TRANSCRIPTS_SETTING = "surfaceLint.review.transcripts";
+const OPEN_SETTING = "surfaceLint.review.openTranscripts";
 
 interface ReviewAnswer {
   css: string;
@@ -141,17 +144,77 @@ export function registerReview(context: vscode.ExtensionContext, server: ServerC
     void client.sendNotification(SETTINGS_METHOD, { transcripts: globs });
   }
 
-  async function showReview(filter: ReviewFilter): Promise<void> {
+  /**
+   * Shows (or refreshes) a transcript's review. `auto`: opened because the transcript was opened
+   * (surfaceLint.review.openTranscripts); then a file the server has no review of gets no panel.
+   */
+  async function showReview(
+    filter: ReviewFilter,
+    where: { column: vscode.ViewColumn; preserveFocus: boolean; auto: boolean } = {
+      column: vscode.ViewColumn.Beside,
+      preserveFocus: false,
+      auto: false,
+    },
+  ): Promise<boolean> {
     let review = reviews.get(filter.uri);
     if (review === undefined) {
-      const panel = vscode.window.createWebviewPanel("surfaceLint.review", reviewTitle(filter), vscode.ViewColumn.Beside, webviewOptions());
-      review = new TranscriptReview(panel, filter, (f) => send<ReviewAnswer>(REVIEW_METHOD, { ...f, text: openText(f.uri) }), () => reviews.delete(filter.uri), output);
+      const request = (f: ReviewFilter): Promise<ReviewAnswer | null> => send<ReviewAnswer>(REVIEW_METHOD, { ...f, text: openText(f.uri) });
+      if (where.auto && (await request(filter)) === null) {
+        return false;
+      }
+      const panel = vscode.window.createWebviewPanel(
+        "surfaceLint.review",
+        reviewTitle(filter),
+        { viewColumn: where.column, preserveFocus: where.preserveFocus },
+        webviewOptions(),
+      );
+      review = new TranscriptReview(panel, filter, request, () => reviews.delete(filter.uri), output);
       reviews.set(filter.uri, review);
     } else {
       review.filter = filter;
       review.panel.reveal(undefined, true);
     }
     await review.refresh();
+    return true;
+  }
+
+  // --- opening a run file shows its review (both side by side, the review alone, or the text) -----
+  const offered = new Set<string>();
+
+  function isRunFile(document: vscode.TextDocument): boolean {
+    const folder = vscode.workspace.getWorkspaceFolder(document.uri);
+    const globs = transcriptGlobs(vscode.workspace.getConfiguration(undefined, document.uri).get<unknown>(TRANSCRIPTS_SETTING));
+    if (folder === undefined || globs === null) {
+      return false;
+    }
+    return globs.some((glob) => vscode.languages.match({ pattern: new vscode.RelativePattern(folder, glob) }, document) > 0);
+  }
+
+  async function offerReview(editor: vscode.TextEditor | undefined): Promise<void> {
+    const document = editor?.document;
+    if (editor === undefined || document === undefined || document.uri.scheme !== "file") {
+      return;
+    }
+    const uri = document.uri.toString();
+    if (offered.has(uri) || reviews.has(uri) || !isRunFile(document)) {
+      return;
+    }
+    const mode = openMode(vscode.workspace.getConfiguration(undefined, document.uri).get<unknown>(OPEN_SETTING));
+    if (mode === "text") {
+      offered.add(uri);
+      return;
+    }
+    if (server.runningClient === undefined) {
+      return; // asked again once the server runs (onDidChangeState)
+    }
+    offered.add(uri);
+    const column = mode === "review" ? (editor.viewColumn ?? vscode.ViewColumn.Active) : vscode.ViewColumn.Beside;
+    // `review`: in the text's own group, in front of its tab (the text stays open, a tab away:
+    // the server keeps the document, so its squiggles and Problems stay).
+    await showReview(
+      { uri, predicate: null, category: null, failingOnly: false },
+      { column, preserveFocus: mode === "both", auto: true },
+    );
   }
 
   async function compareRuns(): Promise<void> {
@@ -163,7 +226,8 @@ export function registerReview(context: vscode.ExtensionContext, server: ServerC
       );
       return;
     }
-    const items = runs.map((r) => ({ label: r.name, description: `${r.lane} · ${r.turns} turn(s)`, detail: vscode.Uri.parse(r.uri).fsPath, run: r }));
+    // The server's order (newest first) and names (workspace-relative paths).
+    const items = runs.map((r) => ({ ...runPickItem(r), run: r }));
     const newer = await vscode.window.showQuickPick(items, { title: "Compare runs: the NEW run", placeHolder: "newest first" });
     if (newer === undefined) {
       return;
@@ -244,7 +308,12 @@ export function registerReview(context: vscode.ExtensionContext, server: ServerC
         viewColumn: vscode.ViewColumn.One,
       });
     }),
-    server.onDidChangeState(() => sendSettings()),
+    server.onDidChangeState(() => {
+      sendSettings();
+      void offerReview(vscode.window.activeTextEditor);
+    }),
+    vscode.window.onDidChangeActiveTextEditor((editor) => void offerReview(editor)),
+    vscode.workspace.onDidCloseTextDocument((document) => offered.delete(document.uri.toString())),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (event.affectsConfiguration(TRANSCRIPTS_SETTING)) {
         sendSettings();

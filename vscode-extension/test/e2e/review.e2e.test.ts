@@ -195,7 +195,7 @@ describe("surface-lint review in a real VS Code (code-server + headless Chromium
 
   step("opens the turn when its lens is clicked", async () => {
     await vscode.page.locator(".codelens-decoration a", { hasText: "✗ fail in run_b.jsonl:2" }).first().click();
-    await vscode.page.locator(".tabs-container .tab.active", { hasText: "run_b.jsonl" }).waitFor({ timeout: 15_000 });
+    await vscode.page.locator('.tabs-container .tab.active[data-resource-name="run_b.jsonl"]').first().waitFor({ timeout: 15_000 });
     await vscode.page.locator(".statusbar", { hasText: "Ln 2, Col 1" }).waitFor({ timeout: 10_000 });
   });
 
@@ -253,7 +253,7 @@ describe("surface-lint review in a real VS Code (code-server + headless Chromium
   step("follows unsaved edits of the transcript", async () => {
     // The transcript is in the first editor group (the review sits beside it).
     await vscode.page.keyboard.press("Control+1");
-    await vscode.page.locator(".editor-group-container.active .tab.active", { hasText: "run_b.jsonl" }).waitFor({ timeout: 10_000 });
+    await vscode.page.locator('.editor-group-container.active .tab.active[data-resource-name="run_b.jsonl"]').waitFor({ timeout: 10_000 });
     const line = fixtureFiles()[RUN_B]?.split("\n")[0] ?? "";
     const afterStop = line.indexOf('sea."') + "sea.".length + 1; // 1-based column just after the full stop
     await vscode.page.locator(".editor-group-container.active .monaco-editor .view-lines").click();
@@ -321,5 +321,26 @@ describe("surface-lint review in a real VS Code (code-server + headless Chromium
     );
     assert.deepEqual(rows[0], "rv_river_001 | SL103 complete_punctuation | fail | pass");
     assert.equal(rows.length, 4);
+  });
+
+  step("opening a run shows its review beside the text: context turns folded, the text keeps the focus", async () => {
+    // No surfaceLint setting: surfaceLint.review.openTranscripts is `both`.
+    await openFromExplorer(vscode.page, RUN_C);
+    const frame = await webviewFrame(vscode.page, "header h1", /run_c\.jsonl/);
+    const shown = await frame.evaluate(() => ({
+      meta: document.querySelector("header .meta")?.textContent ?? "",
+      scored: [...document.querySelectorAll("#turns article h3 code")].map((c) => c.textContent ?? ""),
+      folded: [...document.querySelectorAll("#turns details")].map((d) => ({
+        open: (d as HTMLDetailsElement).open,
+        summary: (d.querySelector("summary") as HTMLElement | null)?.innerText.replace(/\s+/g, " ").trim() ?? "",
+      })),
+    }));
+    assert.deepEqual(shown, {
+      meta: "lane deterministic_fluency · profile contract · 2 turn(s), 1 scored, 0 failing · 2 shown",
+      scored: ["rv_lamp_002"],
+      folded: [{ open: false, summary: "run_c.jsonl:1 rv_lamp_002 pack_definition · priming context not scored" }],
+    });
+    await vscode.page.locator('.editor-group-container.active .tab.active[data-resource-name="run_c.jsonl"]').waitFor({ timeout: 10_000 });
+    await screenshot(vscode.page, SCREENSHOTS, "review-opened-beside");
   });
 });

@@ -23,22 +23,27 @@ export interface ProblemRow {
   column: number;
 }
 
-/** Opens a file by clicking it in the explorer (folders are expanded on the way). */
-export async function openFromExplorer(page: Page, relativePath: string): Promise<void> {
+/** Opens a file by clicking it in the explorer (folders are expanded on the way); resolves to the
+ * time (Date.now()) of the click on the file itself, once its tab is active. */
+export async function openFromExplorer(page: Page, relativePath: string): Promise<number> {
   const parts = relativePath.split("/");
   const rows = page.locator(".explorer-folders-view .monaco-list-row");
   await rows.first().waitFor({ timeout: 60_000 });
+  let clicked = Date.now();
   for (const [index, name] of parts.entries()) {
     const row = rows.filter({ has: page.locator(".label-name", { hasText: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`) }) });
     await row.first().waitFor({ timeout: 15_000 });
     const isFolder = index < parts.length - 1;
     const expanded = await row.first().getAttribute("aria-expanded");
     if (!isFolder || expanded !== "true") {
+      clicked = Date.now();
       await row.first().click();
     }
   }
   const fileName = parts[parts.length - 1] ?? relativePath;
-  await page.locator(".tabs-container .tab.active", { hasText: fileName }).waitFor({ timeout: 15_000 });
+  // The file's own tab (by resource name): a review beside it is titled "Review: <name>" and active in its group.
+  await page.locator(`.tabs-container .tab.active[data-resource-name="${fileName}"]`).first().waitFor({ timeout: 15_000 });
+  return clicked;
 }
 
 /** Every squiggle in the active editor, with the line it is drawn on. */
@@ -199,6 +204,7 @@ export async function waitForSquiggles(
   page: Page,
   predicate: (found: Squiggle[]) => boolean,
   timeoutMs = 20_000,
+  pollMs = 200,
 ): Promise<Squiggle[]> {
   const deadline = Date.now() + timeoutMs;
   let found = await squiggles(page);
@@ -206,7 +212,7 @@ export async function waitForSquiggles(
     if (Date.now() > deadline) {
       throw new Error(`squiggles did not settle as expected; last seen: ${JSON.stringify(found)}`);
     }
-    await page.waitForTimeout(200);
+    await page.waitForTimeout(pollMs);
     found = await squiggles(page);
   }
   return found;

@@ -1,15 +1,20 @@
 import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { describe, it } from "node:test";
 
 import {
   diffPage,
   escapeHtml,
   NewestOnly,
+  OPEN_MODES,
+  openMode,
   parseFilter,
   parseTurnTarget,
   REVIEW_CSP,
   reviewPage,
   reviewTitle,
+  runPickItem,
   transcriptGlobs,
   WEBVIEW_COMMANDS,
 } from "../../src/review/page";
@@ -115,5 +120,32 @@ describe("NewestOnly", () => {
     assert.equal(requests.isNewest(first), false, "an answer overtaken by a newer request is dropped");
     assert.equal(requests.isNewest(second), true);
     assert.notEqual(first, second);
+  });
+});
+
+describe("opening a run file", () => {
+  it("reads surfaceLint.review.openTranscripts, `both` unless a mode is given", () => {
+    assert.equal(openMode("review"), "review");
+    assert.equal(openMode("text"), "text");
+    assert.equal(openMode("both"), "both");
+    for (const other of [undefined, null, "Review", 3, ["text"]]) {
+      assert.equal(openMode(other), "both");
+    }
+  });
+
+  it("has the setting in package.json with the same modes and default", () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "..", "package.json"), "utf8")) as {
+      contributes: { configuration: { properties: Record<string, { enum: string[]; default: string }> } };
+    };
+    const setting = manifest.contributes.configuration.properties["surfaceLint.review.openTranscripts"];
+    assert.deepEqual(setting?.enum, [...OPEN_MODES]);
+    assert.equal(setting?.default, "both");
+  });
+
+  it("names a run in the picker by its workspace-relative path, never its absolute one", () => {
+    assert.deepEqual(runPickItem({ name: "captures/dev.jsonl", lane: "calibration", turns: 36 }), {
+      label: "captures/dev.jsonl",
+      description: "calibration · 36 turn(s)",
+    });
   });
 });

@@ -6,6 +6,7 @@ import { describe, it } from "node:test";
 import {
   DEFAULT_INCLUDE,
   documentSelectorFor,
+  LANE_FILE_GLOBS,
   includeGlobs,
   normalizeSeverity,
   SEVERITIES,
@@ -151,6 +152,20 @@ describe("includeGlobs and documentSelectorFor", () => {
 
     it("wakes the extension where it would lint", () => {
       assert.deepEqual(manifest.activationEvents, ["onLanguage:jsonl", ...DEFAULT_INCLUDE.map((g) => `workspaceContains:${g}`)]);
+    });
+
+    it("sends lane and config files, the ones tomlValidation gives the schemas", () => {
+      assert.deepEqual(LANE_FILE_GLOBS, ["**/rules/*.toml", "**/*.lane.toml", "**/surface-lint.toml", "**/.surface-lint.toml"]);
+      const toml = (manifest.contributes as unknown as { tomlValidation: { fileMatch: string; url: string }[] }).tomlValidation;
+      assert.deepEqual(toml.map((entry) => entry.url), [
+        "./bundled/libs/surface_lint/schemas/config.schema.json",
+        "./bundled/libs/surface_lint/schemas/lane.schema.json",
+      ]);
+      const matches = (file: string): string[] => toml.filter((entry) => new RegExp(entry.fileMatch).test(file)).map((entry) => entry.url);
+      assert.deepEqual(matches("/w/lanes/rules/mine.toml"), ["./bundled/libs/surface_lint/schemas/lane.schema.json"]);
+      assert.deepEqual(matches("/w/my.lane.toml"), ["./bundled/libs/surface_lint/schemas/lane.schema.json"]);
+      assert.deepEqual(matches("/w/surface-lint.toml"), ["./bundled/libs/surface_lint/schemas/config.schema.json"]);
+      assert.deepEqual(matches("/w/Cargo.toml"), []);
     });
 
     it("holds every run folder the review reads (a run outside the include is not synced)", () => {

@@ -16,6 +16,7 @@ from ..host import Host
 from ..lint import LintResult
 from .common import MAX_FEATURE_LINE, Positions, markup_content, no_html
 from .lane_fields import FieldStep, field_detail, field_markdown, fields_at
+from .lane_toml import completion_items, is_lane_document
 
 
 def register(server: Host) -> None:
@@ -25,6 +26,9 @@ def register(server: Host) -> None:
         if at is None:
             return None
         result, line, column = at
+        if is_lane_document(result.path, result.lines):
+            return types.CompletionList(is_incomplete=False,
+                                        items=completion_items(result.lines, line, column, server.markdown_completion))
         lane = None
         if result.entry is not None:
             name = result.lane or _lane_of_path(result)

@@ -19,6 +19,7 @@ from ..lint import LintResult
 from .common import MAX_FEATURE_LINE, Positions, contains, markup_content, md_code, md_message, no_html
 from .completion import completion_context
 from .lane_fields import casework_markdown, field_markdown, fields_at
+from .lane_toml import hover_markdown, is_lane_document
 
 
 def register(server: Host) -> None:
@@ -27,6 +28,9 @@ def register(server: Host) -> None:
         at = await server.at(params.text_document.uri, params.position)
         if at is None:
             return None
+        if is_lane_document(at[0].path, at[0].lines):
+            text = hover_markdown(at[0].lines, at[1], at[2])
+            return types.Hover(markup_content(text, server.markdown_hover)) if text else None
         return hover(at[0], at[1], at[2], server.positions(), server.markdown_hover)
 
 

@@ -6,7 +6,8 @@
 * `surfaceLint/review` {uri, text?, predicate?, category?, failingOnly?}: a transcript's turns
   as a reviewer reads them (payload + HTML); `text` is the client's buffer of a file it does
   not sync to the server (outside its document selector), else the server's copy is used;
-* `surfaceLint/runs` {uri?}: the run files found, newest first (of the document's lane);
+* `surfaceLint/runs` {uri?}: the run files found with a turn of a case, newest first (of the
+  document's lane), each named by its workspace-relative path;
 * `surfaceLint/runDiff` {old, new, oldText?, newText?}: what `surface-lint diff` reports
   (payload + HTML);
 * notification `surfaceLint/reviewSettings` {transcripts: [globs]}: where runs are looked for.
@@ -380,11 +381,11 @@ class ReviewFeatures:
             if found is None or (want is not None and found[1].name != want):
                 continue
             run = read_run(engine, r.path, data)
-            if run is None:
+            if run is None or not run.turns:  # no turn of a case (telemetry of no case): nothing to compare
                 continue
-            out.append({"uri": path_to_uri(r.path), "name": r.name, "lane": run.lane.name, "kind": run.kind,
-                        "turns": len(run.turns)})
-        return out
+            out.append({"uri": path_to_uri(r.path), "name": r.shown_as, "lane": run.lane.name, "kind": run.kind,
+                        "turns": len(run.turns), "modified": r.stamp[0]})
+        return out  # newest first (find_runs' order), then by path
 
     def run_diff(self, params: Mapping[str, Any]) -> dict[str, Any]:
         old, new = params.get("old"), params.get("new")

@@ -31,7 +31,7 @@ class Subject:
     def __init__(
         self,
         surface: str,
-        grounding: str = "none",  # the runner's `grounding_source or "none"`
+        grounding: str = "none",  # the runner's `grounding_source or "none"`; UNRECORDED: the record kind has none
         case: Mapping[str, Any] | None = None,
         primed: bool = False,
         vault_hits: int | None = None,
@@ -330,10 +330,12 @@ def _grounding_marker_consistent(params: Mapping[str, Any]) -> Evaluator:
     markers = list(params["markers"])
     template = str(params["_message"])
 
-    def evaluate(ctx: Context) -> Verdict:
+    def evaluate(ctx: Context) -> Verdict | None:
         surface = ctx.subject.surface
         if ctx.subject.grounding in grounded:
             return PASS
+        if ctx.subject.grounding == UNRECORDED:
+            return NOT_JUDGED
         spans = []
         for marker in markers:
             pos = surface.find(marker)
@@ -425,6 +427,8 @@ def _grounding_in(params: Mapping[str, Any]) -> Evaluator:
     template = str(params["_message"])
 
     def evaluate(ctx: Context) -> Verdict | None:
+        if ctx.subject.grounding == UNRECORDED:
+            return NOT_JUDGED
         sources = constant
         if field:
             listed = case_value(ctx.subject.case, str(field))
@@ -539,6 +543,9 @@ def _proposal_count_equal(params: Mapping[str, Any]) -> Evaluator:
 
 MISSING: Any = object()  # a case path that leads nowhere
 NOT_JUDGED: Verdict | None = None  # an evaluator's answer when the case gives it nothing to judge
+# A subject's grounding when its record kind carries no `grounding_source` (runtime telemetry):
+# the kinds that read it give no verdict, so no finding speaks of a field the record lacks.
+UNRECORDED = ""
 
 
 def case_value(case: Mapping[str, Any] | None, path: str) -> Any:
