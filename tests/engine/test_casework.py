@@ -276,7 +276,7 @@ def test_a_headline_that_is_no_casework_metric_is_an_error_at_its_line() -> None
         parse_lane(LANE.replace('name = "thread_demo"\n', 'name = "thread_demo"\nheadline = "accuracy"\n', 1),
                    "demo.toml", "reference")
     assert (info.value.line, info.value.column, info.value.message) == (
-        3, 1, "headline 'accuracy' is not a [[casework.metrics]] metric")
+        3, 1, "headline 'accuracy' is not a metric of the lane")
 
 
 def test_cases_without_an_id_or_given_twice_are_findings_not_silence(tmp_path: Path) -> None:

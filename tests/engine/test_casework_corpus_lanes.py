@@ -175,8 +175,12 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_lanes_lists_every_shipped_lane() -> None:
     code, out, err = _run("lanes")
     assert (code, err) == (0, "")
-    rows = out.splitlines()
+    rows = [r for r in out.splitlines() if not r.startswith("  ")]  # `  SET: checks` lines follow a lane's
     assert [r.split()[0] for r in rows] == sorted((*SHIPPED_BEFORE, *CORPUS_LANES))
+    sets = [r for r in out.splitlines() if r.startswith("  ")]
+    assert [r.split(":")[0] for r in sets] == [
+        "  overall_pass (default)", "  overall_pass (default)", "  post_gloss", "  pre_gloss", "  v1 (default)",
+        "  threshold_evaluation (default)", "  overall_pass (default)", "  v1 (default)"]
     for row in rows:  # each from its own file in rules/
         assert row.endswith(f"({ROOT / 'rules' / (row.split()[0] + '.toml')})"), row
 

@@ -19,7 +19,7 @@ def test_a_check_on_a_by_metric_gives_one_record_per_category(tmp_path: Path, ca
         pytest.fail(f"the lane corpus is not at {LANE}")
     text = (ROOT / "rules" / "grammatical_coverage.toml").read_text(encoding="utf-8")
     text = text.replace('name = "grammatical_coverage"', 'name = "gc_gate"', 1).replace('code = "SLC4', 'code = "SLX4')
-    text += ('\n[[casework.metrics]]\nname = "gate"\nkind = "thresholds"\nchecks = [\n'
+    text += ('\n[[metrics]]\nname = "gate"\nkind = "thresholds"\nchecks = [\n'
              '  { metric = "by_construction", op = ">=", value = 0.5 },\n'
              '  { metric = "accuracy", op = ">=", value = 0.8 },\n]\n')
     lane_file = tmp_path / "gc_gate.toml"

@@ -1,11 +1,12 @@
-"""One threshold operator list and one compare function (operators.py), used by a lane's
-`[thresholds.*]` checks and by `[[casework.metrics]]` thresholds alike."""
+"""One threshold operator list and one compare function (operators.py), and one threshold
+check (scoring.check_thresholds), used by a lane's `[thresholds.*]` sets and by its
+`kind = "thresholds"` metrics alike."""
 
 from __future__ import annotations
 
 import pytest
 
-from surface_lint.engine import casework
+from surface_lint.engine import casescore, casework, scoring
 from surface_lint.model.operators import OPERATORS, compare, metric_kinds
 from surface_lint.rules import loader as lanes
 from surface_lint.rules.casework_schema import CASEWORK_METRIC_KINDS, CASEWORK_THRESHOLD_OPS
@@ -30,7 +31,8 @@ def test_compare(actual: float, op: str, bound: float, tolerance: float, expecte
 
 def test_both_threshold_systems_take_the_one_list_and_function() -> None:
     assert THRESHOLD_OPS == CASEWORK_THRESHOLD_OPS == (">=", "<=", ">", "<", "==", "~=") == tuple(OPERATORS)
-    assert casework._compare is compare
+    assert casework.check_thresholds is scoring.check_thresholds
+    assert casescore.threshold_results is scoring.threshold_results
     assert lanes.compare is compare
     assert ThresholdCheck("m", "<", 0.5).passes(0.4) and not ThresholdCheck("m", "<", 0.5).passes(None)
     assert ThresholdCheck("m", ">", 0.5).describe() == "> 0.5"
@@ -40,4 +42,4 @@ def test_both_threshold_systems_take_the_one_list_and_function() -> None:
 def test_every_metric_kind_is_in_one_list() -> None:
     assert METRIC_KINDS == metric_kinds("metrics") == ("rate", "count", "sum", "mean", "min", "max", "thresholds_pass")
     assert CASEWORK_METRIC_KINDS == metric_kinds("casework") == (
-        "rate", "count", "sum", "mean", "counts", "value", "thresholds")
+        "rate", "count", "sum", "mean", "min", "max", "counts", "value", "thresholds")

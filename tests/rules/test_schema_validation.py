@@ -97,8 +97,17 @@ def test_the_base_lane_loads() -> None:
         ("value = 1.0", 'value = "1.0"', (19, 51, "threshold set 'v1', check 1: `value` must be number, not string")),
         ('op = ">=", value = 1.0 }', 'op = ">=" }', (19, 11, "threshold set 'v1', check 1: missing key `value`")),
         ('kind = "rate"', 'kind = "ratio"',
-         (15, 1, 'metric \'no_marker_rate\': `kind` must be "rate", "count", "sum", "mean", "min", "max" '
-                 'or "thresholds_pass", not "ratio"')),
+         (15, 1, 'metric \'no_marker_rate\': `kind` must be "rate", "count", "sum", "mean", "min", "max", '
+                 '"thresholds_pass", "counts", "value" or "thresholds", not "ratio"')),
+        ('kind = "rate"', 'kind = "counts"',
+         (15, 1, "metric 'no_marker_rate': kind 'counts' is not computed by a classic lane; write a case-driven "
+                 "lane ([casework]) instead")),
+        ('kind = "rate"', 'kind = "thresholds"',
+         (15, 1, "metric 'no_marker_rate': kind 'thresholds' is not computed by a classic lane; write a "
+                 "`[thresholds.NAME]` set (and `kind = \"thresholds_pass\"` for its pass flag) instead")),
+        ('kind = "rate"', 'kind = "rate"\nper = "turns"',
+         (16, 1, "metric 'no_marker_rate': `per` is for case-driven lanes ([casework]); a classic lane's "
+                 "metric does not take it")),
         ('kind = "rate"', 'kind = "rate"\nrunner = "yes"', (16, 1, "metric 'no_marker_rate': `runner` must be boolean, not string")),
         ('default_severity = "warning"', 'default_severity = "warning"\nreport = 0',
          (10, 1, "predicate 'no_marker': `report` must be boolean, not integer")),
@@ -140,7 +149,8 @@ def test_the_base_lane_loads() -> None:
         # cross references
         ('metric = "no_marker_rate"', 'metric = "no_marker_rat"',
          (19, 13, "threshold set 'v1': unknown metric 'no_marker_rat' (did you mean 'no_marker_rate'?)")),
-        ('default_thresholds = "v1"', 'default_thresholds = "v2"', (3, 1, "default_thresholds 'v2' names no [thresholds.*] set")),
+        ('default_thresholds = "v1"', 'default_thresholds = "v2"', (3, 1, "default_thresholds 'v2' names no threshold set (a [thresholds.*] table or a "
+                     "`kind = \"thresholds\"` metric)")),
         ('name = "tiny"', 'name = "tiny"\nexpected_field = "expected"',
          (3, 1, "[lane] `expected_field` 'expected' is not a [case_schema] field")),
         ("[[metrics]]\nname = \"no_marker_rate\"", "[[metrics]]\nname = \"no_marker_rate\"\n[[metrics]]\nname = \"no_marker_rate\"",

@@ -24,7 +24,7 @@ from ..engine.config import Config, ConfigError, find_config, load_config
 from ..engine.spool import ScratchError, scratch_error, scratch_writes
 from ..model.findings import Finding, Severity
 from ..reporters.outputs import Interrupted, open_output, printable, refuse_input, signals_end_the_run
-from ..rules.loader import DEFAULT_PROFILE, PROFILES
+from ..rules.loader import DEFAULT_PROFILE, PROFILES, threshold_lines
 from ..sources.base import DEFAULT_MAX_LINE_BYTES
 from ..sources.streams import release_streams
 
@@ -631,6 +631,8 @@ def run_lanes(argv: Sequence[str]) -> int:
     for name, lane in sorted(engine.lane_set.lanes.items()):
         sets = ", ".join(sorted(lane.thresholds)) or "none"
         print(f"{name} {lane.version}  headline {lane.headline}  thresholds: {sets}  ({lane.path})")
+        for line in threshold_lines(lane):
+            print(line)
     for err in engine.lane_errors:
         print(f"error: {printable(str(err))}", file=sys.stderr)
     return EXIT_USAGE if engine.lane_errors else EXIT_OK

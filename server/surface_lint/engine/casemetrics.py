@@ -45,6 +45,8 @@ class _Total:
     total: Any = 0  # the sum of values (sum, mean), in item order
     counts: dict[str, int] = field(default_factory=dict)  # kind `counts`: per field
     first: Any = None  # the category's first value (its order among the categories)
+    low: Any = None  # min, max: the least and the greatest number (the first of equals)
+    high: Any = None
 
 
 class CaseMetricsFold:
@@ -129,10 +131,17 @@ class CaseMetricsFold:
             if got:
                 total.hits += 1
             return
-        number = self._number(spec, spec.value, got)  # sum, mean
-        if number is not None:
-            total.items += 1
-            total.total = total.total + (float(number) if kind == "mean" else number)
+        number = self._number(spec, spec.value, got)  # sum, mean, min, max
+        if number is None:
+            return
+        total.items += 1
+        if kind in ("min", "max"):
+            if total.low is None or number < total.low:
+                total.low = number
+            if total.high is None or number > total.high:
+                total.high = number
+            return
+        total.total = total.total + (float(number) if kind == "mean" else number)
 
     def _number(self, spec: CaseMetric, expr: Expr, got: Any) -> Any:
         """An item's number (a flag counts 1 or 0, as Python sums it; `mean` also reads a number's
@@ -162,18 +171,20 @@ class CaseMetricsFold:
                 raw[spec.name] = value
             elif spec.kind == "value":
                 assert spec.value is not None
-                out = self._attempt(spec.value, {"metrics": raw, **raw})[1]
+                out = _round(spec, self._attempt(spec.value, {"metrics": raw, **raw})[1])
                 raw[spec.name] = out
                 value = _rounded(spec, out)
             elif spec.by is not None:
                 groups = self.totals[spec.name]
                 keys = sorted(groups, key=lambda k: category_order(groups[k].first))
-                raw[spec.name] = {k: self._value(spec, groups[k]) for k in keys}
+                raw[spec.name] = {k: _round(spec, self._value(spec, groups[k])) for k in keys}
                 value = {k: _rounded(spec, raw[spec.name][k]) for k in keys}
             else:
-                out = self._value(spec, self.totals[spec.name].get(category_key(None), _Total()))
+                out = _round(spec, self._value(spec, self.totals[spec.name].get(category_key(None), _Total())))
                 raw[spec.name] = out
                 value = _rounded(spec, out)
+            if not spec.report:  # a helper: thresholds and `value` metrics read it, no output shows it
+                continue
             if spec.section == spec.name:  # the metric is a whole report section (`by_class`)
                 sections[spec.name] = value if isinstance(value, dict) else {"value": value}
             else:
@@ -191,13 +202,23 @@ class CaseMetricsFold:
             return total.hits / total.items if total.items else spec.empty
         if kind == "mean":
             return total.total / total.items if total.items else spec.empty
+        if kind in ("min", "max"):
+            return (total.low if kind == "min" else total.high) if total.items else spec.empty
         assert kind == "counts"
         return {name: total.counts.get(name, 0) for name in sorted(spec.fields)}
 
 
 def _rounded(spec: CaseMetric, value: Any) -> Any:
+    """The reported value (`digits`)."""
     if spec.digits is not None and isinstance(value, float):
         return round(value, spec.digits)
+    return value
+
+
+def _round(spec: CaseMetric, value: Any) -> Any:
+    """The metric itself (`round = N`): what thresholds and `value` metrics read."""
+    if spec.rounding is not None and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return round(value, spec.rounding)
     return value
 
 

@@ -18,9 +18,8 @@ from typing import Any
 from ..model.checks import CASE_PROBLEMS
 from ..model.checks import CHECK_CODES as C
 from ..model.findings import Finding, Location, Severity
-from ..model.operators import compare as _compare
 from ..rules.kinds.core import Verdict
-from ..rules.loader import Lane, ThresholdCheck
+from ..rules.loader import Lane
 from ..sources.base import JsonlReader, ReadStats, Record, check_finding
 from ..sources.streams import open_input
 from .casegroup import CaseGroups, judge_case
@@ -30,7 +29,7 @@ from .casework import Casework, CaseworkEvaluator
 from .pipeline import Evaluator
 from .results import CaseIndex, LaneResult, Rows, UsageError
 from .score import Scored, _finding_order, _row, _row_light, _row_order, _row_outcome, _second
-from .scoring import ThresholdResult
+from .scoring import threshold_results
 from .spool import Mapped, Spool, fewer_collections
 
 
@@ -45,6 +44,7 @@ class CaseworkScorer:
         self.index = index
         self.want_rows = want_rows
         self.row_findings = True
+        self.set_name: str | None = lane.default_thresholds  # the threshold set checked
         self.finding_limit = finding_limit
         self.max_line_bytes = max_line_bytes
         self.evaluator = Evaluator(lane, levels)
@@ -172,7 +172,10 @@ class CaseworkScorer:
         metrics = dict(sections.get("metrics", {}))
         # Sections beside `metrics` (fabrication_control's `by_class`) are reported as the runner does.
         extra = {name: values for name, values in sections.items() if name != "metrics"}
-        thresholds, set_name = self._thresholds(raw)
+        # The lane's threshold set (its first `thresholds` metric unless `--thresholds` or the
+        # config names another): one check for every lane (scoring.check_thresholds).
+        set_name = self.set_name
+        thresholds = threshold_results(lane, raw, set_name) if self.case_count else []
         passed: bool | None = all(t.passed for t in thresholds) if thresholds else None
         nothing = None
         if not self.case_count:
@@ -194,29 +197,6 @@ class CaseworkScorer:
             metric_aliases={}, case_count=self.case_count, failing_count=self.failing_count,
             nothing_scored=nothing, case_rows=case_rows, sections=extra,
         )
-
-    def _thresholds(self, raw: Mapping[str, Any]) -> tuple[list[ThresholdResult], str | None]:
-        """The lane's first `thresholds` metric as threshold results (CI's exit code and every
-        reporter's threshold lines); a check on a per-category metric gives one result per
-        category, named `metric.category`."""
-        spec = next((m for m in self.casework.metrics if m.kind == "thresholds"), None)
-        if spec is None:
-            return [], None
-        out: list[ThresholdResult] = []
-        for check in spec.checks:
-            actual = raw.get(check.metric)
-            named: list[tuple[str, Any]]
-            if isinstance(actual, dict):
-                named = [(f"{check.metric}.{k}", v) for k, v in actual.items()]  # in the metric's category order
-            else:
-                named = [(check.metric, actual)]
-            for name, value in named:
-                if value is None and spec.skip_null:
-                    continue
-                number = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-                threshold = ThresholdCheck(name, check.op, check.value)
-                out.append(ThresholdResult(threshold, number, number is not None and _compare(number, check.op, check.value)))
-        return out, spec.name
 
     def _nothing_scored(self) -> str:
         stats = self.stats
@@ -245,12 +225,15 @@ def score_casework(lane: Lane, casework: Casework, index: CaseIndex | None, leve
                    profile: str, case_paths: Sequence[str], capture_paths: Sequence[str],
                    texts: Mapping[str, bytes], stats: ReadStats, want_rows: bool = True,
                    finding_limit: int | None = None, row_findings: bool = True,
-                   max_line_bytes: int | None = None) -> LaneResult:
-    """`Engine.score` of a case-driven lane (the case index is the run's, read once)."""
+                   max_line_bytes: int | None = None, set_name: str | None = None) -> LaneResult:
+    """`Engine.score` of a case-driven lane (the case index is the run's, read once); `set_name`:
+    the threshold set checked (default: the lane's)."""
     if index is None or not case_paths:
         raise UsageError(f"lane {lane.name} scores captures joined with their cases: give --cases")
     scorer = CaseworkScorer(lane, casework, index, levels, want_rows, finding_limit, max_line_bytes)
     scorer.row_findings = row_findings
+    if set_name is not None:
+        scorer.set_name = set_name
     scorer.read(capture_paths, texts)
     return scorer.result(profile, [*case_paths, *capture_paths], stats, index.findings,
                          capture_paths[0] if capture_paths else "")

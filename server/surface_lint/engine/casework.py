@@ -27,7 +27,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..model.checks import CHECK_CODES as C
-from ..model.operators import compare as _compare
 from ..rules.expressions import FUNCTIONS, Budget, EvalFailure, Expr, ExprError, Reads, recording, resolve_path
 from ..rules.kinds import extra as kinds_extra
 from ..rules.kinds.core import PASS, Context, RegexTimeout, Subject, Verdict
@@ -35,15 +34,16 @@ from ..rules.loader import LANE_FUNCTION_DOCS as LANE_FUNCTION_DOCS
 from ..rules.loader import LANE_FUNCTIONS as LANE_FUNCTIONS
 from ..rules.loader import CaseMetric as CaseMetric
 from ..rules.loader import Casework as Casework
+from ..rules.loader import ThresholdSet, _entry_of, _text_fields, json_type_ok
 from ..rules.loader import ThresholdSpec as ThresholdSpec
 from ..rules.loader import TurnValueSpec as TurnValueSpec
 from ..rules.loader import ValueSpec as ValueSpec
 from ..rules.loader import ViewSpec as ViewSpec
-from ..rules.loader import _entry_of, _text_fields, json_type_ok
 from ..rules.loader import format_message as format_message
 from ..rules.loader import load_casework as load_casework
 from ..rules.loader import parse_casework as parse_casework
 from ..rules.loader import template_problem as template_problem
+from .scoring import check_thresholds
 
 
 @dataclass(frozen=True, slots=True)
@@ -661,26 +661,18 @@ def _render(template: str, scope: Mapping[str, Any]) -> str:
 
 
 def _thresholds(spec: CaseMetric, raw: Mapping[str, Any]) -> Any:
-    """Checks on the unrounded metrics (as runners compare them). With `section` holding the
-    result as an object, the value is {passed, violations}; else a plain pass flag."""
+    """A `thresholds` metric's value: its checks (scoring.check_thresholds, the one threshold
+    check) on the metrics before it. With `section` holding the result as an object, the value
+    is {passed, violations}; else a plain pass flag. A failed check with a `message` is a
+    violation (a null metric always is: its message, or "")."""
     violations: list[str] = []
-    ok = True
-    for check in spec.checks:
-        actual = raw.get(check.metric)
-        targets = list(actual.values()) if isinstance(actual, dict) else [actual]
-        for value in targets:
-            if value is None:
-                if spec.skip_null:
-                    continue
-                ok = False
-                violations.append(format_message(check.message, metric=check.metric, actual=value, bound=check.value))
-                continue
-            number = value if isinstance(value, (int, float)) else math.nan  # a category table or text: not met
-            passed = _compare(float(number), check.op, check.value)
-            if not passed:
-                ok = False
-                if check.message:
-                    violations.append(format_message(check.message, metric=check.metric, actual=value, bound=check.value))
+    results = check_thresholds(ThresholdSet(spec.name, "", spec.checks, spec.skip_null), raw)
+    for result in results:
+        check = result.check
+        if not result.passed and (result.value is None or check.message):
+            violations.append(format_message(check.message, metric=check.metric, actual=result.value,
+                                             bound=check.value))
+    ok = all(r.passed for r in results)
     if spec.fields or spec.section != "metrics":
         return {"passed": ok, "violations": violations}
     return ok

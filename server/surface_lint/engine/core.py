@@ -202,6 +202,8 @@ class Engine:
             if not transcript_paths:
                 raise UsageError("give --lane, --cases or --transcripts")
             lane = self._transcript_lane(transcript_paths[0], texts)
+        # One threshold model: every lane's sets (a [thresholds.*] table, a `thresholds` metric).
+        set_name = self.threshold_set(lane, threshold_set)
         casework = load_casework(lane)
         if casework is not None:  # a case-driven lane: its captures grouped and judged case by case
             stats = ReadStats()
@@ -209,8 +211,7 @@ class Engine:
                 stats.add(index.stats)
             return score_casework(lane, casework, index, self.severity_levels, self.profile, case_paths,
                                   transcript_paths, texts, stats, want_details, finding_limit, row_findings,
-                                  self.config.max_line_bytes)
-        set_name = self.threshold_set(lane, threshold_set)
+                                  self.config.max_line_bytes, set_name)
         stats = ReadStats()
         if index is not None:
             stats.add(index.stats)

@@ -27,7 +27,15 @@ from .compact import CompactOutcomes, whole_record
 from .details import DetailsPlan
 from .pipeline import Evaluated, Evaluator, Joined, join_report, join_turns
 from .results import CaseIndex, LaneResult, Rows, UsageError
-from .scoring import VALUE_SLOTS, Outcome, lane_signals, metrics_from_tally, signal_values, threshold_results
+from .scoring import (
+    VALUE_SLOTS,
+    Outcome,
+    lane_signals,
+    metrics_from_tally,
+    reported_metrics,
+    signal_values,
+    threshold_results,
+)
 from .services import EngineServices
 from .spool import Mapped, Spool, fewer_collections
 
@@ -380,6 +388,7 @@ class LaneScorer:
             nothing = self.nothing_scored(self.stats)  # what the transcripts held, not the cases
         metrics = metrics_from_tally(lane, summary.tally, summary.values)
         thresholds = threshold_results(lane, metrics, set_name) if summary.case_count else []
+        metrics = reported_metrics(lane.metrics, metrics)  # helpers (`report = false`) were seen, not shown
         has_thresholds = set_name is not None and set_name in lane.thresholds and bool(lane.thresholds[set_name].checks)
         if nothing is not None and has_thresholds:
             self.problem(check_finding(C.NOTHING_SCORED, Location(first_transcript, 1, 1, 1, 1),

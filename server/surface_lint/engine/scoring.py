@@ -6,11 +6,11 @@ import json
 import math
 from array import array
 from collections.abc import Container, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..rules.kinds.core import MISSING, Context, RegexTimeout, Subject, Verdict, case_value
-from ..rules.loader import EXPECTED, Lane, MetricSpec, PredicateSpec, ThresholdCheck
+from ..rules.loader import EXPECTED, Lane, MetricSpec, PredicateSpec, ThresholdCheck, ThresholdSet
 
 # A predicate that needs a case field (spec.case_field, declared by its kind) is not judged
 # without it (and without a stored verdict), unless its kind says it is (spec.judged_without_field).
@@ -201,7 +201,8 @@ def lane_signals(lane: Lane) -> tuple[str, ...]:
             if bare not in names:
                 names.append(bare)
     for metric in lane.metrics:
-        for slot in (f"={metric.value}" if metric.value else "", f"#{metric.by}" if metric.by else ""):
+        value, by = metric.value_path, metric.by_path
+        for slot in (f"={value}" if value else "", f"#{by}" if by else ""):
             if slot and slot not in names:
                 names.append(slot)
     return tuple(names)
@@ -395,7 +396,7 @@ def metrics_from_tally(lane: Lane, tally: Mapping[tuple[bool, ...], int],
         pool = [(v, n) for v, n in tally.items() if all(holds(v, s) for s in spec.over)]
         metrics[spec.name] = _metric(spec, pool, index, holds, values)
         if spec.by:  # v2: the same metric per category of the case field, as `name.category`
-            slot = index[f"#{spec.by}"]
+            slot = index[f"#{spec.by_path}"]
             for category in sorted({v[slot] for v, _ in pool if v[slot] is not None}):
                 part = [(v, n) for v, n in pool if v[slot] == category]
                 metrics[f"{spec.name}.{category}"] = _metric(spec, part, index, holds, values)
@@ -410,14 +411,15 @@ def _metric(spec: MetricSpec, pool: list[tuple[tuple[Any, ...], int]], index: Ma
     """One metric over the cases of `pool` (signal tuple, count): count, rate, or (v2) the mean,
     min, max or sum of a per-case value (cases without a number are left out)."""
     size = sum(n for _, n in pool)
+    digits = _digits(spec)
     if spec.kind == "count":
         return size
     if spec.kind == "rate":
         if not size:
             return spec.empty
         passed = sum(n for v, n in pool if all(holds(v, s) for s in spec.passing))
-        return round(passed / size, 4)
-    slot = index[f"={spec.value}"]
+        return round(passed / size, digits)
+    slot = index[f"={spec.value_path}"]
     if values is not None:
         return _metric_of_sums(spec, pool, slot, sum(1 for n, i in index.items() if n[0] == "=" and i < slot),
                                holds, values)
@@ -425,11 +427,16 @@ def _metric(spec: MetricSpec, pool: list[tuple[tuple[Any, ...], int]], index: Ma
     if not numbers:
         return spec.empty
     if spec.kind == "mean":
-        return round(sum(x * n for x, n in numbers) / sum(n for _, n in numbers), 4)
+        return round(sum(x * n for x, n in numbers) / sum(n for _, n in numbers), digits)
     if spec.kind == "sum":
-        return round(sum(x * n for x, n in numbers), 4)
+        return round(sum(x * n for x, n in numbers), digits)
     pick = min if spec.kind == "min" else max
-    return round(pick(x for x, _ in numbers), 4)
+    return round(pick(x for x, _ in numbers), digits)
+
+
+def _digits(spec: MetricSpec) -> int:
+    """A classic metric's rounding: `round = N`, else the runners' 4 digits."""
+    return spec.rounding if spec.rounding is not None else 4
 
 
 def _metric_of_sums(spec: MetricSpec, pool: list[tuple[tuple[Any, ...], int]], slot: int, j: int, holds: Any,
@@ -444,11 +451,12 @@ def _metric_of_sums(spec: MetricSpec, pool: list[tuple[tuple[Any, ...], int]], s
             numbers.merge(sums[j])
     if not numbers.count:
         return spec.empty
+    digits = _digits(spec)
     if spec.kind == "mean":
-        return round(numbers.total() / numbers.count, 4)
+        return round(numbers.total() / numbers.count, digits)
     if spec.kind == "sum":
-        return round(numbers.total(), 4)
-    return round(numbers.low if spec.kind == "min" else numbers.high, 4)
+        return round(numbers.total(), digits)
+    return round(numbers.low if spec.kind == "min" else numbers.high, digits)
 
 
 @dataclass(frozen=True, slots=True)
@@ -456,16 +464,52 @@ class ThresholdResult:
     check: ThresholdCheck
     actual: float | None
     passed: bool
+    value: Any = field(default=None, compare=False)  # the metric as computed (a flag, a text or null)
 
 
 def threshold_results(
     lane: Lane, metrics: Mapping[str, Any], set_name: str | None
 ) -> list[ThresholdResult]:
+    """The lane's threshold set `set_name` checked on its metrics (none: no set)."""
     if set_name is None or set_name not in lane.thresholds:
         return []
-    out = []
-    for check in lane.thresholds[set_name].checks:
-        actual = metrics.get(check.metric)
-        value = float(actual) if isinstance(actual, (int, float)) and not isinstance(actual, bool) else None
-        out.append(ThresholdResult(check, value, check.passes(value)))
+    return check_thresholds(lane.thresholds[set_name], metrics)
+
+
+def metric_value(metrics: Mapping[str, Any], name: str) -> Any:
+    """A metric by name, or one category of a `by` table (`NAME.CATEGORY`); None when absent."""
+    if name in metrics:
+        return metrics[name]
+    table, dot, category = name.rpartition(".")
+    found = metrics.get(table) if dot else None
+    return found.get(category) if isinstance(found, dict) else None
+
+
+def check_thresholds(threshold_set: ThresholdSet, metrics: Mapping[str, Any]) -> list[ThresholdResult]:
+    """The one threshold check of every lane: each check of the set on the metrics (as the lane
+    computed them: a classic lane's rounded, a case-driven lane's unrounded unless `round`). A
+    check naming a whole category table (a case-driven `by` metric) gives one result per
+    category, named `metric.category`, in the table's order; a null is skipped with `skip_null`
+    and fails otherwise, as does anything but a number."""
+    out: list[ThresholdResult] = []
+    for check in threshold_set.checks:
+        actual = metric_value(metrics, check.metric)
+        named: list[tuple[ThresholdCheck, Any]]
+        if isinstance(actual, dict):
+            named = [(replace(check, metric=f"{check.metric}.{k}"), v) for k, v in actual.items()]
+        else:
+            named = [(check, actual)]
+        for one, value in named:
+            if value is None and threshold_set.skip_null:
+                continue
+            number = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+            out.append(ThresholdResult(one, number, one.passes(number), value))
     return out
+
+
+def reported_metrics(specs: Sequence[MetricSpec], metrics: Mapping[str, Any]) -> dict[str, Any]:
+    """The metrics without the helpers (`report = false`: a metric and its `NAME.CATEGORY`s)."""
+    hidden = {spec.name for spec in specs if not spec.report}
+    if not hidden:
+        return dict(metrics)
+    return {k: v for k, v in metrics.items() if k not in hidden and k.rpartition(".")[0] not in hidden}

@@ -1,5 +1,5 @@
 """The one list of threshold operators and of metric kinds, and the one compare function, shared
-by a lane's `[thresholds.*]` checks and its `[[casework.metrics]]` `thresholds` checks."""
+by a lane's `[thresholds.*]` checks and its `kind = "thresholds"` metrics' checks."""
 
 from __future__ import annotations
 
@@ -41,15 +41,17 @@ def describe(op: str, bound: float, tolerance: float = 0.0) -> str:
     return f"{op} {bound:g}"
 
 
-# Every metric kind, with the tables that take it: `metrics` ([[metrics]], over the cases'
-# signals) and `casework` ([[casework.metrics]], over a case-driven lane's values).
+# Every metric kind, with the sorts of lane that compute it: `metrics` (a classic lane's
+# [[metrics]], over the cases' signals) and `casework` (a case-driven lane's [[metrics]], over its
+# values). `thresholds_pass` and `thresholds` are one concept (a threshold set's pass flag): a
+# classic lane names a [thresholds.*] set, a case-driven lane's metric holds its checks.
 METRIC_KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "rate": ("share of the counted items that pass", ("metrics", "casework")),
     "count": ("how many items are counted", ("metrics", "casework")),
     "sum": ("sum of a number per item", ("metrics", "casework")),
     "mean": ("mean of a number per item", ("metrics", "casework")),
-    "min": ("smallest number per item", ("metrics",)),
-    "max": ("largest number per item", ("metrics",)),
+    "min": ("smallest number per item", ("metrics", "casework")),
+    "max": ("largest number per item", ("metrics", "casework")),
     "thresholds_pass": ("whether the lane's default threshold set passes", ("metrics",)),
     "counts": ("a table of counts, one per named condition", ("casework",)),
     "value": ("an expression over earlier metrics", ("casework",)),

@@ -269,11 +269,12 @@ def rules_file_reference() -> str:
     from ..model.operators import METRIC_KINDS, OPERATORS
 
     parts += ["## Threshold operators", "", "One list (`operators.OPERATORS`) and one compare function for "
-              "`[thresholds.*]` checks and `[[casework.metrics]]` `thresholds` checks:", "",
+              "`[thresholds.*]` checks and `kind = \"thresholds\"` metrics' checks:", "",
               "| op | passes when the metric is | better |", "|---|---|---|",
               *[f"| `{op}` | {meaning} | {better} |" for op, (meaning, better) in OPERATORS.items()], "",
-              "## Metric kinds", "", "One list (`operators.METRIC_KINDS`); each kind names the tables that take it:", "",
-              "| kind | computes | `[[metrics]]` | `[[casework.metrics]]` |", "|---|---|---|---|",
+              "## Metric kinds", "", "One list (`operators.METRIC_KINDS`) for the one `[[metrics]]` table; each kind "
+              "names the sorts of lane that compute it:", "",
+              "| kind | computes | classic lane | case-driven lane |", "|---|---|---|---|",
               *[f"| `{kind}` | {what} | {'yes' if 'metrics' in tables else '—'} | "
                 f"{'yes' if 'casework' in tables else '—'} |" for kind, (what, tables) in METRIC_KINDS.items()], ""]
     return "\n".join(parts)

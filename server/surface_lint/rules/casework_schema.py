@@ -1,18 +1,30 @@
-"""The schema of a lane file's `[casework]` table (case-driven lanes; see casework.py), in the
-declarative terms of rule_schema: the one validator checks it with every other table."""
+"""The schema of a lane file's `[casework]` table (case-driven lanes; see casework.py) and of the
+one metric table and threshold check every lane uses (`[[metrics]]`, `[thresholds.*]`), in the
+declarative terms of rules.schema: the one validator checks them with every other table."""
 
 from __future__ import annotations
 
-from ..model.operators import OPERATORS, metric_kinds
-from .schema import REQUIRED, ArrayOf, MapOf, Table, Value
+from ..model.operators import METRIC_KINDS, OPERATORS, metric_kinds
+from .kinds.case import removed_when_text
+from .schema import REQUIRED, ArrayOf, MapOf, Table, Value, toml_type_name
 
 QUANTIFIERS = ("all", "any", "count", "each", "first")
 CASEWORK_METRIC_KINDS = metric_kinds("casework")  # the [[casework.metrics]] kinds of operators.METRIC_KINDS
-CASEWORK_THRESHOLD_OPS = tuple(OPERATORS)
+CASEWORK_THRESHOLD_OPS = THRESHOLD_OPS = tuple(OPERATORS)
 
 _EXPR = Value("string", REQUIRED, "An expression (docs/lanes/README.md).", non_empty=True)
 _OPT_EXPR = Value("string", None, "An expression (docs/lanes/README.md).", non_empty=True)
 _TEXT = Value("string")
+
+
+def _condition_problem(value: object) -> str | None:
+    """A metric's `where` / `when` as text (the removed table form says what to write); what it
+    may read depends on the lane, and the loader checks that."""
+    if isinstance(value, (dict, list)):
+        return removed_when_text(value)
+    if not isinstance(value, str):
+        return f"must be a string (an expression), not {toml_type_name(value)}"
+    return None if value.strip() else "must not be empty"
 
 VIEW_TABLE = Table({
     "where": Value("string", None, "Which records of the run are this view's turns (default: all).", non_empty=True),
@@ -43,30 +55,58 @@ VALUE_TABLE = Table({
                      "are read from the scope (`{sentence_count}`, `{case.min_sentences}`).", non_empty=True),
     "description": _TEXT,
 })
-THRESHOLD_CHECK_TABLE = Table({
-    "metric": Value("string", REQUIRED, "An earlier metric of [casework].", non_empty=True),
-    "op": Value("string", ">=", "How the unrounded metric compares to the value.", choices=CASEWORK_THRESHOLD_OPS),
+# --- the one metric table and the one threshold check, of every lane ---------------------
+# `[[metrics]]` of a classic lane and of a case-driven lane (and the old `[[casework.metrics]]`)
+# are this one table; which keys a lane of each sort takes is the loader's (`_metric_problem`).
+CHECK_TABLE = Table({
+    "metric": Value("string", REQUIRED, "A metric of this lane (`NAME`, or `NAME.CATEGORY` of a `by` metric).",
+                    non_empty=True),
+    "op": Value("string", ">=", "How the metric compares to the value.", choices=THRESHOLD_OPS),
     "value": Value("number", REQUIRED, "The bound."),
+    "tolerance": Value("number", 0.0, "For `~=`: the allowed distance.", minimum=0),
     "message": Value("string", "", "A violation's text: {metric}, {actual}, {bound}."),
+})
+THRESHOLD_CHECK_TABLE = CHECK_TABLE  # the old name of a `kind = "thresholds"` metric's check
+THRESHOLD_SET_TABLE = Table({
+    "description": _TEXT,
+    "checks": ArrayOf(CHECK_TABLE),
+    "skip_null": Value("boolean", False, "A null metric is skipped, not failed."),
 })
 METRIC_TABLE = Table({
     "name": Value("string", REQUIRED, "The metric's name, as the runner reports it.", non_empty=True),
-    "kind": Value("string", "rate", "What it computes.", choices=CASEWORK_METRIC_KINDS),
-    "value": Value("string", None, "The per-item expression (rate: a flag; sum, mean: a number; value: over metrics).",
-                   non_empty=True),
-    "where": Value("string", None, "A condition selecting the items counted.", non_empty=True),
-    "by": Value("string", None, "A per-item category: the metric becomes a table by category.", non_empty=True),
-    "per": Value("string", "case", "Items: `case`, or the turns of a view.", non_empty=True),
-    "digits": Value("integer", None, "Rounding (default 4 for rate and mean, none otherwise).", minimum=0),
+    "kind": Value("string", "rate", "What it computes.", choices=tuple(METRIC_KINDS)),
+    "value": Value("string", None, "The per-item expression (rate: a flag; sum, mean, min, max: a number; value: over "
+                   "the metrics). A classic lane takes `case.PATH`.", non_empty=True),
+    "where": Value("expression", None, "A condition selecting the items counted (`when` is the same key).",
+                   check=_condition_problem),
+    "when": Value("expression", None, "The same as `where`.", check=_condition_problem),
+    "by": Value("string", None, "A per-item category: the metric is also (a case-driven lane: only) a table by "
+                "category, `NAME.CATEGORY`.", non_empty=True),
+    "per": Value("string", "case", "Items: `case`, or the turns of a view (case-driven lanes).", non_empty=True),
+    "round": Value("integer", None, "Round the metric to this many digits where it is computed: thresholds and "
+                   "`value` metrics see the rounded number.", minimum=0),
+    "digits": Value("integer", None, "Rounding of the reported value only (case-driven lanes; default 4 for rate "
+                    "and mean, none otherwise).", minimum=0),
     "empty": Value("number", None, "The value with no items (rate: 1.0, mean: 0.0); see `empty_null`."),
-    "empty_null": Value("boolean", False, "With no items the value is null."),
+    "empty_null": Value("boolean", False, "With no items the value is null (case-driven lanes)."),
+    "report": Value("boolean", True, "false: a helper metric, computed and seen by thresholds and `value` metrics, "
+                    "in no output."),
     "fields": MapOf(Value("string", non_empty=True), "counts: name = condition."),
-    "checks": ArrayOf(THRESHOLD_CHECK_TABLE, "thresholds: checks on earlier metrics."),
+    "checks": ArrayOf(CHECK_TABLE, "thresholds: checks on earlier metrics."),
     "skip_null": Value("boolean", False, "thresholds: a null metric is skipped, not failed."),
-    "section": Value("string", "metrics", "The report section it belongs to; its own name: it is the section.",
+    "section": Value("string", "metrics", "`metrics`, or the metric's own name: it is a report section of its own "
+                     "(case-driven lanes).", non_empty=True),
+    "passing": Value("list[string]", [], "Signals that must all hold (`!name` negates; classic lanes).",
                      non_empty=True),
+    "over": Value("list[string]", [], "Signals selecting the cases counted (classic lanes).", non_empty=True),
+    "aliases": Value("list[string]", [], "Other accepted names (classic lanes).", non_empty=True),
+    "runner": Value("boolean", True, "false: documents that the runner's report lacks it (it is still reported)."),
+    "better": Value("string", "higher", "Which way is an improvement.", choices=("higher", "lower")),
     "description": _TEXT,
 })
+# Keys only one sort of lane takes (the loader says which to write instead).
+CASE_DRIVEN_METRIC_KEYS = ("per", "digits", "empty_null", "fields", "checks", "skip_null", "section")
+CLASSIC_METRIC_KEYS = ("passing", "over", "aliases")
 CASEWORK_TABLE = Table({
     "case_field": Value("string", "case_id", "The record field naming its case.", non_empty=True),
     "turn_list": Value("string", None, "A case field (path) listing per-turn expectations.", non_empty=True),
@@ -75,7 +115,8 @@ CASEWORK_TABLE = Table({
     "views": MapOf(VIEW_TABLE, "Named selections of a run's records."),
     "turn_values": ArrayOf(TURN_VALUE_TABLE, "Values of every turn of a view."),
     "values": ArrayOf(VALUE_TABLE, "Per-case values, in order."),
-    "metrics": ArrayOf(METRIC_TABLE, "Metrics over cases or turns."),
+    "metrics": ArrayOf(METRIC_TABLE, "The old spelling of the lane's `[[metrics]]` (the same table; a lane uses "
+                       "one of the two)."),
     "details": MapOf(Value("string", non_empty=True), "The per-case record: field = expression."),
     "details_if": MapOf(Value("string", non_empty=True), "A detail field is written only when its condition holds."),
     "not_judged": Value("list[string]", [], "What the runner reads that a transcript does not hold.", non_empty=True),

@@ -19,7 +19,13 @@ from typing import Any
 from ..model.checks import CHECK_CODES as C
 from ..model.checks import CHECKS
 from ..model.operators import OPERATORS, compare, describe, metric_kinds
-from .casework_schema import CASEWORK_TABLE
+from .casework_schema import (
+    CASE_DRIVEN_METRIC_KEYS,
+    CASEWORK_TABLE,
+    CLASSIC_METRIC_KEYS,
+    METRIC_TABLE,
+    THRESHOLD_SET_TABLE,
+)
 from .expressions import EvalFailure, Expr, ExprError, resolve_path
 from .extends import LanePositions, MergeProblem, merge
 from .kinds.case import FOLDED_KINDS, FOLDED_PARAMS, Condition, condition_fields, expression_literal, toml_string, when_problem
@@ -77,26 +83,16 @@ class PredicateSpec:
 
 
 @dataclass(frozen=True, slots=True)
-class MetricSpec:
-    name: str
-    kind: str  # rate | count | thresholds_pass
-    passing: tuple[str, ...] = ()
-    over: tuple[str, ...] = ()
-    empty: float = 1.0
-    aliases: tuple[str, ...] = ()
-    runner: bool = True
-    description: str = ""
-    better: str = "higher"  # which way is an improvement: higher | lower (diff, baseline)
-    value: str | None = None  # v2 mean/min/max/sum: `case.PATH`, a number per case
-    by: str | None = None  # v2: also per category of `case.PATH`, as metrics `name.category`
-
-
-@dataclass(frozen=True, slots=True)
 class ThresholdCheck:
+    """One check of a threshold set: `metric op value` (operators.compare). `metric` names a
+    metric, or one category of a `by` metric (`NAME.CATEGORY`); naming a case-driven lane's
+    whole `by` table checks every category of it."""
+
     metric: str
     op: str  # one of operators.OPERATORS
     value: float
     tolerance: float = 0.0
+    message: str = ""  # a violation's text ({metric}, {actual}, {bound}); "" says none
 
     def passes(self, actual: float | None) -> bool:
         return actual is not None and compare(actual, self.op, self.value, self.tolerance)
@@ -105,11 +101,65 @@ class ThresholdCheck:
         return describe(self.op, self.value, self.tolerance)
 
 
+ThresholdSpec = ThresholdCheck  # the old name of a case-driven lane's check
+
+
 @dataclass(frozen=True, slots=True)
 class ThresholdSet:
+    """A named set of checks: a `[thresholds.NAME]` table, or a `kind = "thresholds"` metric
+    (its name, its checks; `metric` says so). `--thresholds NAME` picks one; the lane's
+    `default_thresholds` (for a case-driven lane, its first `thresholds` metric by default) is
+    the one checked."""
+
     name: str
     description: str
     checks: tuple[ThresholdCheck, ...]
+    skip_null: bool = False  # a null metric is skipped, not failed
+    metric: bool = False  # defined by a `kind = "thresholds"` metric of this name
+
+
+@dataclass(frozen=True, slots=True)
+class MetricSpec:
+    """One metric of any lane: a `[[metrics]]` entry (the old `[[casework.metrics]]` too).
+
+    A classic lane folds its metrics over a tally of its cases' signals (engine.scoring): `passing`
+    and `over` name signals, `value` and `by` are `case.PATH`. A case-driven lane folds them case by
+    case (engine.casemetrics): `value`, `where`, `by` and `fields` are expressions over the case's
+    scope. The keys of either sort are one table; operators.METRIC_KINDS says which kinds each
+    sort computes."""
+
+    name: str
+    kind: str  # one of operators.METRIC_KINDS
+    passing: tuple[str, ...] = ()
+    over: tuple[str, ...] = ()
+    empty: Any = 1.0
+    aliases: tuple[str, ...] = ()
+    runner: bool = True
+    description: str = ""
+    better: str = "higher"  # which way is an improvement: higher | lower (diff, baseline)
+    value: Expr | None = None  # the per-item value (a classic lane: `case.PATH`)
+    by: Expr | None = None  # a per-item category: the metric per category, `name.category`
+    where: Expr | None = None  # case-driven: which items count (classic: a hidden signal in `over`)
+    per: str = "case"  # case-driven: `case`, or a view whose turns are the items
+    digits: int | None = None  # rounding of the reported value only
+    rounding: int | None = None  # `round = N`: the metric itself is rounded (thresholds see it)
+    fields: Mapping[str, Expr] = field(default_factory=dict)  # kind counts: name = condition
+    checks: tuple[ThresholdCheck, ...] = ()  # kind thresholds
+    skip_null: bool = False  # kind thresholds: a null metric is skipped
+    section: str = "metrics"  # case-driven: `metrics`, or its own name (a section of its own)
+    report: bool = True  # false: a helper, seen by thresholds and `value` metrics, in no output
+
+    @property
+    def value_path(self) -> str | None:
+        """A classic metric's `case.PATH` value (its tally slot)."""
+        return self.value.text if self.value is not None else None
+
+    @property
+    def by_path(self) -> str | None:
+        return self.by.text if self.by is not None else None
+
+
+CaseMetric = MetricSpec  # the old name of a case-driven lane's metric
 
 
 @dataclass(frozen=True, slots=True)
@@ -458,31 +508,6 @@ PREDICATE_TABLE = Table({
     "params": _PARAMS,
     "profiles": Table({p: _PROFILE for p in PROFILES}, "Per-profile parameter overrides."),
 })
-METRIC_TABLE = Table({
-    "name": Value("string", REQUIRED, "The metric's name, as the runner emits it.", non_empty=True),
-    "kind": Value("string", "rate", "What it computes.", choices=METRIC_KINDS),
-    "passing": Value("list[string]", [], "Signals that must all hold (`!name` negates).", non_empty=True),
-    "over": Value("list[string]", [], "Signals selecting the cases counted.", non_empty=True),
-    "empty": Value("number", 1.0, "A rate's value when no case is counted."),
-    "aliases": _NAMES,
-    "runner": Value("boolean", True, "false: not in the runner's report (ours only)."),
-    "description": _TEXT,
-    "better": Value("string", "higher", "Which way is an improvement.", choices=("higher", "lower")),
-    "when": Value("expression", None, "Count only the cases for which this condition over `case` and `turn` "
-                  "holds (added to `over`).", check=when_problem),
-    "value": Value("string", None, "For mean, min, max, sum: `case.PATH`, a number of each case (cases without "
-                   "one, or failing `passing`, are left out).", check=lambda v: None if v.startswith("case.") and len(v) > 5
-                   else "must be `case.` and a field path"),
-    "by": Value("string", None, "Also report the metric per category of `case.PATH`, as `NAME.CATEGORY`.",
-                check=lambda v: None if v.startswith("case.") and len(v) > 5 else "must be `case.` and a field path"),
-})
-CHECK_TABLE = Table({
-    "metric": Value("string", REQUIRED, "A metric of this lane.", non_empty=True),
-    "op": Value("string", ">=", "How the metric compares to the value.", choices=THRESHOLD_OPS),
-    "value": Value("number", REQUIRED, "The bound."),
-    "tolerance": Value("number", 0.0, "For `~=`: the allowed distance.", minimum=0),
-})
-THRESHOLD_SET_TABLE = Table({"description": _TEXT, "checks": ArrayOf(CHECK_TABLE)})
 PROPOSAL_TABLE = Table({
     "code": Value("string", C.EXPECTED_PROPOSALS, "The finding's code."),
     "severity": Value("string", "error", "The finding's severity.", choices=SEVERITIES),
@@ -657,18 +682,25 @@ def parse_lane(text: str, shown: str, profile: str = DEFAULT_PROFILE, trusted: b
     names = {p.name for p in predicates} | {a for p in predicates for a in p.aliases}
     schema = _load_schema(rules)
     hidden: list[PredicateSpec] = []
-    metrics = _load_metrics(rules, names, schema, hidden)
+    case_driven = "casework" in data
+    # A case-driven lane's metrics are folded case by case (parse_casework builds them); a
+    # classic lane's over its cases' signals. One table, one threshold model for both.
+    metrics = [] if case_driven else _load_metrics(rules, names, schema, hidden)
     predicates.extend(hidden)
     casework = data.get("casework") or {}
-    if not predicates and not metrics and not casework.get("values") and not casework.get("metrics"):
+    items = _metric_items(rules)
+    if not predicates and not items and not casework.get("values"):
         # Nothing would be checked, yet every run would report 0 findings and exit 0.
         raise rules.fail(("lane",), f"lane {name!r} defines no predicate, metric or [casework] value: "
                                     "it would check nothing")
-    thresholds = _load_thresholds(rules, metrics)
+    thresholds = _load_thresholds(rules, items, case_driven)
     default_thresholds = lane_t.get("default_thresholds")
     if default_thresholds is not None and default_thresholds not in thresholds:
         raise rules.fail(("lane", "default_thresholds"),
-                         f"default_thresholds {default_thresholds!r} names no [thresholds.*] set")
+                         f"default_thresholds {default_thresholds!r} names no threshold set (a [thresholds.*] "
+                         "table or a `kind = \"thresholds\"` metric)")
+    if default_thresholds is None and case_driven:  # its first `thresholds` metric is checked
+        default_thresholds = next((s.name for s in thresholds.values() if s.metric), None)
     headline = lane_t.get("headline") or (metrics[0].name if metrics else "")
     if metrics and not any(m.name == headline for m in metrics):
         raise rules.fail(("lane", "headline"), f"headline {headline!r} is not a metric")
@@ -705,7 +737,7 @@ def parse_lane(text: str, shown: str, profile: str = DEFAULT_PROFILE, trusted: b
         return lane
     # A case-driven lane: its [casework] references and expressions are parsed against the lane's
     # predicates, schema and analysis (below); the lane returned is a new one built with it.
-    return dataclasses.replace(lane, casework=parse_casework(lane, data["casework"], rules.positions))
+    return dataclasses.replace(lane, casework=parse_casework(lane, data["casework"], rules.positions, items))
 
 
 def _toml_error_position(message: str) -> tuple[int, int]:
@@ -901,17 +933,66 @@ def _field_specs(table: Mapping[str, Any], path: SchemaPath, rules: _Rules) -> d
     return out
 
 
+MetricEntries = list[tuple[SchemaPath, dict[str, Any]]]  # each metric entry with where it is written
+
+
+def _metric_items(rules: _Rules) -> MetricEntries:
+    """A lane's metric entries, each with where it is written: its `[[metrics]]`, then (a
+    case-driven lane) the old spelling `[[casework.metrics]]` (the same table), so a lane file
+    that extends a migrated lane with old entries keeps loading. An old entry that names a
+    `[[metrics]]` entry cannot merge into it: a load error says to write it as `[[metrics]]`."""
+    top = rules.doc.get("metrics")
+    casework = rules.doc.get("casework")
+    old = casework.get("metrics") if isinstance(casework, dict) else None
+    entries: MetricEntries = [(("metrics", i), item) for i, item in enumerate(top or [])]
+    names = {str(item["name"]) for _, item in entries}
+    for i, item in enumerate(old or []):
+        if str(item["name"]) in names:
+            raise rules.fail(("casework", "metrics", i, "name"),
+                             f"metric {item['name']!r} is also a `[[metrics]]` entry: write this `[[casework.metrics]]` "
+                             "entry as `[[metrics]]` (same keys), where an entry of the same name merges into it")
+        entries.append((("casework", "metrics", i), item))
+    return entries
+
+
+def _metric_problem(item: Mapping[str, Any], case_driven: bool) -> tuple[str, str] | None:
+    """(key, message) when a metric entry uses a key or kind its sort of lane does not take."""
+    name = item["name"]
+    kind = str(item.get("kind", "rate"))
+    sort = "case-driven" if case_driven else "classic"
+    if kind not in metric_kinds("casework" if case_driven else "metrics"):
+        other = "`kind = \"thresholds\"`" if kind == "thresholds_pass" else (
+            "a `[thresholds.NAME]` set (and `kind = \"thresholds_pass\"` for its pass flag)" if kind == "thresholds"
+            else "a case-driven lane ([casework])" if not case_driven else "a classic lane")
+        return "kind", f"metric {name!r}: kind {kind!r} is not computed by a {sort} lane; write {other} instead"
+    for key in (CLASSIC_METRIC_KEYS if case_driven else CASE_DRIVEN_METRIC_KEYS):
+        if key not in item:
+            continue
+        if not case_driven:
+            return key, (f"metric {name!r}: `{key}` is for case-driven lanes ([casework]); a classic lane's "
+                         "metric does not take it")
+        instead = {"passing": "`value`, an expression over the case's values (`\"a and not b\"`)",
+                   "over": "`where`, an expression", "aliases": "one `name`"}[key]
+        return key, f"metric {name!r}: `{key}` is for classic lanes; write {instead}"
+    if "where" in item and "when" in item:
+        return "when", f"metric {name!r}: `when` and `where` are one key; give `where` only"
+    return None
+
+
 def _load_metrics(rules: _Rules, names: set[str], schema: CaseSchema,
                   hidden: list[PredicateSpec]) -> list[MetricSpec]:
-    """The metrics; a metric's `when` becomes a hidden `condition` predicate in its `over`."""
+    """A classic lane's metrics; a metric's `where` (or `when`) becomes a hidden `condition`
+    predicate in its `over`."""
     out: list[MetricSpec] = []
     seen: set[str] = set()
-    for index, item in enumerate(rules.doc.get("metrics", [])):
-        here: SchemaPath = ("metrics", index)
+    for here, item in _metric_items(rules):
         name = str(item["name"])
         if name in seen:
             raise rules.fail(here, f"metric {name!r} is defined twice")
         seen.add(name)
+        problem = _metric_problem(item, False)
+        if problem is not None:
+            raise rules.fail((*here, problem[0]), problem[1])
         for key in ("passing", "over"):
             for i, signal in enumerate(item.get(key, [])):
                 bare = signal[1:] if signal.startswith("!") else signal
@@ -919,57 +1000,120 @@ def _load_metrics(rules: _Rules, names: set[str], schema: CaseSchema,
                     raise rules.fail((*here, key, i),
                                      f"metric {name!r}: {signal!r} is neither a predicate nor a case field")
         over = tuple(item.get("over", ()))
-        when = item.get("when")
+        when_key = "where" if "where" in item else "when"
+        when = item.get(when_key)
         if when is not None:
+            problem_text = when_problem(when)
+            if problem_text is not None:
+                raise rules.fail((*here, when_key), f"metric {name!r}: `{when_key}` {problem_text}")
             signal_name = f"{name}:when"
             if signal_name in names:
-                raise rules.fail((*here, "when"), f"metric {name!r}: a predicate is already named {signal_name!r}")
+                raise rules.fail((*here, when_key), f"metric {name!r}: a predicate is already named {signal_name!r}")
             condition = KINDS["condition"]
             hidden.append(PredicateSpec(
                 name=signal_name, code="", kind="condition", unit="surface", evaluate=condition.build({"when": when}),
                 default_severity="hint", report=False, aliases=(), applies_if=None, summary=f"`when` of {name}",
                 what="", why="", example_fail="", example_pass="", params={"when": when},
-                line=rules.positions.line((*here, "when")), reads=condition_fields(when), hidden=True))
+                line=rules.positions.line((*here, when_key)), reads=condition_fields(when), hidden=True))
             over = (*over, signal_name)
         kind = str(item.get("kind", "rate"))
         if kind in ("mean", "min", "max", "sum") and not item.get("value"):
             raise rules.fail((*here, "kind"), f"metric {name!r}: kind {kind!r} needs a `value` (`case.PATH`)")
         if item.get("value") and kind not in ("mean", "min", "max", "sum"):
             raise rules.fail((*here, "value"), f"metric {name!r}: `value` is for kinds mean, min, max and sum")
+        paths: dict[str, Expr | None] = {}
+        for key in ("value", "by"):
+            source = item.get(key)
+            if source is not None and not (source.startswith("case.") and len(source) > 5
+                                           and re.fullmatch(r"[A-Za-z_][\w.]*", source)):
+                raise rules.fail((*here, key), f"metric {name!r}: `{key}` in a classic lane must be `case.` and a "
+                                               "field path (expressions are for case-driven lanes)")
+            paths[key] = Expr(source) if source is not None else None
         out.append(
             MetricSpec(
-                value=item.get("value"),
-                by=item.get("by"),
+                value=paths["value"],
+                by=paths["by"],
                 better=str(item.get("better", "higher")),
                 name=name,
-                kind=str(item.get("kind", "rate")),
+                kind=kind,
                 passing=tuple(item.get("passing", ())),
                 over=over,
                 empty=float(item.get("empty", 1.0)),
                 aliases=tuple(item.get("aliases", ())),
                 runner=bool(item.get("runner", True)),
                 description=str(item.get("description", "")),
+                rounding=item.get("round"),
+                report=bool(item.get("report", True)),
             )
         )
     return out
 
 
-def _load_thresholds(rules: _Rules, metrics: Sequence[MetricSpec]) -> dict[str, ThresholdSet]:
+def _threshold_check(rules: _Rules, check: Mapping[str, Any], path: SchemaPath, what: str,
+                     known: Sequence[str], tables: Sequence[str], earlier: bool = False) -> ThresholdCheck:
+    """One threshold check, of a `[thresholds.*]` set or a `thresholds` metric: its metric is one
+    of `known`, or `NAME.CATEGORY` of one of the `by` metrics `tables`; its message a template."""
+    metric = str(check["metric"])
+    table, dot, _ = metric.rpartition(".")
+    if metric not in known and not (dot and table in tables):
+        close = difflib.get_close_matches(metric, known, n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        if earlier:
+            raise rules.fail((*path, "metric"), f"{what} names {metric!r}, not an earlier metric (nor "
+                                                f"`NAME.CATEGORY` of an earlier `by` metric){hint}")
+        raise rules.fail((*path, "metric"), f"{what}: unknown metric {metric!r}{hint}")
+    message = str(check.get("message", ""))
+    problem = template_problem(message, _THRESHOLD_PLACEHOLDERS, False)
+    if problem is not None:
+        raise rules.fail((*path, "message"), f"{what} `message`: {problem}")
+    return ThresholdCheck(metric, str(check.get("op", ">=")), float(check["value"]),
+                          float(check.get("tolerance", 0.0)), message)
+
+
+def _load_thresholds(rules: _Rules, entries: MetricEntries, case_driven: bool) -> dict[str, ThresholdSet]:
+    """Every threshold set of the lane: its `[thresholds.NAME]` tables and (a case-driven lane)
+    each `kind = "thresholds"` metric, whose checks name earlier metrics. One model: a set is
+    named, checked by `--thresholds NAME`, listed by `surface-lint lanes`."""
     out: dict[str, ThresholdSet] = {}
-    known = [m.name for m in metrics]
+    names = [str(m["name"]) for _, m in entries]
+    tables = [str(m["name"]) for _, m in entries if m.get("by") is not None]
+    if case_driven:
+        for index, (at, item) in enumerate(entries):
+            if item.get("kind") != "thresholds":
+                continue
+            name = str(item["name"])
+            earlier = names[:index]
+            checks = tuple(
+                _threshold_check(rules, check, (*at, "checks", i), f"metric {name!r}: check {i + 1}",
+                                 earlier, [t for t in tables if t in earlier], earlier=True)
+                for i, check in enumerate(item.get("checks", [])))
+            out[name] = ThresholdSet(name, str(item.get("description", "")), checks,
+                                     bool(item.get("skip_null", False)), metric=True)
     for set_name, spec in rules.table("thresholds").items():
-        checks = []
-        for index, check in enumerate(spec.get("checks", [])):
-            metric = check["metric"]
-            by_prefix = metric.rpartition(".")[0]
-            if metric not in known and not any(m.by and m.name == by_prefix for m in metrics):
-                close = difflib.get_close_matches(metric, known, n=1, cutoff=0.6)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
-                raise rules.fail(("thresholds", set_name, "checks", index, "metric"),
-                                 f"threshold set {set_name!r}: unknown metric {metric!r}{hint}")
-            checks.append(ThresholdCheck(metric, str(check.get("op", ">=")), float(check["value"]),
-                                         float(check.get("tolerance", 0.0))))
-        out[set_name] = ThresholdSet(set_name, str(spec.get("description", "")), tuple(checks))
+        if set_name in out:
+            raise rules.fail(("thresholds", set_name), f"threshold set {set_name!r}: a `thresholds` metric has this name")
+        checks = tuple(
+            _threshold_check(rules, check, ("thresholds", set_name, "checks", index),
+                             f"threshold set {set_name!r}", names, tables)
+            for index, check in enumerate(spec.get("checks", [])))
+        out[set_name] = ThresholdSet(set_name, str(spec.get("description", "")), checks,
+                                     bool(spec.get("skip_null", False)))
+    return out
+
+
+def threshold_lines(lane: Lane) -> list[str]:
+    """Every threshold set of the lane and each check it makes, one line a set (`surface-lint
+    lanes`): `  NAME (default): metric op bound, ...`; a check on a case-driven lane's whole
+    `by` table says it checks each category; a set that skips null metrics says so."""
+    casework = lane.casework
+    tables = {m.name for m in getattr(casework, "metrics", ()) if m.by is not None and m.kind not in ("value", "thresholds")}
+    out = []
+    for name in sorted(lane.thresholds):
+        found = lane.thresholds[name]
+        checks = ", ".join(f"{c.metric} {c.describe()}" + (" (each category)" if c.metric in tables else "")
+                           for c in found.checks) or "no checks"
+        default = " (default)" if name == lane.default_thresholds else ""
+        out.append(f"  {name}{default}: {checks}" + (" (null skipped)" if found.skip_null else ""))
     return out
 
 
@@ -1101,30 +1245,6 @@ class TurnValueSpec:
 _TURN_FIELDS = ("record", "case", "entry", "index", "surface", "grounding")
 
 
-@dataclass(frozen=True, slots=True)
-class ThresholdSpec:
-    metric: str
-    op: str
-    value: float
-    message: str
-
-
-@dataclass(frozen=True, slots=True)
-class CaseMetric:
-    name: str
-    kind: str
-    value: Expr | None
-    where: Expr | None
-    by: Expr | None
-    per: str
-    digits: int | None
-    empty: Any
-    fields: Mapping[str, Expr]
-    checks: tuple[ThresholdSpec, ...]
-    skip_null: bool
-    section: str
-
-
 @dataclass(frozen=True)
 class Casework:
     lane: Lane
@@ -1232,6 +1352,59 @@ def _judged_on(values: Sequence[ValueSpec], turn_values: Sequence[TurnValueSpec]
     return {k: tuple(v) for k, v in found.items()}
 
 
+def _case_metrics(lane: Lane, entries: Sequence[tuple[SchemaPath, Mapping[str, Any]]], views: Mapping[str, ViewSpec],
+                  fail_at: Callable[[SchemaPath, str], LaneError],
+                  compile_at: Callable[[str, str, SchemaPath], Expr]) -> tuple[MetricSpec, ...]:
+    """A case-driven lane's metrics (their threshold checks are the lane's threshold sets)."""
+    metrics: list[MetricSpec] = []
+    seen: set[str] = set()
+    for path, item in entries:
+        name = item["name"]
+        what = f"metric {name!r}"
+        kind = str(item.get("kind", "rate"))
+        if name in seen:
+            raise fail_at((*path, "name"), f"{what} is defined twice")
+        problem = _metric_problem(item, True)
+        if problem is not None:
+            raise fail_at((*path, problem[0]), problem[1])
+        if kind in ("sum", "rate", "mean", "min", "max", "value") and "value" not in item:
+            raise fail_at(path, f"{what} ({kind}): needs a `value` expression")
+        if kind == "counts" and not item.get("fields"):
+            raise fail_at(path, f"{what} (counts): needs `fields`, a table of name = condition")
+        per = str(item.get("per", "case"))
+        if per != "case" and per not in views:
+            raise fail_at((*path, "per"), f"{what}: `per` must be \"case\" or a view ({', '.join(views) or 'none'})")
+        section = str(item.get("section", "metrics"))
+        if section not in ("metrics", name):
+            raise fail_at((*path, "section"), f"{what}: `section` {section!r} is neither \"metrics\" nor the "
+                          f"metric's own name {name!r} (a section of its own); write one of those")
+        if kind == "thresholds" and not item.get("checks"):
+            raise fail_at(path, f"{what} (thresholds): needs `checks`")
+        if "checks" in item and kind != "thresholds":
+            raise fail_at((*path, "checks"), f"{what}: `checks` is for kind \"thresholds\"")
+        where_key = "where" if "where" in item else "when"
+
+        def opt(key: str, item: Mapping[str, Any] = item, what: str = what, path: SchemaPath = path) -> Expr | None:
+            return compile_at(item[key], f"{what} `{key}`", (*path, key)) if key in item else None
+
+        default_empty: Any = 1.0 if kind == "rate" else 0.0
+        threshold_set = lane.thresholds.get(name) if kind == "thresholds" else None
+        metrics.append(MetricSpec(
+            name=name, kind=kind, value=opt("value"), where=opt(where_key), by=opt("by"), per=per,
+            digits=item.get("digits", 4 if kind in ("rate", "mean") else None),
+            rounding=item.get("round"),
+            empty=None if item.get("empty_null") else item.get("empty", default_empty),
+            fields={k: compile_at(v, f"{what} field {k!r}", (*path, "fields", k))
+                    for k, v in item.get("fields", {}).items()},
+            checks=threshold_set.checks if threshold_set is not None else (),
+            skip_null=bool(item.get("skip_null", False)),
+            section=section, report=bool(item.get("report", True)), better=str(item.get("better", "higher")),
+            runner=bool(item.get("runner", True)), description=str(item.get("description", "")),
+        ))
+        seen.add(name)
+    return tuple(metrics)
+
+
 def load_casework(lane: Lane) -> Casework | None:
     """The lane's `[casework]` (None when it has none): parse_lane builds it with the lane, so a
     broken reference or expression is a rules-file error like any other."""
@@ -1239,17 +1412,33 @@ def load_casework(lane: Lane) -> Casework | None:
     return found if isinstance(found, Casework) else None
 
 
-def parse_casework(lane: Lane, table: Mapping[str, Any], positions: LanePositions) -> Casework:
-    def fail(path: tuple[str | int, ...], message: str) -> LaneError:
-        shown, line, column = positions.locate(("casework", *path))
+def parse_casework(lane: Lane, table: Mapping[str, Any], positions: LanePositions,
+                   metric_entries: Sequence[tuple[SchemaPath, Mapping[str, Any]]] | None = None) -> Casework:
+    """A case-driven lane's `[casework]`, with its metrics (`metric_entries`: each entry with
+    where it is written, `[[metrics]]` or the old `[[casework.metrics]]`)."""
+
+    def fail_at(path: SchemaPath, message: str) -> LaneError:
+        shown, line, column = positions.locate(path)
         if shown != lane.path:  # an inherited key: say which file's merge broke it
             message = f"{message} (inherited by {lane.path}, which extends this file)"
         return LaneError(shown, line, message, column)
 
-    metric_names = [str(m.get("name")) for m in table.get("metrics", [])]
+    def fail(path: tuple[str | int, ...], message: str) -> LaneError:
+        return fail_at(("casework", *path), message)
+
+    if metric_entries is None:
+        metric_entries = [(("casework", "metrics", i), m) for i, m in enumerate(table.get("metrics", []))]
+    metric_names = [str(m.get("name")) for _, m in metric_entries]
     if metric_names and lane.headline and lane.headline not in metric_names:
         shown, line, column = positions.locate(("lane", "headline"))
-        raise LaneError(shown, line, f"headline {lane.headline!r} is not a [[casework.metrics]] metric", column)
+        raise LaneError(shown, line, f"headline {lane.headline!r} is not a metric of the lane", column)
+
+    def compile_at(source: str, what: str, full: SchemaPath) -> Expr:
+        shown, line, column = positions.locate(full)
+        try:
+            return Expr(source, LANE_FUNCTIONS, f"{shown}:{line}:{column}")
+        except ExprError as exc:
+            raise fail_at(full, f"{what}: {exc}") from None
 
     def compile_expr(source: str, what: str, path: tuple[str | int, ...]) -> Expr:
         shown, line, column = positions.locate(("casework", *path))
@@ -1331,44 +1520,7 @@ def parse_casework(lane: Lane, table: Mapping[str, Any], positions: LanePosition
                              [*_SCOPE_NAMES, *views, *all_values], True) if "message" in item else None,
         ))
 
-    metrics: list[CaseMetric] = []
-    seen: set[str] = set()
-    for index, item in enumerate(table.get("metrics", [])):
-        path = ("metrics", index)
-        name = item["name"]
-        what = f"metric {name!r}"
-        kind = str(item.get("kind", "rate"))
-        if name in seen:
-            raise fail((*path, "name"), f"{what} is defined twice")
-        if kind in ("sum", "rate", "mean", "value") and "value" not in item:
-            raise fail(path, f"{what} ({kind}): needs a `value` expression")
-        if kind == "counts" and not item.get("fields"):
-            raise fail(path, f"{what} (counts): needs `fields`, a table of name = condition")
-        per = str(item.get("per", "case"))
-        if per != "case" and per not in views:
-            raise fail((*path, "per"), f"{what}: `per` must be \"case\" or a view ({', '.join(views) or 'none'})")
-        checks: list[ThresholdSpec] = []
-        for i, check in enumerate(item.get("checks", [])):
-            if check["metric"] not in seen:
-                raise fail((*path, "checks", i, "metric"), f"{what}: check {i + 1} names {check['metric']!r}, not an earlier metric")
-            message = template(str(check.get("message", "")), f"{what}: check {i + 1} `message`",
-                               (*path, "checks", i, "message"), _THRESHOLD_PLACEHOLDERS, False)
-            checks.append(ThresholdSpec(check["metric"], str(check.get("op", ">=")), float(check["value"]), message))
-        if kind == "thresholds" and not checks:
-            raise fail(path, f"{what} (thresholds): needs `checks`")
-        default_empty: Any = 1.0 if kind == "rate" else 0.0
-        metrics.append(CaseMetric(
-            name=name, kind=kind, value=opt(item, "value", what, path), where=opt(item, "where", what, path),
-            by=opt(item, "by", what, path), per=per,
-            digits=item.get("digits", 4 if kind in ("rate", "mean") else None),
-            empty=None if item.get("empty_null") else item.get("empty", default_empty),
-            fields={k: compile_expr(v, f"{what} field {k!r}", (*path, "fields", k))
-                    for k, v in item.get("fields", {}).items()},
-            checks=tuple(checks), skip_null=bool(item.get("skip_null", False)),
-            section=str(item.get("section", "metrics")),
-        ))
-        seen.add(name)
-
+    metrics = _case_metrics(lane, metric_entries, views, fail_at, compile_at)
     details = {key: compile_expr(source, f"detail {key!r}", ("details", key))
                for key, source in table.get("details", {}).items()}
     for key in table.get("details_if", {}):
