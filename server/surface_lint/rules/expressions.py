@@ -22,6 +22,7 @@ from .patterns import PatternError, RegexTimeout
 
 Scope = Mapping[str, Any]
 _MISSING = object()
+_NO_FUNCTIONS: Mapping[str, Callable[..., Any]] = {}
 
 
 class ExprError(Exception):
@@ -434,15 +435,17 @@ class Expr:
         recording = _RECORDING.get()
         env: _Env
         if recording is not None and id(self) in recording.exprs:  # `recording()`: what it reads is noted
-            env = recording.env(self, scope, functions or {}, spend)
+            env = recording.env(self, scope, functions or _NO_FUNCTIONS, spend)
             code = self._recorded
             if code is None:
                 code = self._recorded = _Compiler(self.tree, recording=True).code(self.tree, frozenset())
         else:
-            env = _Env(scope, functions or {}, spend)
+            env = _Env(scope, functions or _NO_FUNCTIONS, spend)
             code = self._code
         try:
-            _charge(spend, self._cost)
+            spend.steps -= self._cost  # _charge, inlined
+            if spend.steps < 0:
+                spend.step(0)
             return code(env)
         except (EvalFailure, RegexTimeout):
             raise
@@ -707,14 +710,21 @@ class _Compiler:
         builtin = FUNCTIONS.get(name)
         args_code: tuple[Callable[[Any], Any], ...] = tuple(self._items(a, bound) if isinstance(a, ast.GeneratorExp) else self.code(a, bound)
                           for a in node.args)
-        quantified = _quantified(node) if self.recording else ()
+        recording = self.recording
+        quantified = _quantified(node) if recording else ()
         of_any = name == "any"
 
         def call(env: Any) -> Any:
-            fn: Callable[..., Any] | None = env.functions.get(name) or builtin
+            fn: Callable[..., Any] | None = env.functions.get(name)
+            given = fn is not None
             if fn is None:
-                raise KeyError(name)
+                fn = builtin
+                if fn is None:
+                    raise KeyError(name)
             args = [a(env) for a in args_code]
+            if recording and given:  # a function the caller passed in: noted as `Reads.calls`
+                second = args[1] if len(args) > 1 and isinstance(args[1], str) else None
+                env.reads.calls.append((name, id(args[0]) if args else 0, second))
             budget = env.budget
             consumed = 0
             for a in args:
@@ -823,16 +833,7 @@ class Recording:
         """The state of one evaluation of `expr`, noting its `Reads` into the log."""
         reads = Reads(expr, scope)
         self.log.append(reads)
-
-        def noted(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-            def call(*args: Any) -> Any:
-                second = args[1] if len(args) > 1 and isinstance(args[1], str) else None
-                reads.calls.append((name, id(args[0]) if args else 0, second))
-                return fn(*args)
-            return call
-
-        wrapped = {name: noted(name, fn) for name, fn in functions.items()}
-        return _RecordingEnv(scope, wrapped, budget, reads)
+        return _RecordingEnv(scope, functions, budget, reads)
 
 
 _RECORDING: ContextVar[Recording | None] = ContextVar("surface_lint_expr_recording", default=None)
