@@ -319,11 +319,14 @@ class CaseworkEvaluator:
         cw = self.casework
         fns = self.functions()
         out: dict[str, list[_Turn]] = {}
+        # A record's entry and scope, once for all views (expressions never change a scope).
+        scoped = []
+        for record in records:
+            entry = _entry_of(cw, case, record)
+            scoped.append((record, entry, {"record": record, "case": case, "entry": entry}))
         for view in cw.views.values():
             turns: list[_Turn] = []
-            for record in records:
-                entry = _entry_of(cw, case, record)
-                scope = {"record": record, "case": case, "entry": entry}
+            for record, entry, scope in scoped:
                 if view.where is not None and not self._eval(view.where, scope, fns):
                     continue
                 surface = self._eval(view.surface, scope, fns) if view.surface is not None else record.get("surface")
