@@ -551,25 +551,25 @@ class _Compiler:
     def _Name(self, node: ast.Name, bound: frozenset[str]) -> Code:
         name = node.id
         fallback = _NAME_DEFAULTS.get(name)
+        if name not in bound:  # no comprehension around it binds the name: the caller's scope
+            if self.recording:
+                def recorded_outer(env: Any) -> Any:
+                    env.reads.names.add(name)
+                    scope = env.scopes[0]
+                    return scope[name] if name in scope else fallback
+                return recorded_outer
+
+            def outer(env: _Env) -> Any:
+                scope = env.scopes[0]
+                return scope[name] if name in scope else fallback
+            return outer
         if self.recording:
             def recorded(env: Any) -> Any:
-                scopes = env.scopes
-                if len(scopes) == 1:
-                    env.reads.names.add(name)
-                    scope = scopes[0]
-                    return scope[name] if name in scope else fallback
                 if env.outer(name):
                     env.reads.names.add(name)
                 return env.lookup(name)
             return recorded
-
-        def plain(env: _Env) -> Any:
-            scopes = env.scopes
-            if len(scopes) == 1:
-                scope = scopes[0]
-                return scope[name] if name in scope else fallback
-            return env.lookup(name)
-        return plain
+        return lambda env: env.lookup(name)
 
     def _Attribute(self, node: ast.Attribute, bound: frozenset[str]) -> Code:
         base_code, attr = self.code(node.value, bound), node.attr
