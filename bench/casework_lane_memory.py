@@ -6,9 +6,13 @@ made them, so a case's records sit where the runner's sit. Runs, in fresh subpro
 same run, `surface-lint --lane LANE --cases C --transcripts T --output-format F -o /dev/null`
 for each format, and a bare json.loads loop over cases and captures (the floor). Peak RSS and
 CPU come from each child's rusage (bench/memory.py's `measure`). Not a test: compare within
-one run; `--before TREE` runs another checkout beside this one.
+one run; `--before TREE` runs another checkout beside this one. With `--repeat R` (and
+`--before`), each (lane, N, format) runs R times, the two trees alternated (before, after,
+before, after, ...) so drift in the machine's speed hits both alike; the row gives each tree's
+median CPU and the median of the R per-pair ratios (after / before).
 
     python bench/casework_lane_memory.py [--cases 20000] [--lanes calibration,compositionality]
+        [--formats text,json] [--before TREE --repeat 3]
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -86,7 +91,11 @@ def main() -> None:
     ap.add_argument("--lanes", default="calibration,compositionality")
     ap.add_argument("--formats", default=",".join(FORMATS))
     ap.add_argument("--before", type=Path, help="another checkout run beside this one")
+    ap.add_argument("--repeat", type=int, default=1, help="alternated runs of both trees per row (with --before)")
     args = ap.parse_args()
+    if args.before is not None and args.repeat > 1:
+        paired(args)
+        return
     trees: list[tuple[str, Path | None]] = [("after", None)]
     if args.before is not None:
         trees.insert(0, ("before", args.before.resolve()))
@@ -105,6 +114,30 @@ def main() -> None:
                         rss, cpu = measure(lane_cmd(lane, cases, captures, fmt), tree)
                         print(f"| {lane} | {name} | {fmt} | {distinct} | {rss:.1f} | {cpu:.2f} | "
                               f"{cpu / distinct * 1e6:.0f} |", flush=True)
+                cases.unlink()
+                captures.unlink()
+
+
+def paired(args: argparse.Namespace) -> None:
+    """`--before` with `--repeat`: both trees alternated per row, medians and the median ratio."""
+    before = args.before.resolve()
+    print("| lane | format | cases | before MiB | after MiB | before CPU µs/case | after CPU µs/case | after / before |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for lane in [x for x in args.lanes.split(",") if x]:
+            for n in (args.cases, 2 * args.cases):
+                cases, captures = build(Path(tmp), lane, n)
+                distinct = sum(1 for _ in cases.open("rb"))
+                for fmt in [f for f in args.formats.split(",") if f]:
+                    cmd = lane_cmd(lane, cases, captures, fmt)
+                    runs = [(measure(cmd, before), measure(cmd, None)) for _ in range(args.repeat)]
+                    b_rss = max(b[0] for b, _ in runs)
+                    a_rss = max(a[0] for _, a in runs)
+                    b_cpu = statistics.median(b[1] for b, _ in runs)
+                    a_cpu = statistics.median(a[1] for _, a in runs)
+                    ratio = statistics.median(a[1] / b[1] for b, a in runs)
+                    print(f"| {lane} | {fmt} | {distinct} | {b_rss:.1f} | {a_rss:.1f} | {b_cpu / distinct * 1e6:.0f} | "
+                          f"{a_cpu / distinct * 1e6:.0f} | {ratio:.2f} |", flush=True)
                 cases.unlink()
                 captures.unlink()
 

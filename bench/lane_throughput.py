@@ -51,6 +51,28 @@ def example_surfaces() -> list[tuple[str, str]]:
     return out
 
 
+CORPUS_SURFACES = Path(os.environ.get("SURFACE_LINT_CORPUS", ROOT.parent / "shared" / "corpus")) / "surfaces" / "records.jsonl"
+
+
+def build_corpus(path: Path, turns: int) -> int:
+    """Issue 17's input: `turns` turns cycling the distinct real surfaces of the corpus's
+    `surfaces/records.jsonl` (866), each turn its own `case_id`, `turn_index` 0, `scored` true,
+    with its record's `prompt` and `grounding_source`."""
+    distinct: dict[str, dict[str, object]] = {}
+    for line in CORPUS_SURFACES.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if isinstance(row.get("surface"), str):
+            distinct.setdefault(row["surface"], row)
+    rows = list(distinct.values())
+    with path.open("w", encoding="utf-8") as fh:
+        for i in range(turns):
+            r = rows[i % len(rows)]
+            fh.write(json.dumps({"case_id": f"bench_{i:07d}", "turn_index": 0, "scored": True, "prompt": r.get("prompt"),
+                                 "surface": r["surface"], "grounding_source": r.get("grounding_source")},
+                                ensure_ascii=False) + "\n")
+    return path.stat().st_size
+
+
 def build(path: Path, turns: int, unique: bool = False) -> int:
     """`unique`: every surface distinct (a numbered prefix), so no verdict is ever reused."""
     surfaces = example_surfaces()

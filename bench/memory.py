@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lane_throughput import FLOOR, build
+from lane_throughput import FLOOR, build, build_corpus
 
 LANE = "deterministic_fluency"
 FORMATS = ("text", "json", "json-lines", "sarif", "junit", "github", "markdown", "html")
@@ -67,6 +67,8 @@ def main() -> None:
     ap.add_argument("--distinct", action="store_true", help="every surface distinct (no verdict reused)")
     ap.add_argument("--formats", default=",".join(FORMATS), help="lane formats to run (comma-separated)")
     ap.add_argument("--no-check", action="store_true", help="skip the `check` runs")
+    ap.add_argument("--surfaces", choices=("example", "corpus"), default="example",
+                    help="corpus: issue 17's input (the corpus's 866 distinct surfaces, cycled)")
     args = ap.parse_args()
     formats = [f for f in args.formats.split(",") if f]
     rows: list[tuple[str, int, float, float]] = []
@@ -74,7 +76,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for turns in (args.turns // 2, args.turns):
             path = Path(tmp) / f"turns_{turns}.jsonl"
-            size = build(path, turns, args.distinct)
+            size = build_corpus(path, turns) if args.surfaces == "corpus" else build(path, turns, args.distinct)
             print(f"{turns} turns: {size / 2**20:.1f} MiB", file=sys.stderr)
             rss, cpu = measure([sys.executable, "-c", FLOOR, str(path)])
             floors[turns] = cpu
@@ -89,7 +91,7 @@ def main() -> None:
                     rows.append((f"check {fmt}", turns, rss, cpu))
                     print(f"  check {fmt}: {rss:.1f} MiB, {cpu:.2f} s", file=sys.stderr)
     print(f"python {sys.version.split()[0]} · {os.cpu_count()} cores · "
-          f"{'all-distinct' if args.distinct else 'example'} surfaces")
+          f"{'all-distinct' if args.distinct else args.surfaces} surfaces")
     print(f"{'run':<26} {'turns':>8} {'peak MiB':>9} {'cpu s':>7} {'cpu / floor':>11}")
     for name, turns, rss, cpu in rows:
         print(f"{name:<26} {turns:>8} {rss:>9.1f} {cpu:>7.2f} {cpu / floors[turns]:>11.2f}")

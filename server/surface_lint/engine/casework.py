@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..model.checks import CHECK_CODES as C
-from ..rules.expressions import FUNCTIONS, Budget, EvalFailure, Expr, ExprError, Reads, recording, resolve_path
+from ..rules.expressions import FUNCTIONS, Budget, EvalFailure, Expr, ExprError, Reads, Recording, recording, resolve_path
 from ..rules.kinds import extra as kinds_extra
 from ..rules.kinds.core import PASS, Context, RegexTimeout, Subject, Verdict
 from ..rules.loader import LANE_FUNCTION_DOCS as LANE_FUNCTION_DOCS
@@ -59,6 +59,9 @@ class CaseError:
     location: str = ""
     record: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
     field: str | None = None
+
+
+RECORD_FIRST = 0.25  # share of failing cases past which a case's first evaluation records its reads
 
 
 def _failure(exc: EvalFailure) -> CaseError:
@@ -261,6 +264,12 @@ class CaseworkEvaluator:
         # over the metrics, and the failure); the item is left out of that metric.
         self.metric_errors: list[tuple[str | None, CaseError]] = []
         self._reported: set[tuple[str | None, str]] = set()
+        # Cases judged and failed so far by `case_findings`: past RECORD_FIRST of them failing, a
+        # case is evaluated recording what it reads from the start (see there).
+        self._judged = 0
+        self._failed = 0
+        self._recorded_exprs = [e for v in casework.values for e in (v.expr,) if e is not None]
+        self._recorded_exprs += [e for v in casework.turn_values for e in (v.expr,) if e is not None]
 
     def _eval(self, expr: Expr, scope: Mapping[str, Any], fns: Mapping[str, Callable[..., Any]]) -> Any:
         return expr.evaluate(scope, fns, self._budget)
@@ -310,11 +319,14 @@ class CaseworkEvaluator:
         cw = self.casework
         fns = self.functions()
         out: dict[str, list[_Turn]] = {}
+        # A record's entry and scope, once for all views (expressions never change a scope).
+        scoped = []
+        for record in records:
+            entry = _entry_of(cw, case, record)
+            scoped.append((record, entry, {"record": record, "case": case, "entry": entry}))
         for view in cw.views.values():
             turns: list[_Turn] = []
-            for record in records:
-                entry = _entry_of(cw, case, record)
-                scope = {"record": record, "case": case, "entry": entry}
+            for record, entry, scope in scoped:
                 if view.where is not None and not self._eval(view.where, scope, fns):
                     continue
                 surface = self._eval(view.surface, scope, fns) if view.surface is not None else record.get("surface")
@@ -486,11 +498,21 @@ class CaseworkEvaluator:
         verdict and false turn value read. A false value with a `message` is that message, at
         the turns that made it false. A value with no turn of its own is a case-level blame
         (`record` None: the caller puts it at the case's first turn)."""
-        cw = self.casework
-        exprs = [e for v in cw.values for e in (v.expr,) if e is not None]
-        exprs += [e for v in cw.turn_values for e in (v.expr,) if e is not None]
+        exprs = self._recorded_exprs
         self._originals = {}
-        outcome = self.evaluate_case(case, records)
+        # A failing case is explained from an evaluation that recorded what it read. Evaluation is
+        # deterministic, so recording changes no value: when most cases so far failed, the first
+        # evaluation records (a passing case pays the recording), else a failing case is evaluated
+        # again, recording. Either way the outcome and the blames are the same.
+        trace: CaseTrace | None = None
+        noted: Recording | None = None
+        if self._failed > self._judged * RECORD_FIRST:
+            trace = CaseTrace()
+            with recording(exprs) as noted:
+                outcome = self.evaluate_case(case, records, trace)
+        else:
+            outcome = self.evaluate_case(case, records)
+        self._judged += 1
         problems = [Blame("", self._originals.get(id(p.record), p.record) if p.record is not None else None,
                           None, None, p.message, None, p.code, p.field) for p in outcome.problems]
         if outcome.error is not None:  # not judged: the failure is the reason, whatever was false before it
@@ -498,10 +520,11 @@ class CaseworkEvaluator:
             return outcome, [Blame("", None, None, None, error.message, None, error.code), *problems]
         if outcome.passed:
             return outcome, problems
-        # Failing: evaluated again (the same values: evaluation is deterministic), noting what is read.
-        trace = CaseTrace()
-        with recording(exprs) as noted:
-            outcome = self.evaluate_case(case, records, trace)
+        self._failed += 1
+        if trace is None or noted is None:  # evaluated again, noting what is read
+            trace = CaseTrace()
+            with recording(exprs) as noted:
+                outcome = self.evaluate_case(case, records, trace)
         reads = _ReadIndex(noted.log)
         blames: list[Blame] = []
         seen: set[tuple[str, int, str | None]] = set()

@@ -21,6 +21,8 @@ from .kinds.core import SafePattern
 from .patterns import PatternError, RegexTimeout
 
 Scope = Mapping[str, Any]
+_MISSING = object()
+_NO_FUNCTIONS: Mapping[str, Callable[..., Any]] = {}
 
 
 class ExprError(Exception):
@@ -50,10 +52,13 @@ class BudgetExceeded(Exception):
 class Budget:
     """What one case may still spend; every expression evaluated for the case draws on it."""
 
-    __slots__ = ("_max_bits", "cells", "limits", "steps")
+    __slots__ = ("_max_bits", "cells", "limits", "matches", "steps")
 
     def __init__(self, limits: Limits = LIMITS) -> None:
         self.limits = limits
+        # What split()/findall()/search() gave for one pattern and text, while this budget lasts
+        # (one case): a pattern's result depends on the two strings alone; at most MATCH_MEMO.
+        self.matches: dict[tuple[str, str, str], Any] = {}
         self.steps = limits.steps
         self.cells = limits.cells
         self._max_bits = int(limits.digits * 3.3219280948873626) + 1  # log2(10)
@@ -209,17 +214,37 @@ def _pattern(text: str) -> SafePattern:
     return found
 
 
-def _split(pattern: str, text: str | None) -> list[str]:
+MATCH_MEMO = 256  # results of split()/findall()/search() kept per case (Budget.matches)
+
+
+def _memo(kind: str, pattern: str, text: str | None, budget: Budget | None, run: Callable[[], Any]) -> Any:
+    """`run()`, or what it gave for the same pattern and text earlier in the case (a copy of a list)."""
+    if budget is None or type(pattern) is not str or type(text) is not str:
+        return run()
+    key = (kind, pattern, text)
+    memo = budget.matches
+    found = memo.get(key, _MISSING)
+    if found is _MISSING:
+        found = run()
+        if len(memo) < MATCH_MEMO:
+            memo[key] = found
+    return list(found) if type(found) is list else found
+
+
+def _split(pattern: str, text: str | None, budget: Budget | None = None) -> list[str]:
     """Non-blank parts of `text` split on `pattern`, stripped (a runner's sentence split)."""
-    return [p.strip() for p in _pattern(pattern).split(text or "") if p and p.strip()]
+    return _memo("split", pattern, text, budget,  # type: ignore[no-any-return]
+                 lambda: [p.strip() for p in _pattern(pattern).split(text or "") if p and p.strip()])
 
 
-def _findall(pattern: str, text: str | None) -> list[Any]:
-    return _pattern(pattern).findall(text or "")
+def _findall(pattern: str, text: str | None, budget: Budget | None = None) -> list[Any]:
+    return _memo("findall", pattern, text, budget,  # type: ignore[no-any-return]
+                 lambda: _pattern(pattern).findall(text or ""))
 
 
-def _search(pattern: str, text: str | None) -> bool:
-    return _pattern(pattern).search(text or "") is not None
+def _search(pattern: str, text: str | None, budget: Budget | None = None) -> bool:
+    return _memo("search", pattern, text, budget,  # type: ignore[no-any-return]
+                 lambda: _pattern(pattern).search(text or "") is not None)
 
 
 def _rstrip(text: str | None, chars: str | None = None) -> str:
@@ -352,12 +377,11 @@ class Expr:
     """One parsed expression; `evaluate(scope)` interprets it. `where` is the lane file's
     `file:line:column` of the expression (empty when it has none), shown in its failures."""
 
-    __slots__ = ("_bases", "_strings", "names", "text", "tree", "where")
+    __slots__ = ("_code", "_cost", "_recorded", "_strings", "names", "text", "tree", "where")
 
     def __init__(self, text: str, extra_functions: Iterable[str] = (), where: str = "") -> None:
         self.text = text
         self.where = where
-        self._bases: frozenset[int] | None = None  # what a recording keeps the values of (`recorded_bases`)
         tree = _parse(text)
         if _depth(tree) > LIMITS.depth + 1:  # + the Expression node
             raise ExprError(f"expression {_short(text)!r} nests more than {LIMITS.depth} levels deep")
@@ -390,16 +414,9 @@ class Expr:
         self.tree = tree.body
         self.names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         self._strings = frozenset(n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str))
-
-    def recorded_bases(self) -> frozenset[int]:
-        """The nodes whose values a recording keeps (attribute bases, quantified sources), found
-        once per expression (a failing case's recorded evaluation would walk the tree each time)."""
-        if self._bases is None:
-            tree = self.tree
-            bases = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
-            bases |= {id(g.iter) for n in ast.walk(tree) for g in _quantified(n)}
-            self._bases = frozenset(bases)
-        return self._bases
+        self._cost = _cost(self.tree)  # steps charged per evaluation (a comprehension's items: per item)
+        self._code = _Compiler(self.tree, recording=False).code(self.tree, frozenset())
+        self._recorded: Code | None = None  # the recording variant, compiled when first needed
 
     def strings(self) -> frozenset[str]:
         """Every string literal of the expression (the predicate names it passes to functions)."""
@@ -416,12 +433,20 @@ class Expr:
         character budget (RegexTimeout, SL013) passes through as it is."""
         spend = budget if budget is not None else Budget()
         recording = _RECORDING.get()
+        env: _Env
         if recording is not None and id(self) in recording.exprs:  # `recording()`: what it reads is noted
-            interpreter: _Interpreter = recording.interpreter(self, scope, functions or {}, spend)
+            env = recording.env(self, scope, functions or _NO_FUNCTIONS, spend)
+            code = self._recorded
+            if code is None:
+                code = self._recorded = _Compiler(self.tree, recording=True).code(self.tree, frozenset())
         else:
-            interpreter = _Interpreter(scope, functions or {}, spend)
+            env = _Env(scope, functions or _NO_FUNCTIONS, spend)
+            code = self._code
         try:
-            return interpreter.run(self.tree)
+            spend.steps -= self._cost  # _charge, inlined
+            if spend.steps < 0:
+                spend.step(0)
+            return code(env)
         except (EvalFailure, RegexTimeout):
             raise
         except BudgetExceeded as exc:
@@ -436,9 +461,46 @@ class Expr:
 
 
 _SIZED_RESULTS = (str, list, dict, int)
+_BUDGETED = frozenset({_sum, _unique_budgeted, _split, _findall, _search})  # builtins given the case's budget
+_NAME_DEFAULTS: dict[str, Any] = {"true": True, "True": True, "false": False, "False": False,
+                                  "null": None, "None": None}  # else an unknown name reads as null
+
+Code = Callable[["_Env"], Any]
 
 
-class _Interpreter:
+def _cost(node: ast.AST) -> int:
+    """The steps one evaluation of `node` is charged when it starts: its nodes, a comprehension
+    counting only itself and its first source (its items are charged one by one, `_per_item`).
+    A branch not taken is charged too: counting per evaluation, not per node, keeps the count
+    deterministic and the check off the path of every node."""
+    if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+        return 1 + _cost(node.generators[0].iter)
+    return 1 + sum(_cost(child) for child in ast.iter_child_nodes(node)
+                   if not isinstance(child, (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)))
+
+
+def _per_item(node: ast.ListComp | ast.GeneratorExp, index: int) -> int:
+    """The steps each item of a comprehension's `index`-th `for` is charged: its conditions and
+    what it evaluates next (the next `for`'s source, else the element)."""
+    gens = node.generators
+    after = gens[index + 1].iter if index + 1 < len(gens) else node.elt
+    return sum(_cost(c) for c in gens[index].ifs) + _cost(after)
+
+
+def _target_names(target: ast.AST) -> frozenset[str]:
+    return frozenset(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+
+
+def _charge(budget: Budget, n: int) -> None:
+    budget.steps -= n  # Budget.step, inlined
+    if budget.steps < 0:
+        budget.step(0)
+
+
+class _Env:
+    """One evaluation: the scopes (the caller's, then one per comprehension `for` being iterated),
+    the functions and the budget."""
+
     __slots__ = ("budget", "functions", "scopes")
 
     def __init__(self, scope: Scope, functions: Mapping[str, Callable[..., Any]], budget: Budget) -> None:
@@ -450,119 +512,284 @@ class _Interpreter:
         for scope in reversed(self.scopes):
             if name in scope:
                 return scope[name]
-        if name in ("true", "True"):
-            return True
-        if name in ("false", "False"):
-            return False
-        if name in ("null", "None"):
-            return None
-        return None  # an unknown name reads as null, like a missing case field
+        return _NAME_DEFAULTS.get(name)
 
-    def run(self, node: ast.AST) -> Any:
-        budget = self.budget
-        budget.steps -= 1  # Budget.step, inlined: this runs once per node
-        if budget.steps < 0:
-            budget.step(0)
-        if isinstance(node, ast.Constant):
-            return node.value
-        if isinstance(node, ast.Name):
-            return self.lookup(node.id)
-        if isinstance(node, ast.Attribute):
-            return get_field(self.run(node.value), node.attr)
-        if isinstance(node, ast.Subscript):
-            base = self.run(node.value)
-            if isinstance(node.slice, ast.Slice):
-                lower = self.run(node.slice.lower) if node.slice.lower else None
-                upper = self.run(node.slice.upper) if node.slice.upper else None
-                return self.budget.size(base[lower:upper]) if base is not None else None
-            key = self.run(node.slice)
+
+class _Compiler:
+    """An expression's tree compiled, once, to nested closures (`Code`: env -> value); no node is
+    dispatched at run time. `recording` compiles the variant that notes its `Reads` (what it
+    reads, on the path it takes) into a `_RecordingEnv`: the same values, charged the same."""
+
+    def __init__(self, tree: ast.AST, recording: bool) -> None:
+        self.recording = recording
+        # Quantified sources (`all(... for x in xs)`): a recording keeps their values (`_RecordingEnv.last`).
+        self.sources = {id(g.iter) for n in ast.walk(tree) for g in _quantified(n)} if recording else set()
+
+    def code(self, node: ast.AST, bound: frozenset[str]) -> Code:
+        make = getattr(self, "_" + type(node).__name__, None)
+        if make is None:
+            what = type(node).__name__
+
+            def unsupported(env: _Env) -> Any:  # pragma: no cover - the load check keeps these out
+                raise ExprError(f"unsupported expression node {what}")
+            return unsupported
+        made: Code = make(node, bound)
+        if id(node) in self.sources:
+            key, inner = id(node), made
+
+            def kept(env: Any) -> Any:
+                value = inner(env)
+                env.last[key] = value
+                return value
+            return kept
+        return made
+
+    def _Constant(self, node: ast.Constant, bound: frozenset[str]) -> Code:
+        value = node.value
+        return lambda env: value
+
+    def _Name(self, node: ast.Name, bound: frozenset[str]) -> Code:
+        name = node.id
+        fallback = _NAME_DEFAULTS.get(name)
+        if name not in bound:  # no comprehension around it binds the name: the caller's scope
+            if self.recording:
+                def recorded_outer(env: Any) -> Any:
+                    env.reads.names.add(name)
+                    scope = env.scopes[0]
+                    return scope[name] if name in scope else fallback
+                return recorded_outer
+
+            def outer(env: _Env) -> Any:
+                scope = env.scopes[0]
+                return scope[name] if name in scope else fallback
+            return outer
+        if self.recording:
+            def recorded(env: Any) -> Any:
+                if env.outer(name):
+                    env.reads.names.add(name)
+                return env.lookup(name)
+            return recorded
+        return lambda env: env.lookup(name)
+
+    def _Attribute(self, node: ast.Attribute, bound: frozenset[str]) -> Code:
+        base_code, attr = self.code(node.value, bound), node.attr
+        if self.recording:
+            def recorded(env: Any) -> Any:
+                base = base_code(env)
+                if isinstance(base, Mapping):
+                    env.reads.fields.add((id(base), attr))
+                return get_field(base, attr)
+            return recorded
+
+        def plain(env: _Env) -> Any:
+            base = base_code(env)
+            if isinstance(base, dict):  # get_field's common case, without the Mapping check
+                return base.get(attr)
+            return get_field(base, attr)
+        return plain
+
+    def _Subscript(self, node: ast.Subscript, bound: frozenset[str]) -> Code:
+        base_code = self.code(node.value, bound)
+        if isinstance(node.slice, ast.Slice):
+            lower = self.code(node.slice.lower, bound) if node.slice.lower else None
+            upper = self.code(node.slice.upper, bound) if node.slice.upper else None
+
+            def sliced(env: _Env) -> Any:
+                base = base_code(env)
+                low = lower(env) if lower is not None else None
+                high = upper(env) if upper is not None else None
+                return env.budget.size(base[low:high]) if base is not None else None
+            return sliced
+        key_code = self.code(node.slice, bound)
+
+        def item(env: _Env) -> Any:
+            base = base_code(env)
+            key = key_code(env)
             if isinstance(base, Mapping):
                 return base.get(key)
             if isinstance(base, (list, tuple, str)) and isinstance(key, int) and -len(base) <= key < len(base):
                 return base[key]
             return None
-        if isinstance(node, ast.BoolOp):
-            if isinstance(node.op, ast.And):
+        return item
+
+    def _BoolOp(self, node: ast.BoolOp, bound: frozenset[str]) -> Code:
+        parts = tuple(self.code(v, bound) for v in node.values)
+        every = isinstance(node.op, ast.And)
+        if self.recording:
+            nodes = tuple(node.values)
+            stoppers = tuple(frozenset(n.id for n in ast.walk(v) if isinstance(n, ast.Name)) for v in nodes)
+            last = len(parts) - 1
+
+            def recorded(env: Any) -> Any:
+                value: Any = every
+                for i, part in enumerate(parts):
+                    value = part(env)
+                    if (not value) if every else value:
+                        # It stopped before the end: does each operand not evaluated hold the result too?
+                        for j in range(i + 1, last + 1):
+                            env.note_pure(nodes[j], bool(value), stoppers[i])
+                        return value
+                return value
+            return recorded
+        if every:
+            def conjunction(env: _Env) -> Any:
                 value: Any = True
-                for part in node.values:
-                    value = self.run(part)
+                for part in parts:
+                    value = part(env)
                     if not value:
                         return value
                 return value
-            value = False
-            for part in node.values:
-                value = self.run(part)
+            return conjunction
+
+        def disjunction(env: _Env) -> Any:
+            value: Any = False
+            for part in parts:
+                value = part(env)
                 if value:
                     return value
             return value
-        if isinstance(node, ast.UnaryOp):
-            operand = self.run(node.operand)
-            return (not operand) if isinstance(node.op, ast.Not) else -operand
-        if isinstance(node, ast.Compare):
-            left = self.run(node.left)
-            for op, right_node in zip(node.ops, node.comparators, strict=True):
-                right = self.run(right_node)
+        return disjunction
+
+    def _UnaryOp(self, node: ast.UnaryOp, bound: frozenset[str]) -> Code:
+        operand = self.code(node.operand, bound)
+        if isinstance(node.op, ast.Not):
+            return lambda env: not operand(env)
+        return lambda env: -operand(env)
+
+    def _Compare(self, node: ast.Compare, bound: frozenset[str]) -> Code:
+        left_code = self.code(node.left, bound)
+        pairs = tuple((_CMP[type(op)], self.code(c, bound)) for op, c in zip(node.ops, node.comparators, strict=True))
+        if len(pairs) == 1:
+            ((cmp, right_code),) = pairs
+
+            def single(env: _Env) -> bool:
+                left = left_code(env)
+                right = right_code(env)
                 try:
-                    ok = _CMP[type(op)](left, right)
+                    return cmp(left, right)
                 except TypeError:
-                    ok = False  # null compared with a number: not satisfied
+                    return False  # null compared with a number: not satisfied
+            return single
+
+        def chained(env: _Env) -> bool:
+            left = left_code(env)
+            for cmp, right_code in pairs:
+                right = right_code(env)
+                try:
+                    ok = cmp(left, right)
+                except TypeError:
+                    ok = False
                 if not ok:
                     return False
                 left = right
             return True
-        if isinstance(node, ast.BinOp):
-            return _binop(node.op, self.run(node.left), self.run(node.right), self.budget)
-        if isinstance(node, ast.IfExp):
-            return self.run(node.body) if self.run(node.test) else self.run(node.orelse)
-        if isinstance(node, (ast.List, ast.Tuple)):
-            return self.budget.size([self.run(e) for e in node.elts])
-        if isinstance(node, ast.Dict):
-            return self.budget.size({self.run(k) if k is not None else None: self.run(v)
-                                     for k, v in zip(node.keys, node.values, strict=True)})
-        if isinstance(node, ast.Call):
-            assert isinstance(node.func, ast.Name)
-            name = node.func.id
-            fn = self.functions.get(name) or FUNCTIONS[name]
-            args = [self._arg(a) for a in node.args]
-            self.budget.step(sum(len(a) for a in args if isinstance(a, (list, dict))))
-            if fn is _sum or fn is _unique_budgeted:
-                result = fn(*args, budget=self.budget)
+        return chained
+
+    def _BinOp(self, node: ast.BinOp, bound: frozenset[str]) -> Code:
+        op, left, right = node.op, self.code(node.left, bound), self.code(node.right, bound)
+        return lambda env: _binop(op, left(env), right(env), env.budget)
+
+    def _IfExp(self, node: ast.IfExp, bound: frozenset[str]) -> Code:
+        test, body, orelse = (self.code(n, bound) for n in (node.test, node.body, node.orelse))
+        return lambda env: body(env) if test(env) else orelse(env)
+
+    def _List(self, node: ast.List | ast.Tuple, bound: frozenset[str]) -> Code:
+        elts = tuple(self.code(e, bound) for e in node.elts)
+        return lambda env: env.budget.size([e(env) for e in elts])
+
+    _Tuple = _List
+
+    def _Dict(self, node: ast.Dict, bound: frozenset[str]) -> Code:
+        pairs = tuple((self.code(k, bound) if k is not None else None, self.code(v, bound))
+                      for k, v in zip(node.keys, node.values, strict=True))
+        return lambda env: env.budget.size({k(env) if k is not None else None: v(env) for k, v in pairs})
+
+    def _Call(self, node: ast.Call, bound: frozenset[str]) -> Code:
+        assert isinstance(node.func, ast.Name)
+        name = node.func.id
+        builtin = FUNCTIONS.get(name)
+        args_code: tuple[Callable[[Any], Any], ...] = tuple(self._items(a, bound) if isinstance(a, ast.GeneratorExp) else self.code(a, bound)
+                          for a in node.args)
+        recording = self.recording
+        quantified = _quantified(node) if recording else ()
+        of_any = name == "any"
+
+        def call(env: Any) -> Any:
+            fn: Callable[..., Any] | None = env.functions.get(name)
+            given = fn is not None
+            if fn is None:
+                fn = builtin
+                if fn is None:
+                    raise KeyError(name)
+            args = [a(env) for a in args_code]
+            if recording and given:  # a function the caller passed in: noted as `Reads.calls`
+                second = args[1] if len(args) > 1 and isinstance(args[1], str) else None
+                env.reads.calls.append((name, id(args[0]) if args else 0, second))
+            budget = env.budget
+            consumed = 0
+            for a in args:
+                if isinstance(a, (list, dict)):
+                    consumed += len(a)
+            if consumed:
+                _charge(budget, consumed)
+            if fn in _BUDGETED:
+                result = fn(*args, budget=budget)
             else:
                 result = fn(*args)
             if isinstance(result, _SIZED_RESULTS) and not isinstance(result, bool):
-                self.budget.size(result)
+                budget.size(result)
+            if quantified and result is of_any:  # all() false / any() true: it stopped at the item that decided
+                env.peek_items(node, quantified[0], bool(result))
             return result
-        if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+        return call
+
+    def _ListComp(self, node: ast.ListComp | ast.GeneratorExp, bound: frozenset[str]) -> Code:
+        items = self._items(node, bound)
+
+        def listed(env: _Env) -> Any:
             out: list[Any] = []
-            for item in self._comprehend(node.elt, node.generators, 0):
+            limit = env.budget.limits.items
+            for item in items(env):
                 out.append(item)
-                if len(out) > self.budget.limits.items:
-                    self.budget.would_build(len(out), "list")
-            return self.budget.size(out)
-        raise ExprError(f"unsupported expression node {type(node).__name__}")  # pragma: no cover
+                if len(out) > limit:
+                    env.budget.would_build(len(out), "list")
+            return env.budget.size(out)
+        return listed
 
-    def _arg(self, node: ast.AST) -> Any:
-        if isinstance(node, ast.GeneratorExp):
-            return iter(self._comprehend(node.elt, node.generators, 0))
-        return self.run(node)
+    _GeneratorExp = _ListComp
 
-    def _comprehend(self, elt: ast.AST, gens: Sequence[ast.comprehension], index: int) -> Iterator[Any]:
-        gen = gens[index]
-        source = self.run(gen.iter) or ()
-        if isinstance(source, (str, list, dict)):
-            self.budget.step(len(source))
-        for item in list(source):
-            bound: dict[str, Any] = {}
-            _bind(gen.target, item, bound)
-            self.scopes.append(bound)
-            try:
-                if all(self.run(cond) for cond in gen.ifs):
-                    if index + 1 < len(gens):
-                        yield from self._comprehend(elt, gens, index + 1)
-                    else:
-                        yield self.run(elt)
-            finally:
-                self.scopes.pop()
+    def _items(self, node: ast.ListComp | ast.GeneratorExp, bound: frozenset[str]) -> Callable[[_Env], Iterator[Any]]:
+        """The comprehension's items, lazily (an argument's generator is consumed by its function)."""
+        gens = node.generators
+        levels: list[tuple[Code, ast.AST, tuple[Code, ...], int]] = []
+        names = bound
+        for index, gen in enumerate(gens):
+            source = self.code(gen.iter, names)  # in the scope of the `for`s before it
+            names = names | _target_names(gen.target)
+            levels.append((source, gen.target, tuple(self.code(c, names) for c in gen.ifs), _per_item(node, index)))
+        elt = self.code(node.elt, names)
+        depth = len(levels)
+
+        def run(env: _Env, index: int) -> Iterator[Any]:
+            source_code, target, ifs, cost = levels[index]
+            budget, scopes = env.budget, env.scopes
+            source = source_code(env) or ()
+            if isinstance(source, (str, list, dict)):
+                _charge(budget, len(source))
+            for item in list(source):
+                _charge(budget, cost)
+                bound_here: dict[str, Any] = {}
+                _bind(target, item, bound_here)
+                scopes.append(bound_here)
+                try:
+                    if all(c(env) for c in ifs):
+                        if index + 1 < depth:
+                            yield from run(env, index + 1)
+                        else:
+                            yield elt(env)
+                finally:
+                    scopes.pop()
+        return lambda env: run(env, 0)
 
 
 class Reads:
@@ -601,21 +828,12 @@ class Recording:
         self.exprs = {id(e) for e in exprs}
         self.log: list[Reads] = []
 
-    def interpreter(self, expr: Expr, scope: Scope, functions: Mapping[str, Callable[..., Any]],
-                    budget: Budget) -> _Interpreter:
-        """The interpreter of one evaluation of `expr`, noting its `Reads` into the log."""
+    def env(self, expr: Expr, scope: Scope, functions: Mapping[str, Callable[..., Any]],
+            budget: Budget) -> _RecordingEnv:
+        """The state of one evaluation of `expr`, noting its `Reads` into the log."""
         reads = Reads(expr, scope)
         self.log.append(reads)
-
-        def noted(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-            def call(*args: Any) -> Any:
-                second = args[1] if len(args) > 1 and isinstance(args[1], str) else None
-                reads.calls.append((name, id(args[0]) if args else 0, second))
-                return fn(*args)
-            return call
-
-        wrapped = {name: noted(name, fn) for name, fn in functions.items()}
-        return _Recorder(scope, wrapped, budget, reads, expr.recorded_bases())
+        return _RecordingEnv(scope, functions, budget, reads)
 
 
 _RECORDING: ContextVar[Recording | None] = ContextVar("surface_lint_expr_recording", default=None)
@@ -632,54 +850,23 @@ def recording(exprs: Collection[Expr]) -> Iterator[Recording]:
         _RECORDING.reset(token)
 
 
-class _Recorder(_Interpreter):
-    """The interpreter, noting what it reads (`Reads`); every node is still evaluated by
-    `_Interpreter.run`, so values (and what they cost) are the same."""
+class _RecordingEnv(_Env):
+    """An evaluation that notes what it reads (`Reads`), run by the recording variant of the
+    compiled code (`_Compiler(recording=True)`): the same values, charged the same."""
 
-    __slots__ = ("_bases", "_last", "_pure_steps", "_seen", "reads")
+    __slots__ = ("_pure_steps", "last", "reads")
 
-    def __init__(self, scope: Scope, functions: Mapping[str, Callable[..., Any]], budget: Budget, reads: Reads,
-                 bases: frozenset[int]) -> None:
+    def __init__(self, scope: Scope, functions: Mapping[str, Callable[..., Any]], budget: Budget,
+                 reads: Reads) -> None:
         super().__init__(scope, functions, budget)
         self.reads = reads
-        self._bases = bases  # attribute bases and quantified sources: their values are kept
-        self._last: dict[int, Any] = {}  # an attribute's base node -> its latest value
-        self._seen: dict[int, int] = {}  # node -> times evaluated
+        self.last: dict[int, Any] = {}  # a quantified source's node -> its latest value
         self._pure_steps = PURE_STEPS
 
-    def _outer(self, name: str) -> bool:
+    def outer(self, name: str) -> bool:
         return not any(name in scope for scope in self.scopes[1:])
 
-    def run(self, node: ast.AST) -> Any:
-        operands = [self._seen.get(id(p), 0) for p in node.values] if isinstance(node, ast.BoolOp) else None
-        value = super().run(node)
-        key = id(node)
-        self._seen[key] = self._seen.get(key, 0) + 1
-        if isinstance(node, ast.Name):
-            if self._outer(node.id):
-                self.reads.names.add(node.id)
-        elif isinstance(node, ast.Attribute):
-            base = self._last.get(id(node.value))
-            if isinstance(base, Mapping):
-                self.reads.fields.add((id(base), node.attr))
-        elif operands is not None and isinstance(node, ast.BoolOp):
-            done = [self._seen.get(id(part), 0) > before for part, before in zip(node.values, operands, strict=True)]
-            if not all(done):  # it stopped: at the last operand evaluated
-                stopper = node.values[max(i for i, d in enumerate(done) if d)]
-                stopped_by = frozenset(n.id for n in ast.walk(stopper) if isinstance(n, ast.Name))
-                for part, evaluated in zip(node.values, done, strict=True):
-                    if not evaluated:  # does it hold the result too?
-                        self._note_pure(part, bool(value), stopped_by)
-        else:
-            for gen in _quantified(node):  # all() false / any() true: it stopped at the item that decided
-                assert isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                if value is (node.func.id == "any"):
-                    self._peek_items(node, gen, bool(value))
-        if key in self._bases:
-            self._last[key] = value
-        return value
-
-    def _note_pure(self, node: ast.AST, result: bool, stopped_by: frozenset[str]) -> None:
+    def note_pure(self, node: ast.AST, result: bool, stopped_by: frozenset[str]) -> None:
         """The reads of an operand not evaluated, when it evaluates purely to what `result`
         holds (`Reads.peeks`, with the names of the operand that stopped the `and`/`or`)."""
         names: set[str] = set()
@@ -691,12 +878,12 @@ class _Recorder(_Interpreter):
         if held:
             self.reads.peeks.append((stopped_by, names, fields))
 
-    def _peek_items(self, node: ast.Call, gen: ast.comprehension, result: bool) -> None:
+    def peek_items(self, node: ast.Call, gen: ast.comprehension, result: bool) -> None:
         """The items an `all()`/`any()` stopped before, each whose item holds what the result
         holds (evaluated purely: names, fields, comparisons, `and`/`or`/`not`, else skipped)."""
         assert isinstance(node.args[0], ast.GeneratorExp)
         elt = node.args[0].elt
-        source = self._last.get(id(gen.iter))
+        source = self.last.get(id(gen.iter))
         if not isinstance(source, (list, tuple)):
             return
         for item in source:
@@ -754,7 +941,7 @@ class _Recorder(_Interpreter):
         if isinstance(node, ast.Constant):
             return node.value
         if isinstance(node, ast.Name):
-            if self._outer(node.id):
+            if self.outer(node.id):
                 names.add(node.id)
             return self.lookup(node.id)
         if isinstance(node, ast.Attribute):
@@ -801,7 +988,7 @@ def _quantified(node: ast.AST) -> tuple[ast.comprehension, ...]:
 
 
 class _Impure(Exception):
-    """A node `_Recorder._pure` does not evaluate (a call, arithmetic, a comprehension)."""
+    """A node `_RecordingEnv._pure` does not evaluate (a call, arithmetic, a comprehension)."""
 
 
 def _bind(target: ast.AST, value: Any, into: dict[str, Any]) -> None:
