@@ -136,3 +136,55 @@ example_fail = '{prompt: "And then?"}'
         "double quotes: line 1 column 2 (char 1): " + '"{prompt: \\"And then?\\"}"',
         "1 of 4 example(s) failed, 0 file(s) did not load (2 lane file(s), contract profile)",
     ])
+
+
+CASEWORK = '''[lane]
+name = "answer_words"
+
+[case_schema.fields.id]
+type = "string"
+required = true
+
+[casework]
+
+[casework.views.answer]
+where = "record.role == 'answer'"
+
+[[casework.values]]
+name = "words"
+expr = "len(words(first(answer).surface))"
+
+[[casework.values]]
+name = "passed"
+expr = "words >= 2"
+
+[[casework.examples]]
+name = "two words pass"
+case = { id = "c1" }
+records = [{ role = "prompt", surface = "Say it." }, { role = "answer", surface = "Light shines." }]
+expect = { words = 2, passed = true }
+
+[[casework.examples]]
+name = "one word fails"
+case = { id = "c2" }
+records = [{ role = "answer", surface = "Light." }]
+expect = { words = 2, passed = true }
+'''
+
+
+def test_the_examples_of_a_case_driven_lane_give_their_values(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lane = tmp_path / "answer_words.toml"
+    lane.write_text(CASEWORK, "utf-8")
+    assert run(["lane", "test", str(lane)], capsys) == (1, (
+        f"{lane}:28:1: answer_words.examples['one word fails']: `words` is 1, it must be 2; `passed` is false, it must "
+        'be true: {"passed": true, "words": 2}\n'
+        "1 of 2 example(s) failed, 0 file(s) did not load (1 lane file(s), contract profile)\n"), "")
+
+
+def test_an_example_expecting_an_unknown_value_does_not_load(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lane = tmp_path / "answer_words.toml"
+    lane.write_text(CASEWORK.replace("expect = { words = 2, passed = true }\n\n[[casework.examples]]",
+                                     "expect = { word = 2 }\n\n[[casework.examples]]"), "utf-8")
+    code, out, err = run(["lane", "test", str(lane)], capsys)
+    assert (code, err) == (2, f"{lane}:25:1: example 'two words pass': `expect` names 'word', not a value of this lane "
+                              "(its values: words, passed)\n")

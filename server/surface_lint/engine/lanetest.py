@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from ..rules.kinds.core import Context, Subject
-from ..rules.loader import Lane, LaneError, PredicateSpec, lane_document, load_lane
+from ..rules.loader import CaseExample, Lane, LaneError, PredicateSpec, lane_document, load_lane
+from .casework import CaseworkEvaluator, load_casework
 
 CHAIN_FIELDS = ("vault_hits", "trace_hash", "proposal_count")
 _META = re.compile(r"\s{2}\[(\w+): ([^\]]*)\]\s*$")
@@ -84,13 +85,18 @@ class ExampleOutcome:
     column: int
     lane: str
     predicate: str
-    key: str  # example_pass | example_fail
+    key: str  # example_pass | example_fail | expect (a [[casework.examples]] entry)
     example: str
     problem: str  # "" when the example gives its stated verdict
 
     @property
     def ok(self) -> bool:
         return not self.problem
+
+    @property
+    def shown_example(self) -> str:
+        """The example as the report quotes it: a predicate's text as a JSON string, an expect table as JSON."""
+        return self.example if self.key == "expect" else json.dumps(self.example, ensure_ascii=False)
 
 
 def _verdict_text(passed: bool | None) -> str:
@@ -118,7 +124,30 @@ def run_examples(path: Path, profile: str) -> tuple[Lane, list[ExampleOutcome], 
             shown, line, column = positions.locate(("predicates", index.get(spec.name, 0), key))
             outcomes.append(ExampleOutcome(shown, line, column, lane.name, spec.name, key, text,
                                            _judge(lane, spec, key, text)))
+    casework = load_casework(lane)
+    if casework is not None and casework.examples:
+        evaluator = CaseworkEvaluator(casework)
+        for example in casework.examples:
+            shown, line, column = positions.locate(("casework", "examples", example.index, "name"))
+            outcomes.append(ExampleOutcome(shown, line, column, lane.name, f"examples[{example.name!r}]", "expect",
+                                           json.dumps(dict(example.expect), ensure_ascii=False, sort_keys=True),
+                                           _expected_values(evaluator, example)))
     return lane, outcomes, untested
+
+
+def _expected_values(evaluator: CaseworkEvaluator, example: CaseExample) -> str:
+    """"" when the case's values are what the example expects, else what differs."""
+    outcome = evaluator.evaluate_case(example.case, example.records)
+    if outcome.error is not None:
+        return f"the case is not judged: {outcome.error.message}"
+    wrong = [f"`{key}` is {_shown(outcome.values.get(key))}, it must be {_shown(want)}"
+             for key, want in example.expect.items() if _shown(outcome.values.get(key)) != _shown(want)]
+    return "; ".join(wrong)
+
+
+def _shown(value: Any) -> str:
+    """A value as JSON (so `true` never equals `1`, nor `2.0` the integer `2`)."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=repr)
 
 
 def _judge(lane: Lane, spec: PredicateSpec, key: str, text: str) -> str:
@@ -152,7 +181,7 @@ def lane_test_lines(paths: list[Path], profile: str) -> Iterator[tuple[str, str]
             if not outcome.ok:
                 failed += 1
                 yield (f"{outcome.path}:{outcome.line}:{outcome.column}: {outcome.lane}.{outcome.predicate}: "
-                       f"{outcome.problem}: {json.dumps(outcome.example, ensure_ascii=False)}"), "failed"
+                       f"{outcome.problem}: {outcome.shown_example}"), "failed"
         for name in untested:
             yield f"{path}: {lane.name}.{name}: documents no example_pass and example_fail (not tested)", "note"
     scope = f"{loaded} lane file(s), {profile} profile"

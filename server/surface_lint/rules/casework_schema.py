@@ -107,6 +107,13 @@ METRIC_TABLE = Table({
 # Keys only one sort of lane takes (the loader says which to write instead).
 CASE_DRIVEN_METRIC_KEYS = ("per", "digits", "empty_null", "fields", "checks", "skip_null", "section")
 CLASSIC_METRIC_KEYS = ("passing", "over", "aliases")
+EXAMPLE_TABLE = Table({
+    "name": Value("string", REQUIRED, "What the example shows (`lane test` names it).", non_empty=True),
+    "case": Value("table", REQUIRED, "The case, as a case file's line holds it."),
+    "records": Value("list[table]", REQUIRED, "Its captured records, in order, as a capture file's lines hold them."),
+    "expect": Value("table", REQUIRED, "Values of `[[casework.values]]` (`passed` among them) and what each must be."),
+    "description": _TEXT,
+})
 CASEWORK_TABLE = Table({
     "case_field": Value("string", "case_id", "The record field naming its case.", non_empty=True),
     "turn_list": Value("string", None, "A case field (path) listing per-turn expectations.", non_empty=True),
@@ -120,4 +127,5 @@ CASEWORK_TABLE = Table({
     "details": MapOf(Value("string", non_empty=True), "The per-case record: field = expression."),
     "details_if": MapOf(Value("string", non_empty=True), "A detail field is written only when its condition holds."),
     "not_judged": Value("list[string]", [], "What the runner reads that a transcript does not hold.", non_empty=True),
+    "examples": ArrayOf(EXAMPLE_TABLE, "Cases with their records and the values they must give (`surface-lint lane test`)."),
 })

@@ -1245,6 +1245,17 @@ class TurnValueSpec:
 _TURN_FIELDS = ("record", "case", "entry", "index", "surface", "grounding")
 
 
+@dataclass(frozen=True, slots=True)
+class CaseExample:
+    """`[[casework.examples]]`: a case, its records and the values it must give (`lane test`)."""
+
+    name: str
+    case: Mapping[str, Any]
+    records: tuple[Mapping[str, Any], ...]
+    expect: Mapping[str, Any]
+    index: int  # its entry in `[[casework.examples]]`
+
+
 @dataclass(frozen=True)
 class Casework:
     lane: Lane
@@ -1262,6 +1273,7 @@ class Casework:
     # Which views each predicate is judged on (from the values and turn values that use it):
     # `check` holds a captured turn to a predicate only where the lane itself would.
     judged_on: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    examples: tuple[CaseExample, ...] = ()  # [[casework.examples]], run by `lane test`
 
     @property
     def has_verdict(self) -> bool:
@@ -1542,7 +1554,20 @@ def parse_casework(lane: Lane, table: Mapping[str, Any], positions: LanePosition
         details_if=details_if,
         not_judged=tuple(table.get("not_judged", [])),
         judged_on=_judged_on(values, turn_values, views, [p.name for p in lane.predicates]),
+        examples=_case_examples(table, [v.name for v in values], fail),
     )
+
+
+def _case_examples(table: Mapping[str, Any], values: Sequence[str],
+                   fail: Callable[[tuple[str | int, ...], str], LaneError]) -> tuple[CaseExample, ...]:
+    out: list[CaseExample] = []
+    for index, item in enumerate(table.get("examples", [])):
+        unknown = [key for key in item["expect"] if key not in values]
+        if unknown:
+            raise fail(("examples", index, "expect"), f"example {item['name']!r}: `expect` names {unknown[0]!r}, not a "
+                       f"value of this lane (its values: {', '.join(values) or 'none'})")
+        out.append(CaseExample(str(item["name"]), item["case"], tuple(item["records"]), item["expect"], index))
+    return tuple(out)
 
 
 # Names every case scope has: a value may not take them.
