@@ -19,13 +19,16 @@ from typing import TYPE_CHECKING, TextIO
 
 from .. import __version__
 from ..engine import Engine, LaneResult, UsageError
+from ..engine.casework import load_casework
 from ..engine.config import Config, ConfigError, find_config, load_config
 from ..model.findings import Finding, Severity
 from ..reporters.outputs import open_output, printable, refuse_input
 from ..rules.loader import DEFAULT_PROFILE, PROFILES
+from .lanes import check_choices, refuse_without_cases, run_choice
 
 if TYPE_CHECKING:
     from ..reporters import RenderOptions
+    from ..reporters.common import LaneChoices
     from .progress import Progress
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -234,6 +237,9 @@ def run_lane(argv: Sequence[str]) -> int:
     if not args.transcripts:
         raise UsageError("no transcripts: give --transcripts PATH ...")
     transcripts = _unique_paths(args.transcripts)
+    choice = run_choice(engine, args.lane, cases, transcripts)
+    if not cases and load_casework(engine.lane(choice.lane)) is None:
+        refuse_without_cases(engine.lane(choice.lane))
     if args.update_baseline and not args.baseline:
         raise UsageError("--update-baseline needs --baseline FILE")
     if args.show < 0:
@@ -252,12 +258,12 @@ def run_lane(argv: Sequence[str]) -> int:
     want_details = args.output_format not in ("text", "sarif", "github") or args.github_summary or args.update_baseline
     jobs = _jobs(args)
     with _progress(len(transcripts)) as progress:
-        result = engine.score(args.lane, cases, transcripts, args.thresholds, want_details,
+        result = engine.score(choice.lane, cases, transcripts, args.thresholds, want_details,
                               # Text lists the positions of the first `--show` failing cases only.
                               args.show if args.output_format == "text" else None,
                               mapper=process_mapper(jobs), progress=progress.advance,
                               row_findings=args.output_format in ("junit", "html"))
-    options = _options(args, engine, result.lane)
+    options = replace(_options(args, engine, result.lane), lanes=((choice, ()),))
     baseline_ok = True
     if args.baseline:
         from ..engine.baseline import BaselineUnreadable, check_baseline
@@ -281,7 +287,7 @@ def run_lane(argv: Sequence[str]) -> int:
 
         _github_summary(lambda o, out: markdown.write_lane(result, o, out), options, inputs)
     if args.update_baseline:
-        write_baseline(args.baseline, result, inputs)
+        write_baseline(args.baseline, result, inputs, options.lanes)
         print(f"surface-lint: wrote the baseline {printable(str(args.baseline))}", file=sys.stderr)
     return EXIT_FAIL if result.passed is False or not baseline_ok else EXIT_OK
 
@@ -296,9 +302,10 @@ def run_check(argv: Sequence[str]) -> int:
     engine = _engine(args, args.paths[0] if args.paths else Path.cwd())
     inputs = [*files, *cases, *_rules_inputs(engine)]
     refuse_input(args.output, inputs)
+    lane_name, lanes = check_choices(engine, args.lane, cases, files, args.kind)
     index = None
     if cases:
-        _, index = engine.load_cases(cases, engine.lane(args.lane) if args.lane else None)
+        _, index = engine.load_cases(cases, engine.lane(lane_name) if lane_name else None)
     from .parallel import check_files
 
     threshold = Severity.parse(args.fail_on)
@@ -312,11 +319,11 @@ def run_check(argv: Sequence[str]) -> int:
         failing = failing or f.severity >= threshold
 
     with _progress(len(files)) as progress:
-        stats = check_files(engine, index, cases, files, args.kind, args.lane, _jobs(args),
+        stats = check_files(engine, index, cases, files, args.kind, lane_name, _jobs(args),
                             progress.advance, sink)
     run = CheckRun(findings, engine.profile, files, stats.lines, stats.records, stats.errors,
                    stats.blank, stats.skipped)
-    options = _options(args, engine, None)
+    options = replace(_options(args, engine, None), lanes=tuple((c, tuple(fs)) for c, fs in lanes))
     _emit(args, lambda out: CHECK_WRITERS[args.output_format](run, options, out), inputs)
     if args.github_summary:
         from ..reporters import markdown
@@ -420,12 +427,13 @@ def _progress(total: int) -> Progress:
 
 def _options(args: argparse.Namespace, engine: Engine, lane: str | None) -> RenderOptions:
     from ..reporters import RenderOptions
-    from ..reporters.common import rule_index
+    from ..reporters.common import rule_index, severity_bases
 
     if args.annotation_limit < 0:
         raise UsageError("--annotation-limit must be 0 or more")
     return RenderOptions(colour=_colour(args), annotation_limit=args.annotation_limit,
-                         rules=rule_index(engine), lane=engine.lane(lane) if lane else None)
+                         rules=rule_index(engine), lane=engine.lane(lane) if lane else None,
+                         severity_bases=severity_bases(engine), show=getattr(args, "show", 20))
 
 
 def _github_summary(write: Callable[[RenderOptions, TextIO], None], options: RenderOptions,
@@ -589,14 +597,15 @@ def parse_tcp(value: str) -> tuple[str, int]:
     return (DEFAULT_TCP_HOST if host == "localhost" else host), port
 
 
-def write_baseline(path: Path, result: LaneResult, inputs: Sequence[str] = ()) -> None:
+def write_baseline(path: Path, result: LaneResult, inputs: Sequence[str] = (),
+                   lanes: LaneChoices = ()) -> None:
     """`--update-baseline`: the run's `--output-format json`, atomically like every output (a kill
     mid-write leaves the old baseline whole). Here, not in baseline.py: writing a report is a
     reporter's job, and the comparison (baseline.py) sits below the reporters."""
     from ..reporters.json_format import write_lane
 
     with open_output(path, inputs, "--update-baseline") as out:  # streamed: the cases are not held
-        write_lane(result, out)
+        write_lane(result, out, lanes)
 
 
 # The language server's `start`, loaded on demand: given to `main` by the package's entry point

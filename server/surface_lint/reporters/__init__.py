@@ -41,8 +41,8 @@ from .options import (
 )
 
 CHECK_WRITERS: dict[str, WriteCheck] = {
-    "text": lambda run, o, out: text.write_check(run, out, o.colour),
-    "json": lambda run, o, out: json_format.write_check(run, out),
+    "text": lambda run, o, out: text.write_check(run, out, o),
+    "json": lambda run, o, out: json_format.write_check(run, out, o.lanes),
     "json-lines": jsonl.write_check,
     "sarif": sarif.write_check,
     "junit": junit.write_check,
@@ -51,8 +51,8 @@ CHECK_WRITERS: dict[str, WriteCheck] = {
     "html": html.write_check,
 }
 LANE_WRITERS: dict[str, WriteLane] = {
-    "text": lambda result, o, out: text.write_lane(result, out, o.colour),
-    "json": lambda result, o, out: json_format.write_lane(result, out),
+    "text": lambda result, o, out: text.write_lane(result, out, o),
+    "json": lambda result, o, out: json_format.write_lane(result, out, o.lanes),
     "json-lines": jsonl.write_lane,
     "sarif": sarif.write_lane,
     "junit": junit.write_lane,
