@@ -8,7 +8,7 @@ naming both. A lane whose predicates read case fields is not scored without case
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..engine import Engine, UsageError
@@ -26,32 +26,41 @@ class FileLane:
     choice: LaneChoice
 
 
-def file_choice(engine: Engine, path: str, kind: str | None = None) -> FileLane:
-    """The lane of one file as `choose_lane` decides it, strictly (a disagreement is an error)."""
+def file_choice(engine: Engine, path: str, kind: str | None = None, texts: Mapping[str, bytes] | None = None) -> FileLane:
+    """The lane of one file as `choose_lane` decides it, strictly (a disagreement is an error);
+    `texts`: the bytes of paths not on disk (stdin)."""
+    given = (texts or {}).get(path)
+
+    def whole_file() -> bytes:
+        return given if given is not None else engine.read_bytes(path)
+
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(HEAD_BYTES)
+        if given is not None:
+            head = given[:HEAD_BYTES]
+        else:
+            with open(path, "rb") as fh:
+                head = fh.read(HEAD_BYTES)
     except OSError as exc:
         raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
     sniffed, whole = sniff(head)
     if sniffed == "report" and whole is None:
-        sniffed, whole = sniff(engine.read_bytes(path))
+        sniffed, whole = sniff(whole_file())
     kind = kind or sniffed or "turns"
     hint = whole.get("lane") if isinstance(whole, dict) else None
     first = first_object(head)
     if first is None and kind == "cases":
-        first = first_object(engine.read_bytes(path))
+        first = first_object(whole_file())
     choice = engine.choose_lane(path, kind, hint if isinstance(hint, str) else None, first, strict=True)
     if choice is None:
         raise UsageError(f"{path}: cannot tell which lane this file belongs to (use --lane)")
     return FileLane(path, kind, choice)
 
 
-def cases_choice(engine: Engine, cases: Sequence[str]) -> LaneChoice:
+def cases_choice(engine: Engine, cases: Sequence[str], texts: Mapping[str, bytes] | None = None) -> LaneChoice:
     """The lane of the case files: the first one's, which every other must share."""
-    first = file_choice(engine, cases[0], "cases")
+    first = file_choice(engine, cases[0], "cases", texts)
     for other in cases[1:]:
-        theirs = file_choice(engine, other, "cases")
+        theirs = file_choice(engine, other, "cases", texts)
         if theirs.choice.lane != first.choice.lane and theirs.choice.by != BY_DEFAULT:
             raise UsageError(f"{other}: {theirs.choice.how} says lane {theirs.choice.lane}, but {cases[0]} is a case "
                              f"file of {first.choice.lane} ({first.choice.how}); give --lane to choose")
@@ -69,36 +78,37 @@ def agree_with_cases(files: Sequence[FileLane], cases: LaneChoice) -> None:
                              f"{cases.lane} ({cases.how}); give --lane to choose")
 
 
-def run_choice(engine: Engine, lane: str | None, cases: Sequence[str], transcripts: Sequence[str]) -> LaneChoice:
+def run_choice(engine: Engine, lane: str | None, cases: Sequence[str], transcripts: Sequence[str],
+               texts: Mapping[str, bytes] | None = None) -> LaneChoice:
     """The lane of a `--lane` run (scoring) and why."""
     if lane:
         engine.lane(lane)  # an unknown lane is a usage error here, before any reading
         return flag_choice(lane)
     if cases:
-        chosen = cases_choice(engine, cases)
-        agree_with_cases([file_choice(engine, t) for t in transcripts], chosen)
+        chosen = cases_choice(engine, cases, texts)
+        agree_with_cases([file_choice(engine, t, None, texts) for t in transcripts], chosen)
         return LaneChoice(chosen.lane, BY_CASES if chosen.by != BY_FLAG else BY_FLAG, chosen.how)
     if not transcripts:
         raise UsageError("give --lane, --cases or --transcripts")
-    first = file_choice(engine, transcripts[0])
+    first = file_choice(engine, transcripts[0], None, texts)
     c = first.choice
     return LaneChoice(c.lane, c.by, f"{c.how} of {transcripts[0]}")
 
 
 def check_choices(engine: Engine, lane: str | None, cases: Sequence[str], files: Sequence[str],
-                  kind: str | None) -> tuple[str | None, list[tuple[LaneChoice, list[str]]]]:
+                  kind: str | None, texts: Mapping[str, bytes] | None = None) -> tuple[str | None, list[tuple[LaneChoice, list[str]]]]:
     """`check`: the lane every file is checked as (None: each its own) and, grouped, each lane with
     the files it was chosen for."""
     if lane:
         engine.lane(lane)
         return lane, [(flag_choice(lane), list(files))]
     if cases:
-        chosen = cases_choice(engine, cases)
-        agree_with_cases([file_choice(engine, f, kind) for f in files], chosen)
+        chosen = cases_choice(engine, cases, texts)
+        agree_with_cases([file_choice(engine, f, kind, texts) for f in files], chosen)
         return chosen.lane, [(LaneChoice(chosen.lane, BY_CASES, chosen.how), list(files))]
     groups: dict[LaneChoice, list[str]] = {}
     for f in files:
-        c = file_choice(engine, f, kind).choice
+        c = file_choice(engine, f, kind, texts).choice
         groups.setdefault(LaneChoice(c.lane, c.by, c.how), []).append(f)
     return None, list(groups.items())
 

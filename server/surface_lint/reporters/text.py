@@ -190,7 +190,7 @@ def _metric_rows(result: LaneResult, colour: bool) -> list[str]:
         if isinstance(value, dict):
             rows.append(f"  {name}{headline}")
             for key, sub in value.items():
-                rows.append(f"    {str(key):<{width - 2}}{fmt_value(sub):>8}")
+                rows.append(f"    {key!s:<{width - 2}}{fmt_value(sub):>8}")
             continue
         line = f"  {name:<{width}}{fmt_value(value):>8}{mark}"
         if headline:
