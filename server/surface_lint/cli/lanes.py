@@ -26,7 +26,8 @@ class FileLane:
     choice: LaneChoice
 
 
-def file_choice(engine: Engine, path: str, kind: str | None = None, texts: Mapping[str, bytes] | None = None) -> FileLane:
+def file_choice(engine: Engine, path: str, kind: str | None = None, texts: Mapping[str, bytes] | None = None,
+                strict: bool = True) -> FileLane:
     """The lane of one file as `choose_lane` decides it, strictly (a disagreement is an error);
     `texts`: the bytes of paths not on disk (stdin)."""
     given = (texts or {}).get(path)
@@ -50,7 +51,7 @@ def file_choice(engine: Engine, path: str, kind: str | None = None, texts: Mappi
     first = first_object(head)
     if first is None and kind == "cases":
         first = first_object(whole_file())
-    choice = engine.choose_lane(path, kind, hint if isinstance(hint, str) else None, first, strict=True)
+    choice = engine.choose_lane(path, kind, hint if isinstance(hint, str) else None, first, strict)
     if choice is None:
         raise UsageError(f"{path}: cannot tell which lane this file belongs to (use --lane)")
     return FileLane(path, kind, choice)
@@ -76,6 +77,11 @@ def agree_with_cases(files: Sequence[FileLane], cases: LaneChoice) -> None:
         if c.lane != cases.lane and c.by not in (BY_DEFAULT, "config"):
             raise UsageError(f"{f.path}: {c.how} says lane {c.lane}, but the cases it is joined to are of lane "
                              f"{cases.lane} ({cases.how}); give --lane to choose")
+
+
+def only_reports(engine: Engine, transcripts: Sequence[str], texts: Mapping[str, bytes] | None = None) -> bool:
+    """Are all the transcripts lane reports (whose case records carry the case's fields)?"""
+    return all(file_choice(engine, t, None, texts, strict=False).kind == "report" for t in transcripts)
 
 
 def run_choice(engine: Engine, lane: str | None, cases: Sequence[str], transcripts: Sequence[str],

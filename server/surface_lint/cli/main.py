@@ -24,7 +24,7 @@ from ..engine.config import Config, ConfigError, find_config, load_config
 from ..model.findings import Finding, Severity
 from ..reporters.outputs import open_output, printable, refuse_input
 from ..rules.loader import DEFAULT_PROFILE, PROFILES
-from .lanes import check_choices, refuse_without_cases, run_choice
+from .lanes import check_choices, only_reports, refuse_without_cases, run_choice
 
 if TYPE_CHECKING:
     from ..reporters import RenderOptions
@@ -268,7 +268,7 @@ def run_lane(argv: Sequence[str], seen: list[str] | None = None) -> int:
     choice = run_choice(engine, args.lane, cases, transcripts, texts)
     if args.show_settings:
         return _show_settings(args, engine, [(choice, ())])
-    if not cases and load_casework(engine.lane(choice.lane)) is None:
+    if not cases and load_casework(engine.lane(choice.lane)) is None and not only_reports(engine, transcripts, texts):
         refuse_without_cases(engine.lane(choice.lane))
     if args.update_baseline and not args.baseline:
         raise UsageError("--update-baseline needs --baseline FILE")

@@ -174,10 +174,9 @@ def _ids(title: str, ids: Sequence[str], limit: int = 20) -> str:
 
 def _metric_rows(result: LaneResult, colour: bool) -> list[str]:
     thresholds = {t.check.metric: t for t in result.thresholds}
-    names = list(result.metrics)
     keys = [str(k) for v in result.metrics.values() if isinstance(v, dict) for k in v]
-    width = max([len(k) for k in names] + [len(k) + 2 for k in keys] + [len("metric")]) + 2
-    rows = [f"  {'metric':<{width}}{'value':>8}  threshold     verdict"]
+    width = max([len(k) for k in result.metrics] + [len(k) + 2 for k in keys], default=10) + 2
+    rows = []
     for name, value in result.metrics.items():
         mark = ""
         t = thresholds.get(name)
@@ -185,7 +184,7 @@ def _metric_rows(result: LaneResult, colour: bool) -> list[str]:
             verdict = "ok" if t.passed else "FAIL"
             if colour:
                 verdict = f"\x1b[32m{verdict}{_RESET}" if t.passed else f"\x1b[31m{verdict}{_RESET}"
-            mark = f"  {t.check.describe():<12}  {verdict}"
+            mark = f"  {t.check.describe():<12} {verdict}"
         headline = "  (headline metric)" if name == result.headline else ""
         if isinstance(value, dict):
             rows.append(f"  {name}{headline}")
@@ -194,7 +193,7 @@ def _metric_rows(result: LaneResult, colour: bool) -> list[str]:
             continue
         line = f"  {name:<{width}}{fmt_value(value):>8}{mark}"
         if headline:
-            line = f"{line:<{width + 2 + 8 + 2 + 12 + 2 + 4}}{headline}"
+            line = f"{line:<{width + 2 + 8 + 2 + 12 + 1 + 4}}{headline}"
         rows.append(line.rstrip())
     return rows
 
@@ -232,10 +231,14 @@ def write_lane(result: LaneResult, out: TextIO, options: RenderOptions) -> None:
 
 def _write_failures(result: LaneResult, options: RenderOptions, sources: SourceLines | None, w: Any) -> None:
     """Input problems, then each failing case by id with its findings: the first `show` cases."""
+    from ..model.checks import CASE_LEVEL
+
     by_case: dict[str, list[Finding]] = {}
     problems = 0
     for f in result.findings:
-        if f.record_id is None:
+        # A predicate's or a case-level check's finding fails its case; anything else (a reader's
+        # problem, a repeated record) is an input problem, whichever case it names.
+        if f.record_id is None or (f.code not in options.severity_bases and f.code not in CASE_LEVEL):
             if not problems:
                 w("input problems:\n")
             problems += 1
@@ -243,7 +246,7 @@ def _write_failures(result: LaneResult, options: RenderOptions, sources: SourceL
         elif f.record_id in by_case or len(by_case) < options.show:
             by_case.setdefault(f.record_id, []).append(f)
     if options.statistics:
-        for row in statistics_lines(f for f in result.findings if f.record_id is not None):
+        for row in statistics_lines(result.findings):
             w(row + "\n")
     if not result.failing_count:
         return
@@ -251,9 +254,9 @@ def _write_failures(result: LaneResult, options: RenderOptions, sources: SourceL
     w(f"failing cases: {result.failing_count}" + (f" (the first {listed} listed)" if listed < result.failing_count else "")
       + "\n")
     for case_id, found in by_case.items():
-        w(f"  {printable(case_id)}\n")
+        w(f"case {printable(case_id)}:\n")
         for f in found:
-            w(_finding_block(f, options, sources, "    "))
+            w(_finding_block(f, options, sources, "  "))
     more = result.failing_count - listed
     if more > 0:
         w(f"  … {more} more (--show N lists more)\n")
