@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..engine import Engine, UsageError
 from ..engine.detect import first_object
-from ..engine.lanechoice import BY_CASES, BY_DEFAULT, BY_FLAG, LaneChoice, flag_choice
+from ..engine.lanechoice import BY_CASES, BY_CONFIG, BY_DEFAULT, BY_FLAG, LaneChoice, flag_choice
 from ..rules.loader import Lane
 from ..sources.lintable import HEAD_BYTES
 from ..sources.transcripts import sniff
@@ -74,7 +74,7 @@ def agree_with_cases(files: Sequence[FileLane], cases: LaneChoice) -> None:
     (the silent green of a transcript scored as another lane, its cases joined to nothing)."""
     for f in files:
         c = f.choice
-        if c.lane != cases.lane and c.by not in (BY_DEFAULT, "config"):
+        if c.lane != cases.lane and c.by not in (BY_DEFAULT, BY_CONFIG):
             raise UsageError(f"{f.path}: {c.how} says lane {c.lane}, but the cases it is joined to are of lane "
                              f"{cases.lane} ({cases.how}); give --lane to choose")
 
@@ -102,21 +102,32 @@ def run_choice(engine: Engine, lane: str | None, cases: Sequence[str], transcrip
 
 
 def check_choices(engine: Engine, lane: str | None, cases: Sequence[str], files: Sequence[str],
-                  kind: str | None, texts: Mapping[str, bytes] | None = None) -> tuple[str | None, list[tuple[LaneChoice, list[str]]]]:
-    """`check`: the lane every file is checked as (None: each its own) and, grouped, each lane with
-    the files it was chosen for."""
+                  kind: str | None, texts: Mapping[str, bytes] | None = None
+                  ) -> tuple[list[tuple[str | None, list[str]]], list[tuple[LaneChoice, list[str]]]]:
+    """`check`: the runs to make, (the lane every file of it is checked as, None: each its own;
+    its files), and, grouped, each lane with how it was chosen and its files. With `--cases`, a
+    file that names no lane itself (the default guess, config) is checked as the cases' lane."""
     if lane:
         engine.lane(lane)
-        return lane, [(flag_choice(lane), list(files))]
-    if cases:
-        chosen = cases_choice(engine, cases, texts)
-        agree_with_cases([file_choice(engine, f, kind, texts) for f in files], chosen)
-        return chosen.lane, [(LaneChoice(chosen.lane, BY_CASES, chosen.how), list(files))]
-    groups: dict[LaneChoice, list[str]] = {}
+        return [(lane, list(files))], [(flag_choice(lane), list(files))]
+    chosen = cases_choice(engine, cases, texts) if cases else None
+    notes: dict[LaneChoice, list[str]] = {}
+    joined: list[str] = []
+    own: list[str] = []
     for f in files:
         c = file_choice(engine, f, kind, texts).choice
-        groups.setdefault(LaneChoice(c.lane, c.by, c.how), []).append(f)
-    return None, list(groups.items())
+        if chosen is not None and c.by in (BY_DEFAULT, BY_CONFIG):
+            joined.append(f)
+            c = LaneChoice(chosen.lane, BY_CASES, chosen.how)
+        else:
+            own.append(f)
+        notes.setdefault(c, []).append(f)
+    runs: list[tuple[str | None, list[str]]] = []
+    if joined and chosen is not None:
+        runs.append((chosen.lane, joined))
+    if own:
+        runs.append((None, own))
+    return runs, list(notes.items())
 
 
 def case_needs(lane: Lane) -> list[tuple[str, list[str]]]:

@@ -24,7 +24,7 @@ from ..engine.config import Config, ConfigError, find_config, load_config
 from ..model.findings import Finding, Severity
 from ..reporters.outputs import open_output, printable, refuse_input
 from ..rules.loader import DEFAULT_PROFILE, PROFILES
-from .lanes import check_choices, only_reports, refuse_without_cases, run_choice
+from .lanes import cases_choice, check_choices, only_reports, refuse_without_cases, run_choice
 
 if TYPE_CHECKING:
     from ..reporters import RenderOptions
@@ -346,7 +346,10 @@ def run_check(argv: Sequence[str], seen: list[str] | None = None) -> int:
         selection = resolve_selection(args.select, args.extend_select, args.ignore, engine.lane_set.lanes.values())
     except ValueError as exc:
         raise UsageError(f"--select/--ignore: {exc}") from None
-    lane_name, lanes = check_choices(engine, args.lane, cases, files, args.kind, texts)
+    runs, lanes = check_choices(engine, args.lane, cases, files, args.kind, texts)
+    lane_of = {f: name for name, fs in runs for f in fs}
+    # The case index is read as the cases' lane (every file joined to it is checked as that lane).
+    lane_name = args.lane or (cases_choice(engine, cases, texts).lane if cases else None)
     if args.show_settings:
         return _show_settings(args, engine, lanes, selection)
     index = None
@@ -366,15 +369,17 @@ def run_check(argv: Sequence[str], seen: list[str] | None = None) -> int:
         findings.append(f)
         failing = failing or f.severity >= threshold
 
-    on_disk = [f for f in files if f not in texts]
-    with _progress(len(on_disk)) as progress:
-        stats = check_files(engine, index, cases, on_disk, args.kind, lane_name, _jobs(args),
-                            progress.advance, sink) if on_disk else None
     from ..sources.base import ReadStats
 
-    stats = stats or ReadStats()
+    stats = ReadStats()
+    with _progress(sum(1 for f in files if f not in texts)) as progress:
+        for run_lane_name, run_files in runs:
+            on_disk = [f for f in run_files if f not in texts]
+            if on_disk:
+                stats.add(check_files(engine, index, cases, on_disk, args.kind, run_lane_name, _jobs(args),
+                                      progress.advance, sink))
     for name, data in texts.items():  # stdin: checked from its bytes, as the editor checks a buffer
-        doc = engine.check_bytes(name, data, args.kind, lane_name, index)
+        doc = engine.check_bytes(name, data, args.kind, lane_of.get(name), index)
         for f in doc.findings:
             sink(f)
         stats.add(doc.stats)

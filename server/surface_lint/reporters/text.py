@@ -251,15 +251,16 @@ def _write_failures(result: LaneResult, options: RenderOptions, sources: SourceL
     if not result.failing_count:
         return
     listed = min(len(by_case), options.show)
-    w(f"failing cases: {result.failing_count}" + (f" (the first {listed} listed)" if listed < result.failing_count else "")
-      + "\n")
+    cut = listed >= options.show and listed < result.failing_count  # `--show` stopped the list
+    w(f"failing cases: {result.failing_count}" + (f" (the first {listed} listed)" if cut else "") + "\n")
     for case_id, found in by_case.items():
         w(f"case {printable(case_id)}:\n")
         for f in found:
             w(_finding_block(f, options, sources, "  "))
     more = result.failing_count - listed
     if more > 0:
-        w(f"  … {more} more (--show N lists more)\n")
+        w(f"  … {more} more (--show N lists more)\n" if cut else
+          f"  … {more} more with no finding reported (a severity set off)\n")
 
 
 def render_lane(result: LaneResult, options: RenderOptions) -> str:
