@@ -122,6 +122,9 @@ def check_choices(engine: Engine, lane: str | None, cases: Sequence[str], files:
         else:
             own.append(f)
         notes.setdefault(c, []).append(f)
+    if chosen is not None and not joined and all(c.lane != chosen.lane for c in notes):
+        # No file is of the cases' lane: the cases would be joined to nothing, a silent green.
+        agree_with_cases([FileLane(f, kind, c) for c, fs in notes.items() for f in fs[:1]], chosen)
     runs: list[tuple[str | None, list[str]]] = []
     if joined and chosen is not None:
         runs.append((chosen.lane, joined))

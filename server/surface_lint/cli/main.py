@@ -74,7 +74,7 @@ def _lane_parser(formats: Sequence[str]) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="surface-lint",
         description="Score a lane: join captured transcripts to cases, compute the lane's metrics, "
-        "check its thresholds. Subcommands: check, rule, lanes, server.",
+        "check its thresholds. Subcommands: check, diff, rule, lanes, server.",
     )
     # Alone, `--version` prints the tool's version; with a value (`--split public --version v1`)
     # it names the split's version folder, as the command line spells it.
@@ -251,7 +251,7 @@ def run_lane(argv: Sequence[str], seen: list[str] | None = None) -> int:
         if not args.split:
             raise UsageError("--version vN names a split's version folder: use it with --split")
     if not args.lane and not args.cases and not args.transcripts:
-        raise UsageError("nothing to do: give --lane NAME with --cases/--transcripts (or a subcommand: check, rule, lanes, server)")
+        raise UsageError("nothing to do: give --lane NAME with --cases/--transcripts (or a subcommand: check, diff, rule, lanes, server)")
     engine = _engine(args, Path.cwd())
     cases = _unique_paths(args.cases)
     if args.split:
