@@ -129,7 +129,9 @@ def test_calibration_dev_failing_case_exactly(lanes_dir: Path, capsys: pytest.Ca
            'case.expected_class = "correction_proposed")')
     code, out = _run(capsys, *base, "--show", "5")
     assert code == 1
-    assert out.splitlines()[9:12] == ["failing cases: 1", "case CAL-DEV-010:",
+    lines = out.splitlines()
+    at = lines.index("failing cases: 1")
+    assert lines[at - 1:at + 3] == ["result: FAIL", "failing cases: 1", "case CAL-DEV-010:",
                                       f"  {captures}:19:13: SL018 [warning] {why}"]
     code, out = _run(capsys, *base, "--output-format", "github")
     assert out.splitlines()[2] == (

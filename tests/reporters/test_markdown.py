@@ -55,7 +55,7 @@ def test_check_markdown_rows() -> None:
         f"| `{NEW}:1:52` | SL101 `no_placeholder` | error | "
         "no\\_placeholder: placeholder marker \\`...\\` in the surface |",
     ]
-    assert len(lines) == 4 + 2 + 5
+    assert len(lines) == 6 + 2 + 5  # the header with its lane note, the table's head, 5 rows
 
 
 def test_diff_markdown_rows() -> None:

@@ -73,10 +73,12 @@ def _fields_choices(lanes: Mapping[str, Lane], kind: str | None, first: Mapping[
 
 
 def fits_fields(lane: Lane, kind: str | None, first: Mapping[str, Any] | None) -> bool:
-    """Does the first record carry every required field of `lane`'s cases (or is nothing to tell)?"""
+    """Could the first record be a case of `lane` (or is nothing to tell)? At least half its
+    required fields are there: a case missing one is a finding of that lane (SL002), not of another."""
     if kind != "cases" or first is None:
         return True
-    return all(n in first for n in _required(lane))
+    required = _required(lane)
+    return 2 * sum(1 for n in required if n in first) >= len(required)
 
 
 def choose_lane(lanes: Mapping[str, Lane], default_lane: str | None, path: str, kind: str | None,
@@ -94,6 +96,14 @@ def choose_lane(lanes: Mapping[str, Lane], default_lane: str | None, path: str, 
             raise UsageError(f"{path}: {by_path.how} says lane {by_path.lane}, but {by_fields[0].how} say lane "
                              f"{' or '.join(c.lane for c in by_fields)}; give --lane to choose")
         return by_path
+    if len(by_fields) > 1 and first is not None:
+        # Several lanes' required fields are there: the one whose schema knows most of the record's
+        # fields fits best; a tie (the OOD lanes share one schema) is no answer.
+        known = {c.lane: sum(1 for k in first if k in lanes[c.lane].schema.fields) for c in by_fields}
+        best = max(known.values())
+        if sum(1 for n in known.values() if n == best) == 1:
+            top = next(c for c in by_fields if known[c.lane] == best)
+            by_fields = [LaneChoice(top.lane, BY_FIELDS, top.how.replace("fields (", "fields (best fit: ", 1))]
     if len(by_fields) > 1 and strict:
         raise UsageError(f"{path}: {by_fields[0].how} fit the lanes {', '.join(c.lane for c in by_fields)}; "
                          "give --lane to choose")
