@@ -120,7 +120,7 @@ def _finding_block(f: Finding, options: RenderOptions, sources: SourceLines | No
     text = sources.line(f.location.path, f.location.line)
     if text is None:
         return head + "\n"
-    return head + "".join(indent + line + "\n" for line in snippet(text, f))
+    return head + "".join((indent + line if line else "") + "\n" for line in snippet(text, f))
 
 
 def statistics_lines(findings: Sequence[Finding] | Any) -> list[str]:
