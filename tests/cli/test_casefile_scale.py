@@ -69,12 +69,14 @@ def test_findings_at_exact_positions_either_side_of_the_threshold(tree: dict[str
         f"{p}:8:27: SL003 [error] `prompt` must be a string, not a number",
         "Found 7 finding(s) (5 error, 1 information, 1 warning) in 1 file(s); profile: contract.",
         "8 lines read: 7 records, 1 errors, 0 blank, 0 skipped.",
+        "lane deterministic_fluency, chosen by path: the folder deterministic_fluency in the path",
     ]
     # The holdout file: its f_002 is a later twin of dev's (dev comes first in split order).
     assert _check(tree["hold"]).splitlines() == [
         f"{hold}:2:8: SL005 [error] duplicate case id `f_002` (first at {dev}:2)",
         "Found 1 finding(s) (1 error) in 1 file(s); profile: contract.",
         "2 lines read: 2 records, 0 errors, 0 blank, 0 skipped.",
+        "lane deterministic_fluency, chosen by path: the folder deterministic_fluency in the path",
     ]
 
 

@@ -64,6 +64,9 @@ def files(tmp_path: Path) -> dict[str, Path]:
     return {"cases": cases, "turns": turns, "part1": first, "part2": second}
 
 
+FLAG_NOTE = "lane symbolic_logic, chosen by flag: --lane"
+
+
 def _lane(files: dict[str, Path], fmt: str, *transcripts: str) -> str:
     got = cli("--lane", LANE, "--cases", str(files["cases"]), "--transcripts",
               *(transcripts or (str(files["turns"]),)), "--output-format", fmt)
@@ -77,17 +80,39 @@ def _check(files: dict[str, Path], fmt: str) -> str:
     return got.out
 
 
-def _expected_lane(t: str) -> list[str]:
+def _expected_check(t: str) -> list[str]:
     return [
-        f"  {t}:3:125: SL301 [error] premise_recall: probe vault_hits 2 < min_vault_hits 3",
-        f"  {t}:3:142: SL302 [error] replay_determinism: replay differs: trace_hash b1… != replay bX…; "
+        f"{t}:3:125: SL301 [error] premise_recall: probe vault_hits 2 < min_vault_hits 3",
+        f"{t}:3:142: SL302 [error] replay_determinism: replay differs: trace_hash b1… != replay bX…; "
         "proposal_count 1 != replay 0",
-        f"  {t}:4:70: SL016 [warning] unpaired UTF-16 surrogate in `surface` (half of a character); read as U+FFFD",
-        f"  {t}:4:148: SL302 [error] replay_determinism: replay differs: proposal_count 2 != replay 0",
-        f"  {t}:5:1: SL303 [error] proposal_storage: 0 pack-mutation proposal(s) fired; expected_proposals is 1",
-        f"  {t}:5:126: SL301 [error] premise_recall: probe vault_hits 0 < min_vault_hits 1",
-        f"  {t}:5:143: SL302 [error] replay_determinism: no replay run captured (chain 1)",
-        f"  {t}:9:13: SL015 [information] case id `sym_d` matches no case in the given case files",
+        f"{t}:4:70: SL016 [warning] unpaired UTF-16 surrogate in `surface` (half of a character); read as U+FFFD",
+        f"{t}:4:148: SL302 [error] replay_determinism: replay differs: proposal_count 2 != replay 0",
+        f"{t}:5:1: SL303 [error] proposal_storage: 0 pack-mutation proposal(s) fired; expected_proposals is 1",
+        f"{t}:5:126: SL301 [error] premise_recall: probe vault_hits 0 < min_vault_hits 1",
+        f"{t}:5:143: SL302 [error] replay_determinism: no replay run captured (chain 1)",
+        f"{t}:9:13: SL015 [information] case id `sym_d` matches no case in the given case files",
+    ]
+
+
+def _expected_lane(cases: str, one: str, two: str) -> list[str]:
+    """The text report's failures: the input problems, then each failing case by id."""
+    return [
+        "input problems:",
+        f"  {cases}:1:158: SL007 [error] `expected_proposals` is 2 but 1 premise(s) are correction-intent "
+        "(match `^\\s*Actually\\b`)",
+        f"  {one}:4:70: SL016 [warning] unpaired UTF-16 surrogate in `surface` (half of a character); read as U+FFFD",
+        f"  {two}:{9 if one == two else 4}:13: SL015 [information] case id `sym_d` matches no case in the given case files",
+        "failing cases: 3",
+        "case sym_b:",
+        f"  {one}:3:125: SL301 [error] premise_recall: probe vault_hits 2 < min_vault_hits 3",
+        f"  {one}:3:142: SL302 [error] replay_determinism: replay differs: trace_hash b1… != replay bX…; "
+        "proposal_count 1 != replay 0",
+        "case sym_a:",
+        f"  {one}:4:148: SL302 [error] replay_determinism: replay differs: proposal_count 2 != replay 0",
+        "case sym_c:",
+        f"  {one}:5:1: SL303 [error] proposal_storage: 0 pack-mutation proposal(s) fired; expected_proposals is 1",
+        f"  {one}:5:126: SL301 [error] premise_recall: probe vault_hits 0 < min_vault_hits 1",
+        f"  {one}:5:143: SL302 [error] replay_determinism: no replay run captured (chain 1)",
     ]
 
 
@@ -98,9 +123,10 @@ def test_lane_findings_at_exact_positions_whatever_the_window(files: dict[str, P
     # 8 bits: the stored-id filter says "maybe" for almost every new id (a lookup that finds nothing).
     monkeypatch.setattr(pipeline, "STORED_FILTER_BITS", filter_bits)
     out = _lane(files, "text").splitlines()
-    assert out[:8] == [
+    assert out[:9] == [
         "lane symbolic_logic v1 · profile contract · thresholds v1 · 3 case(s)",
-        " *all_three_pass_rate    0.0000",
+        "lane symbolic_logic, chosen by flag: --lane",
+        "  all_three_pass_rate    0.0000                     (headline metric)",
         "  case_count                  3",
         "  overall_pass            false",
         "  premise_recall         0.3333  >= 0.8       FAIL",
@@ -109,12 +135,10 @@ def test_lane_findings_at_exact_positions_whatever_the_window(files: dict[str, P
         "result: FAIL",
     ]
     cases = str(files["cases"])
-    assert out[8:] == [
+    t = str(files["turns"])
+    assert out[9:] == [
         "transcripts without a case (1): sym_d",
-        "cases with a failing predicate: 3",
-        f"  {cases}:1:158: SL007 [error] `expected_proposals` is 2 but 1 premise(s) are correction-intent "
-        "(match `^\\s*Actually\\b`)",
-        *_expected_lane(str(files["turns"])),
+        *_expected_lane(cases, t, t),
         "12 lines read: 12 records, 0 errors, 0 blank, 0 skipped.",
     ]
 
@@ -124,12 +148,11 @@ def test_check_findings_at_exact_positions_whatever_the_window(files: dict[str, 
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pipeline, "CHAIN_WINDOW", window)
     t = str(files["turns"])
-    assert _check(files, "text").splitlines() == [
-        line.strip() for line in _expected_lane(t)
-    ] + [
+    assert _check(files, "text").splitlines() == _expected_check(t) + [
         f"{t}:9:131: SL302 [error] replay_determinism: no replay run captured (chain 1)",
         "Found 9 finding(s) (7 error, 1 information, 1 warning) in 1 file(s); profile: contract.",
         "9 lines read: 9 records, 0 errors, 0 blank, 0 skipped.",
+        FLAG_NOTE,
     ]
 
 
@@ -161,18 +184,7 @@ def test_a_chain_split_over_two_files_points_into_each(files: dict[str, Path], m
     monkeypatch.setattr(pipeline, "CHAIN_WINDOW", 1)
     one, two = str(files["part1"]), str(files["part2"])
     out = _lane(files, "text", one, two).splitlines()
-    found = [line for line in out if line.startswith("  /")]
-    assert found[1:] == [
-        f"  {one}:3:125: SL301 [error] premise_recall: probe vault_hits 2 < min_vault_hits 3",
-        f"  {one}:3:142: SL302 [error] replay_determinism: replay differs: trace_hash b1… != replay bX…; "
-        "proposal_count 1 != replay 0",
-        f"  {one}:4:70: SL016 [warning] unpaired UTF-16 surrogate in `surface` (half of a character); read as U+FFFD",
-        f"  {one}:4:148: SL302 [error] replay_determinism: replay differs: proposal_count 2 != replay 0",
-        f"  {one}:5:1: SL303 [error] proposal_storage: 0 pack-mutation proposal(s) fired; expected_proposals is 1",
-        f"  {one}:5:126: SL301 [error] premise_recall: probe vault_hits 0 < min_vault_hits 1",
-        f"  {one}:5:143: SL302 [error] replay_determinism: no replay run captured (chain 1)",
-        f"  {two}:4:13: SL015 [information] case id `sym_d` matches no case in the given case files",
-    ]
+    assert out[10:-1] == _expected_lane(str(files["cases"]), one, two)
 
 
 @pytest.mark.parametrize("fmt", CHECK_FORMATS)
@@ -203,7 +215,13 @@ def test_past_the_window_in_a_fresh_process_no_file_is_left(tmp_path: Path) -> N
     scratch.mkdir()
     env = {**os.environ, "TMPDIR": str(scratch), "PYTHONPATH": str(ROOT / "server")}
     out = tmp_path / "out.json"
-    proc = subprocess.run([sys.executable, "-m", "surface_lint", "--lane", LANE, "--transcripts", str(turns),
+    # The lane reads case fields (expected_proposals): it is scored only with its cases.
+    cases = tmp_path / "many_cases.jsonl"
+    cases.write_text("".join(json.dumps({"id": f"m_{i:05d}", "premises": ["A lamp is light."], "probe": "A lamp?",
+                                         "expected_proposals": 1, "min_vault_hits": 0}) + "\n" for i in range(n)),
+                     "utf-8")
+    proc = subprocess.run([sys.executable, "-m", "surface_lint", "--lane", LANE, "--cases", str(cases),
+                           "--transcripts", str(turns),
                            "--output-format", "json", "-o", str(out)],
                           capture_output=True, text=True, env=env, check=False)
     assert proc.returncode == 1, proc.stderr
@@ -247,6 +265,7 @@ def test_check_reader_findings_of_a_chain_lane_in_order(files: dict[str, Path], 
         f"{t}:12:1: SL001 [error] invalid JSON: Expecting value",
         "Found 12 finding(s) (10 error, 1 information, 1 warning) in 1 file(s); profile: contract.",
         "12 lines read: 10 records, 2 errors, 0 blank, 0 skipped.",
+        FLAG_NOTE,
     ]
 
 
@@ -263,6 +282,7 @@ def test_check_a_chain_lane_file_of_broken_lines_only(tmp_path: Path, monkeypatc
         f"{p}:3:9: SL001 [error] invalid JSON: Expecting property name enclosed in double quotes",
         "Found 3 finding(s) (3 error) in 1 file(s); profile: contract.",
         "3 lines read: 0 records, 3 errors, 0 blank, 0 skipped.",
+        FLAG_NOTE,
     ]
 
 
@@ -284,3 +304,4 @@ def test_check_many_broken_lines_in_a_fresh_process(tmp_path: Path) -> None:
     assert found[:2] == [("SL001", 1, 19), ("SL001", 2, 19)]
     assert found[n - 1:] == [("SL001", n, 12 + len(f'"b_{n - 1}"') + 2), ("SL302", n + 1, 139)]  # at its trace_hash: no replay
     assert len(found) == n + 1
+

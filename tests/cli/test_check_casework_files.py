@@ -60,15 +60,16 @@ def shown(path: str, rows: list[tuple[int, int, str, str]]) -> list[str]:
 # The same findings in the chain-0 file (the whole file's lines 1-5, 11-15, ...).
 AT_CHAIN0 = {1: 1, 5: 5, 15: 10, 45: 25, 71: 36, 91: 46, 95: 50, 105: 55, 125: 65, 135: 70, 141: 71, 145: 75}
 CHAIN0 = [(AT_CHAIN0[line], column, code, message) for line, column, code, message in WHOLE]
+FLAG_NOTE = "lane compositionality, chosen by flag: --lane"
 TAIL = ["Found 12 finding(s) (12 warning) in 2 file(s); profile: reference.",
-        "160 lines read: 160 records, 0 errors, 0 blank, 0 skipped."]
+        "160 lines read: 160 records, 0 errors, 0 blank, 0 skipped.", FLAG_NOTE]
 
 
 def test_the_whole_file_gives_its_cases_findings(tmp_path: Path) -> None:
     (tmp_path / "all.jsonl").write_bytes(CAPTURES.read_bytes())
     assert check(tmp_path, "--lane", "compositionality", "all.jsonl") == (1, [
         *shown("all.jsonl", WHOLE), "Found 12 finding(s) (12 warning) in 1 file(s); profile: reference.",
-        "160 lines read: 160 records, 0 errors, 0 blank, 0 skipped."])
+        "160 lines read: 160 records, 0 errors, 0 blank, 0 skipped.", FLAG_NOTE])
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
@@ -107,8 +108,14 @@ def test_under_jobs_the_other_lanes_files_still_spread_with_the_same_output(tmp_
     assert [line for line in one[1] if line.startswith("compositionality.jsonl:")] == shown(
         "compositionality.jsonl", WHOLE)
     # The multi_sentence_response example's priming turn (line 2) is context: no finding (issue 18).
-    assert one[1][-2:] == ["Found 30 finding(s) (1 error, 12 information, 17 warning) in 3 file(s); profile: reference.",
-                           "171 lines read: 171 records, 0 errors, 0 blank, 0 skipped."]
+    assert one[1][-5:] == ["Found 30 finding(s) (1 error, 12 information, 17 warning) in 3 file(s); profile: reference.",
+                           "171 lines read: 171 records, 0 errors, 0 blank, 0 skipped.",
+                           # each file's lane, named by its file name
+                           "lane deterministic_fluency for 1 of 3 file(s), chosen by path: the file name "
+                           "deterministic_fluency.jsonl",
+                           "lane compositionality for 1 of 3 file(s), chosen by path: the file name compositionality.jsonl",
+                           "lane multi_sentence_response for 1 of 3 file(s), chosen by path: the file name "
+                           "multi_sentence_response.jsonl"]
 
 
 def test_past_the_memory_bound_the_cases_of_both_files_are_grouped_on_disk_alike(

@@ -23,6 +23,8 @@ SL103 = ("t.jsonl:1:52: SL103 [warning] complete_punctuation: the surface ends w
 SL105_INFO = "t.jsonl:2:47: SL105 [information] no_dotted_inventory: dotted-path inventory `a.b; c.d; e.f` in the surface\n"
 SL105_ERROR = "t.jsonl:2:47: SL105 [error] no_dotted_inventory: dotted-path inventory `a.b; c.d; e.f` in the surface\n"
 COUNTS = "2 lines read: 2 records, 0 errors, 0 blank, 0 skipped.\n"
+# `check` names the lane it read the file as, and why (last line).
+CHECK_LANE = "lane deterministic_fluency, chosen by default: nothing in the path or the fields names a lane\n"
 KNOWN = "(known: cases, default-lane, lane-files, max-line-bytes, profile, severity, thresholds)"
 
 
@@ -37,14 +39,14 @@ def test_without_config_both_findings_show(tmp_path: Path) -> None:
     write_turns(tmp_path / "t.jsonl", TURNS)
     run = cli("check", "t.jsonl", cwd=tmp_path)
     assert (run.code, run.out) == (1, SL103 + SL105_INFO + "Found 2 finding(s) (1 information, 1 warning) in 1 "
-                                   "file(s); profile: contract.\n" + COUNTS)
+                                   "file(s); profile: contract.\n" + COUNTS + CHECK_LANE)
 
 
 @pytest.mark.parametrize("key", ["SL103", "sl103", "complete_punctuation", '"SL103"'])
 def test_severity_off_by_code_or_name_is_honoured_by_check(tmp_path: Path, key: str) -> None:
     code, out, err = check_with(tmp_path, "surface-lint.toml", f'[severity]\n{key} = "off"\n')
     assert (code, out, err) == (0, SL105_INFO + "Found 1 finding(s) (1 information) in 1 file(s); profile: contract.\n"
-                                + COUNTS, "")
+                                + COUNTS + CHECK_LANE, "")
 
 
 def test_severity_by_alias_and_level_alias_in_pyproject(tmp_path: Path) -> None:
@@ -53,7 +55,7 @@ def test_severity_by_alias_and_level_alias_in_pyproject(tmp_path: Path) -> None:
     code, out, _ = check_with(tmp_path, "pyproject.toml", config)
     assert code == 1
     assert out == (SL103.replace("[warning]", "[information]") + SL105_ERROR
-                   + "Found 2 finding(s) (1 error, 1 information) in 1 file(s); profile: contract.\n" + COUNTS)
+                   + "Found 2 finding(s) (1 error, 1 information) in 1 file(s); profile: contract.\n" + COUNTS + CHECK_LANE)
 
 
 def test_severity_is_honoured_by_lane_scoring_output(tmp_path: Path) -> None:
@@ -61,8 +63,8 @@ def test_severity_is_honoured_by_lane_scoring_output(tmp_path: Path) -> None:
     (tmp_path / "surface-lint.toml").write_text('[severity]\nSL103 = "off"\nSL105 = "off"\n', "utf-8")
     run = cli("--lane", LANE, "--transcripts", "t.jsonl", cwd=tmp_path)
     # The verdicts and metrics do not change; the findings listed do.
-    assert run.out.splitlines()[-3:] == ["result: FAIL", "cases with a failing predicate: 2",
-                                         COUNTS.rstrip("\n")]
+    assert run.out.splitlines()[-4:] == ["result: FAIL", "failing cases: 2",
+                                         "  … 2 more with no finding reported (a severity set off)", COUNTS.rstrip("\n")]
 
 
 CONFIG_ERRORS = [
@@ -183,4 +185,4 @@ def test_rule_with_an_unknown_name_suggests_the_closest(name: str, hint: str) ->
 def test_a_config_file_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
     code, out, err = check_with(tmp_path, "surface-lint.toml", '\ufeff[severity]\nSL103 = "off"\n')
     assert (code, err) == (0, "")
-    assert out == SL105_INFO + "Found 1 finding(s) (1 information) in 1 file(s); profile: contract.\n" + COUNTS
+    assert out == SL105_INFO + "Found 1 finding(s) (1 information) in 1 file(s); profile: contract.\n" + COUNTS + CHECK_LANE

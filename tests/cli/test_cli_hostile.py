@@ -67,7 +67,8 @@ def test_dash_o_dev_stdout_into_a_pipe_is_written_to_the_pipe(tmp_path: Path) ->
         "turns.jsonl:3:52: SL103 [warning] complete_punctuation: the surface ends with `t`, "
         "not terminal punctuation (`.` `?` `!` `;`)\n"
         "Found 1 finding(s) (1 warning) in 1 file(s); profile: contract.\n"
-        "3 lines read: 3 records, 0 errors, 0 blank, 0 skipped.\n")
+        "3 lines read: 3 records, 0 errors, 0 blank, 0 skipped.\n"
+        "lane deterministic_fluency, chosen by default: nothing in the path or the fields names a lane\n")
 
 
 def test_dash_o_dev_stdout_appends_to_the_file_stdout_was_redirected_to(tmp_path: Path) -> None:
@@ -87,6 +88,7 @@ def test_dash_o_dev_stdout_appends_to_the_file_stdout_was_redirected_to(tmp_path
         "not terminal punctuation (`.` `?` `!` `;`)",
         "Found 1 finding(s) (1 warning) in 1 file(s); profile: contract.",
         "3 lines read: 3 records, 0 errors, 0 blank, 0 skipped.",
+        "lane deterministic_fluency, chosen by default: nothing in the path or the fields names a lane",
     ]
 
 
@@ -116,7 +118,8 @@ def test_control_characters_in_a_file_name_are_escaped_in_text_output(tmp_path: 
         "evil\\n::error file=x::injected\\x1b[31m\\r.jsonl:3:52: SL103 [warning] complete_punctuation: "
         "the surface ends with `t`, not terminal punctuation (`.` `?` `!` `;`)\n"
         "Found 1 finding(s) (1 warning) in 1 file(s); profile: contract.\n"
-        "3 lines read: 3 records, 0 errors, 0 blank, 0 skipped.\n")
+        "3 lines read: 3 records, 0 errors, 0 blank, 0 skipped.\n"
+        "lane deterministic_fluency, chosen by default: nothing in the path or the fields names a lane\n")
     assert not any(line.startswith("::") for line in run.out.splitlines())
 
 

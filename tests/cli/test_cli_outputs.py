@@ -20,6 +20,7 @@ CHECK_OUT = (
     "(`.` `?` `!` `;`)\n"
     "Found 1 finding(s) (1 warning) in 1 file(s); profile: contract.\n"
     "3 lines read: 3 records, 0 errors, 0 blank, 0 skipped.\n"
+    "lane deterministic_fluency, chosen by default: nothing in the path or the fields names a lane\n"
 )
 
 

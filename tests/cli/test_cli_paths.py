@@ -75,10 +75,10 @@ def test_a_named_file_that_is_not_ours_is_skipped_with_a_note_and_nothing_left_i
                        "proj/package.json\n")
     run = cli("check", "proj/package.json", "proj/evals/t.jsonl", cwd=tmp_path)
     assert (run.code, run.err) == (0, f"surface-lint: warning: proj/package.json: {SKIP_NOTE}\n")
-    assert run.out.splitlines()[-2] == "Found 0 finding(s) (no findings) in 1 file(s); profile: contract."
+    assert run.out.splitlines()[-3] == "Found 0 finding(s) (no findings) in 1 file(s); profile: contract."
     # --kind says what it is: then it is read as told.
     run = cli("check", "proj/notes.txt", "--kind", "turns", cwd=tmp_path)
-    assert run.out.splitlines()[-1] == "1 lines read: 0 records, 1 errors, 0 blank, 0 skipped."
+    assert run.out.splitlines()[-2] == "1 lines read: 0 records, 1 errors, 0 blank, 0 skipped."
 
 
 def test_an_empty_folder_is_nothing_to_check(tmp_path: Path) -> None:

@@ -64,19 +64,22 @@ def test_the_text_report_of_repeated_ids_is_exact(folder: Path, lowered: bool,
         _lower(monkeypatch)
     assert _run(folder, "text") == (
         "lane deterministic_fluency v1 · profile contract · thresholds v1 · 6 case(s)\n"
+        "lane deterministic_fluency, chosen by flag: --lane\n"
         "  cases                                 6\n"
         "  complete_punctuation_rate        0.8333  >= 1         FAIL\n"
-        " *expected_predicates_pass_rate    1.0000\n"
+        "  expected_predicates_pass_rate    1.0000                     (headline metric)\n"
         "  finite_predicate_shape_rate      1.0000  >= 0.9       ok\n"
         "  no_dotted_inventory_rate         1.0000\n"
         "  no_placeholder_rate              1.0000  >= 1         ok\n"
         "  no_provenance_only_rate          1.0000\n"
         "  surface_provenance_match_rate    1.0000\n"
         "result: FAIL\n"
-        "cases with a failing predicate: 1\n"
+        "input problems:\n"
         "  t.jsonl:4:1: SL005 [warning] a second scored record for case `a` replaces the first\n"
         "  t.jsonl:7:1: SL005 [warning] a second scored record for case `b` replaces the first\n"
         "  t.jsonl:8:1: SL005 [warning] a second scored record for case `a` replaces the first\n"
+        "failing cases: 1\n"
+        "case f:\n"
         "  t.jsonl:9:49: SL103 [warning] complete_punctuation: the surface ends with `t`, not terminal "
         "punctuation (`.` `?` `!` `;`)\n"
         "9 lines read: 9 records, 0 errors, 0 blank, 0 skipped.\n")
@@ -90,7 +93,8 @@ def test_the_json_lines_summary_streams_its_id_lists_exactly(folder: Path, lower
     lines = _run(folder, "json-lines", "--cases", "cases.jsonl").splitlines()
     assert [json.loads(line)["case_id"] for line in lines if '"type":"case"' in line] == ["a", "b", "c", "d", "f"]  # case-file order
     assert lines[-1] == (
-        '{"cases":5,"headline":"expected_predicates_pass_rate","lane":"deterministic_fluency","metrics":{"cases":5,'
+        '{"cases":5,"headline":"expected_predicates_pass_rate","lane":"deterministic_fluency",'
+        '"lane_choice":{"chosen_by":"flag","how":"--lane","lane":"deterministic_fluency"},"metrics":{"cases":5,'
         '"complete_punctuation_rate":0.8,"expected_predicates_pass_rate":1.0,"finite_predicate_shape_rate":1.0,'
         '"no_dotted_inventory_rate":1.0,"no_placeholder_rate":1.0,"no_provenance_only_rate":1.0,'
         '"surface_provenance_match_rate":1.0},"missing_transcripts":["e","g"],"passed":false,"profile":"contract",'

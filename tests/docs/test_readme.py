@@ -70,7 +70,8 @@ def test_readme_example_runs_as_it_says() -> None:
     assert "result: FAIL" in lines
     assert ("  transcripts/deterministic_fluency.jsonl:3:171: SL101 [error] no_placeholder: "
             "placeholder marker `...` in the surface") in lines
-    assert ("  transcripts/deterministic_fluency.jsonl:4:151: SL103 [error] complete_punctuation: "
+    assert ("  transcripts/deterministic_fluency.jsonl:4:151: SL103 [error: the case's `expected_predicates` names it; "
+            "rules table: warning] complete_punctuation: "
             "the surface ends with `s`, not terminal punctuation (`.` `?` `!` `;`)") in lines
     assert ("  transcripts/deterministic_fluency.jsonl:2:128: SL102 [information] no_provenance_only: "
             "the surface is a bare structured disclosure") in lines

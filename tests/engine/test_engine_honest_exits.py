@@ -35,8 +35,10 @@ def test_an_empty_transcript_fails_and_says_so() -> None:
     assert code == 1
     assert out.splitlines() == [
         "lane deterministic_fluency v1 · profile contract · thresholds v1 · 0 case(s)",
+        "lane deterministic_fluency, chosen by flag: --lane",
         "result: FAIL",
         "nothing scored: the transcripts hold no record",
+        "input problems:",
         "  empty.jsonl:1:1: SL017 [error] no case was scored: the transcripts hold no record; "
         "the thresholds were not checked",
         "0 lines read: 0 records, 0 errors, 0 blank, 0 skipped.",
@@ -48,9 +50,10 @@ def test_turns_without_case_id_fail_and_say_so() -> None:
     Path("noid.jsonl").write_text(json.dumps(row) + "\n" + json.dumps(row) + "\n", encoding="utf-8")
     code, out = run("--lane", LANE, "--transcripts", "noid.jsonl")
     assert code == 1
-    assert out.splitlines()[1:4] == [
+    assert out.splitlines()[2:6] == [
         "result: FAIL",
         "nothing scored: 2 turn(s) without `case_id`",
+        "input problems:",
         "  noid.jsonl:1:1: SL017 [error] no case was scored: 2 turn(s) without `case_id`; "
         "the thresholds were not checked",
     ]
@@ -82,7 +85,7 @@ def test_nothing_scored_in_a_lane_without_thresholds_says_so_and_claims_no_pass(
     assert not Engine().lane("multi_sentence_response").thresholds  # the lane has no threshold set
     code, out = run("--lane", "multi_sentence_response", "--transcripts", "empty.jsonl")
     assert code == 0
-    assert out.splitlines()[1:3] == ["result: no thresholds checked", "nothing scored: the transcripts hold no record"]
+    assert out.splitlines()[2:4] == ["result: no thresholds checked", "nothing scored: the transcripts hold no record"]
     assert "SL017" not in out
 
 

@@ -113,7 +113,7 @@ def test_text_show_lists_each_failing_case_at_its_capture_line(lanes_dir: Path, 
     cases, captures = _inputs(lanes_dir, lane, tmp_path)
     _, out = _run(capsys, "--lane", lane, "--profile", "reference", "--cases", str(cases),
                   "--transcripts", str(captures), "--show", "20")
-    assert f"cases with a failing predicate: {len(FAILING[lane][0])}" in out
+    assert f"failing cases: {len(FAILING[lane][0])}" in out
     _, data = _run(capsys, "--lane", lane, "--profile", "reference", "--cases", str(cases),
                    "--transcripts", str(captures), "--output-format", "json")
     findings: list[dict[str, Any]] = json.loads(data)["findings"]
@@ -129,9 +129,12 @@ def test_calibration_dev_failing_case_exactly(lanes_dir: Path, capsys: pytest.Ca
            'case.expected_class = "correction_proposed")')
     code, out = _run(capsys, *base, "--show", "5")
     assert code == 1
-    assert out.splitlines()[8:10] == ["cases with a failing predicate: 1", f"  {captures}:19:13: SL018 [warning] {why}"]
+    lines = out.splitlines()
+    at = lines.index("failing cases: 1")
+    assert lines[at - 1:at + 3] == ["result: FAIL", "failing cases: 1", "case CAL-DEV-010:",
+                                      f"  {captures}:19:13: SL018 [warning] {why}"]
     code, out = _run(capsys, *base, "--output-format", "github")
-    assert out.splitlines()[1] == (
+    assert out.splitlines()[2] == (
         f"::warning file={captures},line=19,col=13,endLine=19,endColumn=26,title=SL018 case-check-failed "
         f"(case CAL-DEV-010)::{why}")
     code, out = _run(capsys, *base, "--output-format", "junit")

@@ -40,10 +40,14 @@ def test_an_annotation_with_every_special_character() -> None:
     assert "\n" not in line and "\r" not in line
 
 
+RUN_NOTE = "surface-lint: lane deterministic_fluency, chosen by flag: --lane; profile contract"
+
+
 def test_check_annotations_most_severe_first() -> None:
     run = check_run("github")
     assert run.code == 1
     assert run.out.splitlines() == [
+        RUN_NOTE,  # a log line, not an annotation: which lane, why, which profile
         PLACEHOLDER_1,
         PLACEHOLDER_6,
         f"::warning file={F},line=2,col=68,endLine=2,endColumn=69,title=SL103 complete_punctuation (case flu_002)::"
@@ -57,6 +61,7 @@ def test_lane_annotations_start_with_the_failed_thresholds() -> None:
     run = lane_run("github")
     assert run.code == 1
     lines = run.out.splitlines()
+    assert lines.pop(0) == RUN_NOTE
     assert lines[:2] == [
         "::error title=surface-lint deterministic_fluency%3A threshold failed::"
         "no_placeholder_rate is 0.6667; the v1 threshold needs >= 1",
@@ -79,6 +84,7 @@ def test_lane_annotations_start_with_the_failed_thresholds() -> None:
 def test_the_limit_keeps_the_most_severe_and_says_how_many_were_left_out() -> None:
     run = check_run("github", (F,), "--annotation-limit", "2")
     assert run.out.splitlines() == [
+        RUN_NOTE,
         PLACEHOLDER_1,
         PLACEHOLDER_6,
         "::notice::surface-lint: 3 more annotation(s) not shown (limit 2, --annotation-limit); "

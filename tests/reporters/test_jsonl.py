@@ -27,7 +27,10 @@ def test_check_json_lines_is_one_finding_per_line() -> None:
         '{"code":"SL101","column":52,"end_column":55,"end_line":1,"line":1,"message":"no_placeholder: placeholder '
         f'marker `...` in the surface","path":"{NEW}","record_id":"flu_001","rule":"no_placeholder",'
         '"severity":"error","type":"finding"}')
-    assert len(out.splitlines()) == 5
+    assert len(out.splitlines()) == 6
+    assert json.loads(out.splitlines()[-1]) == {
+        "type": "run", "profile": "contract",
+        "lanes": [{"lane": "deterministic_fluency", "chosen_by": "flag", "how": "--lane", "files": [NEW]}]}
 
 
 def test_diff_json_lines(corpus: Path) -> None:

@@ -136,6 +136,7 @@ def test_a_lane_with_thresholds_that_scored_nothing_is_a_failing_junit_run(tmp_p
         '  <testsuite name="deterministic_fluency.cases" tests="0" failures="0" errors="0" skipped="0">\n'
         '    <properties>\n'
         '      <property name="lane" value="deterministic_fluency" />\n'
+        '      <property name="lane_choice" value="lane deterministic_fluency, chosen by flag: --lane" />\n'
         '      <property name="version" value="v1" />\n'
         '      <property name="profile" value="contract" />\n'
         '      <property name="threshold_set" value="v1" />\n'

@@ -46,15 +46,16 @@ def test_lane_markdown_metric_table_and_failing_cases() -> None:
 
 def test_check_markdown_rows() -> None:
     lines = check_run("markdown").out.splitlines()
-    assert lines[:3] == ["## surface-lint check · 5 finding(s)", "",
-                         "2 error, 2 information, 1 warning in 1 file(s) · profile `contract` · 6 record(s) read"]
-    assert lines[4:7] == [
+    assert lines[:5] == ["## surface-lint check · 5 finding(s)", "",
+                         "2 error, 2 information, 1 warning in 1 file(s) · profile `contract` · 6 record(s) read",
+                         "", "lane deterministic\\_fluency, chosen by flag: --lane  "]
+    assert lines[6:9] == [
         "| Location | Code | Severity | Message |",
         "|---|---|---|---|",
         f"| `{NEW}:1:52` | SL101 `no_placeholder` | error | "
         "no\\_placeholder: placeholder marker \\`...\\` in the surface |",
     ]
-    assert len(lines) == 4 + 2 + 5
+    assert len(lines) == 6 + 2 + 5  # the header with its lane note, the table's head, 5 rows
 
 
 def test_diff_markdown_rows() -> None:
@@ -162,7 +163,7 @@ def test_check_and_diff_write_their_own_summaries(tmp_path: Path, monkeypatch: p
     summary = tmp_path / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     check = check_run("github", (NEW,), "--github-summary")
-    assert check.out.startswith("::error ")  # stdout keeps the chosen format
+    assert check.out.startswith("surface-lint: lane deterministic_fluency, chosen by flag: --lane; profile contract\n::error ")  # stdout keeps the chosen format
     diff = cli("diff", OLD, NEW, "--lane", LANE, "--cases", CASES, "--github-summary")
     assert diff.code == 1
     text = summary.read_text("utf-8")

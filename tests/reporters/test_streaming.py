@@ -152,7 +152,8 @@ def test_github_annotations_escape_data(tmp_path: Path) -> None:
     path.write_text(json.dumps({"case_id": "c\n::error::forged", "surface": "A lamp gives ... light.",
                                 "grounding_source": "none"}) + "\n", encoding="utf-8")
     out = cli("check", str(path), "--lane", LANE, "--output-format", "github").out
-    assert all(line.startswith(("::error ", "::warning ", "::notice ")) for line in out.splitlines())
+    assert out.splitlines()[0] == "surface-lint: lane deterministic_fluency, chosen by flag: --lane; profile contract"
+    assert all(line.startswith(("::error ", "::warning ", "::notice ")) for line in out.splitlines()[1:])
     assert "::error::forged" not in out
 
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from .. import __version__
 from ..engine import Engine, LaneResult, UsageError
+from ..engine.casework import load_casework
 from ..engine.config import Config, ConfigError, find_config, load_config
 from ..engine.spool import ScratchError, scratch_error, scratch_writes
 from ..model.findings import Finding, Severity
@@ -27,9 +28,11 @@ from ..reporters.outputs import Interrupted, open_output, printable, refuse_inpu
 from ..rules.loader import DEFAULT_PROFILE, PROFILES, threshold_lines
 from ..sources.base import DEFAULT_MAX_LINE_BYTES
 from ..sources.streams import release_streams
+from .lanes import cases_choice, check_choices, only_reports, refuse_without_cases, run_choice
 
 if TYPE_CHECKING:
     from ..reporters import RenderOptions
+    from ..reporters.common import LaneChoices
     from .progress import Progress
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -51,11 +54,31 @@ def _common(p: argparse.ArgumentParser, formats: Sequence[str]) -> None:
     p.add_argument("--colour", "--color", choices=("auto", "always", "never"), default="auto")
 
 
+def _ruff_options(p: argparse.ArgumentParser, select: bool) -> None:
+    """What ruff users reach for: statistics, --exit-zero, --watch, stdin, --show-settings."""
+    if select:
+        p.add_argument("--select", action="append", default=None, metavar="CODES",
+                       help="report only these codes (codes, predicate names, aliases, prefixes like SL1; ALL)")
+        p.add_argument("--extend-select", action="append", default=[], metavar="CODES",
+                       help="add codes to --select")
+        p.add_argument("--ignore", action="append", default=[], metavar="CODES", help="never report these codes")
+    p.add_argument("--statistics", action="store_true",
+                   help="text: one row per code with its count instead of every finding (check), below the cases (--lane)")
+    p.add_argument("--exit-zero", action="store_true", help="exit 0 even when a threshold failed or a finding was reported")
+    p.add_argument("--show-settings", action="store_true",
+                   help="print the config file, lane(s) and profile the run would use, and why; run nothing")
+    p.add_argument("--stdin-filename", metavar="NAME",
+                   help="the name stdin is read as (`-` given as a path); default `-`")
+    p.add_argument("--watch", action="store_true",
+                   help="run again whenever an input, a lane file or the config changes (screen cleared)")
+    p.add_argument("--watch-runs", type=int, default=None, help=argparse.SUPPRESS)  # tests: stop after N runs
+
+
 def _lane_parser(formats: Sequence[str]) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="surface-lint",
         description="Score a lane: join captured transcripts to cases, compute the lane's metrics, "
-        "check its thresholds. Subcommands: check, rule, lanes, server.",
+        "check its thresholds. Subcommands: check, diff, rule, lanes, lane (test, schema), server.",
     )
     # Alone, `--version` prints the tool's version; with a value (`--split public --version v1`)
     # it names the split's version folder, as the issue's command line spells it.
@@ -80,6 +103,7 @@ def _lane_parser(formats: Sequence[str]) -> argparse.ArgumentParser:
                    help="the run's time in the JSON report, as given (never read from a clock)")
     _common(p, formats)
     _ci_options(p, jobs=True)
+    _ruff_options(p, select=False)
     return p
 
 
@@ -117,6 +141,7 @@ def _check_parser(formats: Sequence[str]) -> argparse.ArgumentParser:
                    help="lowest severity that makes the exit code 1 (default: warning)")
     _common(p, formats)
     _ci_options(p, jobs=True)
+    _ruff_options(p, select=True)
     return p
 
 
@@ -233,10 +258,12 @@ def find_split(lane: str, split: str, version: str | None, start: Path) -> Path:
     raise UsageError(f"no evals/{lane}/ folder at or above {start}")
 
 
-def run_lane(argv: Sequence[str]) -> int:
-    from ..reporters import LANE_WRITERS
+def run_lane(argv: Sequence[str], seen: list[str] | None = None) -> int:
+    from ..reporters import LANE_WRITERS, TEXT_FORMATS
 
     args = _lane_parser(list(LANE_WRITERS)).parse_args(argv)
+    if args.watch:
+        return _watch(run_lane, argv, args.watch_runs)
     if args.version is True:
         print(f"surface-lint {__version__}")
         return EXIT_OK
@@ -247,7 +274,7 @@ def run_lane(argv: Sequence[str]) -> int:
         if not args.split:
             raise UsageError("--version vN names a split's version folder: use it with --split")
     if not args.lane and not args.cases and not args.transcripts:
-        raise UsageError("nothing to do: give --lane NAME with --cases/--transcripts (or a subcommand: check, rule, lanes, server)")
+        raise UsageError("nothing to do: give --lane NAME with --cases/--transcripts (or a subcommand: check, diff, rule, lanes, lane, server)")
     engine = _engine(args, Path.cwd())
     cases = _unique_paths(args.cases)
     if args.split:
@@ -256,7 +283,17 @@ def run_lane(argv: Sequence[str]) -> int:
         cases = _unique_paths([*cases, str(find_split(args.lane, args.split, args.split_version, Path.cwd()))])
     if not args.transcripts:
         raise UsageError("no transcripts: give --transcripts PATH ...")
-    transcripts = _unique_paths(args.transcripts)
+    texts = _stdin_texts(args, [*args.cases, *args.transcripts])
+    transcripts = _unique_paths([args.stdin_filename or "-" if t == "-" else t for t in args.transcripts])
+    cases = [args.stdin_filename or "-" if c == "-" else c for c in cases]
+    if seen is not None:
+        seen.extend([*cases, *transcripts, *_rules_inputs(engine)])
+    hold_streams([p for p in [*cases, *transcripts] if p not in texts], engine.config.max_line_bytes)
+    choice = run_choice(engine, args.lane, cases, transcripts, texts)
+    if args.show_settings:
+        return _show_settings(args, engine, [(choice, ())])
+    if not cases and load_casework(engine.lane(choice.lane)) is None and not only_reports(engine, transcripts, texts):
+        refuse_without_cases(engine.lane(choice.lane))
     if args.update_baseline and not args.baseline:
         raise UsageError("--update-baseline needs --baseline FILE")
     if args.show < 0:
@@ -272,19 +309,20 @@ def run_lane(argv: Sequence[str]) -> int:
         refuse_input(args.baseline, inputs, "--update-baseline")
     # The summary and the baseline file need every case's details, whatever is printed.
     # (SARIF and GitHub annotations read only the findings; JUnit and HTML list each case's findings.)
-    hold_streams([*cases, *transcripts], engine.config.max_line_bytes)
-    want_details = args.output_format not in ("text", "sarif", "github") or args.github_summary or args.update_baseline
+    want_details = (args.output_format not in (*TEXT_FORMATS, "sarif", "github") or args.github_summary
+                    or args.update_baseline)
     jobs = _jobs(args)
     with _progress(len(transcripts)) as progress:
-        result = engine.score(args.lane, cases, transcripts, args.thresholds, want_details,
+        result = engine.score(choice.lane, cases, transcripts, args.thresholds, want_details,
                               # Text lists the positions of the first `--show` failing cases only.
-                              args.show if args.output_format == "text" else None,
+                              args.show if args.output_format in TEXT_FORMATS else None, texts=texts,
                               mapper=process_mapper(jobs), progress=progress.advance,
                               row_findings=args.output_format in ("junit", "html"))
     split = args.split_name or args.split
     if split is not None or args.timestamp is not None:
         result = dataclasses.replace(result, split=split, timestamp=args.timestamp)
-    options = _options(args, engine, result.lane)
+    options = replace(_options(args, engine, result.lane), lanes=((choice, ()),), texts=texts,
+                      statistics=args.statistics)
     baseline_ok = True
     if args.baseline:
         from ..engine.baseline import BaselineUnreadable, check_baseline
@@ -308,25 +346,43 @@ def run_lane(argv: Sequence[str]) -> int:
 
         _github_summary(lambda o, out: markdown.write_lane(result, o, out), options, inputs)
     if args.update_baseline:
-        write_baseline(args.baseline, result, inputs)
+        write_baseline(args.baseline, result, inputs, options.lanes)
         print(f"surface-lint: wrote the baseline {printable(str(args.baseline))}", file=sys.stderr)
-    return EXIT_FAIL if result.passed is False or not baseline_ok else EXIT_OK
+    failed = result.passed is False or not baseline_ok
+    return EXIT_FAIL if failed and not args.exit_zero else EXIT_OK
 
 
-def run_check(argv: Sequence[str]) -> int:
+def run_check(argv: Sequence[str], seen: list[str] | None = None) -> int:
+    from ..engine.config import resolve_selection
     from ..engine.spool import Spool
     from ..reporters import CHECK_WRITERS, CheckRun
 
     args = _check_parser(list(CHECK_WRITERS)).parse_args(argv)
-    files = check_paths(args.paths, args.kind)
+    if args.watch:
+        return _watch(run_check, argv, args.watch_runs)
+    stdin_name = args.stdin_filename or "-"
+    texts = _stdin_texts(args, [str(p) for p in args.paths])
+    files = [*([stdin_name] if texts else []), *check_paths([p for p in args.paths if str(p) != "-"], args.kind, bool(texts))]
     cases = _unique_paths(args.cases)
-    engine = _engine(args, args.paths[0] if args.paths else Path.cwd())
+    engine = _engine(args, Path(stdin_name) if texts else args.paths[0] if args.paths else Path.cwd())
     inputs = [*files, *cases, *_rules_inputs(engine)]
-    refuse_input(args.output, inputs)
-    hold_streams(cases, engine.config.max_line_bytes)
+    if seen is not None:
+        seen.extend([*(str(p) for p in args.paths if str(p) != "-"), *cases, *_rules_inputs(engine)])
+    refuse_input(args.output, [i for i in inputs if i not in texts])
+    hold_streams([c for c in cases if c not in texts], engine.config.max_line_bytes)
+    try:
+        selection = resolve_selection(args.select, args.extend_select, args.ignore, engine.lane_set.lanes.values())
+    except ValueError as exc:
+        raise UsageError(f"--select/--ignore: {exc}") from None
+    runs, lanes = check_choices(engine, args.lane, cases, files, args.kind, texts)
+    lane_of = {f: name for name, fs in runs for f in fs}
+    # The case index is read as the cases' lane (every file joined to it is checked as that lane).
+    lane_name = args.lane or (cases_choice(engine, cases, texts).lane if cases else None)
+    if args.show_settings:
+        return _show_settings(args, engine, lanes, selection)
     index = None
     if cases:
-        _, index = engine.load_cases(cases, engine.lane(args.lane) if args.lane else None)
+        _, index = engine.load_cases(cases, engine.lane(lane_name) if lane_name else None)
     from .parallel import check_files
 
     threshold = Severity.parse(args.fail_on)
@@ -336,21 +392,98 @@ def run_check(argv: Sequence[str]) -> int:
 
     def sink(f: Finding) -> None:
         nonlocal failing
+        if not selection.allows(f.code):
+            return
         findings.append(f)
         failing = failing or f.severity >= threshold
 
-    with _progress(len(files)) as progress:
-        stats = check_files(engine, index, cases, files, args.kind, args.lane, _jobs(args),
-                            progress.advance, sink)
+    from ..sources.base import ReadStats
+
+    stats = ReadStats()
+    with _progress(sum(1 for f in files if f not in texts)) as progress:
+        for run_lane_name, run_files in runs:
+            on_disk = [f for f in run_files if f not in texts]
+            if on_disk:
+                stats.add(check_files(engine, index, cases, on_disk, args.kind, run_lane_name, _jobs(args),
+                                      progress.advance, sink))
+    for name, data in texts.items():  # stdin: checked from its bytes, as the editor checks a buffer
+        doc = engine.check_bytes(name, data, args.kind, lane_of.get(name), index)
+        for f in doc.findings:
+            sink(f)
+        stats.add(doc.stats)
     run = CheckRun(findings, engine.profile, files, stats.lines, stats.records, stats.errors,
                    stats.blank, stats.skipped)
-    options = _options(args, engine, None)
+    options = replace(_options(args, engine, None), lanes=tuple((c, tuple(fs)) for c, fs in lanes), texts=texts,
+                      statistics=args.statistics)
     _emit(args, lambda out: CHECK_WRITERS[args.output_format](run, options, out), inputs)
     if args.github_summary:
         from ..reporters import markdown
 
         _github_summary(lambda o, out: markdown.write_check(run, o, out), options, inputs)
-    return EXIT_FAIL if failing else EXIT_OK
+    return EXIT_FAIL if failing and not args.exit_zero else EXIT_OK
+
+
+def _stdin_texts(args: argparse.Namespace, given: Sequence[str]) -> dict[str, bytes]:
+    """`-` among the paths: stdin's bytes under `--stdin-filename` (default `-`), read once."""
+    dashes = sum(1 for g in given if str(g) == "-")
+    if not dashes:
+        if args.stdin_filename:
+            raise UsageError("--stdin-filename names stdin: give `-` as a path too")
+        return {}
+    if dashes > 1:
+        raise UsageError("`-` (stdin) is given twice; it can be read once")
+    return {args.stdin_filename or "-": sys.stdin.buffer.read()}
+
+
+def _watch(run: Callable[[Sequence[str], list[str]], int], argv: Sequence[str], runs: int | None) -> int:
+    """`--watch`: the same command (without --watch) now and after each change of what it read."""
+    from .watch import watch, without_watch
+
+    once = without_watch(argv)
+    if "-" in once:
+        raise UsageError("--watch cannot re-read stdin (`-`): name the files")
+
+    def one(seen: list[str]) -> int:
+        try:
+            return run(once, seen)
+        except (UsageError, ConfigError) as exc:  # reported, and watched for a fix
+            print(f"surface-lint: error: {printable(str(exc))}", file=sys.stderr)
+            return EXIT_USAGE
+
+    return watch(one, runs)
+
+
+def _show_settings(args: argparse.Namespace, engine: Engine, lanes: Sequence[tuple[object, Sequence[str]]],
+                   selection: object | None = None) -> int:
+    """`--show-settings`: which config file, which lane(s), which profile, and why; nothing is run."""
+    from ..reporters.common import lane_notes
+
+    config = engine.config
+    if args.config:
+        where = f"{config.path} (--config)"
+    elif config.path:
+        where = f"{config.path} (the nearest at or above the input)"
+    else:
+        where = "none (no surface-lint.toml or pyproject.toml [tool.surface-lint] at or above the input: built-in defaults)"
+    if args.profile:
+        profile = f"{engine.profile} (--profile)"
+    elif config.path and engine.profile != DEFAULT_PROFILE:
+        profile = f"{engine.profile} (the config's `profile`)"
+    else:
+        profile = f"{engine.profile} (the default: neither --profile nor the config names another)"
+    rows = [f"config: {where}", f"profile: {profile}", *lane_notes(lanes, sum(len(fs) for _, fs in lanes))]
+    for _choice, files in lanes:
+        rows += [f"  {f}" for f in files]
+    rows.append("lane files: " + (", ".join(str(p) for p in config.lane_files) or "none beyond the shipped lanes"))
+    if config.severity:
+        rows.append("severity: " + ", ".join(f"{k} = {v}" for k, v in config.severity.items()))
+    selected = getattr(selection, "selected", None)
+    ignored: frozenset[str] = getattr(selection, "ignored", frozenset())
+    if selection is not None:
+        rows.append("select: " + ("every code" if selected is None else ", ".join(sorted(selected))))
+        rows.append("ignore: " + (", ".join(sorted(ignored)) or "nothing"))
+    sys.stdout.write("".join(printable(r) + "\n" for r in rows))
+    return EXIT_OK
 
 
 def run_diff(argv: Sequence[str]) -> int:
@@ -450,12 +583,13 @@ def _progress(total: int) -> Progress:
 
 def _options(args: argparse.Namespace, engine: Engine, lane: str | None) -> RenderOptions:
     from ..reporters import RenderOptions
-    from ..reporters.common import rule_index
+    from ..reporters.common import rule_index, severity_bases
 
     if args.annotation_limit < 0:
         raise UsageError("--annotation-limit must be 0 or more")
     return RenderOptions(colour=_colour(args), annotation_limit=args.annotation_limit,
-                         rules=rule_index(engine), lane=engine.lane(lane) if lane else None)
+                         rules=rule_index(engine), lane=engine.lane(lane) if lane else None,
+                         severity_bases=severity_bases(engine), show=getattr(args, "show", 20))
 
 
 def _github_summary(write: Callable[[RenderOptions, TextIO], None], options: RenderOptions,
@@ -498,7 +632,7 @@ def _stat_given(path: Path) -> os.stat_result:
         raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
 
 
-def check_paths(paths: Sequence[Path], kind: str | None) -> list[str]:
+def check_paths(paths: Sequence[Path], kind: str | None, stdin: bool = False) -> list[str]:
     """The files `check` reads: each named file, and under each folder the case files, transcripts
     and lane reports (decided as the editor decides: `document_kind`); each file once, in order."""
     from ..sources.lintable import HEAD_BYTES, document_kind, may_be_lintable
@@ -537,7 +671,7 @@ def check_paths(paths: Sequence[Path], kind: str | None) -> list[str]:
                 if document_kind(member, head) is not None:
                     found.append(member)
     files = _unique_paths(found)
-    if not files:
+    if not files and not stdin:
         named = ", ".join(str(p) for p in paths)
         raise UsageError(f"nothing to check: no case file, transcript or lane report in {named}")
     return files
@@ -658,14 +792,15 @@ def parse_tcp(value: str) -> tuple[str, int]:
     return (DEFAULT_TCP_HOST if host == "localhost" else host), port
 
 
-def write_baseline(path: Path, result: LaneResult, inputs: Sequence[str] = ()) -> None:
+def write_baseline(path: Path, result: LaneResult, inputs: Sequence[str] = (),
+                   lanes: LaneChoices = ()) -> None:
     """`--update-baseline`: the run's `--output-format json`, atomically like every output (a kill
     mid-write leaves the old baseline whole). Here, not in baseline.py: writing a report is a
     reporter's job, and the comparison (baseline.py) sits below the reporters."""
     from ..reporters.json_format import write_lane
 
     with open_output(path, inputs, "--update-baseline") as out:  # streamed: the cases are not held
-        write_lane(result, out)
+        write_lane(result, out, lanes)
 
 
 # The language server's `start`, loaded on demand: given to `main` by the package's entry point

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -343,3 +343,58 @@ def key_positions(text: str) -> dict[tuple[str, ...], tuple[int, int]]:
         for n in range(len(table) + 1, len(keys) + 1):
             out.setdefault(keys[:n], (number, column))
     return out
+
+
+# --- `--select` / `--ignore` / `--extend-select`: which findings are reported -----------------
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The codes a run reports: `selected` None for every code; `ignored` never."""
+
+    selected: frozenset[str] | None = None
+    ignored: frozenset[str] = frozenset()
+
+    def allows(self, code: str) -> bool:
+        return (self.selected is None or code in self.selected) and code not in self.ignored
+
+
+def selection_codes(key: str, lanes: Iterable[Lane]) -> set[str]:
+    """The codes a key names, resolved as `[severity]` keys are (a code in any case, a predicate's
+    name or alias, in any loaded lane) and also a file check's code or name, a code prefix
+    (`SL1`, `SLC4`) or `ALL`. An unknown key is a ValueError with a did-you-mean."""
+    codes: dict[str, set[str]] = {}
+    every: set[str] = set()
+    for lane in lanes:
+        for spec in lane.predicates:
+            every.add(spec.code.upper())
+            for name in (spec.code.upper(), spec.name, *spec.aliases):
+                codes.setdefault(name, set()).add(spec.code.upper())
+    for check in CHECKS.values():
+        every.add(check.code.upper())
+        for name in (check.code.upper(), check.name):
+            codes.setdefault(name, set()).add(check.code.upper())
+    if key.upper() == "ALL":
+        return every
+    found = codes.get(key) or codes.get(key.upper())
+    if found:
+        return set(found)
+    prefixed = {c for c in every if c.startswith(key.upper())} if key[:1].isalpha() else set()
+    if prefixed:
+        return prefixed
+    raise ValueError(f"`{key}` names no code, predicate, alias or code prefix of the loaded lanes"
+                     f"{did_you_mean(key, list(codes))}")
+
+
+def resolve_selection(select: Sequence[str] | None, extend_select: Sequence[str], ignore: Sequence[str],
+                      lanes: Iterable[Lane]) -> Selection:
+    """ruff's rule: `--select` replaces the default (every code), `--extend-select` adds to it,
+    `--ignore` removes; each key resolved by `selection_codes`."""
+    lanes = list(lanes)
+
+    def codes(keys: Sequence[str]) -> set[str]:
+        return {c for key in keys for part in key.split(",") if part.strip()
+                for c in selection_codes(part.strip(), lanes)}
+
+    selected = None if select is None else frozenset(codes(select) | codes(extend_select))
+    return Selection(selected, frozenset(codes(ignore)))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Callable, Collection, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from ..model.findings import Finding, Severity, sorted_findings
@@ -20,6 +19,7 @@ from .casework import load_casework
 from .check import HEAD_BYTES, DocumentChecker, check_lines, turn_stream
 from .config import Config, ConfigError, resolve_severity
 from .detect import first_object
+from .lanechoice import LaneChoice, choose_lane
 from .partial import BatchWriter, Overlap, Segment, SegmentMerge, Span, score_span, split_file
 from .pipeline import Evaluator
 from .results import (
@@ -67,27 +67,13 @@ class Engine:
     def detect_lane(self, path: str, kind: str | None, hint: str | None = None,
                     first: Mapping[str, Any] | None = None) -> Lane | None:
         """From a report's `lane`, a path segment or file name, the record's shape, config."""
-        lanes = self.lane_set.lanes
-        if hint and hint in lanes:
-            return lanes[hint]
-        p = Path(path)
-        for part in reversed(p.parts[:-1]):
-            if part in lanes:
-                return lanes[part]
-        for name in sorted(lanes, key=len, reverse=True):
-            if p.name.startswith(name) or f"_{name}" in p.name or f"{name}_" in p.name:
-                return lanes[name]
-        if first is not None:
-            for lane in lanes.values():
-                required = [n for n, f in lane.schema.fields.items() if f.required and n != "id"]
-                if kind == "cases" and required and all(n in first for n in required):
-                    return lane
-            if any(k in first for k in ("trace_hash_replay", "premises", "chain")) and "symbolic_logic" in lanes:
-                if first.get("role") in ("premise", "probe") or "trace_hash_replay" in first or "premises" in first:
-                    return lanes["symbolic_logic"]
-        if self.config.default_lane and self.config.default_lane in lanes:
-            return lanes[self.config.default_lane]
-        return lanes.get("deterministic_fluency")
+        choice = self.choose_lane(path, kind, hint, first)
+        return self.lane_set.lanes[choice.lane] if choice is not None else None
+
+    def choose_lane(self, path: str, kind: str | None, hint: str | None = None,
+                    first: Mapping[str, Any] | None = None, strict: bool = False) -> LaneChoice | None:
+        """`detect_lane` with the reason (lanechoice.py); `strict`: a path that disagrees with the fields is an error."""
+        return choose_lane(self.lane_set.lanes, self.config.default_lane, path, kind, hint, first, strict)
 
     # --- findings of one evaluated subject (kept for callers; the pipeline's Evaluator does it) --
 

@@ -6,6 +6,8 @@ A format may support only some kinds of run.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from . import diff_text, github, html, json_format, jsonl, junit, markdown, sarif, text
 from .common import RuleInfo as RuleInfo
 from .common import SafeOut, capture
@@ -41,8 +43,8 @@ from .options import (
 )
 
 CHECK_WRITERS: dict[str, WriteCheck] = {
-    "text": lambda run, o, out: text.write_check(run, out, o.colour),
-    "json": lambda run, o, out: json_format.write_check(run, out),
+    "text": lambda run, o, out: text.write_check(run, out, o),
+    "json": lambda run, o, out: json_format.write_check(run, out, o.lanes),
     "json-lines": jsonl.write_check,
     "sarif": sarif.write_check,
     "junit": junit.write_check,
@@ -50,9 +52,12 @@ CHECK_WRITERS: dict[str, WriteCheck] = {
     "markdown": markdown.write_check,
     "html": html.write_check,
 }
+# `full`: text with the source line and a caret under each finding; `concise` is `text`.
+CHECK_WRITERS["concise"] = CHECK_WRITERS["text"]
+CHECK_WRITERS["full"] = lambda run, o, out: text.write_check(run, out, replace(o, text_style="full"))
 LANE_WRITERS: dict[str, WriteLane] = {
-    "text": lambda result, o, out: text.write_lane(result, out, o.colour),
-    "json": lambda result, o, out: json_format.write_lane(result, out),
+    "text": lambda result, o, out: text.write_lane(result, out, o),
+    "json": lambda result, o, out: json_format.write_lane(result, out, o.lanes),
     "json-lines": jsonl.write_lane,
     "sarif": sarif.write_lane,
     "junit": junit.write_lane,
@@ -60,6 +65,9 @@ LANE_WRITERS: dict[str, WriteLane] = {
     "markdown": markdown.write_lane,
     "html": html.write_lane,
 }
+LANE_WRITERS["concise"] = LANE_WRITERS["text"]
+LANE_WRITERS["full"] = lambda result, o, out: text.write_lane(result, out, replace(o, text_style="full"))
+TEXT_FORMATS = ("text", "concise", "full")  # the human text output, one line or a snippet per finding
 DIFF_FORMATS: dict[str, RenderDiff] = {
     "text": diff_text.render_text,
     "json": diff_text.render_json,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path, PurePath
@@ -25,7 +25,7 @@ from ..engine.views import iter_case_views as iter_case_views
 from ..engine.views import iter_outcome_views as iter_outcome_views
 from ..engine.views import numeric as numeric
 from ..engine.views import reported_predicates as reported_predicates
-from ..model.findings import Finding
+from ..model.findings import Finding, Severity
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -244,3 +244,67 @@ class PerPredicateQuota:
     def notes(self) -> list[tuple[str, int]]:
         """(predicate, failing cases not shown), in name order."""
         return sorted((n, c) for n, c in self.hidden.items() if c)
+
+
+# RenderOptions.lanes: (engine.lanechoice.LaneChoice, the files it was chosen for) per lane of a run.
+LaneChoices = Sequence[tuple[Any, Sequence[str]]]
+
+
+def lane_notes(lanes: LaneChoices, total_files: int = 0) -> list[str]:
+    """Each lane of a run and how it was chosen, one line each (`lanes` from RenderOptions):
+    `lane grammatical_coverage, chosen by the path: the folder grammatical_coverage in the path`;
+    with `total_files` and several lanes, how many files each was chosen for."""
+    notes = []
+    for choice, files in lanes:
+        count = f" for {len(files)} of {total_files} file(s)" if len(lanes) > 1 and total_files else ""
+        notes.append(f"lane {choice.lane}{count}, chosen by {choice.by}: {choice.how}")
+    return notes
+
+
+def run_note(lanes: LaneChoices, profile: str, total_files: int = 0) -> str:
+    """One line naming the run's lane(s), how each was chosen, and the profile."""
+    return "; ".join([*lane_notes(lanes, total_files), f"profile {profile}"])
+
+
+def lane_records(lanes: LaneChoices) -> list[dict[str, Any]]:
+    """The same as data (JSON, SARIF, JSON Lines): lane, chosen_by, how, files."""
+    return [{"lane": c.lane, "chosen_by": c.by, "how": c.how, **({"files": list(fs)} if fs else {})}
+            for c, fs in lanes]
+
+
+@dataclass(frozen=True, slots=True)
+class SeverityBasis:
+    """What a predicate's severity is before a case changes it, and the case fields that can:
+    `level` the rules table's (after the config's `[severity]`), `expected` the case field whose
+    predicates are errors, `informational` the one whose predicates are information."""
+
+    level: str
+    expected: str | None
+    informational: str | None
+
+
+def severity_bases(engine: Engine) -> dict[str, SeverityBasis]:
+    """Per predicate code (the first lane using a code wins, as in `rule_index`)."""
+    out: dict[str, SeverityBasis] = {}
+    for lane_name in sorted(engine.lane_set.lanes):
+        lane = engine.lane_set.lanes[lane_name]
+        for spec in lane.predicates:
+            level = engine.severity_levels.get(spec.name, spec.default_severity)
+            out.setdefault(spec.code, SeverityBasis(level, lane.expected_field, lane.informational_field))
+    return out
+
+
+def severity_reason(f: Finding, bases: Mapping[str, SeverityBasis]) -> str | None:
+    """Why `f` is not at its rules table's severity (a case's expectation raised it), else None."""
+    basis = bases.get(f.code)
+    if basis is None or basis.level == "off":
+        return None
+    if f.severity is Severity.parse(basis.level):
+        return None
+    if f.severity is Severity.ERROR and basis.expected:
+        why = f"the case's `{basis.expected}` names it"
+    elif f.severity is Severity.INFORMATION and basis.informational:
+        why = f"the case's `{basis.informational}` names it"
+    else:
+        why = "set for this case"
+    return f"{why}; rules table: {Severity.parse(basis.level).label}"

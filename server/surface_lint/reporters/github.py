@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from ..engine import LaneResult
 from ..model.findings import Finding, Severity
-from .common import SafeOut, capture, display_path, fmt_value, printable
+from .common import SafeOut, capture, display_path, fmt_value, printable, run_note
 
 if TYPE_CHECKING:
     from ..engine.diff import LaneDiff
@@ -91,6 +91,8 @@ def render_annotations(annotations: Sequence[Annotation], limit: int) -> str:
 
 
 def write_check(run: CheckRun, options: RenderOptions, out: TextIO) -> None:
+    # A log line, not an annotation (it takes none of GitHub's few annotation slots).
+    SafeOut(out).write(f"surface-lint: {printable(run_note(options.lanes, run.profile, len(run.files)))}\n")
     write_annotations((finding_annotation(f) for f in run.findings), options.annotation_limit, out)
 
 
@@ -121,6 +123,7 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
         for f in result.findings:
             yield finding_annotation(f)
 
+    SafeOut(out).write(f"surface-lint: {printable(run_note(options.lanes, result.profile))}\n")
     write_annotations(annotations(), options.annotation_limit, out)
 
 

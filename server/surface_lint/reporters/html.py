@@ -29,6 +29,7 @@ from .common import (
     fmt_value,
     highlight_segments,
     iter_case_views,
+    lane_notes,
     metric_rows,
     numeric,
     printable,
@@ -387,7 +388,9 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
         f"{_badge(result.passed)}</h1>",
         f'<p class="meta">profile <code>{_e(result.profile)}</code> · thresholds '
         f"<code>{_e(result.threshold_set or 'none')}</code> · {n_views} case(s) · {n_fail} failing · "
-        f"{n_failures - n_fail} with notes only</p></header>",
+        f"{n_failures - n_fail} with notes only</p>",
+        *[f'<p class="meta lane">{_e(n)}</p>' for n in lane_notes(options.lanes)],
+        "</header>",
         *_cards(result, rows, n_views, n_fail, n_failures - n_fail),
     ]
     if result.nothing_scored is not None:
@@ -555,7 +558,9 @@ def write_check(run: CheckRun, options: RenderOptions, out: TextIO) -> None:
     body = [
         f"<header><h1>surface-lint check {_badge(not n, f'{n} finding(s)')}</h1>",
         f'<p class="meta">{len(run.files)} file(s) · {run.records} record(s) · profile '
-        f"<code>{_e(run.profile)}</code></p></header>",
+        f"<code>{_e(run.profile)}</code></p>",
+        *[f'<p class="meta lane">{_e(n)}</p>' for n in lane_notes(options.lanes, len(run.files))],
+        "</header>",
         '<section id="findings"><h2>Findings</h2>',
         _filters((display_path(f) for f in run.files), codes, "File", "errors and warnings only"),
         "<table><tr><th>Where</th><th>Code</th><th>Severity</th><th>Message</th></tr>",

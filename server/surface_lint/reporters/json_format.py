@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ..engine import LaneResult
 from ..engine.scoring import Outcome
 from ..engine.spool import Spool
-from .common import SafeOut, capture
+from .common import LaneChoices, SafeOut, capture, lane_records
 
 if TYPE_CHECKING:
     from .options import CheckRun
@@ -241,7 +241,7 @@ class ObjectWriter:
         self.write("{}" if self.first else "\n" + self.pad + "}")
 
 
-def write_check(run: CheckRun, out: TextIO) -> None:
+def write_check(run: CheckRun, out: TextIO, lanes: LaneChoices = ()) -> None:
     w = SafeOut(out).write
     obj = ObjectWriter(w)
     n = 0
@@ -257,6 +257,8 @@ def write_check(run: CheckRun, out: TextIO) -> None:
                          "lines": run.lines, "records": run.records, "skipped": run.skipped})
     obj.value("files", run.files)
     obj.array("findings", counted())
+    if lanes:  # each lane and how it was chosen, with its files
+        obj.value("lanes", lane_records(lanes))
     obj.value("profile", run.profile)
     obj.value("tool", "surface-lint")
     obj.close()
@@ -279,7 +281,7 @@ def _thresholds(result: LaneResult) -> list[dict[str, Any]]:
     ]
 
 
-def write_lane(result: LaneResult, out: TextIO) -> None:
+def write_lane(result: LaneResult, out: TextIO, lanes: LaneChoices = ()) -> None:
     w = SafeOut(out).write
     obj = ObjectWriter(w)
     # failed_predicates is keyed by case id (sorted): gathered while the cases stream by.
@@ -304,6 +306,8 @@ def write_lane(result: LaneResult, out: TextIO) -> None:
     obj.array("findings", (f.to_dict() for f in result.findings))
     obj.value("headline", result.headline)
     obj.value("lane", result.lane)
+    if lanes:  # how the lane was chosen (beside the runner-shaped keys, which stay as they are)
+        obj.value("lane_choice", lane_records(lanes)[0])
     obj.value("metric_aliases", result.metric_aliases)
     obj.value("metrics", result.metrics)
     obj.array("missing_transcripts", result.missing_transcripts)  # streamed: the ids may be kept on disk

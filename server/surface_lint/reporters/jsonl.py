@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..engine import LaneResult
-from .common import SafeOut, capture, iter_outcome_views
+from .common import SafeOut, capture, iter_outcome_views, lane_records
 from .diff_text import diff_payload
 
 if TYPE_CHECKING:
@@ -32,6 +32,8 @@ def write_check(run: CheckRun, options: RenderOptions, out: TextIO) -> None:
     w = SafeOut(out).write
     for f in run.findings:
         w(_line({"type": "finding", **f.to_dict()}) + "\n")
+    if options.lanes:  # the closing line: the lanes, how each was chosen, the profile
+        w(_line({"type": "run", "lanes": lane_records(options.lanes), "profile": run.profile}) + "\n")
 
 
 def render_check(run: CheckRun, options: RenderOptions) -> str:
@@ -50,6 +52,7 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
                  "tolerance": t.check.tolerance, "actual": t.actual, "passed": t.passed}) + "\n")
     summary: dict[str, Any] = {
         "type": "summary", "lane": result.lane, "version": result.version, "profile": result.profile,
+        **({"lane_choice": lane_records(options.lanes)[0]} if options.lanes else {}),
         "threshold_set": result.threshold_set, "headline": result.headline, "passed": result.passed,
         "metrics": result.metrics, "cases": len(result.outcomes),
         "missing_transcripts": result.missing_transcripts, "unknown_cases": result.unknown_cases}

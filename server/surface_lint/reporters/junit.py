@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from ..engine import LaneResult
 from ..model.findings import Finding
-from .common import CaseView, SafeOut, capture, display_path, fmt_value, iter_case_views, printable, where
+from .common import CaseView, SafeOut, capture, display_path, fmt_value, iter_case_views, lane_notes, printable, where
 
 if TYPE_CHECKING:
     from ..engine.diff import LaneDiff
@@ -161,7 +161,8 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     x = XmlWriter(w)
     x.open("testsuites", name=f"surface-lint {lane}",
            **_counts(tests, failing + threshold_fail + baseline_fail + unscored, missing))
-    info = [("lane", lane), ("version", result.version), ("profile", result.profile),
+    info = [("lane", lane), *[("lane_choice", n) for n in lane_notes(options.lanes)],
+            ("version", result.version), ("profile", result.profile),
             ("threshold_set", result.threshold_set or "none")]
     if unscored:
         x.open("testsuite", name=f"{lane}.run", **_counts(1, 1, 0))
@@ -217,7 +218,8 @@ def write_check(run: CheckRun, options: RenderOptions, out: TextIO) -> None:
     x = XmlWriter(w)
     x.open("testsuites", name="surface-lint check", **_counts(max(n, 1), n, 0))
     x.open("testsuite", name="surface-lint check", **_counts(max(n, 1), n, 0))
-    _properties_xml(x, [("profile", run.profile), ("files", str(len(run.files)))])
+    _properties_xml(x, [*[("lane", n) for n in lane_notes(options.lanes, len(run.files))],
+                        ("profile", run.profile), ("files", str(len(run.files)))])
     if not n:
         x.leaf("testcase", classname="surface-lint", name="no findings")
     for f in run.findings:

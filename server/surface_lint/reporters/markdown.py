@@ -23,6 +23,7 @@ from .common import (
     fmt_value,
     highlight_segments,
     iter_case_views,
+    lane_notes,
     metric_rows,
     printable,
     verdict_word,
@@ -173,6 +174,8 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
         f"Profile {md_code(result.profile)} · thresholds {md_code(result.threshold_set or 'none')} · "
         f"{len(result.outcomes) or result.case_count} case(s) · {failing} failing · {notes} with notes only",
         "",
+        *[md_text(n) + "  " for n in lane_notes(options.lanes)],
+        *([""] if options.lanes else []),
         *_metric_table(result, options),
     ]
     if result.nothing_scored is not None:
@@ -256,6 +259,7 @@ def write_check(run: CheckRun, options: RenderOptions, out: TextIO) -> None:
         "",
         f"{summary} in {len(run.files)} file(s) · profile {md_code(run.profile)} · "
         f"{run.records} record(s) read",
+        *(["", *(md_text(n) + "  " for n in lane_notes(options.lanes, len(run.files)))] if options.lanes else []),
     ])
     w(head)
     if run.findings:

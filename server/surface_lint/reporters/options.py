@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING, TextIO
 from ..engine import LaneResult
 from ..engine.results import Rows
 from ..model.findings import Finding
-from .common import RuleInfo
+from .common import RuleInfo, SeverityBasis
 
 if TYPE_CHECKING:
     from ..engine.baseline import BaselineReport
     from ..engine.diff import LaneDiff
+    from ..engine.lanechoice import LaneChoice
     from ..rules.loader import Lane
 
 DEFAULT_ANNOTATION_LIMIT = 50
@@ -49,6 +50,14 @@ class RenderOptions:
     rules: Mapping[str, RuleInfo] = field(default_factory=dict)  # code -> docs (sarif, html)
     lane: Lane | None = None  # the scored lane (predicate order, metric kinds)
     baseline: BaselineReport | None = None  # the ratchet's comparison, shown where it fits
+    # The lane(s) of the run and how each was chosen, with the files it was chosen for (check).
+    lanes: tuple[tuple[LaneChoice, tuple[str, ...]], ...] = ()
+    # text: each predicate's severity before a case changes it (a raised one says why)
+    severity_bases: Mapping[str, SeverityBasis] = field(default_factory=dict)
+    show: int = 20  # text: failing cases listed by id (`--show`)
+    text_style: str = "concise"  # text: `concise` one line per finding, `full` with the source line
+    statistics: bool = False  # text: one row per code with its count (`--statistics`)
+    texts: Mapping[str, bytes] = field(default_factory=dict)  # bytes of paths not on disk (stdin)
 
 
 RenderCheck = Callable[[CheckRun, RenderOptions], str]

@@ -20,7 +20,7 @@ from urllib.parse import quote
 from .. import __version__
 from ..engine import LaneResult
 from ..model.findings import Finding, Location, Severity
-from .common import RuleInfo, SafeOut, capture, display_path, printable
+from .common import LaneChoices, RuleInfo, SafeOut, capture, display_path, lane_records, printable
 from .json_format import indented
 
 if TYPE_CHECKING:
@@ -247,9 +247,10 @@ def sarif_log(findings: Iterable[Finding], rules: Mapping[str, RuleInfo],
     return json.loads(capture(lambda out: write_log(ordered, rules, out, properties)))  # type: ignore[no-any-return]
 
 
-def _lane_properties(result: LaneResult) -> dict[str, Any]:
+def _lane_properties(result: LaneResult, lanes: LaneChoices = ()) -> dict[str, Any]:
     return {
         "lane": result.lane,
+        **({"laneChoice": lane_records(lanes)[0]} if lanes else {}),
         "version": result.version,
         "profile": result.profile,
         "thresholdSet": result.threshold_set,
@@ -264,7 +265,8 @@ def _lane_properties(result: LaneResult) -> dict[str, Any]:
 
 
 def write_check(run: CheckRun, options: RenderOptions, out: TextIO) -> None:
-    write_log(run.findings, options.rules, out, {"profile": run.profile})
+    write_log(run.findings, options.rules, out,
+              {"profile": run.profile, **({"lanes": lane_records(options.lanes)} if options.lanes else {})})
 
 
 def render_check(run: CheckRun, options: RenderOptions) -> str:
@@ -272,7 +274,7 @@ def render_check(run: CheckRun, options: RenderOptions) -> str:
 
 
 def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
-    write_log(result.findings, options.rules, out, _lane_properties(result))
+    write_log(result.findings, options.rules, out, _lane_properties(result, options.lanes))
 
 
 def render_lane(result: LaneResult, options: RenderOptions) -> str:
