@@ -20,6 +20,8 @@ from typing import Any
 
 import re2  # type: ignore[import-untyped]  # google-re2 ships no type information
 
+from .pyre import Compiled, TranslateError, translate
+
 # Vetted patterns run on `re` up to this many characters (their worst case is polynomial of a
 # low degree, so bounded here); longer texts take their exact RE2 translation when there is one.
 FAST_PATH_MAX_CHARS = 4096
@@ -161,6 +163,18 @@ def _re2_message(exc: Exception) -> str:
     return f"is not accepted by the linear-time engine (RE2): {reason}"
 
 
+def _compile_user(pattern: str) -> Any:
+    """A user pattern: Python `re`'s meaning, run by RE2 (rules/pyre.py), or PatternError saying why not."""
+    try:
+        translation = translate(pattern)
+    except TranslateError as exc:
+        raise PatternError(str(exc)) from None
+    try:
+        return Compiled(translation, _re2_options())
+    except re2.error as exc:
+        raise PatternError(_re2_message(exc)) from None
+
+
 class SafePattern:
     """A compiled rule pattern whose cost is bounded by the text's length (see the module)."""
 
@@ -168,16 +182,22 @@ class SafePattern:
 
     def __init__(self, pattern: str, trusted: bool, built: bool = False) -> None:
         self.pattern = pattern
+        self._budget_chars: int | None = None
+        if not built and not trusted:
+            self.origin = "user"
+            self._py: re.Pattern[str] | None = None
+            self._re2: Any = _compile_user(pattern)
+            self._budget_chars = USER_REGEX_STEPS // max(int(self._re2.programsize), 1)
+            return
         try:
             python = re.compile(pattern)  # the syntax check (and its messages) users know
         except re.error as exc:
             raise PatternError(f"does not compile: {exc}") from None
-        self._budget_chars: int | None = None
         if built:
             self.origin = "built"
-            self._py: re.Pattern[str] | None = python
-            self._re2: Any = None
-        elif trusted:
+            self._py = python
+            self._re2 = None
+        else:
             self.origin = "vetted"
             self._py = python
             translated, exact = to_re2(pattern)
@@ -187,11 +207,6 @@ class SafePattern:
                     self._re2 = _compile_re2(translated)
                 except PatternError:
                     self._re2 = None
-        else:
-            self.origin = "user"
-            self._py = None
-            self._re2 = _compile_re2(to_re2(pattern)[0])
-            self._budget_chars = USER_REGEX_STEPS // max(int(self._re2.programsize), 1)
 
     @property
     def budget_chars(self) -> int | None:
