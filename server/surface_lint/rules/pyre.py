@@ -165,7 +165,7 @@ def _py_char(code: int) -> str:
     return f"\\U{code:08x}"
 
 
-def _py_ranges(ranges: Ranges) -> str:
+def py_ranges(ranges: Ranges) -> str:
     return "".join(_py_char(lo) if lo == hi else f"{_py_char(lo)}-{_py_char(hi)}" for lo, hi in ranges)
 
 
@@ -197,9 +197,9 @@ def expand_extensions(pattern: str) -> str:
                 ranges = category_set(m.group("name") if m.group("name") is not None else m.group("short"))
                 negated = m.group("p") == "P"
                 if in_class:
-                    out.append(_py_ranges(complement(ranges) if negated else ranges))
+                    out.append(py_ranges(complement(ranges) if negated else ranges))
                 else:
-                    out.append(("[^" if negated else "[") + _py_ranges(ranges) + "]")
+                    out.append(("[^" if negated else "[") + py_ranges(ranges) + "]")
             i = m.end()
             continue
         if in_class:
@@ -391,7 +391,7 @@ _BOUNDARY_HELP = ("put `\\b` where the characters on its two sides are known: ne
                   "`\\b\\w+`), or write the characters out (`(?:^|\\W)word`)")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Translation:
     """A pattern in RE2 syntax and how to read RE2's spans back as `re`'s."""
 
@@ -530,11 +530,11 @@ class _Writer:
                 return "(?:" + "|".join(starts + consumed) + ")"
             return "(?:" + "|".join(starts + consumed) + ")" + self.seq(rest, flags, tail=tail, before=single)
         edge = _node_edge(first, flags, False)
-        purity = None if edge.nullable else _purity(edge.chars)
-        if purity is None:
+        side = None if edge.nullable else _purity(edge.chars)
+        if side is None:
             raise TranslateError(f"uses `\\{kind}` at the start of the pattern before something that can begin with a "
                                  f"word or a non-word character, which has no exact linear-time form: {_BOUNDARY_HELP}")
-        start_ok, context = self.prefix_alternatives(kind, purity)
+        start_ok, context = self.prefix_alternatives(kind, side)
         pre = f"(?:\\A{_A_MARK}|{self.marker(context, False)})" if start_ok else self.marker(context, False)
         return pre + self.seq(items, flags, tail=tail)
 
@@ -765,7 +765,7 @@ class Compiled:
         try:
             return text, text.encode("utf-8")
         except UnicodeEncodeError:
-            clean = re.sub("[\\ud800-\\udfff]", "\\ufffd", text)
+            clean = re.sub("[\\ud800-\\udfff]", "\ufffd", text)
             return clean, clean.encode("utf-8")
 
     def _iterate(self, text: str, anchor: Any, once: bool) -> Iterator[Match]:
