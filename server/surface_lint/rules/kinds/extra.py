@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import re
 import string
+import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -140,7 +141,11 @@ def _tokens(text: str, params: Mapping[str, Any]) -> list[tuple[str, int]]:
 
 
 def _fold(text: str, params: Mapping[str, Any]) -> str:
-    """`fold`: `lower` (str.lower, the runners'), `casefold` (str.casefold) or `none`."""
+    """`unicode_form` (`NFC`/`NFKC` first, when given), then `fold`: `lower` (str.lower, the
+    runners'), `casefold` (str.casefold) or `none`. Applied alike to the surface and the terms."""
+    form = params.get("unicode_form", "none")
+    if form != "none":
+        text = unicodedata.normalize(form, text)
     how = params.get("fold", "lower")
     if how == "lower":
         return text.lower()
@@ -429,6 +434,10 @@ def _term_params(extra: Mapping[str, Value]) -> dict[str, Value]:
                         "letters and digits, apostrophes inside).", choices=("whitespace", "words")),
         "token_pattern": Value("regex", None, "What a token is, as a pattern (instead of `tokens`)."),
         "strip_chars": Value("string", "", "Characters stripped from each token's ends."),
+        "unicode_form": Value("string", "none", "Unicode normalisation of both sides before comparing: `none`, "
+                              "`NFC` (composed: NFD `λο\u0301γος` equals `λόγος`) or `NFKC` (also compatibility "
+                              "forms: `ﬁ` equals `fi`). Spans stay in the original text (the whole surface where "
+                              "normalising changed its length).", choices=("none", "NFC", "NFKC")),
         "rstrip": _RSTRIP,
         "missing": _missing("pass"),
         **extra,
