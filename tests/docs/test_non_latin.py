@@ -41,7 +41,7 @@ def test_the_page_has_a_hebrew_and_a_greek_example() -> None:
 
 @pytest.mark.parametrize("index", [0, 1, 2])
 def test_each_example_gives_the_output_the_page_shows(index: int, tmp_path: Path) -> None:
-    for kind, name, body in blocks():
+    for _kind, name, body in blocks():
         if name is not None:
             (tmp_path / name).write_text(body, encoding="utf-8")
     command, *shown = [body for kind, _, body in blocks() if kind == "console"][index].splitlines()

@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001  # Greek, Cyrillic and Hebrew letters on purpose
 """Kinds over text in any script: tokens keep combining marks, case-dependent kinds say how they
 read letters without case, term kinds normalise Unicode when told (exact verdicts and spans)."""
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 
-import pytest
 from engine_support import check, fts
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

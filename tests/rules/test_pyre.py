@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001  # Greek, Cyrillic and Hebrew letters on purpose
 """User patterns mean Python `re` on RE2 (rules/pyre.py): property tests against `re` over texts in
 several scripts, the classes `re` itself reports, and each refused construct with its message."""
 
@@ -81,7 +82,7 @@ def _patterns(draw: st.DrawFn) -> str:
     return f"{lead}(?:{body}){trail}" if len(branches) > 1 else f"{lead}{body}{trail}"
 
 
-@settings(max_examples=1000, derandomize=True, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@settings(max_examples=300, derandomize=True, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(pattern=_patterns(), texts=st.lists(_TEXTS, min_size=4, max_size=4))
 def test_generated_patterns_match_what_re_matches_or_are_refused(pattern: str, texts: list[str]) -> None:
     try:

@@ -435,8 +435,8 @@ def _term_params(extra: Mapping[str, Value]) -> dict[str, Value]:
         "token_pattern": Value("regex", None, "What a token is, as a pattern (instead of `tokens`)."),
         "strip_chars": Value("string", "", "Characters stripped from each token's ends."),
         "unicode_form": Value("string", "none", "Unicode normalisation of both sides before comparing: `none`, "
-                              "`NFC` (composed: NFD `λο\u0301γος` equals `λόγος`) or `NFKC` (also compatibility "
-                              "forms: `ﬁ` equals `fi`). Spans stay in the original text (the whole surface where "
+                              "`NFC` (composed: a decomposed `e\u0301` equals `\u00e9`) or `NFKC` (also compatibility "
+                              "forms: `\ufb01` equals `fi`). Spans stay in the original text (the whole surface where "
                               "normalising changed its length).", choices=("none", "NFC", "NFKC")),
         "rstrip": _RSTRIP,
         "missing": _missing("pass"),
