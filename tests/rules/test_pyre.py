@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from surface_lint.rules.patterns import PatternError, SafePattern
-from surface_lint.rules.pyre import expand_extensions, scan, translate
+from surface_lint.rules.pyre import complement, expand_extensions, scan, translate
 
 # Texts: Latin (precomposed and decomposed), Greek (precomposed, decomposed, final sigma), pointed
 # Hebrew, Cyrillic, CJK, emoji (a ZWJ sequence, a flag, a skin tone), digits of other scripts, the
@@ -37,7 +37,7 @@ _PATTERNS = [
     r"(?i)\bé", r"^\s*$", r"x*", r"\p{L}+", r"\p{M}", r"\P{L}+", r"[\p{L}\p{M}]+", r"\x{5d3}\S*", r"\u05d4",
     r"[^\W\d]+", r"(a)|(s)", r"(?m)^\w+$", r"\w\b\W", r"(?s).", r"\b\p{Lu}", r"[\u0590-\u05ff]+", r"\w+\b",
     r"\b\d", r"(?i)\bis a\b|\bmeans\b", r"(?a)\b\w+\b", r"(?i)[^a-z]", r"(?x) a  b # comment", r"[\u05b0-\u05bc]",
-    r"\U0001F600", r"[😀-🙏]", r"\s*\Z", r"\w{2,3}", r"(?i)ß", r"(?i)\u0130",
+    r"\b\w\b", r"\B.\b", r"\b[a-z\-]\b", r"\U0001F600", r"[😀-🙏]", r"\s*\Z", r"\w{2,3}", r"(?i)ß", r"(?i)\u0130",
 ]
 _COMPILED = [(re.compile(expand_extensions(p)), SafePattern(p, False)) for p in _PATTERNS]
 
@@ -116,9 +116,9 @@ def test_a_lone_surrogate_is_matched_as_re_matches_it() -> None:
 
 def test_the_classes_are_the_code_points_re_reports() -> None:
     every = "".join(chr(c) for c in range(0x110000))
-    for source in [r"\w", r"\d", r"\s", r"\W", r"(?i:k)", r"(?i:[a-z])", r"."]:
-        expected = [m.start() for m in re.finditer(source, every)]
-        assert [c for lo, hi in scan(source, 0) for c in range(lo, hi + 1)] == expected, source
+    for source in [r"\w", r"\d", r"\s", r"\W", r"(?i:k)", r"(?i:[a-z])", r".", r"[^\W\d]", r"(?a:\w)"]:
+        outside = "".join(every[lo:hi + 1] for lo, hi in complement(scan(source, 0)))
+        assert outside == re.sub(source, "", every), source  # what re leaves is exactly what the set leaves
     assert scan(r"(?i:k)", 0) == ((0x4B, 0x4B), (0x6B, 0x6B), (0x212A, 0x212A))
     assert scan(r"\s", 0) == ((0x9, 0xD), (0x1C, 0x20), (0x85, 0x85), (0xA0, 0xA0), (0x1680, 0x1680),
                               (0x2000, 0x200A), (0x2028, 0x2029), (0x202F, 0x202F), (0x205F, 0x205F),

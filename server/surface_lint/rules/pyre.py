@@ -515,17 +515,18 @@ class _Writer:
             parts = (("w", intersect(single, word_set())), ("n", intersect(single, complement(word_set()))))
             closes = tail and len(rest) == 1 and self.kind(rest[0], flags) in ("b", "B")
             end_kind = self.kind(rest[0], flags) if closes else None
+            # RE2 numbers groups in the order they are written: every marker is made where it is written.
             starts: list[str] = []
             consumed: list[str] = []
             for purity, part in parts:
-                if not part:
-                    continue
-                start_ok, context = self.prefix_alternatives(kind, purity)
-                if start_ok:
+                if part and self.prefix_alternatives(kind, purity)[0]:
                     after = self.suffix(end_kind, purity) if end_kind is not None else ""
                     starts.append(f"\\A{_A_MARK}{re2_class(part)}{after}")
-                after = self.suffix(end_kind, purity) if end_kind is not None else ""
-                consumed.append(self.marker(context, False) + re2_class(part) + after)
+            for purity, part in parts:
+                if part:
+                    before_part = self.marker(self.prefix_alternatives(kind, purity)[1], False)
+                    after = self.suffix(end_kind, purity) if end_kind is not None else ""
+                    consumed.append(before_part + re2_class(part) + after)
             if closes:
                 return "(?:" + "|".join(starts + consumed) + ")"
             return "(?:" + "|".join(starts + consumed) + ")" + self.seq(rest, flags, tail=tail, before=single)
