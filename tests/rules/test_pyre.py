@@ -82,7 +82,7 @@ def _patterns(draw: st.DrawFn) -> str:
     return f"{lead}(?:{body}){trail}" if len(branches) > 1 else f"{lead}{body}{trail}"
 
 
-@settings(max_examples=300, derandomize=True, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@settings(max_examples=1000, derandomize=True, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(pattern=_patterns(), texts=st.lists(_TEXTS, min_size=4, max_size=4))
 def test_generated_patterns_match_what_re_matches_or_are_refused(pattern: str, texts: list[str]) -> None:
     try:
@@ -193,6 +193,6 @@ def test_the_issues_examples_now_mean_what_the_runners_mean() -> None:
     assert [m.span() for m in SafePattern(r"\bmeans\b", False).finditer("λmeans means")] == [(7, 12)]
     assert SafePattern(r"\p{L}+", False).findall("הַדָּבָר ok") == ["ה", "ד", "ב", "ר", "ok"]
     assert SafePattern(r"[\p{L}\p{M}]+", False).findall("הַדָּבָר ok") == ["הַדָּבָר", "ok"]
-    assert SafePattern(r"\u05d3\x{5b8}", False).search("הַדָּבָר") is None
+    assert SafePattern(r"\u05d3\x{5b8}", False).search("הַדָּבָר").span() == (2, 4)  # dalet, qamats
     assert SafePattern(r"(?i)ΛΌΓΟΣ", False).search("ο λόγος").span() == (2, 7)
     assert SafePattern(r"end$", False).search("the end\n").span() == (4, 7)
