@@ -107,8 +107,8 @@ def test_the_lane_scores_cleanly(tmp_path: Path, capsys: pytest.CaptureFixture[s
     ("int('9' * 5000)", "Exceeds the limit (4300 digits) for integer string conversion: value has 5000 digits"),
     ("sorted([None, 'x'])", "'<' not supported between instances of 'str' and 'NoneType'"),
     ("search(case.id + '(?<=a)', 'ab')",
-     "uses `(?<=`, which the linear-time engine that runs user patterns (RE2) does not support "
-     "(no lookaround, backreference, possessive or atomic group)"),
+     "uses a lookahead `(?=...)` or lookbehind `(?<=...)` at character 3, which has no exact linear-time form: "
+     "match the text itself (the match then includes it), or test it in a second predicate"),
 ])
 def test_a_run_time_error_is_an_sl019_finding_for_the_case(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], expr: str, error: str) -> None:
@@ -164,9 +164,9 @@ def test_an_integer_past_4300_digits_is_refused_before_it_is_built(
                                "1+1+1+1…' nests more than 100 levels deep"),
     ("-" * 100 + "1", "expression '" + "-" * 79 + "…' nests more than 100 levels deep"),  # 101 nodes deep
     ("search('(?<=a)b', t.surface)",
-     "expression \"search('(?<=a)b', t.surface)\": the pattern '(?<=a)b' of `search` uses `(?<=`, which the "
-     "linear-time engine that runs user patterns (RE2) does not support (no lookaround, backreference, "
-     "possessive or atomic group)"),
+     "expression \"search('(?<=a)b', t.surface)\": the pattern '(?<=a)b' of `search` uses a lookahead `(?=...)` "
+     "or lookbehind `(?<=...)` at character 1, which has no exact linear-time form: match the text itself (the "
+     "match then includes it), or test it in a second predicate"),
     ("b'x'", "expression \"b'x'\": a bytes literal is not part of the language (numbers, strings, true, false and "
              "null are)"),
     ("1j", "expression '1j': a complex literal is not part of the language (numbers, strings, true, false and null "

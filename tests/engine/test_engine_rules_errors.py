@@ -200,8 +200,9 @@ def test_a_user_pattern_with_lookaround_is_refused_at_its_line(tmp_path: Path) -
     with pytest.raises(LaneError) as info:
         load_lane(path, "reference")
     assert (info.value.line, info.value.message) == (
-        22, "predicate 'no_pattern': `pattern` uses `(?<=`, which the linear-time engine that runs user patterns "
-            "(RE2) does not support (no lookaround, backreference, possessive or atomic group)")
+        22, "predicate 'no_pattern': `pattern` uses a lookahead `(?=...)` or lookbehind `(?<=...)` at character 1, "
+            "which has no exact linear-time form: match the text itself (the match then includes it), or test it in "
+            "a second predicate")
 
 
 def test_a_user_file_copying_a_shipped_pattern_runs_it_the_shipped_way(tmp_path: Path) -> None:

@@ -312,7 +312,7 @@ class CaseworkEvaluator:
             "reasons": self.reasons,
             "share_present": lambda terms, text: kinds_extra.share_present(terms, text or ""),
             "sentences": lambda text: kinds_extra.sentences(text or "", self.lane.analysis.sentence_split),
-            "starts_upper": lambda text: kinds_extra.first_alpha_is_upper(text or ""),
+            "starts_upper": lambda text, uncased="fail": kinds_extra.first_alpha_is_upper(text or "", uncased),
         }
 
     def _views(self, case: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> dict[str, list[_Turn]]:

@@ -1203,7 +1203,8 @@ LANE_FUNCTION_DOCS: dict[str, str] = {
     "reasons": "reasons(t, 'name'): the failing predicate's reasons (one per failed term), [] when it passes.",
     "share_present": "share_present(terms, text): share of terms that are substrings of the lower-cased text.",
     "sentences": "sentences(text): the sentences of the lane's [analysis] sentence_split, stripped, non-blank.",
-    "starts_upper": "starts_upper(text): the first alphabetic character is upper-case (true when none).",
+    "starts_upper": "starts_upper(text, uncased): the first alphabetic character is upper-case (true when none); "
+                    "a letter without case (Hebrew) fails, or with uncased \"pass\" passes, \"skip\" is skipped.",
 }
 LANE_FUNCTIONS = tuple(LANE_FUNCTION_DOCS)
 

@@ -4,34 +4,33 @@ Three kinds of pattern, three ways to run them:
 
 * **vetted** — a pattern that appears in the shipped rules (in any file that uses it): the
   runner's own engine, the stdlib `re`, on texts up to FAST_PATH_MAX_CHARS characters; on
-  longer texts its RE2 translation when that translation is exact (`to_re2`), else `re`
-  (the vetted patterns without an exact translation are each proven linear in docs/regex.md);
+  longer texts its exact RE2 form (rules/pyre.py) when it has one, else `re` (the one vetted
+  pattern without it, a lookbehind, is proven linear in docs/regex.md);
 * **built** — a pattern the engine builds from literal word lists (`\\b(?:w1|w2)\\b`): `re`,
   linear by construction;
-* **user** — anything else: RE2 only (linear time in the text for every pattern it accepts),
-  with a deterministic budget: a text longer than USER_REGEX_STEPS / program size characters
+* **user** — anything else: Python `re`'s meaning, run by RE2 only (rules/pyre.py: linear time
+  in the text; what has no exact linear-time form is refused), with a deterministic budget: a text longer than USER_REGEX_STEPS / program size characters
   is not searched and the verdict is SL013 for that record.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
 import re2  # type: ignore[import-untyped]  # google-re2 ships no type information
 
+from .pyre import Compiled, TranslateError, translate
+
 # Vetted patterns run on `re` up to this many characters (their worst case is polynomial of a
-# low degree, so bounded here); longer texts take their exact RE2 translation when there is one.
+# low degree, so bounded here); longer texts take their exact RE2 form when there is one.
 FAST_PATH_MAX_CHARS = 4096
 # A user pattern runs on a text only when len(text) * its RE2 program size is at most this
 # (RE2's work is linear in both): about a second of matching at worst, the same on every machine.
 USER_REGEX_STEPS = 1 << 28
 # RE2's memory for one compiled pattern (a bigger pattern is refused when the rules load).
 RE2_MAX_MEM = 8 << 20
-
-# Python's `\s` on str patterns is str.isspace(); RE2's is ASCII. Every such character is below U+3001.
-PYTHON_SPACES = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
-_SPACE_CLASS_ITEMS = "".join(f"\\x{{{ord(c):x}}}" for c in PYTHON_SPACES)
 
 
 class PatternError(ValueError):
@@ -52,103 +51,6 @@ def _re2_options() -> Any:
     return options
 
 
-def to_re2(pattern: str) -> tuple[str, bool]:
-    """The pattern in RE2 syntax, and whether RE2 then matches exactly what `re` matches.
-
-    Exact translations: `\\s`/`\\S` become Python's whitespace set; `\\Z` becomes `\\z`; a
-    final top-level `\\s*$` becomes `[spaces]*\\z` (both consume the trailing whitespace and end
-    at the text's end). Anything whose meaning differs between the engines (`\\b`, `\\w`, `\\d`,
-    inline flags, any other `$`, escapes RE2 reads differently) makes the translation inexact."""
-    out: list[str] = []
-    exact = True
-    i, n = 0, len(pattern)
-    in_class = False
-    while i < n:
-        ch = pattern[i]
-        if ch == "\\" and i + 1 < n:
-            nxt = pattern[i + 1]
-            if nxt == "s":
-                out.append(_SPACE_CLASS_ITEMS if in_class else f"[{_SPACE_CLASS_ITEMS}]")
-            elif nxt == "S" and not in_class:
-                out.append(f"[^{_SPACE_CLASS_ITEMS}]")
-            elif nxt == "Z" and not in_class:
-                out.append(r"\z")
-            else:
-                if nxt.isalnum() and nxt not in "tnrfvx":
-                    exact = False  # \b \w \d \A \u, backreferences...: not the same in RE2
-                out.append(ch + nxt)
-            i += 2
-            continue
-        if in_class:
-            if ch == "]":
-                in_class = False
-            if ch == "[" and i + 1 < n and pattern[i + 1] in ":=.":
-                exact = False  # POSIX classes mean something in RE2 only
-            out.append(ch)
-        elif ch == "[":
-            in_class = True
-            if pattern.startswith("[^", i):
-                out.append("[^")
-                i += 2
-                if i < n and pattern[i] == "]":
-                    out.append("]")
-                    i += 1
-                continue
-            out.append("[")
-            if i + 1 < n and pattern[i + 1] == "]":
-                out.append("]")
-                i += 2
-                continue
-        elif ch == "$":
-            tail = "".join(out)
-            if i == n - 1 and tail.endswith(f"[{_SPACE_CLASS_ITEMS}]*") and _top_level(pattern):
-                out.append(r"\z")
-            else:
-                exact = False
-                out.append(ch)
-        elif ch == "{" and pattern.startswith("{,", i):
-            exact = False  # `{,n}` is a count in `re` and literal text in RE2
-            out.append(ch)
-        elif ch == "(" and pattern.startswith("(?", i) and not pattern.startswith(("(?:", "(?P<"), i):
-            exact = False  # flags and lookarounds: RE2 refuses or reads them otherwise
-            out.append(ch)
-        else:
-            out.append(ch)
-        i += 1
-    return "".join(out), exact
-
-
-def _top_level(pattern: str) -> bool:
-    """Whether the pattern's end is outside every group and no top-level `|` precedes it."""
-    depth = 0
-    i = 0
-    in_class = False
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = ch != "]"
-        elif ch == "[":
-            in_class = True
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "|" and depth == 0:
-            return False
-        i += 1
-    return depth == 0
-
-
-def _compile_re2(pattern: str) -> Any:
-    try:
-        return re2.compile(pattern, _re2_options())
-    except re2.error as exc:
-        raise PatternError(_re2_message(exc)) from None
-
-
 def _re2_message(exc: Exception) -> str:
     text = exc.args[0] if exc.args else exc
     reason = text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)
@@ -161,6 +63,19 @@ def _re2_message(exc: Exception) -> str:
     return f"is not accepted by the linear-time engine (RE2): {reason}"
 
 
+@functools.lru_cache(maxsize=512)
+def _compile_user(pattern: str) -> Any:
+    """A user pattern: Python `re`'s meaning, run by RE2 (rules/pyre.py), or PatternError saying why not."""
+    try:
+        translation = translate(pattern)
+    except TranslateError as exc:
+        raise PatternError(str(exc)) from None
+    try:
+        return Compiled(translation, _re2_options())
+    except re2.error as exc:
+        raise PatternError(_re2_message(exc)) from None
+
+
 class SafePattern:
     """A compiled rule pattern whose cost is bounded by the text's length (see the module)."""
 
@@ -168,30 +83,28 @@ class SafePattern:
 
     def __init__(self, pattern: str, trusted: bool, built: bool = False) -> None:
         self.pattern = pattern
+        self._budget_chars: int | None = None
+        if not built and not trusted:
+            self.origin = "user"
+            self._py: re.Pattern[str] | None = None
+            self._re2: Any = _compile_user(pattern)
+            self._budget_chars = USER_REGEX_STEPS // max(int(self._re2.programsize), 1)
+            return
         try:
             python = re.compile(pattern)  # the syntax check (and its messages) users know
         except re.error as exc:
             raise PatternError(f"does not compile: {exc}") from None
-        self._budget_chars: int | None = None
         if built:
             self.origin = "built"
-            self._py: re.Pattern[str] | None = python
-            self._re2: Any = None
-        elif trusted:
+            self._py = python
+            self._re2 = None
+        else:
             self.origin = "vetted"
             self._py = python
-            translated, exact = to_re2(pattern)
-            self._re2 = None
-            if exact:
-                try:
-                    self._re2 = _compile_re2(translated)
-                except PatternError:
-                    self._re2 = None
-        else:
-            self.origin = "user"
-            self._py = None
-            self._re2 = _compile_re2(to_re2(pattern)[0])
-            self._budget_chars = USER_REGEX_STEPS // max(int(self._re2.programsize), 1)
+            try:
+                self._re2 = _compile_user(pattern)  # re's meaning on RE2, for texts past the fast path
+            except PatternError:
+                self._re2 = None  # no exact linear-time form: `re` at any length (proven linear, docs/regex.md)
 
     @property
     def budget_chars(self) -> int | None:

@@ -15,12 +15,15 @@ is left to conditions, where it names the scored turn's own fields).
 
 from __future__ import annotations
 
+import functools
 import re
 import string
+import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..expressions import resolve_path
+from ..pyre import category_set, py_ranges
 from ..schema import REQUIRED, Value
 from .core import NOT_JUDGED, PASS, Context, Evaluator, Kind, KindExample, SafePattern, Span, Verdict, _whole, ticked
 
@@ -73,7 +76,13 @@ def _judged(ctx: Context, params: Mapping[str, Any]) -> str:
 
 
 MISSING_CHOICES = ("pass", "fail", "not_judged")  # what a term kind does when the case lacks `field`
-_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")  # `tokens = "words"`: letters/digits, inner apostrophes
+@functools.cache
+def word_tokens() -> re.Pattern[str]:
+    """`tokens = "words"`: letters and digits, each with the combining marks after it (so `הַדָּבָר` and
+    NFD Greek stay one word), inner apostrophes. Python's `\\w` has no marks; these are category M.
+    Linear: a letter and a mark are disjoint, so each character is read by one part of the pattern."""
+    letter = f"[^\\W_][{py_ranges(category_set('M'))}]*"
+    return re.compile(f"(?:{letter})+(?:['\u2019](?:{letter})+)*")
 
 
 def _terms(ctx: Context, params: Mapping[str, Any]) -> list[str] | None:
@@ -114,7 +123,7 @@ def _tokens(text: str, params: Mapping[str, Any]) -> list[tuple[str, int]]:
     if pattern is not None:
         raw = [(m.group(), m.start()) for m in pattern.finditer(text)]
     elif params.get("tokens") == "words":
-        raw = [(m.group(), m.start()) for m in _WORD.finditer(text)]
+        raw = [(m.group(), m.start()) for m in word_tokens().finditer(text)]
     else:
         raw = []
         pos = 0
@@ -132,7 +141,11 @@ def _tokens(text: str, params: Mapping[str, Any]) -> list[tuple[str, int]]:
 
 
 def _fold(text: str, params: Mapping[str, Any]) -> str:
-    """`fold`: `lower` (str.lower, the runners'), `casefold` (str.casefold) or `none`."""
+    """`unicode_form` (`NFC`/`NFKC` first, when given), then `fold`: `lower` (str.lower, the
+    runners'), `casefold` (str.casefold) or `none`. Applied alike to the surface and the terms."""
+    form = params.get("unicode_form", "none")
+    if form != "none":
+        text = unicodedata.normalize(form, text)
     how = params.get("fold", "lower")
     if how == "lower":
         return text.lower()
@@ -272,12 +285,35 @@ def sentences(text: str, split: SafePattern | None) -> list[str]:
     return [p.strip() for p in split.split(text) if p and p.strip()]
 
 
-def first_alpha_is_upper(text: str) -> bool:
-    """The first alphabetic character is upper-case (true when there is none)."""
-    for ch in text:
-        if ch.isalpha():
-            return ch.isupper()
-    return True
+UNCASED = ("fail", "pass", "skip")
+
+
+def is_uncased(ch: str) -> bool:
+    """A letter of a script without case (Hebrew, Arabic, CJK): neither upper- nor lower-case, no case mapping."""
+    return ch.isalpha() and not ch.isupper() and not ch.islower() and ch.upper() == ch.lower() == ch
+
+
+def first_letter(text: str, uncased: str = "fail") -> tuple[int, bool] | None:
+    """The first letter that decides `text`'s capital, and whether it is upper-case (None: no letter
+    decides). A letter without case fails (`uncased = "fail"`, the runners' reading), passes
+    (`"pass"`), or is skipped so that the first letter with case decides (`"skip"`)."""
+    for i, ch in enumerate(text):
+        if not ch.isalpha():
+            continue
+        if is_uncased(ch):
+            if uncased == "skip":
+                continue
+            return i, uncased == "pass"
+        return i, ch.isupper()
+    return None
+
+
+def first_alpha_is_upper(text: str, uncased: str = "fail") -> bool:
+    """The first alphabetic character is upper-case (true when there is none); `uncased` as in `first_letter`."""
+    if uncased not in UNCASED:
+        raise ValueError(f"starts_upper: `uncased` is one of {', '.join(UNCASED)}, not {uncased!r}")
+    found = first_letter(text, uncased)
+    return True if found is None else found[1]
 
 
 _SPACE_RUN = re.compile(r"\s+")
@@ -339,6 +375,7 @@ def _pattern_present(params: Mapping[str, Any]) -> Evaluator:
 
 def _first_letter_upper(params: Mapping[str, Any]) -> Evaluator:
     per_sentence = bool(params.get("per_sentence", False))
+    uncased = str(params.get("uncased", "fail"))
     template = str(params.get("_rule_message") or "`{term}` does not start with a capital letter")
 
     def evaluate(ctx: Context) -> Verdict:
@@ -361,12 +398,13 @@ def _first_letter_upper(params: Mapping[str, Any]) -> Evaluator:
         reasons: list[str] = []
         spans: list[Span] = []
         for text, at in pieces:
-            for i, ch in enumerate(text):
-                if ch.isalpha():
-                    if not ch.isupper():
-                        reasons.append(render(template, {"term": text.strip()}))
-                        spans.append((at + i, at + i + 1))
-                    break
+            found = first_letter(text, uncased)
+            if found is not None and not found[1]:
+                i = found[0]
+                reasons.append(render(template, {"term": text.strip()}) + (
+                    f" (`{text[i]}` is a letter without case: `uncased` = \"pass\" or \"skip\" accepts it)"
+                    if is_uncased(text[i]) else ""))
+                spans.append((at + i, at + i + 1))
         if not reasons:
             return PASS
         return ReasonedVerdict(tuple(spans), reasons)
@@ -396,6 +434,10 @@ def _term_params(extra: Mapping[str, Value]) -> dict[str, Value]:
                         "letters and digits, apostrophes inside).", choices=("whitespace", "words")),
         "token_pattern": Value("regex", None, "What a token is, as a pattern (instead of `tokens`)."),
         "strip_chars": Value("string", "", "Characters stripped from each token's ends."),
+        "unicode_form": Value("string", "none", "Unicode normalisation of both sides before comparing: `none`, "
+                              "`NFC` (composed: a decomposed `e\u0301` equals `\u00e9`) or `NFKC` (also compatibility "
+                              "forms: `\ufb01` equals `fi`). Spans stay in the original text (the whole surface where "
+                              "normalising changed its length).", choices=("none", "NFC", "NFKC")),
         "rstrip": _RSTRIP,
         "missing": _missing("pass"),
         **extra,
@@ -480,6 +522,9 @@ KINDS["first_letter_upper"] = Kind(_first_letter_upper, {
     "rstrip": _RSTRIP,
     "sentence_split": Value("regex", None, "Judge each sentence of this split."),
     "per_sentence": Value("boolean", False, "Judge each sentence of the lane's [analysis] sentence_split."),
+    "uncased": Value("string", "fail", "A first letter of a script without case (Hebrew, Arabic, CJK): `fail` (the "
+                     "runners' reading; the reason names the letter), `pass`, or `skip` (the first letter with case "
+                     "decides; none passes).", choices=UNCASED),
 }, facts={"term": "the sentence (one reason per sentence)"}, summary="The first alphabetic character (of the surface or of each sentence) is upper-case.",
     example=KindExample({"per_sentence": True}, "Wisdom grounds. next, it rests.", False,
                         "`next, it rests` does not start with a capital letter",
