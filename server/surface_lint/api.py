@@ -28,12 +28,13 @@ from typing import Any
 from .engine import Engine, LaneResult, UsageError
 from .engine.casework import load_casework
 from .engine.config import Config, find_config, load_config
+from .engine.lanechoice import flag_choice
 from .engine.partial import BatchWriter, Overlap, Segment, SegmentMerge, Span, score_span, split_file
 from .engine.results import CaseIndex
 from .engine.score import LaneScorer
 from .model.findings import Finding, Location, Severity
 from .reporters import LANE_FORMATS, RenderOptions
-from .reporters.common import rule_index
+from .reporters.common import rule_index, severity_bases
 from .rules.loader import Lane
 from .sources.base import ReadStats
 
@@ -281,5 +282,7 @@ class Linter:
         render = LANE_FORMATS.get(fmt)
         if render is None:
             raise UsageError(f"unknown output format {fmt!r} (known: {', '.join(LANE_FORMATS)})")
-        options = RenderOptions(rules=rule_index(self.engine), lane=self.lane(result.lane))
+        # The lane is named by the caller, as `--lane` names it: the outputs say so, byte for byte.
+        options = RenderOptions(rules=rule_index(self.engine), lane=self.lane(result.lane),
+                                severity_bases=severity_bases(self.engine), lanes=((flag_choice(result.lane), ()),))
         return render(result, options)

@@ -70,6 +70,7 @@ def test_check_a_folder_1500_deep(tmp_path: Path) -> None:
         "(`.` `?` `!` `;`)",
         "Found 1 finding(s) (1 warning) in 1 file(s); profile: contract.",
         "1 lines read: 1 records, 0 errors, 0 blank, 0 skipped.",
+        "lane deterministic_fluency, chosen by flag: --lane",
     ]
 
 

@@ -29,7 +29,8 @@ def _sl103(path: str, line: int) -> str:
 
 
 FOOTER = ["Found 2 finding(s) (2 warning) in 1 file(s); profile: contract.",
-          "2 lines read: 2 records, 0 errors, 0 blank, 0 skipped."]
+          "2 lines read: 2 records, 0 errors, 0 blank, 0 skipped.",
+          "lane deterministic_fluency, chosen by flag: --lane"]
 
 
 def _env() -> dict[str, str]:
@@ -99,6 +100,7 @@ def test_an_endless_line_stops_at_the_line_limit(tmp_path: Path) -> None:
         "/dev/stdin:2:1: SL010 [error] line is longer than 33554432 bytes; skipped",
         "Found 2 finding(s) (1 error, 1 warning) in 1 file(s); profile: contract.",
         "2 lines read: 1 records, 1 errors, 0 blank, 0 skipped.",
+        "lane deterministic_fluency, chosen by flag: --lane",
     ]
 
 
@@ -110,6 +112,7 @@ def test_check_dev_zero(tmp_path: Path) -> None:
         "/dev/zero:1:1: SL010 [error] line is longer than 33554432 bytes; skipped",
         "Found 1 finding(s) (1 error) in 1 file(s); profile: contract.",
         "1 lines read: 0 records, 1 errors, 0 blank, 0 skipped.",
+        "lane deterministic_fluency, chosen by flag: --lane",
     ]
 
 
@@ -118,8 +121,9 @@ def test_cases_dev_zero(tmp_path: Path) -> None:
     got = cli("check", "t.jsonl", "--cases", "/dev/zero", "--lane", LANE, cwd=tmp_path)
     assert (got.code, got.err) == (1, "surface-lint: warning: /dev/zero: line 1 is longer than 33554432 bytes; "
                                       "this stream is read no further\n")
-    assert got.out.splitlines()[-2:] == ["Found 4 finding(s) (2 information, 2 warning) in 1 file(s); profile: contract.",
-                                         "2 lines read: 2 records, 0 errors, 0 blank, 0 skipped."]
+    assert got.out.splitlines()[-3:] == ["Found 4 finding(s) (2 information, 2 warning) in 1 file(s); profile: contract.",
+                                         "2 lines read: 2 records, 0 errors, 0 blank, 0 skipped.",
+                                         "lane deterministic_fluency, chosen by flag: --lane"]
 
 
 def test_a_device_of_short_lines_stops_at_its_byte_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

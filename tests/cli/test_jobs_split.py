@@ -39,11 +39,13 @@ def write(path: Path, lines: list[str], newline: str = "\n") -> Path:
     return path
 
 
-def same_with_jobs(path: Path, lane: str = LANE, formats: tuple[str, ...] = ("json", "text")) -> None:
+def same_with_jobs(path: Path, lane: str = LANE, formats: tuple[str, ...] = ("json", "text"),
+                   cases: tuple[str, ...] = ()) -> None:
     assert len(split_file(str(path), 4)) > 1  # the file is cut: the test is of ranges, not of files
+    given = ("--cases", *cases) if cases else ()
     for fmt in formats:
-        one = cli("--lane", lane, "--transcripts", str(path), "--output-format", fmt, "--jobs", "1")
-        two = cli("--lane", lane, "--transcripts", str(path), "--output-format", fmt, "--jobs", "2")
+        one = cli("--lane", lane, *given, "--transcripts", str(path), "--output-format", fmt, "--jobs", "1")
+        two = cli("--lane", lane, *given, "--transcripts", str(path), "--output-format", fmt, "--jobs", "2")
         assert one.code in (0, 1), one.err
         assert (two.code, two.out, two.err) == (one.code, one.out, one.err), fmt
 
@@ -105,7 +107,17 @@ def test_the_symbolic_chain_lane(tmp_path: Path) -> None:
             data["case_id"] = f"{data['case_id']}-{k:04d}"
             data["prompt"] = f"{data['prompt']} {PAD}"
             lines.append(json.dumps(data) + "\n")
-    same_with_jobs(write(tmp_path / "chains.jsonl", lines), lane="symbolic_logic")
+    # The lane reads its cases (expected_proposals): the example cases, their ids suffixed alike.
+    examples = (ROOT / "examples" / "evals" / "symbolic_logic" / "public" / "v1" / "cases.jsonl").read_text("utf-8")
+    cases = [json.dumps({**case, "id": f"{case['id']}-{k:04d}"}) + "\n" for k in range(700)
+             for case in map(json.loads, examples.splitlines())]
+    same_with_jobs(write(tmp_path / "chains.jsonl", lines), lane="symbolic_logic",
+                   cases=(str(_written(tmp_path / "cases.jsonl", cases)),))
+
+
+def _written(path: Path, lines: list[str]) -> Path:
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
 
 
 def _children(pid: int) -> list[int]:

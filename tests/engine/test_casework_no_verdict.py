@@ -59,14 +59,16 @@ def run(tmp_path: Path, surfaces: list[str], capsys: pytest.CaptureFixture[str],
 def test_no_case_fails_and_the_threshold_decides(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(tmp_path, ["one two three four", "one"], capsys) == (1, (
         "lane surface_lengths v1 · profile contract · thresholds gate · 2 case(s)\n"
-        " *gate           false\n"
+        "lane surface_lengths, chosen by flag: --lane\n"
+        "  gate           false                     (headline metric)\n"
         "  mean_words    2.5000  >= 3         FAIL\n"
         "  n                  2\n"
         "result: FAIL\n"
         "4 lines read: 4 records, 0 errors, 0 blank, 0 skipped.\n"))
     code, out = run(tmp_path, ["one two three four", "one two"], capsys)
-    assert (code, out.splitlines()[1:5]) == (0, [" *gate            true", "  mean_words    3.0000  >= 3         ok",
-                                                 "  n                  2", "result: PASS"])
+    assert (code, out.splitlines()[2:6]) == (0, ["  gate            true                     (headline metric)",
+                                                 "  mean_words    3.0000  >= 3         ok", "  n                  2",
+                                                 "result: PASS"])
 
 
 def test_the_junit_cases_have_no_failure(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
