@@ -33,8 +33,8 @@ from .engine.partial import BatchWriter, Overlap, Segment, SegmentMerge, Span, s
 from .engine.results import CaseIndex
 from .engine.score import LaneScorer
 from .model.findings import Finding, Location, Severity
-from .reporters import LANE_FORMATS, RenderOptions
-from .reporters.common import rule_index, severity_bases
+from .reporters import LANE_FORMATS
+from .reporters.options import lane_options
 from .rules.loader import Lane
 from .sources.base import ReadStats
 
@@ -283,6 +283,5 @@ class Linter:
         if render is None:
             raise UsageError(f"unknown output format {fmt!r} (known: {', '.join(LANE_FORMATS)})")
         # The lane is named by the caller, as `--lane` names it: the outputs say so, byte for byte.
-        options = RenderOptions(rules=rule_index(self.engine), lane=self.lane(result.lane),
-                                severity_bases=severity_bases(self.engine), lanes=((flag_choice(result.lane), ()),))
+        options = lane_options(self.engine, result.lane, lanes=((flag_choice(result.lane), ()),))
         return render(result, options)

@@ -582,14 +582,12 @@ def _progress(total: int) -> Progress:
 
 
 def _options(args: argparse.Namespace, engine: Engine, lane: str | None) -> RenderOptions:
-    from ..reporters import RenderOptions
-    from ..reporters.common import rule_index, severity_bases
+    from ..reporters.options import lane_options
 
     if args.annotation_limit < 0:
         raise UsageError("--annotation-limit must be 0 or more")
-    return RenderOptions(colour=_colour(args), annotation_limit=args.annotation_limit,
-                         rules=rule_index(engine), lane=engine.lane(lane) if lane else None,
-                         severity_bases=severity_bases(engine), show=getattr(args, "show", 20))
+    return lane_options(engine, lane, colour=_colour(args), annotation_limit=args.annotation_limit,
+                        show=getattr(args, "show", 20))
 
 
 def _github_summary(write: Callable[[RenderOptions, TextIO], None], options: RenderOptions,

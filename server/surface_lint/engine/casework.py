@@ -258,6 +258,7 @@ class CaseworkEvaluator:
         self.casework = casework
         self.lane = casework.lane
         self._budget = Budget()
+        self._has_verdict = casework.has_verdict  # once, not per case
         self._text_fields = _text_fields(casework)
         self._originals: dict[int, Mapping[str, Any]] = {}  # a sanitised record copy -> the record
         # What the metrics' own expressions failed on: (case id, or None for a `value` metric
@@ -412,7 +413,7 @@ class CaseworkEvaluator:
             details[key] = value
         first: dict[str, Any] = next(iter(runs.values()), {"failures": []})
         case_id = str(case.get(self.lane.schema.id_field, ""))
-        passed = error is None and (bool(first.get("passed", False)) if cw.has_verdict else True)
+        passed = error is None and (bool(first.get("passed", False)) if self._has_verdict else True)
         return CaseOutcome(case_id, passed, first, runs, list(first["failures"]),
                            details, len(records), case, first_views, error, problems)
 

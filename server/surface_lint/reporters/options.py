@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from ..engine import LaneResult
+from ..engine import Engine, LaneResult
 from ..engine.results import Rows
 from ..model.findings import Finding
 from .common import RuleInfo, SeverityBasis
@@ -58,6 +58,15 @@ class RenderOptions:
     text_style: str = "concise"  # text: `concise` one line per finding, `full` with the source line
     statistics: bool = False  # text: one row per code with its count (`--statistics`)
     texts: Mapping[str, bytes] = field(default_factory=dict)  # bytes of paths not on disk (stdin)
+
+
+def lane_options(engine: Engine, lane: str | None, **given: Any) -> RenderOptions:
+    """The options every lane run renders with: the engine's rule docs and severity bases, the
+    scored lane; `given` adds the front end's own (colour, `--show`, how the lane was chosen)."""
+    from .common import rule_index, severity_bases
+
+    return RenderOptions(rules=rule_index(engine), lane=engine.lane(lane) if lane else None,
+                         severity_bases=severity_bases(engine), **given)
 
 
 RenderCheck = Callable[[CheckRun, RenderOptions], str]

@@ -21,7 +21,7 @@ from ...rules.kinds.registry import KINDS
 from ...rules.loader import RULES_FILE
 from ...rules.schema import ArrayOf, MapOf, Node, Table, Value, type_text
 
-LANE_HEADER = re.compile(r"^\s*\[lane\]\s*(#.*)?$", re.M)
+LANE_HEADER = re.compile(r"^\s*\[lane\]\s*(#.*)?$")
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
 _KEY = re.compile(r"^\s*([A-Za-z0-9_-]+)\s*=")
 _KIND = re.compile(r"""^\s*kind\s*=\s*["']([A-Za-z0-9_]+)["']""")
@@ -30,12 +30,8 @@ _WORD = re.compile(r"[A-Za-z0-9_.-]*$")
 MAX_SCAN_LINES = 100_000  # how far up a header is looked for
 
 
-def is_lane_text(text: str) -> bool:
-    """A TOML buffer that is a lane file: it has a top-level `[lane]` table."""
-    return LANE_HEADER.search(text) is not None
-
-
 def is_lane_document(path: str, lines: Sequence[str]) -> bool:
+    """A TOML document that is a lane file: it has a top-level `[lane]` table."""
     return path.endswith(".toml") and any(LANE_HEADER.match(text) for text in lines)
 
 
@@ -74,8 +70,7 @@ def spot(lines: Sequence[str], line: int, column: int) -> Spot:
             if m is not None:
                 kind = m.group(1)
                 break
-            found = _header(lines[i])
-            if found == ("predicates",) and _HEADER.match(lines[i]).group(1) == "[[":  # type: ignore[union-attr]
+            if _header(lines[i]) == ("predicates",) and lines[i].lstrip().startswith("[["):
                 break
     before = text[:column]
     key_m = _KEY.match(text)
@@ -132,7 +127,7 @@ def _written_keys(lines: Sequence[str], here: Spot, line: int) -> set[str]:
     """Keys already assigned in the table at the cursor (offered no more)."""
     keys: set[str] = set()
     for i in range(here.header_line + 1, len(lines)):
-        if i != here.header_line and _header(lines[i]) is not None:
+        if _header(lines[i]) is not None:
             break
         m = _KEY.match(lines[i])
         if m is not None and i != line:
