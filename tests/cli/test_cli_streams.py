@@ -63,6 +63,15 @@ def test_check_a_fifo_named_like_a_transcript(fifo: Path) -> None:
     assert got.stdout.splitlines() == [_sl103("x.jsonl", 1), _sl103("x.jsonl", 2), *FOOTER]
 
 
+def test_output_to_the_fifo_read_is_refused_not_a_hang(fifo: Path) -> None:
+    # Opened to write, the FIFO already read would wait for a reader for ever.
+    got = subprocess.run([sys.executable, "-m", "surface_lint", "check", "x.jsonl", "--lane", LANE, "-o", "x.jsonl"],
+                         cwd=fifo.parent, env=_env(), capture_output=True, text=True, timeout=60)
+    assert (got.returncode, got.stdout, got.stderr) == (2, "", (
+        "surface-lint: error: -o x.jsonl: this FIFO is an input of the run (already read); refusing to write to it "
+        "(choose another output file)\n"))
+
+
 def test_lane_transcripts_a_fifo(fifo: Path) -> None:
     got = subprocess.run([sys.executable, "-m", "surface_lint", "--lane", LANE, "--transcripts", "x.jsonl",
                           "--output-format", "json"], cwd=fifo.parent, env=_env(), capture_output=True, text=True,

@@ -43,7 +43,12 @@ def refuse_input(path: str | os.PathLike[str] | None, inputs: Sequence[str | os.
         return
     target = str(path)
     try:
-        if not stat.S_ISREG(os.stat(target).st_mode):
+        mode = os.stat(target).st_mode
+        if stat.S_ISFIFO(mode) and any(same_file(target, str(given)) for given in inputs):
+            # Read already: opened to write, it would wait for a reader that never comes.
+            raise UsageError(f"{what} {target}: this FIFO is an input of the run (already read); "
+                             "refusing to write to it (choose another output file)")
+        if not stat.S_ISREG(mode):
             return  # /dev/null, a pipe: writing it destroys no input
     except OSError:
         pass
