@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_support import cli, write_turns
+from cli_support import TURNS, cli, write_turns
 
 from surface_lint.cli.watch import signature, watch, without_watch
 
@@ -93,6 +93,92 @@ def test_every_format_names_the_lane_and_how_it_was_chosen(tmp_path: Path, fmt: 
         assert json.loads(out)["runs"][0]["properties"]["laneChoice"] == expected
     else:
         assert isinstance(expected, str) and expected in out
+
+
+def _two_runs(folder: Path) -> None:
+    """old.jsonl (TURNS) and new.jsonl, whose c1 now has a placeholder (SL101 flips to fail)."""
+    write_turns(folder / "old.jsonl")
+    write_turns(folder / "new.jsonl", [{**TURNS[0], "surface": "A river carries ... to the sea."}, *TURNS[1:]])
+
+
+def test_diff_names_each_runs_lane_and_how_it_was_chosen_in_text(tmp_path: Path) -> None:
+    """Without --lane each run's lane is chosen as a `--lane` run's is, and each says why."""
+    _two_runs(tmp_path)
+    run = cli("diff", "old.jsonl", "new.jsonl", cwd=tmp_path)
+    assert (run.code, run.err) == (1, "")
+    assert run.out == (
+        "diff deterministic_fluency: old.jsonl -> new.jsonl · profile contract · REGRESSED (2 regression(s))\n"
+        "lane deterministic_fluency, chosen by default: nothing in the path or the fields names a lane of old.jsonl\n"
+        "lane deterministic_fluency, chosen by default: nothing in the path or the fields names a lane of new.jsonl\n"
+        "metrics:\n"
+        "  cases                                 3 -> 3              +0\n"
+        "  complete_punctuation_rate        0.6667 -> 0.6667    +0.0000\n"
+        "  expected_predicates_pass_rate    1.0000 -> 1.0000    +0.0000\n"
+        "  finite_predicate_shape_rate      1.0000 -> 1.0000    +0.0000\n"
+        "  no_dotted_inventory_rate         1.0000 -> 1.0000    +0.0000\n"
+        "  no_placeholder_rate              1.0000 -> 0.6667    -0.3333  REGRESSED\n"
+        "  no_provenance_only_rate          1.0000 -> 1.0000    +0.0000\n"
+        "  surface_provenance_match_rate    1.0000 -> 1.0000    +0.0000\n"
+        "flipped verdicts (1 case(s)):\n"
+        "  c1  no_placeholder (SL101): pass -> FAIL: placeholder marker `...` in the surface\n"
+        "    old: Lamp one gives light.\n"
+        "    new: A river carries ... to the sea.\n"
+        "unchanged: 2 case(s)\n")
+
+
+FLAG_RECORD = {"chosen_by": "flag", "files": ["old.jsonl", "new.jsonl"], "how": "--lane",
+               "lane": "deterministic_fluency"}
+FLAG_NOTE = "lane deterministic_fluency, chosen by flag: --lane"
+
+
+@pytest.mark.parametrize(("fmt", "expected"), [
+    ("text", "diff deterministic_fluency: old.jsonl -> new.jsonl · profile contract · REGRESSED (2 regression(s))\n"
+             f"{FLAG_NOTE}\nmetrics:\n"),
+    ("json", [FLAG_RECORD]),
+    ("json-lines", [FLAG_RECORD]),
+    ("sarif", [FLAG_RECORD]),
+    ("junit", f'      <property name="lane_choice" value="{FLAG_NOTE}" />\n'
+              '      <property name="profile" value="contract" />\n'),
+    ("github", f"surface-lint: {FLAG_NOTE}; profile contract\n"),
+    ("markdown", "`old.jsonl` → `new.jsonl` · profile `contract` · 1 case(s) with flipped verdicts, 0 new, "
+                 "0 vanished, 2 unchanged  \nlane deterministic\\_fluency, chosen by flag: --lane  \n\n| Metric |"),
+    ("html", '<p class="meta"><code>old.jsonl</code> → <code>new.jsonl</code> · profile <code>contract</code> · '
+             "1 case(s) with flipped verdicts, 0 new, 0 vanished, 2 unchanged</p>\n"
+             f'<p class="meta lane">{FLAG_NOTE}</p>\n</header>\n'),
+])
+def test_every_diff_format_names_the_lane_how_it_was_chosen_and_the_profile(
+        tmp_path: Path, fmt: str, expected: object) -> None:
+    _two_runs(tmp_path)
+    run = cli("diff", "old.jsonl", "new.jsonl", "--lane", "deterministic_fluency", "--output-format", fmt,
+              cwd=tmp_path)
+    assert (run.code, run.err) == (1, "")
+    if fmt == "json":
+        assert (json.loads(run.out)["lanes"], json.loads(run.out)["profile"]) == (expected, "contract")
+    elif fmt == "json-lines":
+        summary = json.loads(run.out.splitlines()[-1])
+        assert (summary["type"], summary["lanes"], summary["profile"]) == ("summary", expected, "contract")
+    elif fmt == "sarif":
+        properties = json.loads(run.out)["runs"][0]["properties"]
+        assert (properties["lanes"], properties["profile"]) == (expected, "contract")
+    elif fmt in ("text", "github"):
+        assert isinstance(expected, str) and run.out.startswith(expected)
+    else:
+        assert isinstance(expected, str) and expected in run.out
+
+
+def test_diff_of_a_run_in_another_lanes_folder_than_its_cases_is_an_error_naming_both(
+        tmp_path: Path, corpus: Path) -> None:
+    """The silent green of `--lane` runs, refused for diff alike: the cases' lane and the path's differ."""
+    root = _grammatical(tmp_path, corpus)
+    (tmp_path / "deterministic_fluency").mkdir()
+    shutil.copy(root / "captures" / "h.jsonl", tmp_path / "deterministic_fluency" / "h.jsonl")
+    run = cli("diff", "grammatical_coverage/captures/h.jsonl", "deterministic_fluency/h.jsonl", "--cases",
+              "grammatical_coverage/cases/c.jsonl", cwd=tmp_path)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        "surface-lint: error: deterministic_fluency/h.jsonl: the folder deterministic_fluency in the path says lane "
+        "deterministic_fluency, but the cases it is joined to are of lane grammatical_coverage (the folder "
+        "grammatical_coverage in the path of the case file grammatical_coverage/cases/c.jsonl); give --lane to choose\n")
 
 
 def test_text_reads_itself(tmp_path: Path) -> None:

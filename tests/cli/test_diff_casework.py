@@ -21,6 +21,7 @@ from cli_support import ROOT, cli
 FLIPPED: dict[str, str] = {
     "calibration": """\
 diff calibration: old.json -> new.jsonl · profile contract · REGRESSED (3 regression(s))
+lane calibration, chosen by flag: --lane
 metrics:
   class_counts.coherent                    4 -> 4              +0
   class_counts.correction_proposed         4 -> 4              +0
@@ -38,6 +39,7 @@ unchanged: 11 case(s)
 """,
     "classical_literature_ood": """\
 diff classical_literature_ood: old.json -> new.jsonl · profile contract · REGRESSED (4 regression(s))
+lane classical_literature_ood, chosen by flag: --lane
 metrics:
   accuracy               1.0000 -> 0.9231    -0.0769  REGRESSED
   by_construction.C01    1.0000 -> 0.0000    -1.0000  REGRESSED
@@ -66,6 +68,7 @@ unchanged: 12 case(s)
 """,
     "compositionality": """\
 diff compositionality: old.json -> new.jsonl · profile contract · REGRESSED (3 regression(s))
+lane compositionality, chosen by flag: --lane
 metrics:
   all_pass_rate                0.3333 -> 0.0000    -0.3333  REGRESSED
   case_count                        3 -> 3              +0
@@ -81,6 +84,7 @@ unchanged: 2 case(s)
 """,
     "conversational_thread_coherence": """\
 diff conversational_thread_coherence: old.json -> new.jsonl · profile contract · REGRESSED (3 regression(s))
+lane conversational_thread_coherence, chosen by flag: --lane
 metrics:
   cases                          2 -> 2              +0
   is_grounded_rate          1.0000 -> 1.0000    +0.0000
@@ -96,6 +100,7 @@ unchanged: 1 case(s)
 """,
     "discourse_paragraph": """\
 diff discourse_paragraph: old.json -> new.jsonl · profile contract · REGRESSED (2 regression(s))
+lane discourse_paragraph, chosen by flag: --lane
 metrics:
   accuracy                          1.0000 -> 0.0000    -1.0000  REGRESSED
   mean_sentence_count               4.0000 -> 1.0000    -3.0000
@@ -116,6 +121,7 @@ unchanged: 0 case(s)
 """,
     "elementary_mathematics_ood": """\
 diff elementary_mathematics_ood: old.json -> new.jsonl · profile contract · REGRESSED (4 regression(s))
+lane elementary_mathematics_ood, chosen by flag: --lane
 metrics:
   accuracy               1.0000 -> 0.9231    -0.0769  REGRESSED
   by_construction.C01    1.0000 -> 0.0000    -1.0000  REGRESSED
@@ -144,6 +150,7 @@ unchanged: 12 case(s)
 """,
     "english_fluency_ood": """\
 diff english_fluency_ood: old.json -> new.jsonl · profile contract · REGRESSED (4 regression(s))
+lane english_fluency_ood, chosen by flag: --lane
 metrics:
   accuracy               1.0000 -> 0.9231    -0.0769  REGRESSED
   by_construction.C01    1.0000 -> 0.0000    -1.0000  REGRESSED
@@ -172,6 +179,7 @@ unchanged: 12 case(s)
 """,
     "fabrication_control": """\
 diff fabrication_control: old.json -> new.jsonl · profile contract · REGRESSED (3 regression(s))
+lane fabrication_control, chosen by flag: --lane
 metrics:
   coincidence_rate                     0.0000 -> 0.0000    +0.0000
   fabrication_rate                     0.0000 -> 0.0833    +0.0833  REGRESSED
@@ -190,6 +198,7 @@ unchanged: 11 case(s)
 """,
     "foundational_physics_ood": """\
 diff foundational_physics_ood: old.json -> new.jsonl · profile contract · REGRESSED (4 regression(s))
+lane foundational_physics_ood, chosen by flag: --lane
 metrics:
   accuracy               1.0000 -> 0.9231    -0.0769  REGRESSED
   by_construction.C01    1.0000 -> 0.0000    -1.0000  REGRESSED
@@ -218,6 +227,7 @@ unchanged: 12 case(s)
 """,
     "grammatical_coverage": """\
 diff grammatical_coverage: old.json -> new.jsonl · profile contract · REGRESSED (4 regression(s))
+lane grammatical_coverage, chosen by flag: --lane
 metrics:
   accuracy               1.0000 -> 0.9756    -0.0244  REGRESSED
   by_construction.C01    1.0000 -> 0.7500    -0.2500  REGRESSED
@@ -246,6 +256,7 @@ unchanged: 40 case(s)
 """,
     "inference_closure": """\
 diff inference_closure: old.json -> new.jsonl · profile contract · REGRESSED (3 regression(s))
+lane inference_closure, chosen by flag: --lane
 metrics:
   all_pass_rate           0.2000 -> 0.0000    -0.2000  REGRESSED
   case_count                   5 -> 5              +0
@@ -261,6 +272,7 @@ unchanged: 4 case(s)
 """,
     "self_consistency_over_time": """\
 diff self_consistency_over_time: old.json -> new.jsonl · profile contract · REGRESSED (3 regression(s))
+lane self_consistency_over_time, chosen by flag: --lane
 metrics:
   byte_identical_rate             1.0000 -> 1.0000    +0.0000
   cases                                2 -> 2              +0
@@ -292,6 +304,7 @@ EMPTY: dict[str, tuple[int, str]] = {
 
 COMP_EMPTY = """\
 diff compositionality: old.json -> empty.jsonl · profile contract · REGRESSED (6 regression(s))
+lane compositionality, chosen by flag: --lane
 metrics:
   all_pass_rate                0.3333 -> -                  REGRESSED
   case_count                        3 -> -
@@ -339,7 +352,10 @@ def test_two_lane_reports_are_compared_as_the_runs_they_report(lane: str, corpus
     scored_report(corpus / "lanes", lane, new, tmp_path / "new.json")
     run = cli("diff", "old.json", "new.json", cwd=tmp_path)
     assert (run.code, run.err) == (1, "")
-    assert run.out == FLIPPED[lane].replace(" -> new.jsonl · ", " -> new.json · ", 1)
+    assert run.out == FLIPPED[lane].replace(" -> new.jsonl · ", " -> new.json · ", 1).replace(
+        f"lane {lane}, chosen by flag: --lane\n",
+        f"lane {lane}, chosen by fields: the report's `lane` field of old.json\n"
+        f"lane {lane}, chosen by fields: the report's `lane` field of new.json\n", 1)
 
 
 @pytest.mark.parametrize("lane", CASE_DRIVEN)
@@ -352,6 +368,7 @@ def test_a_run_against_an_empty_run_is_a_regression(lane: str, corpus: Path, tmp
     lines = run.out.splitlines()
     assert (run.code, run.err) == (1, "")
     assert lines[0] == f"diff {lane}: old.json -> empty.jsonl · profile contract · REGRESSED ({regressions} regression(s))"
+    assert lines[1] == f"lane {lane}, chosen by flag: --lane"
     assert lines[-2:] == [vanished, "unchanged: 0 case(s)"]
 
 
@@ -369,7 +386,8 @@ def test_the_same_run_twice_is_no_regression(corpus: Path, tmp_path: Path) -> No
     lines = run.out.splitlines()
     assert (run.code, run.err) == (0, "")
     assert lines[0] == "diff grammatical_coverage: old.json -> old.json · profile contract · no regression"
-    assert lines[2] == "  accuracy               1.0000 -> 1.0000    +0.0000"
+    assert lines[1] == "lane grammatical_coverage, chosen by fields: the report's `lane` field of old.json"
+    assert lines[3] == "  accuracy               1.0000 -> 1.0000    +0.0000"
     assert lines[-1] == "unchanged: 41 case(s)"
     assert not any("REGRESSED" in line or "improved" in line for line in lines)
 
@@ -386,7 +404,8 @@ def test_every_case_failing_is_every_case_flipped(corpus: Path, tmp_path: Path) 
     assert (run.code, run.err) == (1, "")
     assert lines[0] == ("diff grammatical_coverage: old.json -> new.jsonl · profile contract · "
                         "REGRESSED (56 regression(s))")
-    assert lines[2] == "  accuracy               1.0000 -> 0.0000    -1.0000  REGRESSED"
+    assert lines[1] == "lane grammatical_coverage, chosen by flag: --lane"
+    assert lines[3] == "  accuracy               1.0000 -> 0.0000    -1.0000  REGRESSED"
     assert "flipped verdicts (41 case(s)):" in lines
     assert sum(1 for line in lines if "  passed: pass -> FAIL: " in line) == 41
     assert lines[-1] == "unchanged: 0 case(s)"
@@ -399,6 +418,8 @@ def test_a_case_that_passes_again_is_an_improvement(corpus: Path, tmp_path: Path
     assert (run.code, run.err) == (0, "")
     assert run.out == (
         "diff compositionality: new.json -> old.json · profile contract · no regression\n"
+        "lane compositionality, chosen by fields: the report's `lane` field of new.json\n"
+        "lane compositionality, chosen by fields: the report's `lane` field of old.json\n"
         "metrics:\n"
         "  all_pass_rate                0.0000 -> 0.3333    +0.3333  improved\n"
         "  case_count                        3 -> 3              +0\n"
@@ -438,6 +459,7 @@ def test_the_flipped_case_in_json(corpus: Path, tmp_path: Path) -> None:
 
 def test_the_flipped_case_in_github_annotations(corpus: Path, tmp_path: Path) -> None:
     assert _formatted(corpus, tmp_path, "github") == (1, (
+        "surface-lint: lane compositionality, chosen by flag: --lane; profile contract\n"
         "::error title=surface-lint compositionality%3A metric regressed::all_pass_rate: 0.3333 -> 0.0000 (-0.3333)\n"
         "::error title=surface-lint compositionality%3A metric regressed::compositional_recall_rate: 0.3333 -> 0.0000 "
         "(-0.3333)\n"

@@ -51,6 +51,7 @@ def _expected_text(old: Path, new: Path) -> str:
 
     return "\n".join([
         f"diff {LANE}: {old} -> {new} · profile contract · REGRESSED (5 regression(s))",
+        f"lane {LANE}, chosen by flag: --lane",
         "metrics:",
         "  cases                                10 -> 10             +0",
         "  complete_punctuation_rate        0.9000 -> 0.7000    -0.2000  REGRESSED",

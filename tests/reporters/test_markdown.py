@@ -62,7 +62,9 @@ def test_diff_markdown_rows() -> None:
     run = cli("diff", OLD, NEW, "--lane", LANE, "--cases", CASES, "--output-format", "markdown")
     lines = run.out.splitlines()
     assert lines[0] == "## surface-lint diff · `deterministic_fluency` · REGRESSED"
-    assert lines[2] == (f"`{OLD}` → `{NEW}` · 4 case(s) with flipped verdicts, 1 new, 1 vanished, 1 unchanged")
+    assert lines[2:4] == [f"`{OLD}` → `{NEW}` · profile `contract` · 4 case(s) with flipped verdicts, 1 new, "
+                          "1 vanished, 1 unchanged  ",
+                          "lane deterministic\\_fluency, chosen by flag: --lane  "]
     assert "| `cases` | 6 | 6 | +0 |  |" in lines
     assert "| `no_placeholder_rate` | 1.0000 | 0.6667 | -0.3333 | ❌ regressed |" in lines
     assert "| `finite_predicate_shape_rate` | 0.8333 | 1.0000 | +0.1667 | ✅ improved |" in lines

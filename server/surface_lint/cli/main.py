@@ -31,6 +31,7 @@ from ..sources.streams import release_streams
 from .lanes import cases_choice, check_choices, only_reports, refuse_without_cases, run_choice
 
 if TYPE_CHECKING:
+    from ..engine.lanechoice import LaneChoice
     from ..reporters import RenderOptions
     from ..reporters.common import LaneChoices
     from .progress import Progress
@@ -498,9 +499,11 @@ def run_diff(argv: Sequence[str]) -> int:
     refuse_input(args.output, inputs)
     hold_streams([old_path, new_path, *cases], engine.config.max_line_bytes)
     declared = {path: _report_lane(engine, path) for path in (old_path, new_path)}
-    # Without --lane each run's lane is its own (a report's `lane`, else detected), so two lanes are seen.
-    old = _diff_run(engine, args.lane or declared[old_path], declared[old_path], cases, old_path, args.thresholds)
-    new = _diff_run(engine, args.lane or declared[new_path], declared[new_path], cases, new_path, args.thresholds)
+    # Without --lane each run's lane is its own (the cases', a report's `lane`, the path, the fields),
+    # chosen as a `--lane` run's is, so two lanes are seen; every output names them and why.
+    chosen = {path: run_choice(engine, args.lane, cases, [path]) for path in (old_path, new_path)}
+    old = _diff_run(engine, chosen[old_path].lane, declared[old_path], cases, old_path, args.thresholds)
+    new = _diff_run(engine, chosen[new_path].lane, declared[new_path], cases, new_path, args.thresholds)
     for path, result in ((old_path, old), (new_path, new)):
         if declared[path] is not None and declared[path] != result.lane:
             raise UsageError(f"{path} is a lane report of {declared[path]}; it cannot be compared as a run of "
@@ -510,11 +513,20 @@ def run_diff(argv: Sequence[str]) -> int:
                          "diff compares two runs of one lane")
     lane = engine.lane(new.lane)
     diff = diff_results(old, new, lane, old_path, new_path)
-    options = _options(args, engine, new.lane)
+    options = replace(_options(args, engine, new.lane), lanes=_diff_lanes(chosen))
     _emit(args, lambda out: DIFF_WRITERS[args.output_format](diff, options, out), inputs)
     if args.github_summary:
         _github_summary(lambda o, out: DIFF_WRITERS["markdown"](diff, o, out), options, inputs)
     return EXIT_FAIL if diff.regressed else EXIT_OK
+
+
+def _diff_lanes(chosen: dict[str, LaneChoice]) -> tuple[tuple[LaneChoice, tuple[str, ...]], ...]:
+    """Each lane choice of a diff with the runs it was chosen for: one line when both runs' lane was
+    chosen alike (`--lane`, the cases), else one per run."""
+    grouped: dict[LaneChoice, list[str]] = {}
+    for path, choice in chosen.items():
+        grouped.setdefault(choice, []).append(path)
+    return tuple((c, tuple(paths)) for c, paths in grouped.items())
 
 
 def _diff_run(engine: Engine, lane_name: str | None, declared: str | None, cases: Sequence[str], path: str,

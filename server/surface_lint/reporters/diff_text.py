@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from .common import display_path, fmt_value
+from .common import LaneChoices, display_path, fmt_value, lane_notes, lane_records
 from .outputs import printable
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ def render_text(diff: LaneDiff, options: RenderOptions) -> str:
     verdict = (_paint(f"REGRESSED ({diff.regressions} regression(s))", _RED, c) if diff.regressed
                else _paint("no regression", _GREEN, c))
     out = [f"diff {diff.new.lane}: {printable(display_path(diff.old_label))} -> {printable(display_path(diff.new_label))} · "
-           f"profile {diff.new.profile} · {verdict}", "metrics:"]
+           f"profile {diff.new.profile} · {verdict}", *(printable(n) for n in lane_notes(options.lanes)), "metrics:"]
     width = max((len(d.name) for d in diff.metrics), default=10) + 2
     for d in diff.metrics:
         change = d.change
@@ -55,10 +55,12 @@ def render_text(diff: LaneDiff, options: RenderOptions) -> str:
     return "\n".join(out) + "\n"
 
 
-def diff_payload(diff: LaneDiff) -> dict[str, Any]:
+def diff_payload(diff: LaneDiff, lanes: LaneChoices = ()) -> dict[str, Any]:
+    """`lanes`: how the runs' lane was chosen (RenderOptions.lanes), the `lanes` key when given."""
     return {
         "tool": "surface-lint",
         "lane": diff.new.lane,
+        **({"lanes": lane_records(lanes)} if lanes else {}),
         "version": diff.new.version,
         "profile": diff.new.profile,
         "threshold_set": diff.new.threshold_set,
@@ -94,4 +96,4 @@ def diff_payload(diff: LaneDiff) -> dict[str, Any]:
 
 
 def render_json(diff: LaneDiff, options: RenderOptions) -> str:
-    return json.dumps(diff_payload(diff), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(diff_payload(diff, options.lanes), sort_keys=True, indent=2, ensure_ascii=False) + "\n"

@@ -137,6 +137,7 @@ def render_diff(diff: LaneDiff, options: RenderOptions) -> str:
         Annotation(Severity.ERROR, d.describe(), f"surface-lint {lane}: metric regressed")
         for d in diff.metrics if d.regressed
     ]
+    note = f"surface-lint: {printable(run_note(options.lanes, diff.new.profile))}\n" if options.lanes else ""
     for change in diff.changed:
         for flip in change.flips:
             if not flip.regressed:
@@ -146,4 +147,4 @@ def render_diff(diff: LaneDiff, options: RenderOptions) -> str:
                 Severity.ERROR, f"{change.case_id}: {flip.subject} passed before and fails now: "
                 f"{flip.new_message}", f"surface-lint {lane}: {f'{flip.code} ' if flip.code else ''}{flip.predicate} regressed (case {change.case_id})",
                 anchor))
-    return render_annotations(annotations, options.annotation_limit)
+    return note + render_annotations(annotations, options.annotation_limit)

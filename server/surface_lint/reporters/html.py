@@ -502,7 +502,9 @@ def render_diff(diff: LaneDiff, options: RenderOptions) -> str:
         f'<p class="meta"><code>{_e(display_path(diff.old_label))}</code> → '
         f"<code>{_e(display_path(diff.new_label))}</code> · profile <code>{_e(diff.new.profile)}</code> · "
         f"{len(diff.changed)} case(s) with flipped verdicts, {len(diff.new_cases)} new, "
-        f"{len(diff.vanished)} vanished, {diff.unchanged} unchanged</p></header>",
+        f"{len(diff.vanished)} vanished, {diff.unchanged} unchanged</p>",
+        *[f'<p class="meta lane">{_e(n)}</p>' for n in lane_notes(options.lanes)],
+        "</header>",
         '<section id="metrics"><h2>Metrics</h2><table class="metrics">',
         "<tr><th>Metric</th><th>Old</th><th>New</th><th>Change</th><th></th><th>Plot (old grey, new below)</th></tr>",
     ]

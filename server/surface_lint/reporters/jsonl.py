@@ -85,7 +85,7 @@ def render_lane(result: LaneResult, options: RenderOptions) -> str:
 def render_diff(diff: LaneDiff, options: RenderOptions) -> str:
     """A run-vs-run diff: one `metric` per metric, one `change` per flipped case, one
     `new_case` / `vanished_case` each, then a closing `summary`."""
-    payload = diff_payload(diff)
+    payload = diff_payload(diff, options.lanes)
     lines = [_line({"type": "metric", **m}) for m in payload["metrics"]]
     lines.extend(_line({"type": "change", **c}) for c in payload["changed"])
     lines.extend(_line({"type": "new_case", **c}) for c in payload["new_cases"])

@@ -241,7 +241,8 @@ def render_diff(diff: LaneDiff, options: RenderOptions) -> str:
     lane = diff.new.lane
     root = ET.Element("testsuites", name=f"surface-lint diff {lane}")
     suite = _suite(root, f"{lane}.metrics")
-    _properties(suite, [("old", display_path(diff.old_label)), ("new", display_path(diff.new_label))])
+    _properties(suite, [("old", display_path(diff.old_label)), ("new", display_path(diff.new_label)),
+                        *[("lane_choice", n) for n in lane_notes(options.lanes)], ("profile", diff.new.profile)])
     for d in diff.metrics:
         case = _el(suite, "testcase", classname=f"{lane}.metrics", name=d.name)
         if d.regressed:

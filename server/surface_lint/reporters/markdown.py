@@ -303,8 +303,9 @@ def render_diff(diff: LaneDiff, options: RenderOptions) -> str:
         f"## surface-lint diff · {md_code(diff.new.lane)} · {word}",
         "",
         f"{md_code(display_path(diff.old_label))} → {md_code(display_path(diff.new_label))} · "
-        f"{len(diff.changed)} case(s) with flipped verdicts, {len(diff.new_cases)} new, "
-        f"{len(diff.vanished)} vanished, {diff.unchanged} unchanged",
+        f"profile {md_code(diff.new.profile)} · {len(diff.changed)} case(s) with flipped verdicts, {len(diff.new_cases)} new, "
+        f"{len(diff.vanished)} vanished, {diff.unchanged} unchanged" + ("  " if options.lanes else ""),
+        *[md_text(n) + "  " for n in lane_notes(options.lanes)],
         "",
         "| Metric | Old | New | Change | |",
         "|---|---:|---:|---:|---|",

@@ -300,6 +300,7 @@ def render_diff(diff: LaneDiff, options: RenderOptions) -> str:
     """SARIF for a run-vs-run diff: a result per regressed verdict; metric deltas as properties."""
     properties = {
         "lane": diff.new.lane,
+        **({"lanes": lane_records(options.lanes)} if options.lanes else {}),
         "profile": diff.new.profile,
         "old": diff.old_label,
         "new": diff.new_label,
