@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, TextIO
 from .. import __version__
 from ..engine import Engine, LaneResult, UsageError
 from ..engine.casework import load_casework
-from ..engine.config import Config, ConfigError, find_config, load_config
+from ..engine.config import Config, ConfigError, Selection, find_config, load_config
+from ..engine.lanechoice import LaneChoice
 from ..engine.spool import ScratchError, scratch_error, scratch_writes
 from ..model.findings import Finding, Severity
 from ..reporters.outputs import Interrupted, open_output, printable, refuse_input, signals_end_the_run
@@ -31,7 +32,6 @@ from ..sources.streams import release_streams
 from .lanes import cases_choice, check_choices, only_reports, refuse_without_cases, run_choice
 
 if TYPE_CHECKING:
-    from ..engine.lanechoice import LaneChoice
     from ..reporters import RenderOptions
     from ..reporters.common import LaneChoices
     from .progress import Progress
@@ -59,7 +59,8 @@ def _ruff_options(p: argparse.ArgumentParser, select: bool) -> None:
     """What ruff users reach for: statistics, --exit-zero, --watch, stdin, --show-settings."""
     if select:
         p.add_argument("--select", action="append", default=None, metavar="CODES",
-                       help="report only these codes (codes, predicate names, aliases, prefixes like SL1; ALL)")
+                       help="report only these codes (codes, predicate names, aliases, prefixes like SL1; ALL); "
+                       "with --lane the metrics, thresholds and exit code still count every finding")
         p.add_argument("--extend-select", action="append", default=[], metavar="CODES",
                        help="add codes to --select")
         p.add_argument("--ignore", action="append", default=[], metavar="CODES", help="never report these codes")
@@ -104,7 +105,7 @@ def _lane_parser(formats: Sequence[str]) -> argparse.ArgumentParser:
                    help="the run's time in the JSON report, as given (never read from a clock)")
     _common(p, formats)
     _ci_options(p, jobs=True)
-    _ruff_options(p, select=False)
+    _ruff_options(p, select=True)
     return p
 
 
@@ -291,8 +292,9 @@ def run_lane(argv: Sequence[str], seen: list[str] | None = None) -> int:
         seen.extend([*cases, *transcripts, *_rules_inputs(engine)])
     hold_streams([p for p in [*cases, *transcripts] if p not in texts], engine.config.max_line_bytes)
     choice = run_choice(engine, args.lane, cases, transcripts, texts)
+    selection = _selection(args, engine)
     if args.show_settings:
-        return _show_settings(args, engine, [(choice, ())])
+        return _show_settings(args, engine, [(choice, ())], selection)
     if not cases and load_casework(engine.lane(choice.lane)) is None and not only_reports(engine, transcripts, texts):
         refuse_without_cases(engine.lane(choice.lane))
     if args.update_baseline and not args.baseline:
@@ -313,10 +315,13 @@ def run_lane(argv: Sequence[str], seen: list[str] | None = None) -> int:
     want_details = (args.output_format not in (*TEXT_FORMATS, "sarif", "github") or args.github_summary
                     or args.update_baseline)
     jobs = _jobs(args)
+    given = _selection_given(args)
     with _progress(len(transcripts)) as progress:
         result = engine.score(choice.lane, cases, transcripts, args.thresholds, want_details,
-                              # Text lists the positions of the first `--show` failing cases only.
-                              args.show if args.output_format in TEXT_FORMATS else None, texts=texts,
+                              # Text lists the positions of the first `--show` failing cases only
+                              # (of every case under --select/--ignore: which are shown is known later).
+                              args.show if args.output_format in TEXT_FORMATS and given is None else None,
+                              texts=texts,
                               mapper=process_mapper(jobs), progress=progress.advance,
                               row_findings=args.output_format in ("junit", "html"))
     split = args.split_name or args.split
@@ -341,11 +346,17 @@ def run_lane(argv: Sequence[str], seen: list[str] | None = None) -> int:
             sys.stderr.write(report.render_text())
             options = replace(options, baseline=report)
             baseline_ok = report.passed or args.update_baseline
-    _emit(args, lambda out: LANE_WRITERS[args.output_format](result, options, out), inputs)
+    shown = result
+    if given is not None:  # the findings shown; verdicts, metrics, thresholds and the exit code stay the lane's
+        from ..reporters.common import select_findings
+
+        shown, chosen = select_findings(result, selection, given)
+        options = replace(options, findings_filter=chosen)
+    _emit(args, lambda out: LANE_WRITERS[args.output_format](shown, options, out), inputs)
     if args.github_summary:
         from ..reporters import markdown
 
-        _github_summary(lambda o, out: markdown.write_lane(result, o, out), options, inputs)
+        _github_summary(lambda o, out: markdown.write_lane(shown, o, out), options, inputs)
     if args.update_baseline:
         write_baseline(args.baseline, result, inputs, options.lanes)
         print(f"surface-lint: wrote the baseline {printable(str(args.baseline))}", file=sys.stderr)
@@ -354,7 +365,6 @@ def run_lane(argv: Sequence[str], seen: list[str] | None = None) -> int:
 
 
 def run_check(argv: Sequence[str], seen: list[str] | None = None) -> int:
-    from ..engine.config import resolve_selection
     from ..engine.spool import Spool
     from ..reporters import CHECK_WRITERS, CheckRun
 
@@ -371,10 +381,7 @@ def run_check(argv: Sequence[str], seen: list[str] | None = None) -> int:
         seen.extend([*(str(p) for p in args.paths if str(p) != "-"), *cases, *_rules_inputs(engine)])
     refuse_input(args.output, [i for i in inputs if i not in texts])
     hold_streams([c for c in cases if c not in texts], engine.config.max_line_bytes)
-    try:
-        selection = resolve_selection(args.select, args.extend_select, args.ignore, engine.lane_set.lanes.values())
-    except ValueError as exc:
-        raise UsageError(f"--select/--ignore: {exc}") from None
+    selection = _selection(args, engine)
     runs, lanes = check_choices(engine, args.lane, cases, files, args.kind, texts)
     lane_of = {f: name for name, fs in runs for f in fs}
     # The case index is read as the cases' lane (every file joined to it is checked as that lane).
@@ -422,6 +429,23 @@ def run_check(argv: Sequence[str], seen: list[str] | None = None) -> int:
 
         _github_summary(lambda o, out: markdown.write_check(run, o, out), options, inputs)
     return EXIT_FAIL if failing and not args.exit_zero else EXIT_OK
+
+
+def _selection(args: argparse.Namespace, engine: Engine) -> Selection:
+    """`--select/--extend-select/--ignore` resolved (ruff's rule, keys as `[severity]` keys); exit 2 on an unknown key."""
+    from ..engine.config import resolve_selection
+
+    try:
+        return resolve_selection(args.select, args.extend_select, args.ignore, engine.lane_set.lanes.values())
+    except ValueError as exc:
+        raise UsageError(f"--select/--ignore: {exc}") from None
+
+
+def _selection_given(args: argparse.Namespace) -> str | None:
+    """The selection flags as given (`--select SL1 --ignore SL103`), None when none was."""
+    given = [(flag, keys) for flag, keys in (("--select", args.select), ("--extend-select", args.extend_select),
+                                             ("--ignore", args.ignore)) if keys]
+    return " ".join(f"{flag} {','.join(keys)}" for flag, keys in given) or None
 
 
 def _stdin_texts(args: argparse.Namespace, given: Sequence[str]) -> dict[str, bytes]:

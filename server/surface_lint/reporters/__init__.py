@@ -57,7 +57,7 @@ CHECK_WRITERS["concise"] = CHECK_WRITERS["text"]
 CHECK_WRITERS["full"] = lambda run, o, out: text.write_check(run, out, replace(o, text_style="full"))
 LANE_WRITERS: dict[str, WriteLane] = {
     "text": lambda result, o, out: text.write_lane(result, out, o),
-    "json": lambda result, o, out: json_format.write_lane(result, out, o.lanes),
+    "json": lambda result, o, out: json_format.write_lane(result, out, o.lanes, o.findings_filter),
     "json-lines": jsonl.write_lane,
     "sarif": sarif.write_lane,
     "junit": junit.write_lane,

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from itertools import pairwise
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, TextIO
@@ -29,6 +29,9 @@ from ..model.findings import Finding, Severity
 
 if TYPE_CHECKING:
     from ..engine import Engine
+    from ..engine.config import Selection
+    from ..engine.results import Rows
+    from ..rules.loader import Lane
 
 
 _DISPLAY: dict[tuple[str, str], str] = {}  # (path, working directory) -> display path: findings repeat paths
@@ -308,3 +311,72 @@ def severity_reason(f: Finding, bases: Mapping[str, SeverityBasis]) -> str | Non
     else:
         why = "set for this case"
     return f"{why}; rules table: {Severity.parse(basis.level).label}"
+
+
+# --- `--select` / `--ignore` on a lane run ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FindingFilter:
+    """`--select/--ignore` on a lane run: which findings are shown. The case verdicts, metrics,
+    thresholds and exit code stay the lane's (they are the runner's numbers); `hidden` of `total`
+    findings are not shown, and every output says so (`note`, `record`)."""
+
+    selection: Selection
+    given: str  # the flags as given: `--select SL1 --ignore SL103`
+    hidden: int
+    total: int
+
+    def note(self) -> str:
+        return (f"{self.given}: {self.hidden} of {self.total} finding(s) not shown; the metrics, thresholds, "
+                "case verdicts and exit code count every finding")
+
+    def record(self) -> dict[str, Any]:
+        s = self.selection
+        return {"select": None if s.selected is None else sorted(s.selected), "ignore": sorted(s.ignored),
+                "findings_hidden": self.hidden, "findings_total": self.total}
+
+
+class _SelectedRows:
+    """The findings a FindingFilter shows, streamed from the run's (which may be on disk)."""
+
+    def __init__(self, rows: Rows[Finding], selection: Selection, count: int) -> None:
+        self.rows, self.selection, self.count = rows, selection, count
+
+    def __iter__(self) -> Iterator[Finding]:
+        allows = self.selection.allows
+        return (f for f in self.rows if allows(f.code))
+
+    def __len__(self) -> int:
+        return self.count
+
+
+def select_findings(result: LaneResult, selection: Selection, given: str) -> tuple[LaneResult, FindingFilter]:
+    """The run as the reporters show it under `--select/--ignore` (its findings filtered; one pass
+    counts what is hidden, so a header can say it), and the filter for the case views."""
+    total = hidden = 0
+    for f in result.findings:
+        total += 1
+        hidden += not selection.allows(f.code)
+    shown = replace(result, findings=_SelectedRows(result.findings, selection, total - hidden))
+    return shown, FindingFilter(selection, given, hidden, total)
+
+
+def shown_views(result: LaneResult, lane: Lane | None, chosen: FindingFilter | None) -> Iterator[CaseView]:
+    """Each case's view with only the failures and findings `chosen` selects (a failure without a
+    code is always shown); a hidden check counts as not judged (never shown as a pass); the verdict
+    is kept: a case failing only on hidden checks still fails."""
+    views = iter_case_views(result, lane)
+    if chosen is None:
+        yield from views
+        return
+    allows = chosen.selection.allows
+    for view in views:
+        failures = tuple(f for f in view.failures if not f.code or allows(f.code))
+        findings = tuple(f for f in view.findings if allows(f.code))
+        if len(failures) == len(view.failures) and len(findings) == len(view.findings):
+            yield view
+            continue
+        hidden = {f.name for f in view.failures} - {f.name for f in failures}
+        yield replace(view, judged=tuple(n for n in view.judged if n not in hidden), failures=failures,
+                      findings=findings, verdict=not view.failing)

@@ -123,7 +123,8 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
         for f in result.findings:
             yield finding_annotation(f)
 
-    SafeOut(out).write(f"surface-lint: {printable(run_note(options.lanes, result.profile))}\n")
+    shown = [options.findings_filter.note()] if options.findings_filter is not None else []
+    SafeOut(out).write(f"surface-lint: {printable('; '.join([run_note(options.lanes, result.profile), *shown]))}\n")
     write_annotations(annotations(), options.annotation_limit, out)
 
 

@@ -28,12 +28,12 @@ from .common import (
     display_path,
     fmt_value,
     highlight_segments,
-    iter_case_views,
     lane_notes,
     metric_rows,
     numeric,
     printable,
     reported_predicates,
+    shown_views,
     verdict_word,
     where,
 )
@@ -369,10 +369,10 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     groups: set[str] = set()
     surfaces = False
     pattern = False
-    for view in iter_case_views(result, options.lane):
+    for view in shown_views(result, options.lane, options.findings_filter):
         n_views += 1
         n_fail += view.failing
-        if view.failures:
+        if view.failures or view.failing:  # failing on checks --select/--ignore hides: no failure shown
             n_failures += 1
             surfaces = surfaces or view.surface is not None
         if view.group and len(groups) < LIST_LIMIT:
@@ -390,6 +390,8 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
         f"<code>{_e(result.threshold_set or 'none')}</code> · {n_views} case(s) · {n_fail} failing · "
         f"{n_failures - n_fail} with notes only</p>",
         *[f'<p class="meta lane">{_e(n)}</p>' for n in lane_notes(options.lanes)],
+        *([f'<p class="meta selection">{_e(options.findings_filter.note())}</p>']
+          if options.findings_filter is not None else []),
         "</header>",
         *_cards(result, rows, n_views, n_fail, n_failures - n_fail),
     ]
@@ -410,7 +412,7 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     w("".join(line + "\n" for line in lines))
     # Failing cases get anchors numbered by their place among all cases.
     quota = PerPredicateQuota()
-    for i, view in enumerate(iter_case_views(result, options.lane)):
+    for i, view in enumerate(shown_views(result, options.lane, options.findings_filter)):
         if i >= LIST_LIMIT:
             break
         cells = []
@@ -433,7 +435,7 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
         w(_more(n_views - LIST_LIMIT, "case(s) of the matrix") + "\n")
     w("</section>\n")
     w(f'<section id="failing"><h2>Failing {"surfaces" if surfaces else "cases"} ({n_failures})</h2>\n')
-    for i, view in enumerate(iter_case_views(result, options.lane)):
+    for i, view in enumerate(shown_views(result, options.lane, options.findings_filter)):
         if view.failures and quota.admit(view.failed_names()):
             w(_case_article(view, f"case-{i + 1}") + "\n")
     for name, n in quota.notes():

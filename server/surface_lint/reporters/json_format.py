@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ..engine import LaneResult
 from ..engine.scoring import Outcome
 from ..engine.spool import Spool
-from .common import LaneChoices, SafeOut, capture, lane_records
+from .common import FindingFilter, LaneChoices, SafeOut, capture, lane_records
 
 if TYPE_CHECKING:
     from .options import CheckRun
@@ -281,7 +281,8 @@ def _thresholds(result: LaneResult) -> list[dict[str, Any]]:
     ]
 
 
-def write_lane(result: LaneResult, out: TextIO, lanes: LaneChoices = ()) -> None:
+def write_lane(result: LaneResult, out: TextIO, lanes: LaneChoices = (),
+               findings_filter: FindingFilter | None = None) -> None:
     w = SafeOut(out).write
     obj = ObjectWriter(w)
     # failed_predicates is keyed by case id (sorted): gathered while the cases stream by.
@@ -317,6 +318,8 @@ def write_lane(result: LaneResult, out: TextIO, lanes: LaneChoices = ()) -> None
     obj.value("profile", result.profile)
     if result.sections:  # a case-driven lane's report sections beside `metrics` (`by_class`)
         obj.value("sections", dict(result.sections))
+    if findings_filter is not None:  # --select/--ignore: the findings shown and hidden
+        obj.value("selection", findings_filter.record())
     obj.value("sources", result.sources)
     if result.split is not None:
         obj.value("split", result.split)

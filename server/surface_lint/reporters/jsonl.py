@@ -53,6 +53,7 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     summary: dict[str, Any] = {
         "type": "summary", "lane": result.lane, "version": result.version, "profile": result.profile,
         **({"lane_choice": lane_records(options.lanes)[0]} if options.lanes else {}),
+        **({"selection": options.findings_filter.record()} if options.findings_filter is not None else {}),
         "threshold_set": result.threshold_set, "headline": result.headline, "passed": result.passed,
         "metrics": result.metrics, "cases": len(result.outcomes),
         "missing_transcripts": result.missing_transcripts, "unknown_cases": result.unknown_cases}

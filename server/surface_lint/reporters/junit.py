@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from ..engine import LaneResult
 from ..model.findings import Finding
-from .common import CaseView, SafeOut, capture, display_path, fmt_value, iter_case_views, lane_notes, printable, where
+from .common import CaseView, SafeOut, capture, display_path, fmt_value, lane_notes, printable, shown_views, where
 
 if TYPE_CHECKING:
     from ..engine.diff import LaneDiff
@@ -128,7 +128,7 @@ def _case_xml(x: XmlWriter, lane: str, view: CaseView) -> None:
         return
     x.open("testcase", **attrs)
     if view.failing:
-        names = ", ".join(f"{f.name} ({f.code})" for f in view.deciding)
+        names = ", ".join(f"{f.name} ({f.code})" for f in view.deciding) or "checks not selected (--select/--ignore)"
         worst = view.worst
         body = []
         for f in view.failures:
@@ -147,7 +147,7 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     w = SafeOut(out).write
     lane = result.lane
     n_cases = failing = 0
-    for view in iter_case_views(result, options.lane):
+    for view in shown_views(result, options.lane, options.findings_filter):
         n_cases += 1
         failing += view.failing
     missing = len(result.missing_transcripts)
@@ -162,6 +162,7 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     x.open("testsuites", name=f"surface-lint {lane}",
            **_counts(tests, failing + threshold_fail + baseline_fail + unscored, missing))
     info = [("lane", lane), *[("lane_choice", n) for n in lane_notes(options.lanes)],
+            *([("selection", options.findings_filter.note())] if options.findings_filter is not None else []),
             ("version", result.version), ("profile", result.profile),
             ("threshold_set", result.threshold_set or "none")]
     if unscored:
@@ -197,7 +198,7 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
         x.close()
     x.open("testsuite", name=f"{lane}.cases", **_counts(n_cases + missing, failing, missing))
     _properties_xml(x, info)
-    for view in iter_case_views(result, options.lane):
+    for view in shown_views(result, options.lane, options.findings_filter):
         _case_xml(x, lane, view)
     for case_id in result.missing_transcripts:
         x.open("testcase", classname=lane, name=case_id)

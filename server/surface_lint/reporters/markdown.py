@@ -22,10 +22,10 @@ from .common import (
     display_path,
     fmt_value,
     highlight_segments,
-    iter_case_views,
     lane_notes,
     metric_rows,
     printable,
+    shown_views,
     verdict_word,
     where,
 )
@@ -162,7 +162,7 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     w = SafeOut(out).write
     failing = notes = 0
     surfaces = False
-    for view in iter_case_views(result, options.lane):
+    for view in shown_views(result, options.lane, options.findings_filter):
         if view.failing:
             failing += 1
             surfaces = surfaces or view.surface is not None
@@ -175,7 +175,8 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
         f"{len(result.outcomes) or result.case_count} case(s) · {failing} failing · {notes} with notes only",
         "",
         *[md_text(n) + "  " for n in lane_notes(options.lanes)],
-        *([""] if options.lanes else []),
+        *([md_text(options.findings_filter.note()) + "  "] if options.findings_filter is not None else []),
+        *([""] if options.lanes or options.findings_filter is not None else []),
         *_metric_table(result, options),
     ]
     if result.nothing_scored is not None:
@@ -212,7 +213,7 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     budget.fits("\n".join(section) + "\n" + table_head + "\n")
     quota = PerPredicateQuota()
     cut = 0
-    for view in iter_case_views(result, options.lane):
+    for view in shown_views(result, options.lane, options.findings_filter):
         if not view.failing:
             continue
         if not quota.admit([f.name for f in view.deciding]):

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ..engine import Engine, LaneResult
 from ..engine.results import Rows
 from ..model.findings import Finding
-from .common import RuleInfo, SeverityBasis
+from .common import FindingFilter, RuleInfo, SeverityBasis
 
 if TYPE_CHECKING:
     from ..engine.baseline import BaselineReport
@@ -58,6 +58,8 @@ class RenderOptions:
     text_style: str = "concise"  # text: `concise` one line per finding, `full` with the source line
     statistics: bool = False  # text: one row per code with its count (`--statistics`)
     texts: Mapping[str, bytes] = field(default_factory=dict)  # bytes of paths not on disk (stdin)
+    # `--select/--ignore` on a lane run: the findings shown, and how many are not (None: all shown)
+    findings_filter: FindingFilter | None = None
 
 
 def lane_options(engine: Engine, lane: str | None, **given: Any) -> RenderOptions:

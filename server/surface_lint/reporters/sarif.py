@@ -274,7 +274,10 @@ def render_check(run: CheckRun, options: RenderOptions) -> str:
 
 
 def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
-    write_log(result.findings, options.rules, out, _lane_properties(result, options.lanes))
+    properties = _lane_properties(result, options.lanes)
+    if options.findings_filter is not None:  # --select/--ignore: the results shown and hidden
+        properties["selection"] = options.findings_filter.record()
+    write_log(result.findings, options.rules, out, properties)
 
 
 def render_lane(result: LaneResult, options: RenderOptions) -> str:

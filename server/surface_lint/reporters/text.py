@@ -205,6 +205,8 @@ def write_lane(result: LaneResult, out: TextIO, options: RenderOptions) -> None:
       f"thresholds {result.threshold_set or 'none'} · {result.case_count} case(s)\n")
     for note in lane_notes(options.lanes):
         w(printable(note) + "\n")
+    if options.findings_filter is not None:
+        w(printable(options.findings_filter.note()) + "\n")
     for row in _metric_rows(result, colour):
         w(row + "\n")
     if result.passed is None:
@@ -259,8 +261,10 @@ def _write_failures(result: LaneResult, options: RenderOptions, sources: SourceL
             w(_finding_block(f, options, sources, "  "))
     more = result.failing_count - listed
     if more > 0:
-        w(f"  … {more} more (--show N lists more)\n" if cut else
-          f"  … {more} more with no finding reported (a severity set off)\n")
+        chosen = options.findings_filter is not None
+        w(f"  … {more} more (--show N lists more" + (", or their findings are not selected" if chosen else "") + ")\n"
+          if cut else f"  … {more} more with no finding reported (a severity set off"
+          + (", or their findings not selected" if chosen else "") + ")\n")
 
 
 def render_lane(result: LaneResult, options: RenderOptions) -> str:
