@@ -12,7 +12,7 @@ before, after, ...) so drift in the machine's speed hits both alike; the row giv
 median CPU and the median of the R per-pair ratios (after / before).
 
     python bench/casework_lane_memory.py [--cases 20000] [--lanes calibration,compositionality]
-        [--formats text,json] [--before TREE --repeat 3]
+        [--formats text,json] [--before TREE --repeat 3] [--only-n]
 """
 
 from __future__ import annotations
@@ -92,6 +92,7 @@ def main() -> None:
     ap.add_argument("--formats", default=",".join(FORMATS))
     ap.add_argument("--before", type=Path, help="another checkout run beside this one")
     ap.add_argument("--repeat", type=int, default=1, help="alternated runs of both trees per row (with --before)")
+    ap.add_argument("--only-n", action="store_true", help="run N distinct cases only, not also 2N")
     args = ap.parse_args()
     if args.before is not None and args.repeat > 1:
         paired(args)
@@ -103,7 +104,7 @@ def main() -> None:
     print("|---|---|---|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
         for lane in [x for x in args.lanes.split(",") if x]:
-            for n in (args.cases, 2 * args.cases):
+            for n in (args.cases,) if args.only_n else (args.cases, 2 * args.cases):
                 cases, captures = build(Path(tmp), lane, n)
                 distinct = sum(1 for _ in cases.open("rb"))
                 rss, cpu = measure([sys.executable, "-c", FLOOR, str(cases), str(captures)])
@@ -125,7 +126,7 @@ def paired(args: argparse.Namespace) -> None:
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
         for lane in [x for x in args.lanes.split(",") if x]:
-            for n in (args.cases, 2 * args.cases):
+            for n in (args.cases,) if args.only_n else (args.cases, 2 * args.cases):
                 cases, captures = build(Path(tmp), lane, n)
                 distinct = sum(1 for _ in cases.open("rb"))
                 for fmt in [f for f in args.formats.split(",") if f]:
