@@ -138,22 +138,9 @@ example_fail = '{prompt: "And then?"}'
     ])
 
 
-CASEWORK = '''[lane]
-name = "answer_words"
-
-[case_schema.fields.id]
-type = "string"
-required = true
-
-[casework]
-
-[casework.views.answer]
-where = "record.role == 'answer'"
-
-[[casework.values]]
-name = "words"
-expr = "len(words(first(answer).surface))"
-
+# The shared small case-driven lane (tests/engine/test_casework_no_verdict.py runs it) with a
+# verdict and two examples appended.
+CASEWORK = (ROOT / "tests" / "fixtures" / "engine" / "lanes" / "answer_words.toml").read_text("utf-8") + '''
 [[casework.values]]
 name = "passed"
 expr = "words >= 2"
@@ -176,7 +163,7 @@ def test_the_examples_of_a_case_driven_lane_give_their_values(tmp_path: Path, ca
     lane = tmp_path / "answer_words.toml"
     lane.write_text(CASEWORK, "utf-8")
     assert run(["lane", "test", str(lane)], capsys) == (1, (
-        f"{lane}:28:1: answer_words.examples['one word fails']: `words` is 1, it must be 2; `passed` is false, it must "
+        f"{lane}:49:1: answer_words.examples['one word fails']: `words` is 1, it must be 2; `passed` is false, it must "
         'be true: {"passed": true, "words": 2}\n'
         "1 of 2 example(s) failed, 0 file(s) did not load (1 lane file(s), contract profile)\n"), "")
 
@@ -186,5 +173,5 @@ def test_an_example_expecting_an_unknown_value_does_not_load(tmp_path: Path, cap
     lane.write_text(CASEWORK.replace("expect = { words = 2, passed = true }\n\n[[casework.examples]]",
                                      "expect = { word = 2 }\n\n[[casework.examples]]"), "utf-8")
     code, out, err = run(["lane", "test", str(lane)], capsys)
-    assert (code, err) == (2, f"{lane}:25:1: example 'two words pass': `expect` names 'word', not a value of this lane "
+    assert (code, err) == (2, f"{lane}:46:1: example 'two words pass': `expect` names 'word', not a value of this lane "
                               "(its values: words, passed)\n")

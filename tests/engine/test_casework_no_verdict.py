@@ -6,44 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from engine_support import write
+from engine_support import FIXTURES, write
 
 from surface_lint.cli.main import main
 
-LANE = '''[lane]
-name = "surface_lengths"
-
-[case_schema.fields.id]
-type = "string"
-required = true
-
-[casework]
-
-[casework.views.answer]
-where = "record.role == 'answer'"
-
-[[casework.values]]
-name = "words"
-expr = "len(words(first(answer).surface))"
-
-[[casework.metrics]]
-name = "n"
-kind = "count"
-
-[[casework.metrics]]
-name = "mean_words"
-kind = "mean"
-value = "words"
-
-[[casework.metrics]]
-name = "gate"
-kind = "thresholds"
-checks = [{ metric = "mean_words", op = ">=", value = 3 }]
-
-[casework.details]
-id = "case.id"
-words = "words"
-'''
+LANE = (FIXTURES / "lanes" / "answer_words.toml").read_text("utf-8")
 
 
 def run(tmp_path: Path, surfaces: list[str], capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, str]:
@@ -51,15 +18,15 @@ def run(tmp_path: Path, surfaces: list[str], capsys: pytest.CaptureFixture[str],
     cases = write(tmp_path / "cases.jsonl", "".join(f'{{"id": "c{i}"}}\n' for i in range(len(surfaces))))
     captures = write(tmp_path / "caps.jsonl", "".join(
         f'{{"case_id": "c{i}", "role": "answer", "surface": "{s}"}}\n' for i, s in enumerate(surfaces)))
-    code = main(["--lane-file", str(lane), "--lane", "surface_lengths", "--cases", str(cases),
+    code = main(["--lane-file", str(lane), "--lane", "answer_words", "--cases", str(cases),
                  "--transcripts", str(captures), *extra])
     return code, capsys.readouterr().out
 
 
 def test_no_case_fails_and_the_threshold_decides(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(tmp_path, ["one two three four", "one"], capsys) == (1, (
-        "lane surface_lengths v1 · profile contract · thresholds gate · 2 case(s)\n"
-        "lane surface_lengths, chosen by flag: --lane\n"
+        "lane answer_words v1 · profile contract · thresholds gate · 2 case(s)\n"
+        "lane answer_words, chosen by flag: --lane\n"
         "  gate           false                     (headline metric)\n"
         "  mean_words    2.5000  >= 3         FAIL\n"
         "  n                  2\n"
@@ -74,4 +41,4 @@ def test_no_case_fails_and_the_threshold_decides(tmp_path: Path, capsys: pytest.
 def test_the_junit_cases_have_no_failure(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out = run(tmp_path, ["one two three four", "one"], capsys, "--output-format", "junit")
     assert code == 1
-    assert '<testsuite name="surface_lengths.cases" tests="2" failures="0" errors="0" skipped="0">' in out
+    assert '<testsuite name="answer_words.cases" tests="2" failures="0" errors="0" skipped="0">' in out
