@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..rules.kinds.core import Context, Subject
-from ..rules.loader import CaseExample, Lane, LaneError, PredicateSpec, lane_document, load_lane
+from ..rules.loader import CaseExample, Lane, LaneError, PredicateSpec, load_lane_document
 from .casework import CaseworkEvaluator, load_casework
 
 CHAIN_FIELDS = ("vault_hits", "trace_hash", "proposal_count")
@@ -106,8 +106,7 @@ def _verdict_text(passed: bool | None) -> str:
 def run_examples(path: Path, profile: str) -> tuple[Lane, list[ExampleOutcome], list[str]]:
     """Load a lane file and judge each predicate's examples. Raises LaneError when it does not
     load. Also returns the predicates that document no example (reported, never failed)."""
-    lane = load_lane(path, profile)
-    document, positions = lane_document(path)
+    lane, document, positions = load_lane_document(path, profile)  # the file read and parsed once
     written = document.get("predicates")
     index = {entry.get("name"): i for i, entry in enumerate(written) if isinstance(entry, dict)} \
         if isinstance(written, list) else {}

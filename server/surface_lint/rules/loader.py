@@ -667,6 +667,11 @@ def parse_lane(text: str, shown: str, profile: str = DEFAULT_PROFILE, trusted: b
     if profile not in PROFILES:
         raise LaneError(shown, 1, f"unknown profile {profile!r} (expected one of {PROFILES})")
     data, positions = _document(text, shown)
+    return _build_lane(data, positions, shown, profile, trusted)
+
+
+def _build_lane(data: dict[str, Any], positions: LanePositions, shown: str, profile: str, trusted: bool) -> Lane:
+    """The Lane of a rules file's merged document (`_document`)."""
     rules = _Rules(data, positions, shown, trusted)
     if "lane" not in data:
         raise LaneError(shown, 1, "missing [lane] table")
@@ -1631,7 +1636,12 @@ def format_message(template: str, **values: Any) -> str:
         return "".join(out)
 
 
-def lane_document(path: Path) -> tuple[dict[str, Any], LanePositions]:
-    """A rules file's merged document (its `extends` resolved) and where each key was written:
-    what `lane test` needs to point at an example (the file, line and column it came from)."""
-    return _document(_read_rules(path), str(path))
+def load_lane_document(path: Path, profile: str = DEFAULT_PROFILE) -> tuple[Lane, dict[str, Any], LanePositions]:
+    """`load_lane`, with the merged document (its `extends` resolved) and where each key was
+    written, from one read and one parse: what `lane test` needs to point at an example."""
+    if profile not in PROFILES:
+        raise LaneError(str(path), 1, f"unknown profile {profile!r} (expected one of {PROFILES})")
+    shown = str(path)
+    data, positions = _document(_read_rules(path), shown)
+    trusted = path.resolve().parent == builtin_rules_dir().resolve()
+    return _build_lane(data, positions, shown, profile, trusted), data, positions
