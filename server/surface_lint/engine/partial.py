@@ -1,16 +1,20 @@
 """Scoring a lane in pieces and merging the pieces exactly: what `--jobs` and `surface_lint.api` share.
 
 A *span* is one transcript file or a range of its lines (`split_file` cuts a large JSONL file at
-line boundaries, where the case id changes). Scoring a span (`score_span`, in any process)
-evaluates its records (the costly part: the predicates) and writes what the fold needs of each
-to a *segment*: a stream of pickled batches, in a file or in memory, never held whole. Merging
-(`SegmentMerge`) folds the segments' records in span order into one `LaneScorer`, as if one
-process had read every span in turn: the same positions, case order, duplicates, float sums
-(summed here in case order, as one process sums them) and the same first failing cases with
-findings. What one span cannot know of another is checked as the segments are merged: a case
-primed in one span and scored in a later one, or a symbolic chain whose turns are in two spans,
-is an `Overlap` (the caller scores those inputs in one process); a case id unknown to the case
-files in two spans keeps only the first span's SL015, as one reader would.
+line boundaries, where the case id changes). Scoring a span (in any process) evaluates its
+records (the costly part: the predicates) and folds them there. For a lane whose unit is a
+record (`tally_span`), into a *span state*: the tally as flat arrays in chunks (case digests,
+tally keys, value-slot numbers), the findings sorted and the case rows in order, as batch
+streams (files in the run's scratch folder, or compressed bytes that travel with a pickle).
+`TallyMerge` adds the arrays to one `LaneScorer`'s CompactOutcomes in span order and reads the
+streams only when a report iterates them: the same positions, case order, duplicates (found
+across spans by the digests), exact sums and first failing cases with findings as one process.
+A chain lane's span (`score_span`) writes its scored records to a *segment*, folded again by
+`SegmentMerge`, which checks each chain against the other spans'. What one span cannot know of
+another is checked as they are merged: a case primed in one span and scored in a later one, or
+a symbolic chain whose turns are in two spans, is an `Overlap` (the caller scores those inputs
+in one process); a case id unknown to the case files in two spans keeps only the first span's
+SL015, as one reader would.
 """
 
 from __future__ import annotations
@@ -27,11 +31,12 @@ import stat
 import struct
 import tempfile
 import weakref
+import zlib
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from ..model.checks import CHECK_CODES as C
 from ..model.findings import Finding, Location
@@ -107,6 +112,11 @@ class BatchWriter:
     def in_memory(cls) -> BatchWriter:
         return cls(io.BytesIO(), None)
 
+    @classmethod
+    def packed(cls) -> BatchWriter:
+        """In memory, compressed as written (`Packed` bytes, read back a batch at a time)."""
+        return cls(cast(IO[bytes], _Deflating()), None)
+
     def add(self, item: Any) -> None:
         self._batch.append(item)
         self.count += 1
@@ -127,7 +137,7 @@ class BatchWriter:
             return self._data
         self._closed = True
         self.flush()
-        self._data = self._fh.getvalue() if isinstance(self._fh, io.BytesIO) else None
+        self._data = self._fh.getvalue() if isinstance(self._fh, (io.BytesIO, _Deflating)) else None
         try:
             self._fh.close()
         except OSError as exc:
@@ -141,9 +151,66 @@ class BatchWriter:
         self.close()
 
 
+class Packed(bytes):
+    """Batches compressed with zlib (what `BatchWriter.packed` gives)."""
+
+
+class _Deflating:
+    """A write-only stream that keeps what is written compressed."""
+
+    def __init__(self) -> None:
+        self._z = zlib.compressobj(1)
+        self._parts: list[bytes] = []
+        self._done: Packed | None = None
+
+    def write(self, data: bytes) -> int:
+        self._parts.append(self._z.compress(data))
+        return len(data)
+
+    def getvalue(self) -> Packed:
+        if self._done is None:
+            self._parts.append(self._z.flush())
+            self._done = Packed(b"".join(self._parts))
+            self._parts = []
+        return self._done
+
+    def close(self) -> None:
+        self.getvalue()
+
+
+class _Inflating(io.RawIOBase):
+    """Packed bytes read back as a stream, decompressed a piece at a time."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = memoryview(data)
+        self._at = 0
+        self._z = zlib.decompressobj()
+        self._buffer = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, out: Any) -> int:
+        while not self._buffer and (self._at < len(self._data) or not self._z.eof):
+            if self._at >= len(self._data):
+                self._buffer = self._z.flush()
+                break
+            piece = self._data[self._at:self._at + (1 << 16)]
+            self._at += len(piece)
+            self._buffer = self._z.decompress(piece)
+        n = min(len(out), len(self._buffer))
+        out[:n] = self._buffer[:n]
+        self._buffer = self._buffer[n:]
+        return n
+
+
 def read_batches(source: str | bytes, remove: bool = False) -> Iterator[list[Any]]:
     """The batches a `BatchWriter` wrote (a file's name, or its bytes), in order, one at a time."""
-    fh: IO[bytes] = io.BytesIO(source) if isinstance(source, bytes) else open(source, "rb")
+    fh: IO[bytes]
+    if isinstance(source, Packed):
+        fh = io.BufferedReader(_Inflating(source), 1 << 16)
+    else:
+        fh = io.BytesIO(source) if isinstance(source, bytes) else open(source, "rb")
     try:
         while True:
             try:
@@ -331,6 +398,11 @@ class Segment:
     declared: str | None = None
     items: int = 0
     report: bool = False  # a lane report (its records folded as read, never as chains of turns)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of pickled batches carried in memory (none when they are in a file)."""
+        return len(self.data or b"")
 
     def batches(self) -> Iterator[list[Any]]:
         if self.data is not None:
@@ -593,7 +665,7 @@ class SpanTally:
             key = self.keys[k] = len(self.key_list)
             self.key_list.append((signals, bool(failed)))
             self.key_unbucketed.append(self.unbucketed(signals))
-        high, low = _DIGEST.unpack(hashlib.blake2b(case_id.encode("utf-8", "surrogatepass"), digest_size=16).digest())
+        high, low = stable_digest(case_id)
         self.high.append(high)
         self.low.append(low)
         self.key.append(key)
@@ -614,8 +686,10 @@ class SpanTally:
         values.big.clear()
         numbers = [array("d", column) for column in values.numbers]
         kinds = [array("B", column) for column in values.kinds]
-        for column in (*values.numbers, *values.kinds):
-            del column[:]
+        for number_column in values.numbers:
+            del number_column[:]
+        for kind_column in values.kinds:
+            del kind_column[:]
         self.out.add((n, self.high, self.low, self.key, numbers, kinds, big, self.named,
                       pickle.dumps(self.ids, pickle.HIGHEST_PROTOCOL)))
         self.out.flush()
