@@ -5,7 +5,8 @@ Builds one turn JSONL of N turns cycling the distinct real surfaces of the corpu
 with its own `case_id`, `turn_index` 0, `scored` true, its prompt and grounding_source; then, in
 the same run and on the same file, times `surface-lint --lane deterministic_fluency` with
 `--jobs 1` and `--jobs 2` (text and JSON output), wall-clock and CPU time of the whole process
-tree, median of `--repeat` rounds, and checks that both outputs are byte-identical. Not a test:
+tree, median of `--repeat` rounds (each a pair, the order alternated; the speed-up is the
+median of the pairs' wall ratios, which a shared machine's load skews least), and checks that both outputs are byte-identical. Not a test:
 numbers vary by machine; compare the ratio.
 
     python bench/jobs_split.py [--turns 400000] [--repeat 3] [--formats text,json]
@@ -79,23 +80,33 @@ def main() -> None:
         path = Path(tmp) / "turns.jsonl"
         distinct = build(path, args.turns)
         print(f"{args.turns} turns cycling {distinct} distinct surfaces, {path.stat().st_size / 2**20:.1f} MiB; "
-              f"{os.cpu_count()} CPUs")
+              f"{os.cpu_count()} CPUs", flush=True)
         for fmt in args.formats.split(","):
             base = ["--lane", "deterministic_fluency", "--transcripts", str(path), "--output-format", fmt]
             walls: dict[int, list[float]] = {1: [], 2: []}
             cpus: dict[int, list[float]] = {1: [], 2: []}
             outs: dict[int, bytes] = {}
-            for _ in range(args.repeat):
-                for jobs in (1, 2):
+            pairs: list[float] = []  # wall(--jobs 1) / wall(--jobs 2) of each alternated pair
+            loads: list[float] = []
+            same = True
+            for round_ in range(args.repeat):
+                order = (1, 2) if round_ % 2 == 0 else (2, 1)  # alternated: neither side always goes first
+                for jobs in order:
+                    loads.append(os.getloadavg()[0])
                     wall, cpu, out = run([*base, "--jobs", str(jobs)])
                     walls[jobs].append(wall)
                     cpus[jobs].append(cpu)
+                    if jobs in outs:
+                        same = same and outs[jobs] == out
                     outs[jobs] = out
-            same = outs[1] == outs[2]
+                pairs.append(walls[1][-1] / walls[2][-1])
+            same = same and outs[1] == outs[2]
             w1, w2 = statistics.median(walls[1]), statistics.median(walls[2])
             c1, c2 = statistics.median(cpus[1]), statistics.median(cpus[2])
             print(f"{fmt:5s} --jobs 1: {w1:6.2f} s wall {c1:6.2f} s CPU | --jobs 2: {w2:6.2f} s wall {c2:6.2f} s CPU"
-                  f" | speed-up {w1 / w2:.2f}x | byte-identical: {same}")
+                  f" | speed-up (median of the pairs' wall ratios) {statistics.median(pairs):.2f}x"
+                  f" [{', '.join(f'{r:.2f}' for r in pairs)}] | CPU ratio {c2 / c1:.2f} | byte-identical: {same}"
+                  f" | load average {min(loads):.1f}-{max(loads):.1f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -29,7 +29,18 @@ from .engine import Engine, LaneResult, UsageError
 from .engine.casework import load_casework
 from .engine.config import Config, find_config, load_config
 from .engine.lanechoice import flag_choice
-from .engine.partial import BatchWriter, Overlap, Segment, SegmentMerge, Span, score_span, split_file
+from .engine.partial import (
+    BatchWriter,
+    Overlap,
+    Segment,
+    SegmentMerge,
+    Span,
+    SpanState,
+    TallyMerge,
+    score_span,
+    split_file,
+    tally_span,
+)
 from .engine.results import CaseIndex
 from .engine.score import LaneScorer
 from .model.findings import Finding, Location, Severity
@@ -74,7 +85,7 @@ class PartialScore:
     profile: str
     cases: tuple[str, ...]
     options: ScoreOptions
-    segments: tuple[Segment, ...] = ()
+    segments: tuple[Segment | SpanState, ...] = ()
 
     def merge(self, other: PartialScore) -> PartialScore:
         """Both parts as one (neither is changed). Raises ValueError for parts of different
@@ -101,7 +112,7 @@ class PartialScore:
     @property
     def nbytes(self) -> int:
         """Bytes of pickled batches the parts carry."""
-        return sum(len(s.data or b"") for s in self.segments)
+        return sum(s.nbytes for s in self.segments)
 
 
 def _key(key: int | Sequence[int]) -> tuple[int, ...]:
@@ -228,8 +239,14 @@ class Linter:
     def _scored(self, part: PartialScore, span: Span, key: tuple[int, ...], texts: Mapping[str, bytes]) -> PartialScore:
         lane = self.lane(part.lane)
         o = part.options
-        segment = score_span(self.engine, lane, self._index(lane, part.cases), span, key, o.details,
-                             o.finding_limit, texts, BatchWriter.in_memory(), o.row_findings)
+        index = self._index(lane, part.cases)
+        segment: Segment | SpanState
+        if lane.unit == "chain":  # a chain lane's records, checked one by one as parts are merged
+            segment = score_span(self.engine, lane, index, span, key, o.details, o.finding_limit, texts,
+                                 BatchWriter.in_memory(), o.row_findings)
+        else:  # folded here: a tally of 18 bytes or so a record, the findings and rows reports list
+            segment = tally_span(self.engine, lane, index, span, key, o.details, o.finding_limit, texts,
+                                 BatchWriter.packed, o.row_findings)
         return replace(part, segments=(segment,))
 
     @staticmethod
@@ -252,11 +269,11 @@ class Linter:
         o = part.options
         scorer = LaneScorer(engine, lane, index, o.details, o.finding_limit)
         scorer.row_findings = o.row_findings
-        merge = SegmentMerge(scorer)
+        merge: SegmentMerge | TallyMerge = SegmentMerge(scorer) if lane.unit == "chain" else TallyMerge(scorer)
         last = {s.path: k for k, s in enumerate(part.segments)}
         try:
             for k, segment in enumerate(part.segments):
-                merge.add(segment)
+                merge.add(segment)  # type: ignore[arg-type]
                 if last[segment.path] == k:
                     merge.done(segment.path)
         except Overlap as exc:

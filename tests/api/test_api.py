@@ -142,3 +142,20 @@ def test_lane_reports_as_parts(linter: api.Linter, corpus: Path, fmt: str) -> No
     parts = [linter.score_file(p, "symbolic_logic", key=k, options=options) for k, p in enumerate(reports)]
     whole = functools.reduce(api.PartialScore.merge, reversed(parts))
     assert linter.render(linter.finish(whole), fmt) == one.out
+
+
+def test_the_finding_limit_and_a_repeated_id_across_parts(linter: api.Linter) -> None:
+    # 30 turns, every second one failing; part one holds 5 failing, part two the rest and a
+    # second record of c0 (line 31): the limit of 7 is the run's, the SL005 found across parts.
+    rows = [{"case_id": f"c{i}", "turn_index": 0, "scored": True, "surface": s, "grounding_source": "none"}
+            for i, s in enumerate(["A river carries water to the sea.", "A lamp gives ... light."] * 15)]
+    rows.append({**rows[0], "surface": "A lamp gives ... light."})
+    options = api.ScoreOptions(details=False, finding_limit=7)
+    parts = [linter.score(rows[:10], "deterministic_fluency", key=0, path="run.jsonl", options=options),
+             linter.score(rows[10:], "deterministic_fluency", key=1, path="run.jsonl", line=11, options=options)]
+    result = linter.finish(pickle.loads(pickle.dumps(parts[1])).merge(parts[0]))
+    assert result.case_count == 30 and result.failing_count == 16
+    assert [f.location.line for f in result.findings if f.code == "SL101"] == [2, 4, 6, 8, 10, 12, 14]
+    assert [(f.location.line, f.record_id) for f in result.findings if f.code == "SL005"] == [(31, "c0")]
+    whole = linter.finish(linter.score(rows, "deterministic_fluency", path="run.jsonl", options=options))
+    assert linter.render(result, "text") == linter.render(whole, "text")

@@ -119,6 +119,7 @@ class CompactOutcomes:
         self.suspect_db: sqlite3.Connection | None = None  # past MEMORY_SUSPECTS suspects
         self.suspect_count = 0
         self._pending: list[tuple[int, int, int, bytes]] = []  # suspects not yet in the database
+        self.digest: Callable[[str], tuple[int, int]] = _digest_of  # what `add` computes inline
         # (position, case id) of each unbucketed record, for the remainder (on disk past a few thousand).
         self.named: Spool[tuple[int, str]] = Spool(buffer=MEMORY_IDS)
 
@@ -154,6 +155,66 @@ class CompactOutcomes:
             self._spill()
         return position
 
+    def extend(self, key_list: Sequence[tuple[tuple[Any, ...], bool]], highs: array[int], lows: array[int],
+               keys: array[int], numbers: Sequence[array[float]], kinds: Sequence[array[int]],
+               big: Sequence[tuple[int, int, int]], named: Sequence[tuple[int, str]],
+               record: Callable[[int], tuple[str, Location, int | None]]) -> int:
+        """Records counted elsewhere (`engine.partial.SpanTally`), in order, as if `add` had been
+        called for each: their digests (`digest` must be the one they were made with), their keys
+        into `key_list` (signals as `SlotValues.take` leaves them, failed), each value slot's
+        numbers and kinds, the big ints (position, slot, int) and unbucketed ids (position, id),
+        positions counted from 0. `record(i)` gives the i-th record's id, range and index (only
+        asked for the records that may repeat an id). The position of the first record."""
+        remap: list[int] = []
+        for signals, failed in key_list:
+            k = (signals, not failed)
+            key = self.keys.get(k)
+            if key is None:
+                key = self.keys[k] = len(self.key_list)
+                self.key_list.append((signals, failed))
+                self.key_unbucketed.append(self.unbucketed(signals))
+            remap.append(key)
+        first = len(self.columns)
+        total = len(highs)
+        values = self.values
+        f, mask = self.filter, self._FILTER_MASK
+        big_at, named_at = 0, 0
+        done = 0
+        while done < total:
+            take = min(self.chunk - len(self.key), total - done)
+            end = done + take
+            base = len(self.columns) - done  # a record's position here less its position there
+            self.high.extend(highs[done:end])
+            self.low.extend(lows[done:end])
+            self.key.extend(array("H", [remap[k] for k in keys[done:end]]))
+            for j, column in enumerate(numbers):
+                values.numbers[j].extend(column[done:end])
+                values.kinds[j].extend(kinds[j][done:end])
+            while big_at < len(big) and big[big_at][0] < end:
+                position, slot, x = big[big_at]
+                values.big[(base + position, slot)] = x
+                big_at += 1
+            for i in range(done, end):
+                high, low = highs[i], lows[i]
+                bit1, bit2 = high & mask, low & mask
+                i1, m1, i2, m2 = bit1 >> 3, 1 << (bit1 & 7), bit2 >> 3, 1 << (bit2 & 7)
+                if f[i1] & m1 and f[i2] & m2:
+                    case_id, where, record_index = record(i)
+                    self._suspect(base + i, case_id, where, record_index, high, low)
+                else:
+                    f[i1] |= m1
+                    f[i2] |= m2
+            while named_at < len(named) and named[named_at][0] < end:
+                position, case_id = named[named_at]
+                self.named.append((base + position, case_id))
+                named_at += 1
+            if values.slots:
+                values.taken += take
+            done = end
+            if len(self.key) >= self.chunk:
+                self._spill()
+        return first
+
     def _spill(self) -> None:
         """The arrays in memory out to disk as one chunk (with the big ints that belong to it)."""
         if self.values.big:
@@ -171,7 +232,8 @@ class CompactOutcomes:
                 db = self.suspect_db = scratch_db()
                 db.execute("CREATE TABLE suspect (position INTEGER PRIMARY KEY, high INTEGER NOT NULL, "
                            "low INTEGER NOT NULL, record BLOB NOT NULL)")
-                self._pending = [(p, *_digest_of(c), _dump(c, w, i)) for p, (c, w, i) in self.suspects.items()]
+                digest = self.digest
+                self._pending = [(p, *digest(c), _dump(c, w, i)) for p, (c, w, i) in self.suspects.items()]
                 self.suspects, self.suspect_digests = {}, set()
                 self._flush_suspects()
             return

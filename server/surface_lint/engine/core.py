@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
+import weakref
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
@@ -20,7 +22,19 @@ from .check import HEAD_BYTES, DocumentChecker, check_lines, turn_stream
 from .config import Config, ConfigError, resolve_severity
 from .detect import first_object
 from .lanechoice import LaneChoice, choose_lane
-from .partial import BatchWriter, Overlap, Segment, SegmentMerge, Span, score_span, split_file
+from .partial import (
+    BatchWriter,
+    Overlap,
+    Segment,
+    SegmentMerge,
+    Span,
+    SpanState,
+    TallyMerge,
+    score_span,
+    scratch_folder,
+    split_file,
+    tally_span,
+)
 from .pipeline import Evaluator
 from .results import (
     CaseIndex,
@@ -248,7 +262,8 @@ class Engine:
         spans = plan_spans(lane, transcript_paths, int(getattr(mapper, "jobs", 2)))
         if spans is None or len(spans) < 2:
             return False
-        calls = [(span, (k,), scorer.want_rows, scorer.finding_limit, scorer.row_findings)
+        chains = lane.unit == "chain"  # checked record by record as they are merged (SegmentMerge)
+        calls = [(span, (k,), scorer.want_rows, scorer.finding_limit, scorer.row_findings, chains)
                  for k, span in enumerate(spans)]
         last = {span.path: k for k, span in enumerate(spans)}
         # Forked workers find this engine and its lanes ready (spawned ones build them). Each
@@ -257,9 +272,13 @@ class Engine:
         token = f"{os.getpid()}:{id(scorer)}"
         _WORKER.clear()
         _WORKER.update(engine=self, lane=lane, texts={}, token=token)
+        folder = scratch_folder()
         results = mapper.stream(score_span_in_worker, calls, start_worker,
-                                (self.config, self.profile, lane.name, list(case_paths), {}, token))
-        merge = SegmentMerge(scorer)
+                                (self.config, self.profile, lane.name, list(case_paths), {}, token), folder)
+        # The tallies' streams stay in `folder` until the result's reports are written.
+        merge: SegmentMerge | TallyMerge = SegmentMerge(scorer) if chains else TallyMerge(scorer, folder)
+        if chains:
+            weakref.finalize(merge, shutil.rmtree, folder, True)
         try:
             for k, segment in enumerate(results):
                 merge.add(segment)
@@ -269,6 +288,7 @@ class Engine:
                     if progress is not None:
                         progress(path)
         except Overlap:
+            shutil.rmtree(folder, ignore_errors=True)
             return False
         finally:
             results.close()
@@ -338,8 +358,12 @@ def _is_report(path: str) -> bool:
 
 
 def score_span_in_worker(span: Span, key: tuple[int, ...], want_rows: bool, finding_limit: int | None,
-                         row_findings: bool, folder: str) -> Segment:
-    """One span scored in a worker process, its records written to a batch file in `folder`."""
+                         row_findings: bool, chains: bool, folder: str) -> Segment | SpanState:
+    """One span scored in a worker process: a chain lane's records written to a batch file in
+    `folder`, any other lane's span folded there (its tally, findings and rows streams)."""
+    if not chains:
+        return tally_span(_WORKER["engine"], _WORKER["lane"], _WORKER["index"], span, key, want_rows,
+                          finding_limit, _WORKER["texts"], lambda: BatchWriter.in_folder(folder), row_findings)
     out = BatchWriter.in_folder(folder)
     try:
         return score_span(_WORKER["engine"], _WORKER["lane"], _WORKER["index"], span, key, want_rows,

@@ -1,29 +1,42 @@
 """Scoring a lane in pieces and merging the pieces exactly: what `--jobs` and `surface_lint.api` share.
 
 A *span* is one transcript file or a range of its lines (`split_file` cuts a large JSONL file at
-line boundaries, where the case id changes). Scoring a span (`score_span`, in any process)
-evaluates its records (the costly part: the predicates) and writes what the fold needs of each
-to a *segment*: a stream of pickled batches, in a file or in memory, never held whole. Merging
-(`SegmentMerge`) folds the segments' records in span order into one `LaneScorer`, as if one
-process had read every span in turn: the same positions, case order, duplicates, float sums
-(summed here in case order, as one process sums them) and the same first failing cases with
-findings. What one span cannot know of another is checked as the segments are merged: a case
-primed in one span and scored in a later one, or a symbolic chain whose turns are in two spans,
-is an `Overlap` (the caller scores those inputs in one process); a case id unknown to the case
-files in two spans keeps only the first span's SL015, as one reader would.
+line boundaries, where the case id changes). Scoring a span (in any process) evaluates its
+records (the costly part: the predicates) and folds them there. For a lane whose unit is a
+record (`tally_span`), into a *span state*: the tally as flat arrays in chunks (case digests,
+tally keys, value-slot numbers), the findings sorted and the case rows in order, as batch
+streams (files in the run's scratch folder, or compressed bytes that travel with a pickle).
+`TallyMerge` adds the arrays to one `LaneScorer`'s CompactOutcomes in span order and reads the
+streams only when a report iterates them: the same positions, case order, duplicates (found
+across spans by the digests), exact sums and first failing cases with findings as one process.
+A chain lane's span (`score_span`) writes its scored records to a *segment*, folded again by
+`SegmentMerge`, which checks each chain against the other spans'. What one span cannot know of
+another is checked as they are merged: a case primed in one span and scored in a later one, or
+a symbolic chain whose turns are in two spans, is an `Overlap` (the caller scores those inputs
+in one process); a case id unknown to the case files in two spans keeps only the first span's
+SL015, as one reader would.
 """
 
 from __future__ import annotations
 
+import hashlib
+import heapq
 import io
+import itertools
 import json
 import os
 import pickle
+import shutil
 import stat
+import struct
 import tempfile
+import weakref
+import zlib
+from array import array
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from ..model.checks import CHECK_CODES as C
 from ..model.findings import Finding, Location
@@ -33,12 +46,13 @@ from ..sources.lines import UTF8, UTF8_BOM, _Prefixed, _utf8_lines, detect_encod
 from ..sources.streams import open_input
 from ..sources.transcripts import Turn, iter_turns, sniff_stream
 from .caseindex import IdSet
-from .compact import whole_record
+from .compact import unbucketed, whole_record
 from .pipeline import join_turns
 from .results import CaseIndex, UsageError
 from .score import LaneScorer, Scored
+from .scoring import SlotValues, lane_signals
 from .services import EngineServices
-from .spool import fewer_collections
+from .spool import Spool, fewer_collections
 
 BATCH_ITEMS = 1024  # items pickled together: what a reader of a segment holds at once
 MIN_SPAN_BYTES = 1 << 20  # a file is cut into ranges only where each gets at least this much
@@ -62,6 +76,14 @@ class Overlap(Exception):
 def scratch_error(folder: str, exc: OSError) -> UsageError:
     reason = (exc.strerror or str(exc)).lower()
     return UsageError(f"cannot write scratch data to {folder}: {reason} (set TMPDIR)")
+
+
+def scratch_folder() -> str:
+    """A private folder for one run's worker output (its caller removes it)."""
+    try:
+        return tempfile.mkdtemp(prefix="surface-lint-jobs-")
+    except OSError as exc:
+        raise scratch_error(tempfile.gettempdir(), exc) from None
 
 
 # --- batches: bulk results in bounded pieces -----------------------------------------------
@@ -90,6 +112,11 @@ class BatchWriter:
     def in_memory(cls) -> BatchWriter:
         return cls(io.BytesIO(), None)
 
+    @classmethod
+    def packed(cls) -> BatchWriter:
+        """In memory, compressed as written (`Packed` bytes, read back a batch at a time)."""
+        return cls(cast(IO[bytes], _Deflating()), None)
+
     def add(self, item: Any) -> None:
         self._batch.append(item)
         self.count += 1
@@ -110,7 +137,7 @@ class BatchWriter:
             return self._data
         self._closed = True
         self.flush()
-        self._data = self._fh.getvalue() if isinstance(self._fh, io.BytesIO) else None
+        self._data = self._fh.getvalue() if isinstance(self._fh, (io.BytesIO, _Deflating)) else None
         try:
             self._fh.close()
         except OSError as exc:
@@ -124,9 +151,66 @@ class BatchWriter:
         self.close()
 
 
+class Packed(bytes):
+    """Batches compressed with zlib (what `BatchWriter.packed` gives)."""
+
+
+class _Deflating:
+    """A write-only stream that keeps what is written compressed."""
+
+    def __init__(self) -> None:
+        self._z = zlib.compressobj(1)
+        self._parts: list[bytes] = []
+        self._done: Packed | None = None
+
+    def write(self, data: bytes) -> int:
+        self._parts.append(self._z.compress(data))
+        return len(data)
+
+    def getvalue(self) -> Packed:
+        if self._done is None:
+            self._parts.append(self._z.flush())
+            self._done = Packed(b"".join(self._parts))
+            self._parts = []
+        return self._done
+
+    def close(self) -> None:
+        self.getvalue()
+
+
+class _Inflating(io.RawIOBase):
+    """Packed bytes read back as a stream, decompressed a piece at a time."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = memoryview(data)
+        self._at = 0
+        self._z = zlib.decompressobj()
+        self._buffer = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, out: Any) -> int:
+        while not self._buffer and (self._at < len(self._data) or not self._z.eof):
+            if self._at >= len(self._data):
+                self._buffer = self._z.flush()
+                break
+            piece = self._data[self._at:self._at + (1 << 16)]
+            self._at += len(piece)
+            self._buffer = self._z.decompress(piece)
+        n = min(len(out), len(self._buffer))
+        out[:n] = self._buffer[:n]
+        self._buffer = self._buffer[n:]
+        return n
+
+
 def read_batches(source: str | bytes, remove: bool = False) -> Iterator[list[Any]]:
     """The batches a `BatchWriter` wrote (a file's name, or its bytes), in order, one at a time."""
-    fh: IO[bytes] = io.BytesIO(source) if isinstance(source, bytes) else open(source, "rb")
+    fh: IO[bytes]
+    if isinstance(source, Packed):
+        fh = io.BufferedReader(_Inflating(source), 1 << 16)
+    else:
+        fh = io.BytesIO(source) if isinstance(source, bytes) else open(source, "rb")
     try:
         while True:
             try:
@@ -315,6 +399,11 @@ class Segment:
     items: int = 0
     report: bool = False  # a lane report (its records folded as read, never as chains of turns)
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes of pickled batches carried in memory (none when they are in a file)."""
+        return len(self.data or b"")
+
     def batches(self) -> Iterator[list[Any]]:
         if self.data is not None:
             return read_batches(self.data)
@@ -325,7 +414,8 @@ class Segment:
 def score_span(engine: EngineServices, lane: Lane, index: CaseIndex | None, span: Span, key: tuple[int, ...],
                want_rows: bool, finding_limit: int | None, texts: Mapping[str, bytes],
                out: BatchWriter, row_findings: bool = True) -> Segment:
-    """One span scored: each scored record, input problem, unknown and primed id to `out`."""
+    """One span scored: each scored record, input problem, unknown and primed id to `out`
+    (what a chain lane's merge needs: its chains are checked record by record)."""
     add = out.add
     scorer = _SpanScorer(engine, lane, index, want_rows, finding_limit)
     scorer.out = add
@@ -333,6 +423,25 @@ def score_span(engine: EngineServices, lane: Lane, index: CaseIndex | None, span
     scorer.row_findings = row_findings
     if want_rows:  # rows need every Scored; else only what the tally reads (`_SpanScorer.count`)
         scorer.on_scored = lambda scored: add((SCORED, scored))
+    records, crlf, kind, primed = _read_span(scorer, engine, span, texts)
+    for _, problem in scorer.findings:
+        add((PROBLEM, problem))
+    scorer.findings.close()
+    for case_id in scorer.unknown:
+        add((UNKNOWN, case_id))
+    for case_id in primed:
+        add((PRIMED, case_id))
+    count = out.count
+    data = out.close()
+    return Segment(key, span.path, out.path or None, data, scorer.stats, dict(scorer.unscored), records,
+                   not span.whole, crlf, scorer.reports_read, scorer.declared, count, kind == "report")
+
+
+def _read_span(scorer: LaneScorer, engine: EngineServices, span: Span,
+               texts: Mapping[str, bytes]) -> tuple[int, tuple[int, int], str | None, IdSet]:
+    """The span's records folded into `scorer`: (records the reader yielded, the CRLF count of a
+    range, the kind sniffed, the ids primed)."""
+    lane, index = scorer.lane, scorer.index
     primed = IdSet()
     given = texts.get(span.path)
     records = 0
@@ -347,38 +456,28 @@ def score_span(engine: EngineServices, lane: Lane, index: CaseIndex | None, span
         raise UsageError(f"{span.path}: cannot read: {exc.strerror}") from None
     if kind in ("report", "cases") or (kind is None and not span.whole):
         scorer.read([span.path], texts)  # a lane report (whole), or what the reader refuses
+        return records, crlf, kind, primed
+    reader: JsonlReader
+    if span.whole:
+        reader = JsonlReader(span.path, engine.config.max_line_bytes)
     else:
-        reader: JsonlReader
-        if span.whole:
-            reader = JsonlReader(span.path, engine.config.max_line_bytes)
-        else:
-            length = None if span.end is None else span.end - span.start
-            reader = RangeReader(span.path, engine.config.max_line_bytes, first_line=span.line, length=length)
-        scorer.unknown_reported = IdSet()
-        try:
-            with io.BytesIO(given) if given is not None else open_input(span.path) as fh:
-                fh.seek(span.start)
-                turns = _watch(iter_turns(span.path, fh, kind or "turns", reader), reader, scorer.problem, primed)
-                scorer.fold(join_turns(lane, turns, index, unknown=scorer.unknown_reported))
-        except OSError as exc:
-            raise UsageError(f"{span.path}: cannot read: {exc.strerror}") from None
-        for problem in reader.findings:
-            scorer.problem(problem)
-        scorer.stats.add(reader.stats)
-        records = reader.yielded
-        if isinstance(reader, RangeReader):
-            crlf = (reader.crlf.lines, reader.crlf.first)
-    for _, problem in scorer.findings:
-        add((PROBLEM, problem))
-    scorer.findings.close()
-    for case_id in scorer.unknown:
-        add((UNKNOWN, case_id))
-    for case_id in primed:
-        add((PRIMED, case_id))
-    count = out.count
-    data = out.close()
-    return Segment(key, span.path, out.path or None, data, scorer.stats, dict(scorer.unscored), records,
-                   not span.whole, crlf, scorer.reports_read, scorer.declared, count, kind == "report")
+        length = None if span.end is None else span.end - span.start
+        reader = RangeReader(span.path, engine.config.max_line_bytes, first_line=span.line, length=length)
+    scorer.unknown_reported = IdSet()
+    try:
+        with io.BytesIO(given) if given is not None else open_input(span.path) as fh:
+            fh.seek(span.start)
+            turns = _watch(iter_turns(span.path, fh, kind or "turns", reader), reader, scorer.problem, primed)
+            scorer.fold(join_turns(lane, turns, index, unknown=scorer.unknown_reported))
+    except OSError as exc:
+        raise UsageError(f"{span.path}: cannot read: {exc.strerror}") from None
+    for problem in reader.findings:
+        scorer.problem(problem)
+    scorer.stats.add(reader.stats)
+    records = reader.yielded
+    if isinstance(reader, RangeReader):
+        crlf = (reader.crlf.lines, reader.crlf.first)
+    return records, crlf, kind, primed
 
 
 class _SpanScorer(LaneScorer):
@@ -512,3 +611,403 @@ class SegmentMerge:
         lines, first = self._crlf.pop(path, (0, 0))
         if lines:
             self.scorer.problem(crlf_notice(path, first, lines))
+
+
+# --- tallies: one span folded in its worker, merged as small states -------------------------
+# A lane whose unit is a record (not a chain): each span's worker folds its records into a
+# `SpanTally` (a case's digest, tally key and value-slot numbers, 18 bytes or so a record, in
+# chunks) and keeps its findings and case rows in the order the reports list them, in batch
+# streams. The merge (`TallyMerge`) adds the chunks' arrays to the run's `CompactOutcomes` as
+# they are (the duplicates across spans found there, as in one process) and reads the findings
+# and rows streams only when a report iterates them, in span order: no record is unpickled or
+# folded again here.
+
+TALLY_CHUNK = 4096  # records of a tally chunk: its ids are unpickled only for a record that may repeat one
+_DIGEST = struct.Struct("<qq")
+
+
+def stable_digest(case_id: str) -> tuple[int, int]:
+    """A case id's two 64-bit digests, the same in every process (`hash` is salted per process)."""
+    return _DIGEST.unpack(hashlib.blake2b(case_id.encode("utf-8", "surrogatepass"), digest_size=16).digest())
+
+
+Stored = str | bytes  # a batch stream: a file in the run's scratch folder, or its bytes
+
+
+class SpanTally:
+    """A span's scored records as a `CompactOutcomes` would count them, written out a chunk at a
+    time: memory holds one chunk."""
+
+    def __init__(self, lane: Lane, out: BatchWriter) -> None:
+        names = lane_signals(lane)
+        self.unbucketed = unbucketed(lane, names)
+        self.values = SlotValues(names)
+        self.keys: dict[tuple[tuple[Any, ...], bool], int] = {}
+        self.key_list: list[tuple[tuple[Any, ...], bool]] = []
+        self.key_unbucketed: list[bool] = []
+        self.out = out
+        self.count = 0
+        self.base = 0  # position of the chunk's first record
+        self._new_chunk()
+
+    def _new_chunk(self) -> None:
+        self.high, self.low, self.key = array("q"), array("q"), array("H")
+        self.ids: list[tuple[str, Location, int | None]] = []
+        self.named: list[tuple[int, str]] = []
+
+    def add(self, case_id: str, signals: tuple[Any, ...], failed: tuple[str, ...], where: Location,
+            record_index: int | None) -> int:
+        position = self.count
+        signals = self.values.take(signals)
+        k = (signals, not failed)
+        key = self.keys.get(k)
+        if key is None:
+            key = self.keys[k] = len(self.key_list)
+            self.key_list.append((signals, bool(failed)))
+            self.key_unbucketed.append(self.unbucketed(signals))
+        high, low = stable_digest(case_id)
+        self.high.append(high)
+        self.low.append(low)
+        self.key.append(key)
+        self.ids.append((case_id, where, record_index))
+        if self.key_unbucketed[key]:
+            self.named.append((position - self.base, case_id))
+        self.count = position + 1
+        if len(self.key) >= TALLY_CHUNK:
+            self.flush()
+        return position
+
+    def flush(self) -> None:
+        n = len(self.key)
+        if not n:
+            return
+        values, base = self.values, self.base
+        big = sorted((p - base, j, x) for (p, j), x in values.big.items())
+        values.big.clear()
+        numbers = [array("d", column) for column in values.numbers]
+        kinds = [array("B", column) for column in values.kinds]
+        for number_column in values.numbers:
+            del number_column[:]
+        for kind_column in values.kinds:
+            del kind_column[:]
+        self.out.add((n, self.high, self.low, self.key, numbers, kinds, big, self.named,
+                      pickle.dumps(self.ids, pickle.HIGHEST_PROTOCOL)))
+        self.out.flush()
+        self.base += n
+        self._new_chunk()
+
+
+@dataclass
+class SpanState:
+    """What one span's worker leaves for the merge: counts, and its streams (a tally chunk a
+    batch, findings sorted as reports list them, case rows in their order)."""
+
+    key: tuple[int, ...]
+    path: str
+    split: bool
+    records: int  # records the span's reader yielded (the next span's record indices follow them)
+    scored: int  # scored records in the tally
+    key_list: list[tuple[tuple[Any, ...], bool]]
+    tally: Stored
+    findings: Stored
+    finding_count: int
+    rows: Stored | None
+    row_count: int
+    counted: tuple[int, ...] | None  # with a finding limit: the positions of failing records with findings
+    stats: ReadStats
+    unscored: dict[str, int]
+    ranks: bytes  # the case ranks scored (one byte each), or b"" without cases
+    unknown: tuple[str, ...]
+    primed: tuple[str, ...]
+    crlf: tuple[int, int] = (0, 0)
+    reports_read: int = 0
+    declared: str | None = None
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the streams carried in memory (none when they are files)."""
+        return sum(len(x) for x in (self.tally, self.findings, self.rows) if isinstance(x, bytes))
+
+
+class _RowSink:
+    """Case rows straight to a batch stream (rows in position order need no sort)."""
+
+    def __init__(self, out: BatchWriter) -> None:
+        self.out = out
+        self.count = 0
+
+    def append(self, row: tuple[Any, ...]) -> None:
+        self.out.add(row)
+        self.count += 1
+
+    def __len__(self) -> int:
+        return self.count
+
+    def close(self) -> None:
+        pass
+
+
+class _TallyScorer(LaneScorer):
+    """A span's scorer that counts into a `SpanTally` (positions from the span's first record)."""
+
+    tally: SpanTally
+    counted: list[int] | None = None
+
+    def count(self, case_id: str, signals: tuple[Any, ...], failed: tuple[str, ...], where: Record | Location,
+              record_index: int | None, findings: Iterable[Finding]) -> tuple[int, int]:
+        whole = where if isinstance(where, Location) else whole_record(where)
+        position = self.tally.add(case_id, signals, failed, whole, record_index)
+        rank = position
+        if self.index is not None:
+            rank = self.index.rank(case_id)
+            if rank >= 0:
+                self.scored_ranks[rank] = 1
+        if findings:
+            append = self.findings.append
+            for f in findings:
+                append((position, f))
+            if failed and self.counted is not None:
+                self.counted.append(position)
+        return position, rank
+
+
+def tally_span(engine: EngineServices, lane: Lane, index: CaseIndex | None, span: Span, key: tuple[int, ...],
+               want_rows: bool, finding_limit: int | None, texts: Mapping[str, bytes],
+               writer: Callable[[], BatchWriter], row_findings: bool = True) -> SpanState:
+    """One span folded (not a chain lane's): its tally, findings and rows to streams `writer` makes."""
+    scorer = _TallyScorer(engine, lane, index, want_rows, finding_limit)
+    scorer.row_findings = row_findings
+    tally_out = writer()
+    scorer.tally = SpanTally(lane, tally_out)
+    scorer.counted = [] if finding_limit is not None else None
+    rows_out: BatchWriter | None = None
+    if want_rows:
+        rows_out = writer()
+        if index is None:
+            scorer.rows.close()
+            scorer.rows = _RowSink(rows_out)  # type: ignore[assignment]
+    records, crlf, _, primed = _read_span(scorer, engine, span, texts)
+    scorer.tally.flush()
+    findings_out = writer()
+    with fewer_collections():
+        for item in scorer.findings:
+            findings_out.add(item)
+        if rows_out is not None and index is not None:
+            for row in scorer.rows:
+                rows_out.add(row)
+    finding_count = len(scorer.findings)
+    row_count = len(scorer.rows)
+    scorer.findings.close()
+    scorer.rows.close()
+
+    def stored(out: BatchWriter) -> Stored:
+        data = out.close()
+        return data if data is not None else out.path
+
+    return SpanState(key, span.path, not span.whole, records, scorer.tally.count, scorer.tally.key_list,
+                     stored(tally_out), stored(findings_out), finding_count,
+                     stored(rows_out) if rows_out is not None else None, row_count,
+                     tuple(scorer.counted) if scorer.counted is not None else None, scorer.stats,
+                     dict(scorer.unscored), bytes(scorer.scored_ranks), tuple(scorer.unknown), tuple(primed),
+                     crlf, scorer.reports_read, scorer.declared)
+
+
+class _Folder:
+    """A run's scratch folder, removed once nothing reads its streams (or at exit)."""
+
+    def __init__(self, path: str | None) -> None:
+        self.path = path
+        if path is not None:
+            weakref.finalize(self, shutil.rmtree, path, True)
+
+
+class _FindingStream:
+    """One span's findings as the run sees them: positions after the spans before it, record
+    indices counted from its file's start, findings past the run's limit and SL015 of ids an
+    earlier span reported left out."""
+
+    def __init__(self, data: Stored, base: int, offset: int, count: int, limit: int | None, shown: int,
+                 counted: tuple[int, ...] | None, drop: frozenset[str], folder: _Folder) -> None:
+        self.data, self.base, self.offset = data, base, offset
+        self.limit, self.shown, self.counted, self.drop = limit, shown, counted, drop
+        self.folder = folder
+        self.filtered = bool(drop) or (limit is not None and shown + len(counted or ()) >= limit)
+        self._count = None if self.filtered else count
+
+    def __len__(self) -> int:
+        if self._count is None:
+            self._count = sum(1 for _ in self)
+        return self._count
+
+    def __iter__(self) -> Iterator[tuple[int, Finding]]:
+        base, offset, drop = self.base, self.offset, self.drop
+        limit, shown, counted = self.limit, self.shown, self.counted or ()
+        for batch in read_batches(self.data):
+            for position, f in batch:
+                if position < 0:
+                    if drop and f.code == C.UNJOINED and f.record_id in drop:
+                        continue
+                else:
+                    if limit is not None and shown + bisect_left(counted, position) >= limit:
+                        continue
+                    position += base
+                yield position, _reindexed(f, offset)
+
+
+class MergedFindings:
+    """The run's findings: its own (`own`, a spool the result adds to) and each span's stream,
+    merged in the order every report lists them (each is sorted)."""
+
+    def __init__(self, own: Spool[tuple[int, Finding]]) -> None:
+        self.own = own
+        self.streams: list[_FindingStream] = []
+
+    def append(self, item: tuple[int, Finding]) -> None:
+        self.own.append(item)
+
+    def __len__(self) -> int:
+        return len(self.own) + sum(len(s) for s in self.streams)
+
+    def __iter__(self) -> Iterator[tuple[int, Finding]]:
+        if not self.streams:
+            return iter(self.own)
+        return heapq.merge(*self.streams, self.own, key=_finding_key)
+
+    def close(self) -> None:
+        self.own.close()
+
+
+def _finding_key(item: tuple[int, Finding]) -> tuple[str, int, int, int, int, str, str]:
+    return item[1].sort_key()
+
+
+class MergedRows:
+    """The run's case rows: each span's stream in span order (merged by case-file rank when the
+    cases are given), positions after the spans before it."""
+
+    def __init__(self, by_rank: bool) -> None:
+        self.by_rank = by_rank
+        self.streams: list[tuple[Stored, int, _Folder]] = []
+        self.count = 0
+
+    def add(self, data: Stored, base: int, count: int, folder: _Folder) -> None:
+        self.streams.append((data, base, folder))
+        self.count += count
+
+    def append(self, row: tuple[Any, ...]) -> None:
+        raise AssertionError("merged rows are read, not added to")
+
+    def __len__(self) -> int:
+        return self.count
+
+    def _read(self, data: Stored, base: int) -> Iterator[tuple[Any, ...]]:
+        by_rank = self.by_rank
+        for batch in read_batches(data):
+            if not base:
+                yield from batch
+            elif by_rank:
+                for row in batch:
+                    yield (row[0], row[1] + base, *row[2:])
+            else:
+                for row in batch:
+                    yield (row[0] + base, row[1] + base, *row[2:])
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        streams = [self._read(data, base) for data, base, _ in self.streams]
+        if self.by_rank:
+            return heapq.merge(*streams, key=_rank_position)
+        return itertools.chain.from_iterable(streams)
+
+    def close(self) -> None:
+        pass
+
+
+def _rank_position(row: tuple[Any, ...]) -> tuple[int, int]:
+    return row[0], row[1]
+
+
+class TallyMerge:
+    """Span states merged, in key order, into one LaneScorer (not a chain lane's): the tally
+    chunks into its CompactOutcomes, the findings and rows as streams read when reported."""
+
+    def __init__(self, scorer: LaneScorer, folder: str | None = None) -> None:
+        self.scorer = scorer
+        scorer.compact.digest = stable_digest
+        self.folder = _Folder(folder)
+        self.findings = MergedFindings(scorer.findings)
+        scorer.findings = self.findings  # type: ignore[assignment]
+        self.rows = MergedRows(scorer.index is not None)
+        if scorer.want_rows:
+            scorer.rows.close()
+            scorer.rows = self.rows  # type: ignore[assignment]
+        self.primed: set[tuple[int, int]] = set()  # digests of ids primed in the spans merged so far
+        self._offsets: dict[str, int] = {}
+        self._crlf: dict[str, tuple[int, int]] = {}
+
+    def add(self, state: SpanState) -> None:
+        scorer = self.scorer
+        offset = self._offsets.get(state.path, 0) if state.split else 0
+        self._offsets[state.path] = offset + state.records
+        primed = self.primed
+        compact = scorer.compact
+        base = len(compact.columns)
+        with fewer_collections():
+            for batch in read_batches(state.tally):
+                for _, high, low, keys, numbers, kinds, big, named, ids_blob in batch:
+                    if primed:
+                        for pair in zip(high, low, strict=True):
+                            if pair in primed:
+                                at = next(i for i, p in enumerate(zip(high, low, strict=True)) if p == pair)
+                                case_id = pickle.loads(ids_blob)[at][0]
+                                raise Overlap(case_id, "is primed in one part of the input and scored in another")
+                    ids: list[tuple[str, Location, int | None]] | None = None
+
+                    def record(i: int, blob: bytes = ids_blob) -> tuple[str, Location, int | None]:
+                        nonlocal ids
+                        if ids is None:
+                            ids = pickle.loads(blob)
+                        case_id, where, record_index = ids[i]
+                        if offset and record_index is not None:
+                            record_index += offset
+                        return case_id, where, record_index
+
+                    compact.extend(state.key_list, high, low, keys, numbers, kinds, big, named, record)
+        scorer.stats.add(state.stats)
+        scorer.reports_read += state.reports_read
+        if scorer.declared is None:
+            scorer.declared = state.declared
+        for key, n in state.unscored.items():
+            scorer.unscored[key] += n
+        if state.ranks:
+            ranks = scorer.scored_ranks
+            for i in _ones(state.ranks):
+                ranks[i] = 1
+        unknown = scorer.unknown
+        drop = frozenset(u for u in state.unknown if u in unknown) if len(unknown) else frozenset()
+        for case_id in state.unknown:
+            unknown.add(case_id)
+        self.findings.streams.append(_FindingStream(
+            state.findings, base, offset, state.finding_count, scorer.finding_limit, scorer.failing_shown,
+            state.counted, drop, self.folder))
+        if state.counted is not None:
+            scorer.failing_shown += len(state.counted)
+        if state.rows is not None and scorer.want_rows:
+            self.rows.add(state.rows, base, state.row_count, self.folder)
+        primed.update(stable_digest(c) for c in state.primed)
+        if state.split and state.crlf[0]:
+            lines, first = self._crlf.get(state.path, (0, 0))
+            self._crlf[state.path] = (lines + state.crlf[0], first or state.crlf[1])
+
+    def done(self, path: str) -> None:
+        """Every span of `path` merged: its file-level notices (the CRLF count of its ranges)."""
+        lines, first = self._crlf.pop(path, (0, 0))
+        if lines:
+            self.scorer.problem(crlf_notice(path, first, lines))
+
+
+def _ones(flags: bytes) -> Iterator[int]:
+    """The indices of the non-zero bytes."""
+    at = flags.find(1)
+    while at >= 0:
+        yield at
+        at = flags.find(1, at + 1)
