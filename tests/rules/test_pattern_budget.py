@@ -14,7 +14,8 @@ from surface_lint.engine import Engine
 from surface_lint.engine.config import Config
 from surface_lint.rules.patterns import RegexBudgetExceeded, SafePattern
 
-STEPS = 268_435_456  # 2**28
+STEPS = 67_108_864  # 2**26
+MATCH = 512  # steps a match
 
 # (pattern, steps a character worked out by hand: 1, plus each one-character atom weighted by the
 # UTF-8 bytes of its widest character, a counted repetition {m,n} counting its body n times,
@@ -35,14 +36,14 @@ COSTS = [
 def test_a_patterns_cost_and_budget(pattern: str, cost: int) -> None:
     compiled = SafePattern(pattern, False)
     assert compiled.cost == cost
-    assert compiled.budget_chars == STEPS // cost
+    assert compiled.budget_chars == (STEPS - MATCH) // cost
 
 
 def test_the_budgets_of_the_issue() -> None:
     # Before: 2**28 / RE2 program size (65,455 for x\w{1,50}y: 4,101 characters).
-    assert SafePattern(r"x\w{1,50}y", False).budget_chars == 1_322_342
-    assert SafePattern(r"\b\w+\b", False).budget_chars == 38_347_922
-    assert SafePattern(r"\bis a\b", False).budget_chars == 38_347_922
+    assert SafePattern(r"x\w{1,50}y", False).budget_chars == 330_583
+    assert SafePattern(r"\b\w+\b", False).budget_chars == 9_586_907
+    assert SafePattern(r"\bis a\b", False).budget_chars == 9_586_907
 
 
 def _corpus_text(corpus: Path, size: int) -> str:
@@ -84,16 +85,25 @@ def test_a_pattern_whose_iteration_rescans_is_charged_per_search() -> None:
     assert pattern.cost == 1 + 1 + 4 + 1
     with pytest.raises(RegexBudgetExceeded) as info:
         pattern.finditer("a" * 20_000)
+    # 20,000 * 7 first, then 512 a match and 7 * (20,000 - j) for the search after the j-th match:
+    # 140,000 + 512 k + 7 * (19,999 + ... + (20,000 - k)) first passes 2**26 at k = 483 (67,189,094).
     assert str(info.value) == (
-        "was not run to the end: each match is searched for again from where the last one ended, and this "
-        "pattern (a repetition inside an alternative or an optional or repeated group) may scan the rest of "
-        "the text each time: past 268,435,456 steps on this text's 20,000 characters (7 a character)")
-    # A short text is searched to the end: 2,000 searches of at most 2,000 characters, 7 steps each.
+        "was not run to the end: after 483 matches it passed the budget of 67,108,864 steps (the text's 20,000 "
+        "characters at 7 a character, 512 a match; this pattern has a repetition inside an alternative or an "
+        "optional or repeated group, so each search may scan the rest of the text again, and is charged for it)")
+    # A short text is searched to the end: 2,000 searches of at most 2,000 characters.
     assert len(pattern.finditer("a" * 2_000)) == 2_000
     # One search is charged once: `search` finds the first match.
     assert pattern.search("a" * 20_000).span() == (0, 1)
 
 
-def test_a_pattern_that_does_not_rescan_is_charged_once() -> None:
+def test_a_pattern_that_does_not_rescan_is_charged_once_and_per_match() -> None:
     pattern = SafePattern(r"[.!?]\s+|[.!?]$", False)  # the repetition ends the pattern
+    # 200,000 characters * 6 + 100,000 matches * 512 = 52,400,000 steps: within 2**26.
     assert len(pattern.finditer(". " * 100_000)) == 100_000
+    # 260,000 * 6 + 512 k passes 2**26 once k > (67,108,864 - 1,560,000) / 512 = 128,025.2.
+    with pytest.raises(RegexBudgetExceeded) as info:
+        pattern.finditer(". " * 130_000)
+    assert str(info.value) == (
+        "was not run to the end: after 128,026 matches it passed the budget of 67,108,864 steps (the text's "
+        "260,000 characters at 6 a character, 512 a match)")

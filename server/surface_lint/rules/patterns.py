@@ -23,7 +23,7 @@ from typing import Any
 
 import re2  # type: ignore[import-untyped]  # google-re2 ships no type information
 
-from .pyre import Compiled, StepsExceeded, TranslateError, translate
+from .pyre import MATCH_STEPS, Compiled, StepsExceeded, TranslateError, translate
 
 # Vetted patterns run on `re` up to this many characters (their worst case is polynomial of a
 # low degree, so bounded here); longer texts take their exact RE2 form when there is one.
@@ -31,7 +31,7 @@ FAST_PATH_MAX_CHARS = 4096
 # A user pattern runs on a text only when len(text) * its cost a character (pyre.search_cost: the
 # automaton's positions, weighted by UTF-8 width) is at most this; bench/regex_budget.py measures
 # the worst time at the budget (docs/regex.md "The character budget"). The same on every machine.
-USER_REGEX_STEPS = 1 << 28
+USER_REGEX_STEPS = 1 << 26
 # RE2's memory for one compiled pattern (a bigger pattern is refused when the rules load).
 RE2_MAX_MEM = 8 << 20
 
@@ -91,7 +91,8 @@ class SafePattern:
             self.origin = "user"
             self._py: re.Pattern[str] | None = None
             self._re2: Any = _compile_user(pattern)
-            self._budget_chars = USER_REGEX_STEPS // max(int(self._re2.cost), 1)
+            # A text at the budget is scanned once and gives its first match (a search's one result).
+            self._budget_chars = (USER_REGEX_STEPS - MATCH_STEPS) // max(int(self._re2.cost), 1)
             return
         try:
             python = re.compile(pattern)  # the syntax check (and its messages) users know
@@ -127,13 +128,13 @@ class SafePattern:
         if budget is not None and len(text) > budget:
             raise RegexBudgetExceeded(
                 f"was not run: the text's {len(text):,} characters exceed this pattern's budget of "
-                f"{budget:,} ({USER_REGEX_STEPS:,} steps / {self._re2.cost} a character)")
+                f"{budget:,} (({USER_REGEX_STEPS:,} steps - {MATCH_STEPS} for a match) / {self._re2.cost} a character)")
         return self._re2
 
     def _limit(self, engine: Any) -> int | None:
         return USER_REGEX_STEPS if self._budget_chars is not None and engine is self._re2 else None
 
-    def _rescanned(self, text: str, run: Any) -> Any:
+    def _iterated(self, text: str, run: Any) -> Any:
         """Run an iteration on the RE2 path with the step limit; SL013's reason when it is passed."""
         engine = self._engine(text)
         limit = self._limit(engine)
@@ -141,12 +142,14 @@ class SafePattern:
             return run(engine, text)
         try:
             return run(engine, text, limit)
-        except StepsExceeded:
+        except StepsExceeded as stop:
+            rescan = ("; this pattern has a repetition inside an alternative or an optional or repeated group, so "
+                      "each search may scan the rest of the text again, and is charged for it"
+                      if self._re2.translation.rescans else "")
             raise RegexBudgetExceeded(
-                f"was not run to the end: each match is searched for again from where the last one ended, and "
-                f"this pattern (a repetition inside an alternative or an optional or repeated group) may scan the "
-                f"rest of the text each time: past {USER_REGEX_STEPS:,} steps on this text's {len(text):,} "
-                f"characters ({self._re2.cost} a character)") from None
+                f"was not run to the end: after {stop.args[0]:,} matches it passed the budget of "
+                f"{USER_REGEX_STEPS:,} steps (the text's {len(text):,} characters at {self._re2.cost} a character, "
+                f"{MATCH_STEPS} a match{rescan})") from None
 
     def search(self, text: str) -> Any:
         return self._engine(text).search(text)
@@ -161,13 +164,13 @@ class SafePattern:
         return self._engine(text).match(text)
 
     def finditer(self, text: str) -> list[Any]:
-        return self._rescanned(text, lambda engine, t, *limit: list(engine.finditer(t, *limit)))
+        return self._iterated(text, lambda engine, t, *limit: list(engine.finditer(t, *limit)))
 
     def sub(self, replacement: str, text: str) -> str:
-        return str(self._rescanned(text, lambda engine, t, *limit: engine.sub(replacement, t, *limit)))
+        return str(self._iterated(text, lambda engine, t, *limit: engine.sub(replacement, t, *limit)))
 
     def split(self, text: str) -> list[str]:
-        return list(self._rescanned(text, lambda engine, t, *limit: engine.split(t, *limit)))
+        return list(self._iterated(text, lambda engine, t, *limit: engine.split(t, *limit)))
 
     def findall(self, text: str) -> list[Any]:
-        return list(self._rescanned(text, lambda engine, t, *limit: engine.findall(t, *limit)))
+        return list(self._iterated(text, lambda engine, t, *limit: engine.findall(t, *limit)))
