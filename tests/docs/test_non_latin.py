@@ -30,16 +30,17 @@ def run(command: str, cwd: Path) -> tuple[str, int]:
     return done.stdout, done.returncode
 
 
-def test_the_page_has_a_hebrew_and_a_greek_example() -> None:
+def test_the_page_has_a_hebrew_a_greek_and_a_normalising_example() -> None:
     commands = [body for kind, _, body in blocks() if kind == "console"]
     assert [c.splitlines()[0] for c in commands] == [
         "$ surface-lint check hebrew.jsonl --lane-file hebrew.toml --lane hebrew_demo",
         "$ surface-lint check hebrew_default.jsonl --lane-file hebrew_default.toml --lane hebrew_default",
         "$ surface-lint check greek.jsonl --lane-file greek.toml --lane greek_demo",
+        "$ surface-lint check nfc.jsonl --lane-file nfc.toml --lane nfc_demo --output-format full",
     ]
 
 
-@pytest.mark.parametrize("index", [0, 1, 2])
+@pytest.mark.parametrize("index", [0, 1, 2, 3])
 def test_each_example_gives_the_output_the_page_shows(index: int, tmp_path: Path) -> None:
     for _kind, name, body in blocks():
         if name is not None:

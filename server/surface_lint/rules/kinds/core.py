@@ -198,10 +198,10 @@ Evaluator = Callable[[Context], 'Verdict | None']  # None: not judged (the case 
 
 
 UNICODE_FORM = Value(
-    "string", "none", "Unicode normalisation of the surface before judging: `none`, `NFC` (composed: a decomposed "
-    "`e\u0301` reads as `\u00e9`) or `NFKC` (also compatibility forms: `\ufb01` reads as `fi`); default: the "
-    "lane's `[lane] unicode_form`. Spans point at the original characters (a span covering part of a composed "
-    "character covers all it was composed from); messages quote the normalised text.", choices=UNICODE_FORMS)
+    "string", "none", "Unicode normalisation of the surface before judging: `none`, `NFC` (composed: `e` + U+0301 "
+    "reads as U+00E9) or `NFKC` (also compatibility forms: U+FB01 `\ufb01` reads as `fi`); default: the lane's "
+    "`[lane] unicode_form`. Spans point at the original characters (a span covering part of a composed character "
+    "covers all it was composed from); messages quote the normalised text.", choices=UNICODE_FORMS)
 
 
 def normalising(evaluate: Evaluator, form: str) -> Evaluator:

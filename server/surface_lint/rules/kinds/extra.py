@@ -435,8 +435,8 @@ def _term_params(extra: Mapping[str, Value]) -> dict[str, Value]:
         "token_pattern": Value("regex", None, "What a token is, as a pattern (instead of `tokens`)."),
         "strip_chars": Value("string", "", "Characters stripped from each token's ends."),
         "unicode_form": Value("string", "none", "Unicode normalisation of the surface and the terms before comparing: "
-                              "`none`, `NFC` (composed: a decomposed `e\u0301` equals `\u00e9`) or `NFKC` (also "
-                              "compatibility forms: `\ufb01` equals `fi`); default: the lane's `[lane] unicode_form`. "
+                              "`none`, `NFC` (composed: `e` + U+0301 equals U+00E9) or `NFKC` (also "
+                              "compatibility forms: U+FB01 `\ufb01` equals `fi`); default: the lane's `[lane] unicode_form`. "
                               "Spans point at the original characters.", choices=UNICODE_FORM.choices),
         "rstrip": _RSTRIP,
         "missing": _missing("pass"),
