@@ -1,5 +1,6 @@
 """`unicode_form` on the pattern kinds and `[lane] unicode_form`: judged on the normalised
 surface, findings at the original characters (escapes and all) in every output."""
+# ruff: noqa: RUF003  (Greek and Hebrew letters are the subject)
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import json
 from pathlib import Path
 
 from cli_support import cli
-from unicode_form_support import LANE, LINES, write_files as _files
+from unicode_form_support import LANE, LINES
+from unicode_form_support import write_files as _files
 
 
 def test_spans_point_at_the_original_characters(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ EXPECTED = {
 @pytest.mark.parametrize(("encodings", "negotiated"), [(None, "utf-16"), (["utf-8"], "utf-8"), (["utf-32"], "utf-32")])
 async def test_normalised_findings_at_the_original_characters(
         client: RecordingClient, workspace: Path, encodings: list[str] | None, negotiated: str) -> None:
-    lane, records = write_files(workspace / "nfc")
+    _, records = write_files(workspace / "nfc")
     (workspace / "surface-lint.toml").write_text('lane-files = ["nfc/nfc.toml"]\ndefault-lane = "nfc_lane"\n')
     result = await start(client, workspace, encodings)
     assert result.capabilities.position_encoding == negotiated

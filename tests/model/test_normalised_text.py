@@ -1,4 +1,5 @@
 """Unicode normalisation with a map back to the original text (model/positions.py)."""
+# ruff: noqa: RUF001, RUF003  (Greek and Hebrew letters are the subject)
 
 from __future__ import annotations
 

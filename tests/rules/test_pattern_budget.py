@@ -1,6 +1,7 @@
 """The character budget of user patterns (docs/regex.md "The character budget"): steps a
 character from the pattern's positions, not from RE2's program size, and a per-search charge for
 patterns whose iteration rescans the text."""
+# ruff: noqa: RUF001  (Greek and Hebrew letters are the subject)
 
 from __future__ import annotations
 

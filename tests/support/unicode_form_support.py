@@ -1,5 +1,6 @@
 """A lane normalising to NFC and records in NFD Greek and pointed Hebrew: the CLI's and the
 language server's tests of `unicode_form` read the same files."""
+# ruff: noqa: RUF001  (Greek and Hebrew letters are the subject)
 
 from __future__ import annotations
 

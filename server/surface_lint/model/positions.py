@@ -13,6 +13,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Literal, cast
 
 _scanstring = json.decoder.scanstring  # type: ignore[attr-defined]  # the C scanner when available
 _WS = re.compile(r"[ \t\n\r]*")
@@ -261,6 +262,7 @@ def utf8_column(line_text: str, column: int) -> int:
 # --- Unicode normalisation with a map back to the original text ---------------------------------
 
 UNICODE_FORMS = ("none", "NFC", "NFKC")
+_Form = Literal["NFC", "NFKC"]
 
 
 @functools.cache
@@ -282,7 +284,7 @@ def _boundary_before(ch: str, form: str, backward: frozenset[int]) -> bool:
     starter that composes with nothing before it, whose normalisation starts with one too."""
     if unicodedata.combining(ch) or ord(ch) in backward:
         return False
-    first = unicodedata.normalize(form, ch)[:1]
+    first = unicodedata.normalize(cast(_Form, form), ch)[:1]
     return not first or (unicodedata.combining(first) == 0 and ord(first) not in backward)
 
 
@@ -309,7 +311,7 @@ class NormalisedText:
         i = bisect.bisect_right(self._starts, offset) - 1
         if i < 0:
             return offset
-        n_start, n_end, o_start, o_end = self._pieces[i]
+        _, n_end, o_start, o_end = self._pieces[i]
         return o_start if offset < n_end else offset + o_end - n_end
 
     def end(self, offset: int) -> int:
@@ -317,7 +319,7 @@ class NormalisedText:
         i = bisect.bisect_left(self._starts, offset) - 1
         if i < 0:
             return offset
-        n_start, n_end, o_start, o_end = self._pieces[i]
+        _, n_end, _, o_end = self._pieces[i]
         return o_end if offset <= n_end else offset + o_end - n_end
 
     def span(self, start: int, end: int) -> tuple[int, int]:
@@ -330,7 +332,7 @@ class NormalisedText:
 
 def normalise_text(text: str, form: str) -> NormalisedText:
     """`text` in `form` (`NFC` or `NFKC`) with the map back to `text`'s offsets."""
-    if unicodedata.is_normalized(form, text):
+    if unicodedata.is_normalized(cast(_Form, form), text):
         return NormalisedText(text)
     backward = _combines_backward()
     out: list[str] = []
@@ -348,7 +350,7 @@ def normalise_text(text: str, form: str) -> NormalisedText:
             if not ok:
                 continue
         piece = text[cut:i]
-        done = unicodedata.normalize(form, piece)
+        done = unicodedata.normalize(cast(_Form, form), piece)
         if done != piece:
             starts.append(size)
             pieces.append((size, size + len(done), cut, i))

@@ -164,7 +164,7 @@ class SafePattern:
         return self._engine(text).match(text)
 
     def finditer(self, text: str) -> list[Any]:
-        return self._iterated(text, lambda engine, t, *limit: list(engine.finditer(t, *limit)))
+        return list(self._iterated(text, lambda engine, t, *limit: list(engine.finditer(t, *limit))))
 
     def sub(self, replacement: str, text: str) -> str:
         return str(self._iterated(text, lambda engine, t, *limit: engine.sub(replacement, t, *limit)))
