@@ -139,7 +139,7 @@ def test_the_cli_exits_2_on_a_broken_rules_file(tmp_path: Path, capsys: pytest.C
 # --- user regexes: linear time (RE2) and a character budget, never a clock ---------------------
 
 BUDGET = FIXTURES / "lanes" / "budget_lane.toml"
-BUDGET_CHARS = 267_365  # 2**28 // 1004, a{1000}'s RE2 program size
+BUDGET_CHARS = 67_041  # (2**26 - 512) // 1001: a{1000} costs 1,000 positions a character, plus 1
 OVER_BUDGET = "a" * (BUDGET_CHARS + 1)
 
 
@@ -160,15 +160,15 @@ def test_a_surface_over_a_user_patterns_budget_gives_sl013_and_the_rest_still_ru
     engine = Engine(Config(lane_files=[BUDGET]))
     assert engine.lane_errors == []
     surface = "<x> " + OVER_BUDGET[5:] + "b"
-    assert len(surface) == 267_366
+    assert len(surface) == 67_042
     line = json.dumps({"case_id": "c1", "surface": surface})
     # (a short line first: a first line over 64 KiB is the reader's issue-8 bug, not this test's subject)
     result = check(['{"case_id": "c2", "surface": "fine"}', line], engine=engine, lane_name="budget_lane")
     # SL013 covers the surface's string token (quotes included); the other predicate still ran.
     assert fts(result.findings) == [
-        ("t.jsonl", 2, 30, 2, 30 + 267_366 + 2, "SL013", "error",
-         "a pattern of `no_long_run` was not run: the text's 267,366 characters exceed this pattern's budget "
-         "of 267,365 (268,435,456 steps / RE2 program size 1004)"),
+        ("t.jsonl", 2, 30, 2, 30 + 67_042 + 2, "SL013", "error",
+         "a pattern of `no_long_run` was not run: the text's 67,042 characters exceed this pattern's budget "
+         "of 67,041 ((67,108,864 steps - 512 for a match) / 1001 a character)"),
         ("t.jsonl", 2, 31, 2, 34, "SL922", "warning", "no_marker: `<x>` in the surface"),
     ]
 

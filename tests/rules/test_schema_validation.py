@@ -193,7 +193,7 @@ def test_declared_defaults_reach_the_kind() -> None:
         'markers = ["<x>"]', "pattern = 'a+b'")
     spec = parse_lane(text, "tiny.toml").predicates[0]
     assert {k: v for k, v in spec.params.items() if k != "pattern"} == {
-        "mode": "search", "strip": False, "requires": []}
+        "mode": "search", "strip": False, "requires": [], "unicode_form": "none"}
 
 
 def _user_file(tmp_path: Path, text: str) -> Path:

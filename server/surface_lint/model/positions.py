@@ -7,10 +7,13 @@ Front ends convert to UTF-16 or UTF-8 units (see `utf16_column`).
 from __future__ import annotations
 
 import bisect
+import functools
 import json.decoder
 import re
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Literal, cast
 
 _scanstring = json.decoder.scanstring  # type: ignore[attr-defined]  # the C scanner when available
 _WS = re.compile(r"[ \t\n\r]*")
@@ -254,3 +257,104 @@ def utf16_column(line_text: str, column: int) -> int:
 def utf8_column(line_text: str, column: int) -> int:
     """Convert a 1-based code-point column on `line_text` to a 0-based UTF-8 byte offset."""
     return len(line_text[: column - 1].encode("utf-8", "surrogatepass"))
+
+
+# --- Unicode normalisation with a map back to the original text ---------------------------------
+
+UNICODE_FORMS = ("none", "NFC", "NFKC")
+_Form = Literal["NFC", "NFKC"]
+
+
+@functools.cache
+def _combines_backward() -> frozenset[int]:
+    """Starters (combining class 0) that composition can join to the character before them: the
+    second character of a two-character canonical decomposition, and Hangul vowel and final jamo."""
+    out = set(range(0x1161, 0x1176)) | set(range(0x11A8, 0x11C3))
+    for code in range(0x2FA20):  # no character past U+2FA1D has a decomposition
+        mapping = unicodedata.decomposition(chr(code))
+        if mapping and not mapping.startswith("<"):
+            parts = mapping.split()
+            if len(parts) == 2 and unicodedata.combining(chr(int(parts[1], 16))) == 0:
+                out.add(int(parts[1], 16))
+    return frozenset(out)
+
+
+def _boundary_before(ch: str, form: str, backward: frozenset[int]) -> bool:
+    """Whether normalising never joins `ch` (or what it becomes) with what comes before it: a
+    starter that composes with nothing before it, whose normalisation starts with one too."""
+    if unicodedata.combining(ch) or ord(ch) in backward:
+        return False
+    first = unicodedata.normalize(cast(_Form, form), ch)[:1]
+    return not first or (unicodedata.combining(first) == 0 and ord(first) not in backward)
+
+
+@dataclass(frozen=True, slots=True)
+class NormalisedText:
+    """A text in a Unicode normal form and how its offsets map back to the original's.
+
+    The original is cut where normalising cannot join two characters (before a starter that
+    composes with nothing before it); each piece that normalising changes is recorded, and an
+    offset inside a changed piece maps to the whole piece: a span covering part of a composed
+    character covers all of the original characters it came from.
+    """
+
+    text: str
+    _starts: tuple[int, ...] = ()  # the normalised start of each changed piece
+    _pieces: tuple[tuple[int, int, int, int], ...] = ()  # (normalised start, end, original start, end)
+
+    @property
+    def identity(self) -> bool:
+        return not self._pieces
+
+    def start(self, offset: int) -> int:
+        """The original offset where a span starting at normalised `offset` starts."""
+        i = bisect.bisect_right(self._starts, offset) - 1
+        if i < 0:
+            return offset
+        _, n_end, o_start, o_end = self._pieces[i]
+        return o_start if offset < n_end else offset + o_end - n_end
+
+    def end(self, offset: int) -> int:
+        """The original offset where a span ending at normalised `offset` ends."""
+        i = bisect.bisect_left(self._starts, offset) - 1
+        if i < 0:
+            return offset
+        _, n_end, _, o_end = self._pieces[i]
+        return o_end if offset <= n_end else offset + o_end - n_end
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """The original [start, end) of normalised [start, end) (an empty span stays empty)."""
+        if end <= start:
+            at = self.start(start)
+            return at, at
+        return self.start(start), self.end(end)
+
+
+def normalise_text(text: str, form: str) -> NormalisedText:
+    """`text` in `form` (`NFC` or `NFKC`) with the map back to `text`'s offsets."""
+    if unicodedata.is_normalized(cast(_Form, form), text):
+        return NormalisedText(text)
+    backward = _combines_backward()
+    out: list[str] = []
+    starts: list[int] = []
+    pieces: list[tuple[int, int, int, int]] = []
+    size = 0
+    cut = 0
+    safe: dict[str, bool] = {}
+    for i in range(1, len(text) + 1):
+        if i < len(text):
+            ch = text[i]
+            ok = safe.get(ch)
+            if ok is None:
+                ok = safe[ch] = _boundary_before(ch, form, backward)
+            if not ok:
+                continue
+        piece = text[cut:i]
+        done = unicodedata.normalize(cast(_Form, form), piece)
+        if done != piece:
+            starts.append(size)
+            pieces.append((size, size + len(done), cut, i))
+        out.append(done)
+        size += len(done)
+        cut = i
+    return NormalisedText("".join(out), tuple(starts), tuple(pieces))

@@ -267,7 +267,13 @@ def rules_file_reference() -> str:
                     parts += ["", f"`{key}`:", "", *_keys_table(sub.keys)]
         parts.append("")
     from ..model.operators import METRIC_KINDS, OPERATORS
+    from ..rules.extends import EXTENDING_KEYS
 
+    parts += ["### Under `extends`: `remove` and `renames`", "",
+              "Keys an entry of a named array (`[[predicates]]`, `[[metrics]]`, `[[casework.values]]`, "
+              "`[[casework.metrics]]`) or a table takes only in a file with `[lane] extends`; elsewhere they are "
+              "unknown keys, and one naming nothing inherited is an error at its key with a did-you-mean "
+              "(docs/rules.md, \"Extending a lane\").", "", *_keys_table(EXTENDING_KEYS), ""]
     parts += ["## Threshold operators", "", "One list (`operators.OPERATORS`) and one compare function for "
               "`[thresholds.*]` checks and `kind = \"thresholds\"` metrics' checks:", "",
               "| op | passes when the metric is | better |", "|---|---|---|",

@@ -20,7 +20,7 @@ import difflib
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .schema import KeyPath, TomlPositions
+from .schema import KeyPath, TomlPositions, Value
 
 IndexMaps = dict[KeyPath, dict[int, int]]  # merged array path -> {merged index: this side's index}
 Translate = Callable[[KeyPath], "KeyPath | None"]
@@ -43,6 +43,15 @@ class MergeProblem(ValueError):
 
 
 REMOVE, RENAMES = "remove", "renames"  # the two keys only an extending file's entries take
+# Their reference (docs/rules-reference.md is generated from it; `merge` applies them).
+EXTENDING_KEYS = {
+    REMOVE: Value("boolean", None, "`true`, with the entry's `name` and no other key: the inherited entry of that "
+                  "name is deleted (a table such as `[thresholds.strict]` given only `remove = true`: the inherited "
+                  "table is). References to it are not rewritten: one left is an error at the reference."),
+    RENAMES: Value("string", None, "The name of an inherited entry: this entry is that one under its own `name`, "
+                   "merged into it key by key (a predicate keeps the base's code unless it gives its own). "
+                   "References to the old name are not rewritten."),
+}
 
 
 def merge(base: Mapping[str, Any], child: Mapping[str, Any]) -> tuple[dict[str, Any], IndexMaps, IndexMaps]:

@@ -19,6 +19,7 @@ from typing import Any
 from ..model.checks import CHECK_CODES as C
 from ..model.checks import CHECKS
 from ..model.operators import OPERATORS, compare, describe, metric_kinds
+from ..model.positions import UNICODE_FORMS
 from .casework_schema import (
     CASE_DRIVEN_METRIC_KEYS,
     CASEWORK_TABLE,
@@ -29,7 +30,7 @@ from .casework_schema import (
 from .expressions import EvalFailure, Expr, ExprError, resolve_path
 from .extends import LanePositions, MergeProblem, merge
 from .kinds.case import FOLDED_KINDS, FOLDED_PARAMS, Condition, condition_fields, expression_literal, toml_string, when_problem
-from .kinds.core import NOT_JUDGED, Context, Evaluator, Kind, LaneAnalysis, RegexTimeout, SafePattern, Verdict
+from .kinds.core import NOT_JUDGED, Context, Evaluator, Kind, LaneAnalysis, RegexTimeout, SafePattern, Verdict, normalising
 from .kinds.registry import KINDS
 from .patterns import PatternError
 from .schema import REQUIRED, ArrayOf, MapOf, Problem, Table, TomlPositions, Value, fill_defaults, toml_type_name, validate
@@ -472,6 +473,9 @@ LANE_TABLE = Table({
     "default_thresholds": Value("string", None, "The [thresholds.*] set enforced by default."),
     "expected_field": Value("string", None, "A case field listing the predicates the case expects to pass."),
     "informational_field": Value("string", None, "A case field listing predicates reported as information."),
+    "unicode_form": Value("string", "none", "The Unicode normalisation every predicate that takes `unicode_form` "
+                          "applies before judging, unless it gives its own: `none`, `NFC` or `NFKC` (docs/non-latin.md).",
+                          choices=UNICODE_FORMS),
 })
 ANALYSIS_TABLE = Table({
     "tail_patterns": Value("list[regex]", [], "Stripped from the end, in order, before sentences are counted."),
@@ -769,6 +773,7 @@ def _load_predicates(rules: _Rules, profile: str) -> list[PredicateSpec]:
     out: list[PredicateSpec] = []
     seen: dict[str, int] = {}
     codes: dict[str, str] = {}
+    lane_form = str(rules.table("lane").get("unicode_form", "none"))
     for index, item in enumerate(rules.doc.get("predicates", [])):
         here: SchemaPath = ("predicates", index)
         line = rules.positions.line(here)
@@ -792,7 +797,7 @@ def _load_predicates(rules: _Rules, profile: str) -> list[PredicateSpec]:
             raise rules.fail((*here, "code"), f"predicate {name!r}: code {code} is already used by {codes[code]!r}")
         codes[code] = name
         applies_if = item.get("applies_if")
-        params = _kind_params(rules, here, name, kind_name, kind, profile)
+        params = _kind_params(rules, here, name, kind_name, kind, profile, lane_form)
         message = item.get("message")
         if message is not None and "message" in kind.params and not kind.facts:
             params.setdefault("message", message)  # a kind that takes its template as a declared param
@@ -801,6 +806,9 @@ def _load_predicates(rules: _Rules, profile: str) -> list[PredicateSpec]:
         params["_message"] = message if message is not None else kind.message
         params["_rule_message"] = message
         evaluate = kind.build(params)
+        form = str(params.get("unicode_form", "none"))
+        if form != "none":  # judged on the normalised surface, spans mapped back to the original
+            evaluate = normalising(evaluate, form)
         when = item.get("when")
         if when is not None:
             evaluate = _when(evaluate, Condition(when))
@@ -861,9 +869,10 @@ def _check_template(rules: _Rules, path: SchemaPath, name: str, kind_name: str, 
 
 
 def _kind_params(rules: _Rules, here: SchemaPath, name: str, kind_name: str, kind: Kind,
-                 profile: str) -> dict[str, Any]:
+                 profile: str, lane_form: str = "none") -> dict[str, Any]:
     """The predicate's parameters for `profile`: the base table, the profile's override on top,
-    each key declared by the kind and type-checked, defaults filled in, patterns compiled."""
+    each key declared by the kind and type-checked, defaults filled in (`unicode_form`: the
+    lane's, when the kind takes one), patterns compiled."""
     item = rules.doc["predicates"][here[1]]
     base: dict[str, Any] = item.get("params", {})
     profiles: dict[str, Any] = item.get("profiles", {})
@@ -883,6 +892,8 @@ def _kind_params(rules: _Rules, here: SchemaPath, name: str, kind_name: str, kin
         unknown(table.get("params", {}), (*here, "profiles", other, "params"))
     override: dict[str, Any] = profiles.get(profile, {}).get("params", {})
     params = {**base, **override}
+    if lane_form != "none" and "unicode_form" in kind.params:
+        params.setdefault("unicode_form", lane_form)
 
     def at(key: str) -> SchemaPath:
         if key in override:

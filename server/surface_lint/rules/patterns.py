@@ -9,8 +9,10 @@ Three kinds of pattern, three ways to run them:
 * **built** — a pattern the engine builds from literal word lists (`\\b(?:w1|w2)\\b`): `re`,
   linear by construction;
 * **user** — anything else: Python `re`'s meaning, run by RE2 only (rules/pyre.py: linear time
-  in the text; what has no exact linear-time form is refused), with a deterministic budget: a text longer than USER_REGEX_STEPS / program size characters
-  is not searched and the verdict is SL013 for that record.
+  in the text; what has no exact linear-time form is refused), with a deterministic budget of
+  USER_REGEX_STEPS steps: a text longer than USER_REGEX_STEPS / the pattern's cost a character
+  (pyre.search_cost) is not searched, and a pattern whose iteration rescans (pyre.rescans) is
+  charged each search's remaining text; past the budget the verdict is SL013 for that record.
 """
 
 from __future__ import annotations
@@ -21,14 +23,15 @@ from typing import Any
 
 import re2  # type: ignore[import-untyped]  # google-re2 ships no type information
 
-from .pyre import Compiled, TranslateError, translate
+from .pyre import MATCH_STEPS, Compiled, StepsExceeded, TranslateError, translate
 
 # Vetted patterns run on `re` up to this many characters (their worst case is polynomial of a
 # low degree, so bounded here); longer texts take their exact RE2 form when there is one.
 FAST_PATH_MAX_CHARS = 4096
-# A user pattern runs on a text only when len(text) * its RE2 program size is at most this
-# (RE2's work is linear in both): about a second of matching at worst, the same on every machine.
-USER_REGEX_STEPS = 1 << 28
+# A user pattern runs on a text only when len(text) * its cost a character (pyre.search_cost: the
+# automaton's positions, weighted by UTF-8 width) is at most this; bench/regex_budget.py measures
+# the worst time at the budget (docs/regex.md "The character budget"). The same on every machine.
+USER_REGEX_STEPS = 1 << 26
 # RE2's memory for one compiled pattern (a bigger pattern is refused when the rules load).
 RE2_MAX_MEM = 8 << 20
 
@@ -88,7 +91,8 @@ class SafePattern:
             self.origin = "user"
             self._py: re.Pattern[str] | None = None
             self._re2: Any = _compile_user(pattern)
-            self._budget_chars = USER_REGEX_STEPS // max(int(self._re2.programsize), 1)
+            # A text at the budget is scanned once and gives its first match (a search's one result).
+            self._budget_chars = (USER_REGEX_STEPS - MATCH_STEPS) // max(int(self._re2.cost), 1)
             return
         try:
             python = re.compile(pattern)  # the syntax check (and its messages) users know
@@ -111,6 +115,11 @@ class SafePattern:
         """The longest text a user pattern runs on (None: no limit)."""
         return self._budget_chars
 
+    @property
+    def cost(self) -> int | None:
+        """A user pattern's steps a character (None: not a user pattern)."""
+        return None if self._budget_chars is None else int(self._re2.cost)
+
     def _engine(self, text: str) -> Any:
         python = self._py
         if python is not None and (self._re2 is None or len(text) <= FAST_PATH_MAX_CHARS):
@@ -119,8 +128,28 @@ class SafePattern:
         if budget is not None and len(text) > budget:
             raise RegexBudgetExceeded(
                 f"was not run: the text's {len(text):,} characters exceed this pattern's budget of "
-                f"{budget:,} ({USER_REGEX_STEPS:,} steps / RE2 program size {self._re2.programsize})")
+                f"{budget:,} (({USER_REGEX_STEPS:,} steps - {MATCH_STEPS} for a match) / {self._re2.cost} a character)")
         return self._re2
+
+    def _limit(self, engine: Any) -> int | None:
+        return USER_REGEX_STEPS if self._budget_chars is not None and engine is self._re2 else None
+
+    def _iterated(self, text: str, run: Any) -> Any:
+        """Run an iteration on the RE2 path with the step limit; SL013's reason when it is passed."""
+        engine = self._engine(text)
+        limit = self._limit(engine)
+        if limit is None:
+            return run(engine, text)
+        try:
+            return run(engine, text, limit)
+        except StepsExceeded as stop:
+            rescan = ("; this pattern has a repetition inside an alternative or an optional or repeated group, so "
+                      "each search may scan the rest of the text again, and is charged for it"
+                      if self._re2.translation.rescans else "")
+            raise RegexBudgetExceeded(
+                f"was not run to the end: after {stop.args[0]:,} matches it passed the budget of "
+                f"{USER_REGEX_STEPS:,} steps (the text's {len(text):,} characters at {self._re2.cost} a character, "
+                f"{MATCH_STEPS} a match{rescan})") from None
 
     def search(self, text: str) -> Any:
         return self._engine(text).search(text)
@@ -135,13 +164,13 @@ class SafePattern:
         return self._engine(text).match(text)
 
     def finditer(self, text: str) -> list[Any]:
-        return list(self._engine(text).finditer(text))
+        return list(self._iterated(text, lambda engine, t, *limit: list(engine.finditer(t, *limit))))
 
     def sub(self, replacement: str, text: str) -> str:
-        return str(self._engine(text).sub(replacement, text))
+        return str(self._iterated(text, lambda engine, t, *limit: engine.sub(replacement, t, *limit)))
 
     def split(self, text: str) -> list[str]:
-        return list(self._engine(text).split(text))
+        return list(self._iterated(text, lambda engine, t, *limit: engine.split(t, *limit)))
 
     def findall(self, text: str) -> list[Any]:
-        return list(self._engine(text).findall(text))
+        return list(self._iterated(text, lambda engine, t, *limit: engine.findall(t, *limit)))

@@ -402,6 +402,8 @@ class Translation:
     heads: tuple[int, ...]       # RE2 groups that consumed the character before the match
     tails: tuple[int, ...]       # RE2 groups that consumed the character (or newline) after it
     consumes_before: bool        # a search from `pos` > 0 starts one character earlier
+    cost: int = 1                # the automaton's work per character of text at worst (see `search_cost`)
+    rescans: bool = False        # iterating may scan the same text once per match (see `rescans`)
 
 
 class _Writer:
@@ -652,6 +654,83 @@ class _Writer:
         raise TranslateError(f"uses `{name}`, which this translation does not know")
 
 
+def _utf8_width(ranges: Ranges) -> int:
+    """The bytes of the widest character of a class in UTF-8 (RE2 reads UTF-8: a class of wider
+    characters is a deeper automaton, about one step a byte)."""
+    top = max((hi for _, hi in ranges), default=0)
+    return 1 if top < 0x80 else 2 if top < 0x800 else 3 if top < 0x10000 else 4
+
+
+def search_cost(items: list[Any], flags: int) -> int:
+    """An upper bound of the automaton's work per character of text, in steps: the pattern's
+    positions (one per one-character atom, a counted repetition `X{m,n}` counting its body n
+    times, `X*` and `X+` once), each weighted by its class's UTF-8 width. RE2's work on a text
+    is at most its length times the positions that can be live at once; a Unicode class is one
+    position here, however many ranges it lists (RE2's program size counts those, and was the
+    old, much larger, bound; docs/regex.md "The character budget")."""
+    total = 0
+    for node in items:
+        op, av = node
+        name = str(op)
+        if name == "_SET":
+            total += _utf8_width(av)
+            continue
+        single = char_set(node, flags)
+        if single is not None:
+            total += _utf8_width(single)
+        elif name == "SUBPATTERN":
+            total += search_cost(list(av[3]), (flags | av[1]) & ~av[2])
+        elif name == "BRANCH":
+            total += sum(search_cost(list(b), flags) for b in av[1])
+        elif name in ("MAX_REPEAT", "MIN_REPEAT"):
+            lo, hi, body = av
+            copies = max(lo, 1) if hi is _MAXREPEAT else hi
+            total += copies * search_cost(list(body), flags)
+        else:
+            total += 1  # an anchor or boundary (a boundary consumes one character outside the match)
+    return total
+
+
+def _unbounded(items: Any) -> bool:
+    for op, av in items:
+        name = str(op)
+        if name in ("MAX_REPEAT", "MIN_REPEAT") and (av[1] is _MAXREPEAT or _unbounded(av[2])):
+            return True
+        if name == "SUBPATTERN" and _unbounded(av[3]):
+            return True
+        if name == "BRANCH" and any(_unbounded(b) for b in av[1]):
+            return True
+    return False
+
+
+def rescans(items: Any, at_end: bool = True, guarded: bool = False) -> bool:
+    """Whether finding every match may scan the same text again for each match: an unbounded
+    repetition, with more of the pattern after it, inside an alternative (`a.*b|a`) or inside an
+    optional or repeated group (`a(?:.*b)?c`, `(?:a+b)*a`). There a search that ends with a
+    short match may first have scanned on to where a longer attempt failed, and the next search
+    scans that text again, so the work is not linear in the text; such patterns are charged per
+    search (patterns.py). A repetition at the pattern's end (`[.!?]\\s+|[.!?]$`) cannot fail
+    after it has consumed, so it is not counted."""
+    items = list(items)
+    for i, (op, av) in enumerate(items):
+        name = str(op)
+        end = at_end and i == len(items) - 1
+        if name == "BRANCH":
+            inner = guarded or len(av[1]) > 1
+            if any(rescans(b, end, inner) for b in av[1]):
+                return True
+        elif name in ("MAX_REPEAT", "MIN_REPEAT"):
+            lo, hi, body = av
+            if hi is _MAXREPEAT and guarded and not end:
+                return True
+            # Inside a variable repetition the body is followed by itself again: never at the end.
+            if rescans(body, end and lo == hi, guarded or lo != hi):
+                return True
+        elif name == "SUBPATTERN" and rescans(av[3], end, guarded):
+            return True
+    return False
+
+
 _A_MARK = "\x00A\x00"  # where a `\A` alternative of a boundary prefix stands (removed for later searches)
 
 
@@ -713,7 +792,8 @@ def translate(pattern: str) -> Translation:
     later = body.replace(f"\\A{_A_MARK}", _NEVER)
     first = body.replace(_A_MARK, "")
     return Translation(first, later, groups, tuple(writer.group_map[g] for g in range(1, groups + 1)),
-                       tuple(writer.heads), tuple(writer.tails), bool(writer.heads))
+                       tuple(writer.heads), tuple(writer.tails), bool(writer.heads),
+                       1 + search_cost(items, flags), rescans(items))
 
 
 # ---------------------------------------------------------------- running a translation
@@ -752,6 +832,15 @@ class Match:
         return f"<Match span={self._spans[0]} match={self.group()!r}>"
 
 
+# What one match of an iteration costs, in steps of the automaton: reading RE2's spans back as
+# `re`'s in Python (bench/regex_budget.py: 7 to 18 µs a match, about 35 ns a step at worst).
+MATCH_STEPS = 512
+
+
+class StepsExceeded(Exception):
+    """An iteration stopped at its step limit (`Compiled._iterate`); args[0] is the matches found."""
+
+
 class Compiled:
     """A translation compiled by RE2, with `re`'s search, match, finditer, findall, split and sub."""
 
@@ -761,6 +850,7 @@ class Compiled:
         self._later = re2.compile(translation.later, options) if translation.consumes_before else self._first
         self.programsize = max(int(self._first.programsize), int(self._later.programsize))
         self.groups = translation.groups
+        self.cost = translation.cost
 
     def _encode(self, text: str) -> tuple[str, bytes]:
         try:
@@ -769,13 +859,24 @@ class Compiled:
             clean = re.sub("[\\ud800-\\udfff]", "\ufffd", text)
             return clean, clean.encode("utf-8")
 
-    def _iterate(self, text: str, anchor: Any, once: bool) -> Iterator[Match]:
+    def _iterate(self, text: str, anchor: Any, once: bool, limit: int | None = None) -> Iterator[Match]:
+        """`re`'s matches, one RE2 search each. With `limit` (steps) the iteration is charged the
+        text's length times the pattern's cost, MATCH_STEPS a match, and, for a pattern that
+        `rescans`, each later search's remaining text again; StepsExceeded stops it once the sum
+        passes the limit (docs/regex.md "The character budget")."""
         clean, data = self._encode(text)
         t = self.translation
+        spent = len(clean) * t.cost
+        found_count = 0
         ascii_text = len(data) == len(clean)
         pos, byte = 0, 0           # where `re` searches next (characters, bytes)
         must_advance = False
         while pos <= len(clean):
+            if limit is not None and not once:
+                if found_count and t.rescans:
+                    spent += (len(clean) - pos) * t.cost
+                if spent > limit:
+                    raise StepsExceeded(found_count)
             found = self._search(clean, data, pos, byte, anchor, ascii_text)
             if found is not None and must_advance and found[0][0] == (pos, pos):
                 if pos == len(clean) or anchor != re2._Anchor.UNANCHORED:
@@ -789,6 +890,8 @@ class Compiled:
             yield Match(text, [spans[0], *[spans[g] if g else (-1, -1) for g in t.group_map]])
             if once:
                 return
+            found_count += 1
+            spent += MATCH_STEPS
             must_advance = start == end
             pos, byte = end, end_byte
 
@@ -838,32 +941,32 @@ class Compiled:
             return found if found is not None and found.start() == 0 else None
         return next(self._iterate(text, re2._Anchor.ANCHOR_START, True), None)
 
-    def finditer(self, text: str) -> Iterator[Match]:
-        return self._iterate(text, re2._Anchor.UNANCHORED, False)
+    def finditer(self, text: str, limit: int | None = None) -> Iterator[Match]:
+        return self._iterate(text, re2._Anchor.UNANCHORED, False, limit)
 
-    def findall(self, text: str) -> list[Any]:
+    def findall(self, text: str, limit: int | None = None) -> list[Any]:
         if self.groups == 0:
-            return [m.group() for m in self.finditer(text)]
+            return [m.group() for m in self.finditer(text, limit)]
         if self.groups == 1:
-            return [m.groups("")[0] for m in self.finditer(text)]
-        return [m.groups("") for m in self.finditer(text)]
+            return [m.groups("")[0] for m in self.finditer(text, limit)]
+        return [m.groups("") for m in self.finditer(text, limit)]
 
-    def split(self, text: str) -> list[Any]:
+    def split(self, text: str, limit: int | None = None) -> list[Any]:
         pieces: list[Any] = []
         end = 0
-        for m in self.finditer(text):
+        for m in self.finditer(text, limit):
             pieces.append(text[end:m.start()])
             pieces.extend(m.groups())
             end = m.end()
         pieces.append(text[end:])
         return pieces
 
-    def sub(self, replacement: str, text: str) -> str:
+    def sub(self, replacement: str, text: str, limit: int | None = None) -> str:
         if "\\" in replacement:
             raise TranslateError("sub() with a template (`\\1`) is not supported for user patterns")
         pieces: list[str] = []
         end = 0
-        for m in self.finditer(text):
+        for m in self.finditer(text, limit):
             pieces.append(text[end:m.start()])
             pieces.append(replacement)
             end = m.end()

@@ -20,7 +20,7 @@ from typing import Any
 
 from ..expressions import FUNCTIONS, EvalFailure, Expr, ExprError
 from ..schema import REQUIRED, Value, toml_type_name
-from .core import MISSING, NOT_JUDGED, PASS, Context, Evaluator, Kind, KindExample, Verdict, _whole, case_value, failed
+from .core import MISSING, NOT_JUDGED, PASS, UNICODE_FORM, Context, Evaluator, Kind, KindExample, Verdict, _whole, case_value, failed
 
 # Kinds folded into another (issue 9's two parallel sets): loading a rule that names one is an
 # error saying what to write instead (docs/rules.md, "Folded kinds").
@@ -124,6 +124,7 @@ COUNT_BETWEEN = Kind(
         "max": Value("number", None, "The largest count allowed.", minimum=0),
         "min_field": Value("string", None, "A case field (dotted path) holding `min`.", non_empty=True),
         "max_field": Value("string", None, "A case field (dotted path) holding `max`.", non_empty=True),
+        "unicode_form": UNICODE_FORM,
     },
     summary="The surface's count of words, tokens, sentences or characters is within bounds (constants or case fields).",
     facts={"count": "the count", "unit": "`unit`", "bound": "the bound broken", "field": "the bound's field"},

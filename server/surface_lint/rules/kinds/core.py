@@ -13,10 +13,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...model.positions import UNICODE_FORMS, NormalisedText, normalise_text
 from ..patterns import RegexBudgetExceeded, RegexTimeout, SafePattern
 from ..schema import REQUIRED, Value
 
-__all__ = ["SURFACE_KINDS", "Kind", "RegexBudgetExceeded", "RegexTimeout", "SafePattern"]
+__all__ = ["SURFACE_KINDS", "UNICODE_FORM", "Kind", "RegexBudgetExceeded", "RegexTimeout", "SafePattern", "normalising"]
 
 Span = tuple[int, int]
 
@@ -53,6 +54,14 @@ class Subject:
         self.trace_hash_replay = trace_hash_replay
         self.proposal_count_replay = proposal_count_replay
 
+    def with_surface(self, surface: str) -> Subject:
+        """The same subject with another surface (its normalised form)."""
+        out = Subject.__new__(Subject)
+        for slot in Subject.__slots__:
+            setattr(out, slot, getattr(self, slot))
+        out.surface = surface
+        return out
+
 
 class Verdict:
     """One predicate's answer on one subject: passed, where it broke (spans), and the facts its
@@ -86,6 +95,15 @@ class Verdict:
         if messages is not None and 0 <= index < len(messages):
             return messages[index]
         return self.message
+
+    def with_spans(self, spans: tuple[Span, ...]) -> Verdict:
+        """The same verdict (of the same class) pointing at other spans."""
+        out = object.__new__(type(self))
+        for cls in type(self).__mro__:
+            for slot in getattr(cls, "__slots__", ()):
+                setattr(out, slot, getattr(self, slot))
+        out.spans = spans
+        return out
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Verdict):
@@ -148,12 +166,26 @@ class LaneAnalysis:
 class Context:
     """One evaluation: the subject plus lazily computed shared analysis."""
 
-    __slots__ = ("_analysis", "lane_analysis", "subject")
+    __slots__ = ("_analysis", "_forms", "lane_analysis", "subject")
 
     def __init__(self, subject: Subject, lane_analysis: LaneAnalysis) -> None:
         self.subject = subject
         self.lane_analysis = lane_analysis
         self._analysis: Analysis | None = None
+        self._forms: dict[str, tuple[Context, NormalisedText]] | None = None
+
+    def normalised(self, form: str) -> tuple[Context, NormalisedText]:
+        """The evaluation of the surface in Unicode `form` (computed once per form; this context
+        itself when the surface is already in it) and the map of its offsets back."""
+        forms = self._forms
+        if forms is None:
+            forms = self._forms = {}
+        found = forms.get(form)
+        if found is None:
+            text = normalise_text(self.subject.surface, form)
+            inner = self if text.identity else Context(self.subject.with_surface(text.text), self.lane_analysis)
+            found = forms[form] = (inner, text)
+        return found
 
     @property
     def analysis(self) -> Analysis:
@@ -163,6 +195,26 @@ class Context:
 
 
 Evaluator = Callable[[Context], 'Verdict | None']  # None: not judged (the case gives it nothing)
+
+
+UNICODE_FORM = Value(
+    "string", "none", "Unicode normalisation of the surface before judging: `none`, `NFC` (composed: `e` + U+0301 "
+    "reads as U+00E9) or `NFKC` (also compatibility forms: U+FB01 `\ufb01` reads as `fi`); default: the lane's "
+    "`[lane] unicode_form`. Spans point at the original characters (a span covering part of a composed character "
+    "covers all it was composed from); messages quote the normalised text.", choices=UNICODE_FORMS)
+
+
+def normalising(evaluate: Evaluator, form: str) -> Evaluator:
+    """The evaluator judging the surface in Unicode `form`, its spans mapped back to the original."""
+
+    def judged(ctx: Context) -> Verdict | None:
+        inner, text = ctx.normalised(form)
+        verdict = evaluate(inner)
+        if verdict is None or verdict.passed or text.identity or not verdict.spans:
+            return verdict
+        return verdict.with_spans(tuple(text.span(a, b) for a, b in verdict.spans))
+
+    return judged
 
 
 def _whole(surface: str) -> tuple[Span, ...]:
@@ -625,6 +677,7 @@ SURFACE_KINDS["pattern_absent"] = Kind(
         "strip": Value("boolean", False, "Match against the surface with surrounding whitespace removed."),
         "requires": Value(_TERMS, [], "Substrings every match contains: a surface lacking one is not searched.",
                           non_empty=True),
+        "unicode_form": UNICODE_FORM,
     },
     summary="A regular expression does not match the surface; each match is a finding.",
     message="the surface matches `{match}`",
@@ -645,6 +698,7 @@ SURFACE_KINDS["words_present"] = Kind(
         "words": Value(_TERMS, REQUIRED, "Whole words, any of which passes.", non_empty=True),
         "suffix_patterns": Value("list[regex]", [], "Regex fragments matched as whole words.", non_empty=True),
         "lowercase": Value("boolean", True, "Lower-case the surface before matching."),
+        "unicode_form": UNICODE_FORM,
     },
     prepare=_compile_words,
     summary="At least one listed word (or a word matching a suffix pattern) occurs.",
@@ -667,7 +721,8 @@ SURFACE_KINDS["grounding_marker_consistent"] = Kind(
 )
 SURFACE_KINDS["sentence_count_min"] = Kind(
     _sentence_count_min,
-    {"minimum": Value("integer", REQUIRED, "The fewest sentences (tails stripped).", minimum=0)},
+    {"minimum": Value("integer", REQUIRED, "The fewest sentences (tails stripped).", minimum=0),
+     "unicode_form": UNICODE_FORM},
     summary="At least `minimum` sentences after the lane's tails are stripped.",
     message="{count} substantive {noun} (tails stripped); at least {bound} required",
     facts={"count": "the sentences found", "noun": "`sentence` or `sentences`", "bound": "the minimum"},
@@ -676,7 +731,7 @@ SURFACE_KINDS["sentence_count_min"] = Kind(
 )
 SURFACE_KINDS["sentence_min_tokens"] = Kind(
     _sentence_min_tokens,
-    {"minimum": Value("integer", REQUIRED, "The fewest tokens per sentence.", minimum=0)},
+    {"minimum": Value("integer", REQUIRED, "The fewest tokens per sentence.", minimum=0), "unicode_form": UNICODE_FORM},
     summary="Every sentence has at least `minimum` tokens (the lane's token_pattern).",
     facts={"bound": "the minimum", "short": "how many sentences are short", "counts": "their token counts",
            "match": "the short sentence (per finding)", "count": "its token count (per finding)"},
@@ -685,14 +740,15 @@ SURFACE_KINDS["sentence_min_tokens"] = Kind(
 )
 SURFACE_KINDS["connective_present"] = Kind(
     _connective_present,
-    {"connectives": Value(_TERMS, REQUIRED, "Whole words or phrases, matched case-insensitively.", non_empty=True)},
+    {"connectives": Value(_TERMS, REQUIRED, "Whole words or phrases, matched case-insensitively.", non_empty=True),
+     "unicode_form": UNICODE_FORM},
     prepare=_compile_connectives,
     summary="A listed connective occurs in the tail-stripped surface.",
     message="no connective in the surface",
     example=KindExample({"connectives": ["because"]}, "It is. It was.", False, "no connective in the surface"),
 )
 SURFACE_KINDS["not_only_tail"] = Kind(
-    _not_only_tail, {}, summary="The surface is more than the lane's tails ([analysis] tail_patterns).",
+    _not_only_tail, {"unicode_form": UNICODE_FORM}, summary="The surface is more than the lane's tails ([analysis] tail_patterns).",
     message="the surface is only a provenance / trust tail",
     example=KindExample({}, "Some words.", True),
 )

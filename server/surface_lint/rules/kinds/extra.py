@@ -25,7 +25,7 @@ from typing import Any
 from ..expressions import resolve_path
 from ..pyre import category_set, py_ranges
 from ..schema import REQUIRED, Value
-from .core import NOT_JUDGED, PASS, Context, Evaluator, Kind, KindExample, SafePattern, Span, Verdict, _whole, ticked
+from .core import NOT_JUDGED, PASS, UNICODE_FORM, Context, Evaluator, Kind, KindExample, SafePattern, Span, Verdict, _whole, ticked
 
 
 class ReasonedVerdict(Verdict):
@@ -434,10 +434,10 @@ def _term_params(extra: Mapping[str, Value]) -> dict[str, Value]:
                         "letters and digits, apostrophes inside).", choices=("whitespace", "words")),
         "token_pattern": Value("regex", None, "What a token is, as a pattern (instead of `tokens`)."),
         "strip_chars": Value("string", "", "Characters stripped from each token's ends."),
-        "unicode_form": Value("string", "none", "Unicode normalisation of both sides before comparing: `none`, "
-                              "`NFC` (composed: a decomposed `e\u0301` equals `\u00e9`) or `NFKC` (also compatibility "
-                              "forms: `\ufb01` equals `fi`). Spans stay in the original text (the whole surface where "
-                              "normalising changed its length).", choices=("none", "NFC", "NFKC")),
+        "unicode_form": Value("string", "none", "Unicode normalisation of the surface and the terms before comparing: "
+                              "`none`, `NFC` (composed: `e` + U+0301 equals U+00E9) or `NFKC` (also "
+                              "compatibility forms: U+FB01 `\ufb01` equals `fi`); default: the lane's `[lane] unicode_form`. "
+                              "Spans point at the original characters.", choices=UNICODE_FORM.choices),
         "rstrip": _RSTRIP,
         "missing": _missing("pass"),
         **extra,
@@ -514,6 +514,7 @@ KINDS["pattern_present"] = Kind(_pattern_present, {
     "rstrip": _RSTRIP,
     "pattern": Value("regex", REQUIRED, "The pattern that must match somewhere."),
     "lowercase": Value("boolean", False, "Search the case-folded surface."),
+    "unicode_form": UNICODE_FORM,
 }, facts={"pattern": "`pattern`"}, summary="The pattern matches somewhere in the surface.",
     example=KindExample({"pattern": "(?i)\\bis\\b"}, "Truth, order.", False,
                         "the surface does not match `(?i)\\bis\\b`"),
@@ -525,6 +526,7 @@ KINDS["first_letter_upper"] = Kind(_first_letter_upper, {
     "uncased": Value("string", "fail", "A first letter of a script without case (Hebrew, Arabic, CJK): `fail` (the "
                      "runners' reading; the reason names the letter), `pass`, or `skip` (the first letter with case "
                      "decides; none passes).", choices=UNCASED),
+    "unicode_form": UNICODE_FORM,
 }, facts={"term": "the sentence (one reason per sentence)"}, summary="The first alphabetic character (of the surface or of each sentence) is upper-case.",
     example=KindExample({"per_sentence": True}, "Wisdom grounds. next, it rests.", False,
                         "`next, it rests` does not start with a capital letter",
