@@ -36,10 +36,10 @@ class _Tracked(expressions.Budget):
 
 def main() -> None:
     expressions.Budget = _Tracked  # type: ignore[misc]  # every module that reads the name at call time
-    from surface_lint.engine import casemetrics, casework
+    from surface_lint.engine import casework, fold
 
     casework.Budget = _Tracked  # type: ignore[misc]
-    casemetrics.Budget = _Tracked  # type: ignore[misc]
+    fold.Budget = _Tracked  # type: ignore[misc]
     print("| lane | splits | most steps of one case | most characters and items of one case |")
     print("|---|---:|---:|---:|")
     overall = [0, 0]

@@ -13,7 +13,8 @@ import pytest
 
 from surface_lint.engine import compact, spool
 from surface_lint.engine.compact import CompactOutcomes, PositionSet
-from surface_lint.engine.scoring import lane_signals, metrics_from_tally
+from surface_lint.engine.fold import metrics_from_tally
+from surface_lint.engine.scoring import lane_signals
 from surface_lint.model.findings import Location
 from surface_lint.rules.loader import load_lanes
 

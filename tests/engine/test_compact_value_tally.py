@@ -10,7 +10,8 @@ from pathlib import Path
 from surface_lint.engine import Engine
 from surface_lint.engine.compact import CompactOutcomes
 from surface_lint.engine.config import Config
-from surface_lint.engine.scoring import lane_signals, metrics_from_tally
+from surface_lint.engine.fold import metrics_from_tally
+from surface_lint.engine.scoring import lane_signals
 from surface_lint.model.findings import Location
 from surface_lint.rules.loader import load_lanes
 

@@ -1,5 +1,5 @@
 """One metric table and one threshold model for every lane (rules/loader.py, engine/scoring.py,
-engine/casemetrics.py): `[[metrics]]` with the expression keys in a case-driven lane, the old
+engine/fold.py): `[[metrics]]` with the expression keys in a case-driven lane, the old
 `[[casework.metrics]]` beside it, thresholds on `NAME.CATEGORY` and on a whole `by` table,
 helper metrics (`report = false`), `round = N`, `[thresholds.NAME]` sets of a case-driven lane,
 `surface-lint lanes` listing every set, `section` refused unless it means something."""

@@ -5,7 +5,7 @@ are streamed: each record is joined to its case by id and grouped with the case'
 records (`casegroup.CaseGroups`: in memory up to a bound, then on the scratch database), in
 case-file order however many files and passes they come in. Each case is then judged once
 (`casegroup.judge_case`: the same verdict and the same findings `check --cases` and the editor
-give), folded into the metrics (`casemetrics.CaseMetricsFold`) and dropped; its report row and
+give), folded into the metrics (`fold.MetricsFold`, the fold every lane's metrics come from) and dropped; its report row and
 findings go to the spools every lane's reporters read. Memory does not grow with the cases.
 """
 
@@ -24,8 +24,8 @@ from ..sources.base import JsonlReader, ReadStats, Record, check_finding
 from ..sources.streams import open_input
 from .casegroup import CaseGroups, judge_case
 from .caseindex import IdSet, ids_list
-from .casemetrics import CaseMetricsFold
 from .casework import Casework, CaseworkEvaluator
+from .fold import MetricsFold
 from .pipeline import Evaluator
 from .results import CaseIndex, LaneResult, Rows, UsageError
 from .score import Scored, _finding_order, _row, _row_light, _row_order, _row_outcome, _second
@@ -49,7 +49,7 @@ class CaseworkScorer:
         self.max_line_bytes = max_line_bytes
         self.evaluator = Evaluator(lane, levels)
         self.cases = CaseworkEvaluator(casework)
-        self.fold = CaseMetricsFold(casework, self.cases.functions())
+        self.fold = MetricsFold.for_casework(casework, self.cases.functions())
         self.groups = CaseGroups(group_memory)
         self.rows: Spool[tuple[Any, ...]] = Spool(key=_row_order)
         self.findings: Spool[tuple[int, Finding]] = Spool(key=_finding_order)
@@ -123,7 +123,7 @@ class CaseworkScorer:
             for f in found:
                 self.problem(f)
             return
-        self.fold.add(outcome)
+        self.fold.add_case(outcome)
         self.case_count += 1
         failed: tuple[str, ...] = ()
         failures: dict[str, Verdict] = {}
@@ -163,7 +163,8 @@ class CaseworkScorer:
         for f in input_findings:
             self.problem(f)
         self.judge_all()
-        sections, raw = self.fold.finish() if self.case_count else ({}, {})
+        raw = self.fold.finish() if self.case_count else {}
+        sections = self.fold.sections(raw) if self.case_count else {}
         id_field = lane.schema.id_field
         for case_id, error in self.fold.errors:  # a metric expression that failed on a case's item
             case = self.index.get(case_id) if case_id is not None else None

@@ -17,8 +17,9 @@ from ..rules.loader import Lane
 from ..sources.base import Record, check_finding
 from .caseindex import IdList, scratch_db
 from .results import LaneResult  # noqa: F401
-from .scoring import SlotValues, ValueSum, lane_signals
+from .scoring import SlotValues, lane_signals
 from .spool import Columns, Spool
+from .sums import Sum
 
 
 def second_record(case_id: str, where: Location, index: int | None) -> Finding:
@@ -50,7 +51,7 @@ class Summary:
     remainder: Sequence[str]  # may be kept on disk (caseindex.IdList): iterate, count, slice
     findings: Iterable[Finding]  # SL005 for each record that replaced an earlier one of its case
     replaced: Collection[int]  # positions of records a later record of the same case replaced
-    values: dict[tuple[Any, ...], tuple[ValueSum, ...]]  # per tally key: its value slots' exact sums
+    values: dict[tuple[Any, ...], tuple[Sum, ...]]  # per tally key: its value slots' exact sums
 
 
 class PositionSet(Collection[int]):
@@ -260,7 +261,7 @@ class CompactOutcomes:
         # One pass over the chunks: the count of each key, less the records replaced; the value sums.
         counts: Counter[int] = Counter()
         dropped_keys: Counter[int] = Counter()
-        values: dict[tuple[Any, ...], tuple[ValueSum, ...]] = {}
+        values: dict[tuple[Any, ...], tuple[Sum, ...]] = {}
         key_signals = [signals for signals, _ in self.key_list]
         slots = len(self.values.slots)
         big = _ByPosition(itertools.chain(self.big, self.values.big.items())) if slots else None

@@ -25,13 +25,13 @@ from ..sources.transcripts import Turn, iter_turns, read_report, sniff_stream
 from .caseindex import IdSet, ids_list
 from .compact import CompactOutcomes, whole_record
 from .details import DetailsPlan
+from .fold import metrics_from_tally
 from .pipeline import Evaluated, Evaluator, Joined, join_report, join_turns
 from .results import CaseIndex, LaneResult, Rows, UsageError
 from .scoring import (
     VALUE_SLOTS,
     Outcome,
     lane_signals,
-    metrics_from_tally,
     reported_metrics,
     signal_values,
     threshold_results,

@@ -1,4 +1,5 @@
-"""Verdicts of one lane on one subject, per-case outcomes, metrics and thresholds. Pure."""
+"""Verdicts of one lane on one subject, per-case outcomes, a classic lane's signals and value
+slots (what its tally keeps; engine.fold computes the metrics from it) and thresholds. Pure."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 
 from ..rules.kinds.core import MISSING, Context, RegexTimeout, Subject, Verdict, case_value
 from ..rules.loader import EXPECTED, Lane, MetricSpec, PredicateSpec, ThresholdCheck, ThresholdSet
+from .sums import Sum
 
 # A predicate that needs a case field (spec.case_field, declared by its kind) is not judged
 # without it (and without a stored verdict), unless its kind says it is (spec.judged_without_field).
@@ -239,64 +241,6 @@ class Outcome:
     levels: dict[str, Any] | None = None  # failed predicate -> its finding's Severity (None: reports none)
 
 
-@dataclass(slots=True)
-class ValueSum:
-    """The numbers of one value slot over some cases, exactly: an int sum while every number is
-    an int, else the exact float sum (Shewchuk's partials: `math.fsum` of all of them, whatever
-    their order); the least and the greatest number (the first of equals)."""
-
-    count: int = 0
-    ints: int = 0
-    partials: list[float] | None = None  # set once a float is added
-    low: Any = None
-    high: Any = None
-
-    def add(self, x: int | float) -> None:
-        self.count += 1
-        if isinstance(x, int):
-            self.ints += x
-        else:
-            self._add_float(x)
-        if self.low is None or x < self.low:
-            self.low = x
-        if self.high is None or x > self.high:
-            self.high = x
-
-    def _add_float(self, x: float) -> None:
-        partials = self.partials if self.partials is not None else []
-        i = 0
-        for y in partials:  # msum: partials stay exact, non-overlapping and few
-            if abs(x) < abs(y):
-                x, y = y, x
-            hi = x + y
-            lo = y - (hi - x)
-            if lo:
-                partials[i] = lo
-                i += 1
-            x = hi
-        partials[i:] = [x]
-        self.partials = partials
-
-    def merge(self, other: ValueSum) -> None:
-        self.count += other.count
-        self.ints += other.ints
-        for x in other.partials or ():
-            self._add_float(x)
-        if other.partials is not None and self.partials is None:
-            self.partials = []
-        for x in (other.low, other.high):
-            if x is not None:
-                if self.low is None or x < self.low:
-                    self.low = x
-                if self.high is None or x > self.high:
-                    self.high = x
-
-    def total(self) -> int | float:
-        if self.partials is None:
-            return self.ints
-        return math.fsum([*self.partials, self.ints]) if self.ints else math.fsum(self.partials)
-
-
 class SlotValues:
     """The per-case numbers of a lane's value slots (`=case.PATH`), kept out of the tally key so
     that a float-valued metric does not take one tally entry per distinct value: the key holds
@@ -346,12 +290,12 @@ class SlotValues:
                 self.numbers[j].append(x)
         return tuple(out)
 
-    def add_sums(self, out: dict[tuple[Any, ...], tuple[ValueSum, ...]], base: int, keys: Sequence[int],
+    def add_sums(self, out: dict[tuple[Any, ...], tuple[Sum, ...]], base: int, keys: Sequence[int],
                  key_signals: Sequence[tuple[Any, ...]], dropped: Container[int],
                  numbers: Sequence[Sequence[float]], kinds: Sequence[Sequence[int]],
                  big: Mapping[tuple[int, int], int]) -> None:
         """Add one run of positions (`base` onwards: their keys, each slot's numbers and kinds, the
-        big ints among them) to `out`, per tally key (signal tuple) each slot's ValueSum over the
+        big ints among them) to `out`, per tally key (signal tuple) each slot's Sum over the
         positions not `dropped`. Called in position order, it sums exactly what the arrays hold."""
         slots = range(len(self.slots))
         for offset, key in enumerate(keys):
@@ -361,7 +305,7 @@ class SlotValues:
             signals = key_signals[key]
             per_slot = out.get(signals)
             if per_slot is None:
-                per_slot = out[signals] = tuple(ValueSum() for _ in self.slots)
+                per_slot = out[signals] = tuple(Sum() for _ in self.slots)
             for j in slots:
                 kind = kinds[j][offset]
                 if kind == self.NONE:
@@ -371,92 +315,6 @@ class SlotValues:
                     per_slot[j].add(x if x is not None else int(numbers[j][offset]))
                 else:
                     per_slot[j].add(numbers[j][offset])
-
-
-def metrics_from_tally(lane: Lane, tally: Mapping[tuple[bool, ...], int],
-                       values: Mapping[tuple[Any, ...], tuple[ValueSum, ...]] | None = None) -> dict[str, Any]:
-    """The lane's metrics as its runner computes them (round(x, 4); empty lane -> {}), from a
-    count of cases per distinct signal tuple: cases with the same signals count alike. With
-    `values` (SlotValues.sums), a value slot in the tally key only says a case has a number
-    (True) and the numbers are read from there; without, the key holds the number itself."""
-    if not tally or not sum(tally.values()):
-        return {}
-    index = {n: i for i, n in enumerate(lane_signals(lane))}
-
-    def holds(values: tuple[bool, ...], s: str) -> bool:
-        value = values[index[s.lstrip("!")]]
-        return (not value) if s.startswith("!") else value
-
-    metrics: dict[str, Any] = {}
-    pending_pass: list[MetricSpec] = []
-    for spec in lane.metrics:
-        if spec.kind == "thresholds_pass":
-            pending_pass.append(spec)
-            continue
-        pool = [(v, n) for v, n in tally.items() if all(holds(v, s) for s in spec.over)]
-        metrics[spec.name] = _metric(spec, pool, index, holds, values)
-        if spec.by:  # v2: the same metric per category of the case field, as `name.category`
-            slot = index[f"#{spec.by_path}"]
-            for category in sorted({v[slot] for v, _ in pool if v[slot] is not None}):
-                part = [(v, n) for v, n in pool if v[slot] == category]
-                metrics[f"{spec.name}.{category}"] = _metric(spec, part, index, holds, values)
-    for spec in pending_pass:
-        results = threshold_results(lane, metrics, lane.default_thresholds)
-        metrics[spec.name] = all(r.passed for r in results) if results else None
-    return dict(sorted(metrics.items()))
-
-
-def _metric(spec: MetricSpec, pool: list[tuple[tuple[Any, ...], int]], index: Mapping[str, int],
-            holds: Any, values: Mapping[tuple[Any, ...], tuple[ValueSum, ...]] | None = None) -> Any:
-    """One metric over the cases of `pool` (signal tuple, count): count, rate, or (v2) the mean,
-    min, max or sum of a per-case value (cases without a number are left out)."""
-    size = sum(n for _, n in pool)
-    digits = _digits(spec)
-    if spec.kind == "count":
-        return size
-    if spec.kind == "rate":
-        if not size:
-            return spec.empty
-        passed = sum(n for v, n in pool if all(holds(v, s) for s in spec.passing))
-        return round(passed / size, digits)
-    slot = index[f"={spec.value_path}"]
-    if values is not None:
-        return _metric_of_sums(spec, pool, slot, sum(1 for n, i in index.items() if n[0] == "=" and i < slot),
-                               holds, values)
-    numbers = [(v[slot], n) for v, n in pool if v[slot] is not None and all(holds(v, s) for s in spec.passing)]
-    if not numbers:
-        return spec.empty
-    if spec.kind == "mean":
-        return round(sum(x * n for x, n in numbers) / sum(n for _, n in numbers), digits)
-    if spec.kind == "sum":
-        return round(sum(x * n for x, n in numbers), digits)
-    pick = min if spec.kind == "min" else max
-    return round(pick(x for x, _ in numbers), digits)
-
-
-def _digits(spec: MetricSpec) -> int:
-    """A classic metric's rounding: `round = N`, else the runners' 4 digits."""
-    return spec.rounding if spec.rounding is not None else 4
-
-
-def _metric_of_sums(spec: MetricSpec, pool: list[tuple[tuple[Any, ...], int]], slot: int, j: int, holds: Any,
-                    values: Mapping[tuple[Any, ...], tuple[ValueSum, ...]]) -> Any:
-    """`_metric`'s mean, sum, min or max from the exact per-key sums of slot `slot` (the `j`th value slot)."""
-    numbers = ValueSum()
-    for v, _ in pool:
-        if v[slot] is None or not all(holds(v, s) for s in spec.passing):
-            continue
-        sums = values.get(v)
-        if sums is not None:
-            numbers.merge(sums[j])
-    if not numbers.count:
-        return spec.empty
-    digits = _digits(spec)
-    if spec.kind == "mean":
-        return round(numbers.total() / numbers.count, digits)
-    if spec.kind == "sum":
-        return round(numbers.total(), digits)
-    return round(numbers.low if spec.kind == "min" else numbers.high, digits)
 
 
 @dataclass(frozen=True, slots=True)

@@ -123,10 +123,10 @@ class ThresholdSet:
 class MetricSpec:
     """One metric of any lane: a `[[metrics]]` entry (the old `[[casework.metrics]]` too).
 
-    A classic lane folds its metrics over a tally of its cases' signals (engine.scoring): `passing`
-    and `over` name signals, `value` and `by` are `case.PATH`. A case-driven lane folds them case by
-    case (engine.casemetrics): `value`, `where`, `by` and `fields` are expressions over the case's
-    scope. The keys of either sort are one table; operators.METRIC_KINDS says which kinds each
+    Every lane's metrics come from one fold (engine.fold). A classic lane's `passing` and `over`
+    name signals (compiled there to `where`/`value` expressions over its tally's entries), its
+    `value` and `by` are `case.PATH`; a case-driven lane's `value`, `where`, `by` and `fields`
+    are expressions over the case's scope. The keys of either sort are one table; operators.METRIC_KINDS says which kinds each
     sort computes."""
 
     name: str
