@@ -70,7 +70,8 @@ def _cased() -> str:
     character, so equal lengths mean one character each, and equal strings mean each maps to itself
     (the context rule of final sigma changes only what `Σ` maps to, never to itself). Only the other
     blocks are read character by character."""
-    chars, block, found = _all_chars(), 512, []
+    chars, block = _all_chars(), 512
+    found: list[str] = []
     for at in range(0, len(chars), block):
         part = chars[at:at + block]
         if part.lower() != part or part.upper() != part:
