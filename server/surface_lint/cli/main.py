@@ -7,31 +7,29 @@ unreadable input. Never imports pygls (start-up time): `server` imports it lazil
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import io
 import os
 import stat
 import sys
 from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
-from dataclasses import replace
-from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
 
 from .. import __version__
-from ..engine import Engine, LaneResult, UsageError
-from ..engine.casework import load_casework
-from ..engine.config import Config, ConfigError, Selection, find_config, load_config
-from ..engine.lanechoice import LaneChoice
-from ..engine.spool import ScratchError, scratch_error, scratch_writes
-from ..model.findings import Finding, Severity
-from ..reporters.outputs import Interrupted, open_output, printable, refuse_input, signals_end_the_run
-from ..rules.loader import DEFAULT_PROFILE, PROFILES, threshold_lines
-from ..sources.base import DEFAULT_MAX_LINE_BYTES
-from ..sources.streams import release_streams
-from .lanes import cases_choice, check_choices, only_reports, refuse_without_cases, run_choice
+from ..model.errors import UsageError
+from ..model.formats import DIFF_OUTPUT_FORMATS, OUTPUT_FORMATS
+from ..rules.profiles import DEFAULT_PROFILE, PROFILES
+from .signals import Interrupted, signals_end_the_run
 
+# The parsers (and so `--help`) need only the names above; the engine, the lanes and the
+# reporters are imported by the command that runs (start-up time: docs/performance.md).
+TYPE_CHECKING = False  # typing's constant without importing typing (mypy reads the name)
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+    from pathlib import Path
+    from typing import TextIO
+
+    from ..engine import Engine, LaneResult
+    from ..engine.config import Config, Selection
+    from ..engine.lanechoice import LaneChoice
     from ..reporters import RenderOptions
     from ..reporters.common import LaneChoices
     from .progress import Progress
@@ -46,12 +44,26 @@ DEFAULT_TCP_HOST = "127.0.0.1"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")  # where `server --tcp` may listen
 
 
+def _path(text: str) -> Path:
+    """`type=` of a path argument: pathlib is imported when a path is given, not for `--help`."""
+    from pathlib import Path
+
+    return Path(text)
+
+
+def printable(text: str) -> str:
+    """The one escaping of data in messages (reporters/common.py), imported when a message is printed."""
+    from ..reporters.outputs import printable as escape
+
+    return escape(text)
+
+
 def _common(p: argparse.ArgumentParser, formats: Sequence[str]) -> None:
     p.add_argument("--profile", choices=PROFILES, help=f"verdict profile (default: config or {DEFAULT_PROFILE})")
-    p.add_argument("--config", type=Path, help="config file (default: nearest surface-lint.toml / pyproject.toml)")
+    p.add_argument("--config", type=_path, help="config file (default: nearest surface-lint.toml / pyproject.toml)")
     p.add_argument("--output-format", default="text", choices=sorted(formats), help="output format")
-    p.add_argument("-o", "--output", type=Path, help="write the output to this file")
-    p.add_argument("--lane-file", action="append", default=[], type=Path, help="an extra lane TOML")
+    p.add_argument("-o", "--output", type=_path, help="write the output to this file")
+    p.add_argument("--lane-file", action="append", default=[], type=_path, help="an extra lane TOML")
     p.add_argument("--colour", "--color", choices=("auto", "always", "never"), default="auto")
 
 
@@ -95,7 +107,7 @@ def _lane_parser(formats: Sequence[str]) -> argparse.ArgumentParser:
                    help="with --split: the version folder (default: the newest)")
     p.add_argument("--thresholds", help="threshold set (e.g. v1, pre_gloss, post_gloss)")
     p.add_argument("--show", type=int, default=20, help="failing cases listed with positions in text output")
-    p.add_argument("--baseline", type=Path, metavar="FILE",
+    p.add_argument("--baseline", type=_path, metavar="FILE",
                    help="a previous `--output-format json` run: fail when a metric falls below it")
     p.add_argument("--baseline-tolerance", type=float, default=0.0, metavar="X",
                    help="how far a metric may fall below the baseline (default 0)")
@@ -135,7 +147,7 @@ def _ci_options(p: argparse.ArgumentParser, jobs: bool) -> None:
 
 def _check_parser(formats: Sequence[str]) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="surface-lint check", description="List findings in case files and transcripts.")
-    p.add_argument("paths", nargs="+", type=Path)
+    p.add_argument("paths", nargs="+", type=_path)
     p.add_argument("--lane", help="lane for every file (default: detected per file)")
     p.add_argument("--kind", choices=("cases", "turns", "report", "telemetry"), help="file shape (default: detected)")
     p.add_argument("--cases", nargs="+", default=[], metavar="PATH", help="case files to join transcripts to")
@@ -152,8 +164,8 @@ def _diff_parser(formats: Sequence[str]) -> argparse.ArgumentParser:
         prog="surface-lint diff",
         description="Compare two runs of one lane (transcripts or lane reports): metric deltas, flipped "
         "verdicts, new and vanished cases. Exit 1 when a metric or a predicate regressed.")
-    p.add_argument("old", type=Path, help="the earlier run")
-    p.add_argument("new", type=Path, help="the later run")
+    p.add_argument("old", type=_path, help="the earlier run")
+    p.add_argument("new", type=_path, help="the later run")
     p.add_argument("--lane", help="lane name (default: detected from OLD)")
     p.add_argument("--cases", nargs="+", default=[], metavar="PATH", help="case files to join both runs to")
     p.add_argument("--thresholds", help="threshold set that says which way each metric is better")
@@ -170,8 +182,8 @@ def _rule_parser() -> argparse.ArgumentParser:
                    help="the reference of every predicate kind: parameters, types, defaults, an executed example")
     p.add_argument("--format", choices=("text", "markdown-table", "json"), default="text")
     p.add_argument("--profile", choices=PROFILES)
-    p.add_argument("--config", type=Path)
-    p.add_argument("--lane-file", action="append", default=[], type=Path)
+    p.add_argument("--config", type=_path)
+    p.add_argument("--lane-file", action="append", default=[], type=_path)
     return p
 
 
@@ -179,12 +191,14 @@ def _server_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="surface-lint server", description="Start the language server (stdio).")
     p.add_argument("--tcp", metavar="HOST:PORT",
                    help="listen on TCP (loopback) instead of stdio; port 0: a free port, printed on stderr")
-    p.add_argument("--token-file", metavar="PATH", type=Path,
+    p.add_argument("--token-file", metavar="PATH", type=_path,
                    help="with --tcp: the token clients must give (else SURFACE_LINT_TOKEN, else a new one, printed)")
     return p
 
 
 def _config(args: argparse.Namespace, anchor: Path) -> Config:
+    from ..engine.config import find_config, load_config
+
     path = args.config if getattr(args, "config", None) else find_config(_absolute(anchor))
     cfg = load_config(path)
     cfg.lane_files = [*cfg.lane_files, *getattr(args, "lane_file", [])]
@@ -196,10 +210,15 @@ def _absolute(path: Path) -> Path:
     try:
         return path.resolve()
     except (OSError, RuntimeError):
+        from pathlib import Path
+
         return Path(os.path.abspath(path))
 
 
 def _engine(args: argparse.Namespace, anchor: Path) -> Engine:
+    from ..engine import Engine
+    from ..engine.config import ConfigError
+
     cfg = _config(args, anchor)
     engine = Engine(cfg, args.profile or cfg.profile)
     if engine.lane_errors:
@@ -226,6 +245,8 @@ def _colour(args: argparse.Namespace) -> bool:
 
 def _output(args: argparse.Namespace, inputs: Sequence[str]) -> AbstractContextManager[TextIO]:
     """The one place the run's output stream is opened (`-o FILE` or stdout): atomic, never an input."""
+    from ..reporters.outputs import open_output
+
     return open_output(args.output, inputs)
 
 
@@ -261,9 +282,9 @@ def find_split(lane: str, split: str, version: str | None, start: Path) -> Path:
 
 
 def run_lane(argv: Sequence[str], seen: list[str] | None = None) -> int:
-    from ..reporters import LANE_WRITERS, TEXT_FORMATS
+    args = _lane_parser(OUTPUT_FORMATS).parse_args(argv)
+    from pathlib import Path
 
-    args = _lane_parser(list(LANE_WRITERS)).parse_args(argv)
     if args.watch:
         return _watch(run_lane, argv, args.watch_runs)
     if args.version is True:
@@ -277,6 +298,13 @@ def run_lane(argv: Sequence[str], seen: list[str] | None = None) -> int:
             raise UsageError("--version vN names a split's version folder: use it with --split")
     if not args.lane and not args.cases and not args.transcripts:
         raise UsageError("nothing to do: give --lane NAME with --cases/--transcripts (or a subcommand: check, diff, rule, lanes, lane, server)")
+    from dataclasses import replace
+
+    from ..engine.casework import load_casework
+    from ..reporters import LANE_WRITERS, TEXT_FORMATS
+    from ..reporters.outputs import refuse_input
+    from .lanes import only_reports, refuse_without_cases, run_choice
+
     engine = _engine(args, Path.cwd())
     cases = _unique_paths(args.cases)
     if args.split:
@@ -326,7 +354,7 @@ def run_lane(argv: Sequence[str], seen: list[str] | None = None) -> int:
                               row_findings=args.output_format in ("junit", "html"))
     split = args.split_name or args.split
     if split is not None or args.timestamp is not None:
-        result = dataclasses.replace(result, split=split, timestamp=args.timestamp)
+        result = replace(result, split=split, timestamp=args.timestamp)
     options = replace(_options(args, engine, result.lane), lanes=((choice, ()),), texts=texts,
                       statistics=args.statistics)
     baseline_ok = True
@@ -365,10 +393,16 @@ def run_lane(argv: Sequence[str], seen: list[str] | None = None) -> int:
 
 
 def run_check(argv: Sequence[str], seen: list[str] | None = None) -> int:
-    from ..engine.spool import Spool
-    from ..reporters import CHECK_WRITERS, CheckRun
+    args = _check_parser(OUTPUT_FORMATS).parse_args(argv)
+    from dataclasses import replace
+    from pathlib import Path
 
-    args = _check_parser(list(CHECK_WRITERS)).parse_args(argv)
+    from ..engine.spool import Spool
+    from ..model.findings import Finding, Severity
+    from ..reporters import CHECK_WRITERS, CheckRun
+    from ..reporters.outputs import refuse_input
+    from .lanes import cases_choice, check_choices
+
     if args.watch:
         return _watch(run_check, argv, args.watch_runs)
     stdin_name = args.stdin_filename or "-"
@@ -469,6 +503,8 @@ def _watch(run: Callable[[Sequence[str], list[str]], int], argv: Sequence[str], 
         raise UsageError("--watch cannot re-read stdin (`-`): name the files")
 
     def one(seen: list[str]) -> int:
+        from ..engine.config import ConfigError
+
         try:
             return run(once, seen)
         except (UsageError, ConfigError) as exc:  # reported, and watched for a fix
@@ -512,10 +548,15 @@ def _show_settings(args: argparse.Namespace, engine: Engine, lanes: Sequence[tup
 
 
 def run_diff(argv: Sequence[str]) -> int:
+    args = _diff_parser(DIFF_OUTPUT_FORMATS).parse_args(argv)
+    from dataclasses import replace
+    from pathlib import Path
+
     from ..engine.diff import diff_results
     from ..reporters import DIFF_WRITERS
+    from ..reporters.outputs import refuse_input
+    from .lanes import run_choice
 
-    args = _diff_parser(list(DIFF_WRITERS)).parse_args(argv)
     old_path, new_path = str(args.old), str(args.new)
     cases = _unique_paths(args.cases)
     engine = _engine(args, Path.cwd())
@@ -631,7 +672,10 @@ def _github_summary(write: Callable[[RenderOptions, TextIO], None], options: Ren
     """Append Markdown to $GITHUB_STEP_SUMMARY, within what is left of GitHub's 1 MiB per step.
 
     Written like every output: the old content and the new in a temporary file, renamed over it."""
+    from dataclasses import replace
+
     from ..reporters import STEP_SUMMARY_LIMIT
+    from ..reporters.outputs import open_output
 
     target = os.environ.get("GITHUB_STEP_SUMMARY")
     if not target:
@@ -669,6 +713,9 @@ def _stat_given(path: Path) -> os.stat_result:
 def check_paths(paths: Sequence[Path], kind: str | None, stdin: bool = False) -> list[str]:
     """The files `check` reads: each named file, and under each folder the case files, transcripts
     and lane reports (decided as the editor decides: `document_kind`); each file once, in order."""
+    from pathlib import Path
+
+    from ..sources.base import DEFAULT_MAX_LINE_BYTES
     from ..sources.lintable import HEAD_BYTES, document_kind, may_be_lintable
     from ..sources.paths import walk
 
@@ -723,6 +770,7 @@ def hold_streams(paths: Sequence[str], max_line_bytes: int) -> None:
     copies that every later open reads (sources/streams.py); one that never ends stops at its
     first line over `max_line_bytes` (SL010 at that line), a device after its first 64 MiB,
     each with a warning here."""
+    from ..engine.spool import scratch_writes
     from ..sources.streams import StreamReadError, hold_stream, is_stream
 
     for path in paths:
@@ -759,9 +807,11 @@ def _walk_error(exc: OSError) -> None:
 
 
 def run_rule(argv: Sequence[str]) -> int:
+    args = _rule_parser().parse_args(argv)
+    from pathlib import Path
+
     from ..reporters.docs import render_rule, render_rules_table, rules_json
 
-    args = _rule_parser().parse_args(argv)
     engine = _engine(args, Path.cwd())
     if args.kinds:
         from ..reporters.docs import reference_markdown
@@ -792,9 +842,14 @@ def run_rule(argv: Sequence[str]) -> int:
 
 def run_lanes(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(prog="surface-lint lanes", description="List the lanes (shipped and --lane-file).")
-    parser.add_argument("--lane-file", action="append", default=[], type=Path, help="an extra lane TOML")
-    parser.add_argument("--config", type=Path)
+    parser.add_argument("--lane-file", action="append", default=[], type=_path, help="an extra lane TOML")
+    parser.add_argument("--config", type=_path)
     args = parser.parse_args(argv)
+    from pathlib import Path
+
+    from ..engine import Engine
+    from ..rules.loader import threshold_lines
+
     engine = Engine(_config(args, Path.cwd()))
     for name, lane in sorted(engine.lane_set.lanes.items()):
         sets = ", ".join(sorted(lane.thresholds)) or "none"
@@ -832,6 +887,7 @@ def write_baseline(path: Path, result: LaneResult, inputs: Sequence[str] = (),
     mid-write leaves the old baseline whole). Here, not in baseline.py: writing a report is a
     reporter's job, and the comparison (baseline.py) sits below the reporters."""
     from ..reporters.json_format import write_lane
+    from ..reporters.outputs import open_output
 
     with open_output(path, inputs, "--update-baseline") as out:  # streamed: the cases are not held
         write_lane(result, out, lanes)
@@ -839,7 +895,7 @@ def write_baseline(path: Path, result: LaneResult, inputs: Sequence[str] = (),
 
 # The language server's `start`, loaded on demand: given to `main` by the package's entry point
 # (surface_lint/__main__.py), so that the command line never imports the language server.
-StartServer = Callable[[tuple[str, int] | None, Path | None], None]  # (address, token file)
+StartServer = Callable[[tuple[str, int] | None, "Path | None"], None]  # (address, token file)
 LoadServer = Callable[[], StartServer]
 
 
@@ -891,30 +947,43 @@ def main(argv: Sequence[str] | None = None, load_server: LoadServer | None = Non
     except UsageError as exc:
         print(f"surface-lint: error: {printable(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
-    except ConfigError as exc:
-        print(f"surface-lint: config error: {printable(str(exc))}", file=sys.stderr)
-        return EXIT_USAGE
-    except ScratchError as exc:
-        print(f"surface-lint: error: {printable(str(exc))}", file=sys.stderr)
-        return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
+    except Exception as exc:
+        return _failed(exc)
+    finally:
+        # The copies of streams read (their scratch files): none unless the module that holds them was used.
+        streams = sys.modules.get("surface_lint.sources.streams")
+        if streams is not None:
+            streams.release_streams()
+
+
+def _failed(exc: Exception) -> int:
+    """The exit code of a run that raised `exc` (a config or scratch error, a closed pipe, a bug),
+    its message printed. The engine's error types are imported here: a run that raised one has them."""
+    from ..engine.config import ConfigError
+    from ..engine.spool import ScratchError, scratch_error
+
+    if isinstance(exc, ConfigError):
+        print(f"surface-lint: config error: {printable(str(exc))}", file=sys.stderr)
+        return EXIT_USAGE
+    if isinstance(exc, ScratchError):
+        print(f"surface-lint: error: {printable(str(exc))}", file=sys.stderr)
+        return EXIT_USAGE
+    if isinstance(exc, BrokenPipeError):
         _silence_stdout()
         return EXIT_BROKEN_PIPE
-    except Exception as exc:  # an internal error must never look like a failed threshold (exit 1)
-        # A scratch database's fault (its folder full or read-only) is the machine's, not a bug.
-        fault = None if isinstance(exc, OSError) else scratch_error(exc)
-        if fault is not None:
-            print(f"surface-lint: error: {printable(str(fault))}", file=sys.stderr)
-            return EXIT_USAGE
-        import traceback
-
-        traceback.print_exc()
-        print("surface-lint: internal error (a bug: please report it with the traceback above)", file=sys.stderr)
+    # An internal error must never look like a failed threshold (exit 1). A scratch database's
+    # fault (its folder full or read-only) is the machine's, not a bug.
+    fault = None if isinstance(exc, OSError) else scratch_error(exc)
+    if fault is not None:
+        print(f"surface-lint: error: {printable(str(fault))}", file=sys.stderr)
         return EXIT_USAGE
-    finally:
-        release_streams()  # the copies of streams read (their scratch files)
+    import traceback
+
+    traceback.print_exc()
+    print("surface-lint: internal error (a bug: please report it with the traceback above)", file=sys.stderr)
+    return EXIT_USAGE
 
 
 def _silence_stdout() -> None:

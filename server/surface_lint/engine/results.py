@@ -6,6 +6,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
+from ..model.errors import UsageError as UsageError  # re-exported: raised by every layer, defined below them all
 from ..model.findings import Finding, Fix, Location, Related
 from ..model.positions import JsonPath
 from ..rules.kinds.core import Verdict
@@ -15,10 +16,6 @@ from .scoring import Outcome, ThresholdResult
 
 SURFACE_PATH = ("surface",)
 T_co = TypeVar("T_co", covariant=True)
-
-
-class UsageError(Exception):
-    """Bad arguments or unreadable input: exit code 2."""
 
 
 class RecordInfo:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ..model import formats
 from . import diff_text, github, html, json_format, jsonl, junit, markdown, sarif, text
 from .common import RuleInfo as RuleInfo
 from .common import SafeOut, capture
@@ -67,7 +68,7 @@ LANE_WRITERS: dict[str, WriteLane] = {
 }
 LANE_WRITERS["concise"] = LANE_WRITERS["text"]
 LANE_WRITERS["full"] = lambda result, o, out: text.write_lane(result, out, replace(o, text_style="full"))
-TEXT_FORMATS = ("text", "concise", "full")  # the human text output, one line or a snippet per finding
+TEXT_FORMATS = formats.TEXT_FORMATS  # the human text output, one line or a snippet per finding
 DIFF_FORMATS: dict[str, RenderDiff] = {
     "text": diff_text.render_text,
     "json": diff_text.render_json,
@@ -92,3 +93,8 @@ LANE_FORMATS: dict[str, RenderLane] = {
     name: (lambda w: lambda result, o: capture(lambda out: w(result, o, out)))(write)
     for name, write in LANE_WRITERS.items()
 }
+
+# One list of format names (model/formats.py, what the command line offers before importing this).
+if (tuple(LANE_WRITERS), tuple(CHECK_WRITERS), tuple(DIFF_WRITERS)) != (
+        formats.OUTPUT_FORMATS, formats.OUTPUT_FORMATS, formats.DIFF_OUTPUT_FORMATS):
+    raise ImportError("reporters: the writers' format names differ from model/formats.py's")

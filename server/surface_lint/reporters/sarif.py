@@ -8,11 +8,13 @@ across runs.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
+from json.encoder import encode_basestring
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import quote
@@ -41,7 +43,12 @@ LEVELS = {
 
 def artifact_location(path: str) -> dict[str, str]:
     """Relative to the source root when the file is under the working directory; else a file URI."""
-    shown = display_path(path)
+    return dict(_artifact(display_path(path)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _artifact(shown: str) -> dict[str, str]:
+    """The artifact location of a displayed path (a run's findings name few files: each is parsed once)."""
     if Path(shown).is_absolute():
         return {"uri": Path(shown).as_uri()}
     return {"uri": quote(shown, safe="/"), "uriBaseId": SRCROOT}
@@ -207,6 +214,55 @@ def _result(f: Finding, index: Mapping[str, int], fp: str) -> dict[str, Any]:
 
 
 _RESULTS = "\0surface-lint-results\0"  # where the streamed results go in the log's text
+_SLOT = "\0surface-lint-slot-%d\0"  # a value's place in a result template
+
+
+class _ResultText:
+    """`indented(_result(f, index, fp), pad, sort_keys=False)` for a finding without related
+    locations: one %-template per shape (artifact keys, with or without a case id), made by
+    that same `indented` from a result whose values are slots, and the values encoded as it
+    encodes them (strings by json's `encode_basestring`, ints by `int.__repr__`)."""
+
+    def __init__(self, pad: str) -> None:
+        self.pad = pad
+        self.templates: dict[tuple[tuple[str, ...], bool], str] = {}
+
+    def template(self, artifact: tuple[str, ...], case: bool) -> str:
+        key = (artifact, case)
+        found = self.templates.get(key)
+        if found is None:
+            slots = iter(range(1000))
+
+            def slot() -> str:
+                return _SLOT % next(slots)
+
+            result: dict[str, Any] = {
+                "ruleId": slot(), "ruleIndex": slot(), "level": slot(), "message": {"text": slot()},
+                "locations": [{"physicalLocation": {"artifactLocation": {k: slot() for k in artifact},
+                                                    "region": {"startLine": slot(), "startColumn": slot(),
+                                                               "endLine": slot(), "endColumn": slot()}}}],
+                "partialFingerprints": {FINGERPRINT_KEY: slot()},
+            }
+            if case:
+                result["properties"] = {"caseId": slot()}
+            found = indented(result, self.pad, sort_keys=False).replace("%", "%%")
+            for i in range(next(slots)):
+                found = found.replace(indented(_SLOT % i), "%s", 1)
+            self.templates[key] = found
+        return found
+
+    def __call__(self, f: Finding, index: Mapping[str, int], fp: str) -> str:
+        if f.related or (f.record_id is not None and type(f.record_id) is not str):
+            return indented(_result(f, index, fp), self.pad, sort_keys=False)
+        enc, num = encode_basestring, int.__repr__
+        loc = f.location
+        artifact = _artifact(display_path(loc.path))
+        values = [enc(f.code), num(index[f.code]), enc(LEVELS[f.severity]), enc(printable(f.message, keep="\n")),
+                  *map(enc, artifact.values()), num(loc.line), num(loc.column), num(loc.end_line),
+                  num(loc.end_column), enc(fp)]
+        if f.record_id is not None:
+            values.append(enc(f.record_id))
+        return self.template(tuple(artifact), f.record_id is not None) % tuple(values)
 
 
 def write_log(findings: Iterable[Finding], rules: Mapping[str, RuleInfo], out: TextIO,
@@ -233,9 +289,10 @@ def write_log(findings: Iterable[Finding], rules: Mapping[str, RuleInfo], out: T
     w(head)
     pad = "        "  # results sit in runs[0]: three levels down
     fp = Fingerprints()
+    text = _ResultText(pad)
     empty = True
     for f in findings:
-        w(("[\n" if empty else ",\n") + pad + indented(_result(f, index, fp(f)), pad, sort_keys=False))
+        w(("[\n" if empty else ",\n") + pad + text(f, index, fp(f)))
         empty = False
     w("[]" if empty else "\n      ]")
     w(tail + "\n")

@@ -33,12 +33,12 @@ from .kinds.case import FOLDED_KINDS, FOLDED_PARAMS, Condition, condition_fields
 from .kinds.core import NOT_JUDGED, Context, Evaluator, Kind, LaneAnalysis, RegexTimeout, SafePattern, Verdict, normalising
 from .kinds.registry import KINDS
 from .patterns import PatternError
+from .profiles import DEFAULT_PROFILE as DEFAULT_PROFILE
+from .profiles import PROFILES as PROFILES
 from .schema import REQUIRED, ArrayOf, MapOf, Problem, Table, TomlPositions, Value, fill_defaults, toml_type_name, validate
 from .schema import KeyPath as SchemaPath
 from .toml_reader import TomlError, parse_toml, read_toml_bytes
 
-PROFILES = ("contract", "reference")
-DEFAULT_PROFILE = "contract"
 EXPECTED = "@expected"  # metric signal: every expected predicate of the case passes
 
 

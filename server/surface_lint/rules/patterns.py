@@ -79,10 +79,13 @@ def _compile_user(pattern: str) -> Any:
         raise PatternError(_re2_message(exc)) from None
 
 
+_UNSET: Any = object()
+
+
 class SafePattern:
     """A compiled rule pattern whose cost is bounded by the text's length (see the module)."""
 
-    __slots__ = ("_budget_chars", "_py", "_re2", "origin", "pattern")
+    __slots__ = ("_budget_chars", "_linear", "_py", "origin", "pattern")
 
     def __init__(self, pattern: str, trusted: bool, built: bool = False) -> None:
         self.pattern = pattern
@@ -90,9 +93,9 @@ class SafePattern:
         if not built and not trusted:
             self.origin = "user"
             self._py: re.Pattern[str] | None = None
-            self._re2: Any = _compile_user(pattern)
+            self._linear: Any = _compile_user(pattern)
             # A text at the budget is scanned once and gives its first match (a search's one result).
-            self._budget_chars = (USER_REGEX_STEPS - MATCH_STEPS) // max(int(self._re2.cost), 1)
+            self._budget_chars = (USER_REGEX_STEPS - MATCH_STEPS) // max(int(self._linear.cost), 1)
             return
         try:
             python = re.compile(pattern)  # the syntax check (and its messages) users know
@@ -101,14 +104,28 @@ class SafePattern:
         if built:
             self.origin = "built"
             self._py = python
-            self._re2 = None
+            self._linear = None
         else:
             self.origin = "vetted"
             self._py = python
+            self._linear = _UNSET  # its RE2 form is translated when a text first needs it (see `_re2`)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its source (compiled again where it is loaded; a vetted pattern's RE2 form on use)."""
+        return SafePattern, (self.pattern, self.origin != "user", self.origin == "built")
+
+    @property
+    def _re2(self) -> Any:
+        """The RE2 engine (None: `re` at any length). A vetted pattern's is built on first use: the
+        translation reads `re`'s character sets over every code point, which a start-up need not pay."""
+        linear = self._linear
+        if linear is _UNSET:
             try:
-                self._re2 = _compile_user(pattern)  # re's meaning on RE2, for texts past the fast path
+                linear = _compile_user(self.pattern)  # re's meaning on RE2, for texts past the fast path
             except PatternError:
-                self._re2 = None  # no exact linear-time form: `re` at any length (proven linear, docs/regex.md)
+                linear = None  # no exact linear-time form: `re` at any length (proven linear, docs/regex.md)
+            self._linear = linear
+        return linear
 
     @property
     def budget_chars(self) -> int | None:
@@ -122,8 +139,11 @@ class SafePattern:
 
     def _engine(self, text: str) -> Any:
         python = self._py
-        if python is not None and (self._re2 is None or len(text) <= FAST_PATH_MAX_CHARS):
-            return python
+        if python is not None:
+            if len(text) <= FAST_PATH_MAX_CHARS:
+                return python
+            linear = self._re2
+            return python if linear is None else linear
         budget = self._budget_chars
         if budget is not None and len(text) > budget:
             raise RegexBudgetExceeded(
@@ -156,7 +176,7 @@ class SafePattern:
 
     def searcher(self) -> Any:
         """`search` as one callable: the `re` method itself when no text ever takes another engine."""
-        if self._py is not None and self._re2 is None and self._budget_chars is None:
+        if self._py is not None and self._linear is None:
             return self._py.search
         return self.search
 

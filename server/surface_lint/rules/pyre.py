@@ -64,8 +64,19 @@ def _all_chars() -> str:
 
 @functools.cache
 def _cased() -> str:
-    """The code points that have a case mapping: the only ones a `(?i)` literal can match besides itself."""
-    return "".join(c for c in _all_chars() if c.lower() != c or c.upper() != c)
+    """The code points that have a case mapping: the only ones a `(?i)` literal can match besides itself.
+
+    A block whose lower and upper forms are itself holds none: a character maps to at least one
+    character, so equal lengths mean one character each, and equal strings mean each maps to itself
+    (the context rule of final sigma changes only what `Σ` maps to, never to itself). Only the other
+    blocks are read character by character."""
+    chars, block = _all_chars(), 512
+    found: list[str] = []
+    for at in range(0, len(chars), block):
+        part = chars[at:at + block]
+        if part.lower() != part or part.upper() != part:
+            found.extend(c for c in part if c.lower() != c or c.upper() != c)
+    return "".join(found)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -87,9 +87,14 @@ class DocLocator:
             known = self._top_spans.get(member)
             if known is not None:
                 return known
-            if self._top is None:
-                self._top = top_level_members(self.text)
-            found = self._top.get(member)
+            # The first member asked for (a finding's `surface`) is found by scanning only as far
+            # as it when that is exact (member_range); a second one walks every member once.
+            if self._top is None and not self._top_spans:
+                found = member_range(self.text, member)
+            else:
+                if self._top is None:
+                    self._top = top_level_members(self.text)
+                found = self._top.get(member)
             if found is None:
                 return None
             start, end = found
