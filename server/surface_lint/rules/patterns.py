@@ -76,10 +76,17 @@ def _compile_user(pattern: str) -> Any:
         raise PatternError(_re2_message(exc)) from None
 
 
-class SafePattern:
-    """A compiled rule pattern whose cost is bounded by the text's length (see the module)."""
+_UNRESOLVED: Any = object()  # a vetted pattern's RE2 form before a text past the fast path asks for it
 
-    __slots__ = ("_budget_chars", "_py", "_re2", "origin", "pattern")
+
+class SafePattern:
+    """A compiled rule pattern whose cost is bounded by the text's length (see the module).
+
+    A vetted pattern's RE2 form is translated when a text past FAST_PATH_MAX_CHARS first needs
+    it, not when the rules load: most runs never need it, and translating the shipped lanes'
+    patterns was most of the cost of loading them (the language server's start)."""
+
+    __slots__ = ("_budget_chars", "_linear", "_py", "origin", "pattern")
 
     def __init__(self, pattern: str, trusted: bool, built: bool = False) -> None:
         self.pattern = pattern
@@ -87,8 +94,8 @@ class SafePattern:
         if not built and not trusted:
             self.origin = "user"
             self._py: re.Pattern[str] | None = None
-            self._re2: Any = _compile_user(pattern)
-            self._budget_chars = USER_REGEX_STEPS // max(int(self._re2.programsize), 1)
+            self._linear: Any = _compile_user(pattern)
+            self._budget_chars = USER_REGEX_STEPS // max(int(self._linear.programsize), 1)
             return
         try:
             python = re.compile(pattern)  # the syntax check (and its messages) users know
@@ -97,14 +104,23 @@ class SafePattern:
         if built:
             self.origin = "built"
             self._py = python
-            self._re2 = None
+            self._linear = None
         else:
             self.origin = "vetted"
             self._py = python
+            self._linear = _UNRESOLVED  # re's meaning on RE2, for texts past the fast path: `_re2`
+
+    @property
+    def _re2(self) -> Any:
+        """The RE2 form (None: run on `re` at any length); a vetted pattern's is translated on first use."""
+        linear = self._linear
+        if linear is _UNRESOLVED:
             try:
-                self._re2 = _compile_user(pattern)  # re's meaning on RE2, for texts past the fast path
+                linear = _compile_user(self.pattern)
             except PatternError:
-                self._re2 = None  # no exact linear-time form: `re` at any length (proven linear, docs/regex.md)
+                linear = None  # no exact linear-time form: `re` at any length (proven linear, docs/regex.md)
+            self._linear = linear
+        return linear
 
     @property
     def budget_chars(self) -> int | None:
@@ -113,21 +129,21 @@ class SafePattern:
 
     def _engine(self, text: str) -> Any:
         python = self._py
-        if python is not None and (self._re2 is None or len(text) <= FAST_PATH_MAX_CHARS):
+        if python is not None and (len(text) <= FAST_PATH_MAX_CHARS or self._re2 is None):
             return python
         budget = self._budget_chars
         if budget is not None and len(text) > budget:
             raise RegexBudgetExceeded(
                 f"was not run: the text's {len(text):,} characters exceed this pattern's budget of "
-                f"{budget:,} ({USER_REGEX_STEPS:,} steps / RE2 program size {self._re2.programsize})")
-        return self._re2
+                f"{budget:,} ({USER_REGEX_STEPS:,} steps / RE2 program size {self._linear.programsize})")
+        return self._linear
 
     def search(self, text: str) -> Any:
         return self._engine(text).search(text)
 
     def searcher(self) -> Any:
         """`search` as one callable: the `re` method itself when no text ever takes another engine."""
-        if self._py is not None and self._re2 is None and self._budget_chars is None:
+        if self._py is not None and self._linear is None and self._budget_chars is None:
             return self._py.search
         return self.search
 
