@@ -54,6 +54,7 @@ def cpu(cmd: list[str], environ: dict[str, str]) -> float:
 SERVER = [sys.executable, "-m", "surface_lint", "server"]
 LAUNCHER = [sys.executable, str(ROOT / "vscode-extension" / "bundled" / "tool" / "surface_lint_server.py"),
             "--from-environment"]
+DIRECT = [sys.executable, "-c", "from surface_lint.lsp import start; start()"]  # without the command line's imports
 BARE = [sys.executable, "-c", "from pygls.lsp.server import LanguageServer; LanguageServer('bare', '0').start_io()"]
 TRANSCRIPT = [{"case_id": "c1", "surface": "No session evidence yet"}, {"case_id": "c2", "surface": "fine."},
               {"case_id": "c3", "surface": "x.y; a.b; c.d ..."}]
@@ -136,7 +137,8 @@ def main() -> None:
             cpu(cmd, environ)
         session(SERVER, environ, folder, diagnostics=True)
         rows: dict[str, list[float]] = {k: [] for k in (
-            "pass", "help", "lsp import", "bare", "initialize", "launcher", "diagnostics", "launcher diagnostics")}
+            "pass", "help", "lsp import", "bare", "initialize", "direct", "launcher", "diagnostics",
+            "launcher diagnostics")}
         for _ in range(args.repeat):
             rows["pass"].append(cpu(bare, environ))
             rows["help"].append(cpu(help_cmd, environ))
@@ -145,6 +147,7 @@ def main() -> None:
             initialized, published = session(SERVER, environ, folder, diagnostics=True)
             rows["initialize"].append(initialized)
             rows["diagnostics"].append(published)
+            rows["direct"].append(session(DIRECT, environ, folder)[0])
             initialized, published = session(LAUNCHER, environ, folder, diagnostics=True)
             rows["launcher"].append(initialized)
             rows["launcher diagnostics"].append(published)
@@ -159,6 +162,8 @@ def main() -> None:
         print(f"bare pygls: start -> initialize       wall {med['bare']:5.0f} ms")
         print(f"server: start -> initialize           wall {med['initialize']:5.0f} ms  (target 250; "
               f"{med['initialize'] / med['bare']:.2f}x bare pygls)")
+        print(f"  the same, lsp.start() without cli   wall {med['direct']:5.0f} ms  (what the command line's imports "
+              "add is the difference)")
         print(f".vsix launcher: start -> initialize   wall {med['launcher']:5.0f} ms  "
               f"({med['launcher'] - med['initialize']:+.0f} ms against the server; target +50)")
         print(f"server: start -> first diagnostics    wall {med['diagnostics']:5.0f} ms  (a 3-line transcript)")
