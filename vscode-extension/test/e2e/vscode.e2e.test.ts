@@ -76,8 +76,10 @@ const TYPO_FIX = "Replace with `complete_punctuation`";
 const SCREENSHOTS = path.join(ARTIFACTS, "e2e");
 /**
  * Issue 18's target: first squiggles within 2 s of opening a file in a cold editor on the project's 2-core
- * machine. Not met yet (4.7–6.4 s measured, docs/editor.md): the time is written to test-artifacts and printed
- * against the target; the step fails past the ceiling, a regression guard, not the target.
+ * machine. Not met yet (4.7–6.4 s measured before, 13.3 s at load 5–8 and 26 s at load 9–11 after the server's
+ * early initialize, docs/editor.md): the time and its timeline are written to test-artifacts and printed against
+ * the target; the step fails past the ceiling, a regression guard, not the target (most of the time on a loaded
+ * machine is the editor's, before the server starts).
  */
 const COLD_OPEN_TARGET_MS = 2000;
 const COLD_OPEN_CEILING_MS = 15000;
