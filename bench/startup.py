@@ -6,9 +6,15 @@ cached in a private PYTHONPYCACHEPREFIX (warmed first, as an installed package h
 * `--help`: CPU (user + sys, the child's rusage) of `python -m surface_lint --help` against
   `python -c pass` — the target is at most 60 ms over it;
 * `initialize`: wall time from starting `python -m surface_lint server` to reading its answer
-  to `initialize` on stdout — the target is at most 250 ms — and the CPU of importing what the
-  server imports before it can answer (`import surface_lint.lsp`) against `python -c pass`;
-* the import time of the largest packages below each (`python -X importtime`), to say where it goes.
+  to `initialize` on stdout — the target is at most 250 ms — against a bare pygls server
+  (`LanguageServer(...).start_io()`, nothing registered) started the same way; the same through
+  the .vsix launcher (vscode-extension/bundled/tool/surface_lint_server.py, `--from-environment`:
+  its own checks, then this checkout's server) — the target is at most 50 ms over the server;
+* first diagnostics: wall time from the server's start to the publishDiagnostics of a
+  3-line transcript opened right after `initialized` (what a cold editor waits for: the server's
+  import and the lanes' load included);
+* the CPU of `import surface_lint.lsp.main` (the server: pygls, lsprotocol, the engine) against
+  `python -c pass`, and the import time of the largest packages below it (`python -X importtime`).
 
     PYTHONPATH=server python bench/startup.py [--repeat 7]
 """
@@ -25,6 +31,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import IO
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -44,29 +51,60 @@ def cpu(cmd: list[str], environ: dict[str, str]) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def initialize_wall(environ: dict[str, str], folder: Path) -> float:
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                       "params": {"processId": None, "rootUri": folder.as_uri(), "capabilities": {}}}).encode()
-    start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "surface_lint", "server"], env=environ, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-    proc.stdin.flush()
+SERVER = [sys.executable, "-m", "surface_lint", "server"]
+LAUNCHER = [sys.executable, str(ROOT / "vscode-extension" / "bundled" / "tool" / "surface_lint_server.py"),
+            "--from-environment"]
+DIRECT = [sys.executable, "-c", "from surface_lint.lsp import start; start()"]  # without the command line's imports
+BARE = [sys.executable, "-c", "from pygls.lsp.server import LanguageServer; LanguageServer('bare', '0').start_io()"]
+TRANSCRIPT = [{"case_id": "c1", "surface": "No session evidence yet"}, {"case_id": "c2", "surface": "fine."},
+              {"case_id": "c3", "surface": "x.y; a.b; c.d ..."}]
+
+
+def _frame(message: dict[str, object]) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def _read(stream: IO[bytes]) -> dict[str, object]:
     length = 0
     while True:
-        line = proc.stdout.readline()
+        line = stream.readline()
         if line in (b"\r\n", b""):
             break
         if line.lower().startswith(b"content-length:"):
             length = int(line.split(b":", 1)[1])
-    answer = json.loads(proc.stdout.read(length))
-    took = time.perf_counter() - start
-    proc.kill()
-    proc.wait()
+    if not length:
+        raise SystemExit("the server closed its output")
+    answer: dict[str, object] = json.loads(stream.read(length))
+    return answer
+
+
+def session(cmd: list[str], environ: dict[str, str], folder: Path, diagnostics: bool = False) -> tuple[float, float]:
+    """(wall seconds from the start to the answer to initialize, to the first publishDiagnostics or 0.0)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=environ, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, cwd=folder)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                             "params": {"processId": None, "rootUri": folder.as_uri(), "capabilities": {}}}))
+    proc.stdin.flush()
+    answer = _read(proc.stdout)
+    initialized = time.perf_counter() - start
     if "result" not in answer:
         raise SystemExit(f"initialize failed: {answer}")
-    return took
+    published = 0.0
+    if diagnostics:
+        path = folder / "transcripts" / "t.jsonl"
+        proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}) + _frame(
+            {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+                "uri": path.as_uri(), "languageId": "jsonl", "version": 1, "text": path.read_text()}}}))
+        proc.stdin.flush()
+        while _read(proc.stdout).get("method") != "textDocument/publishDiagnostics":
+            pass
+        published = time.perf_counter() - start
+    proc.kill()
+    proc.wait()
+    return initialized, published
 
 
 def import_breakdown(module: str, environ: dict[str, str], top: int = 8) -> list[tuple[str, float]]:
@@ -90,27 +128,47 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         environ = env(Path(tmp) / "pycache")
         folder = Path(tmp) / "ws"
-        folder.mkdir()
+        (folder / "transcripts").mkdir(parents=True)
+        (folder / "transcripts" / "t.jsonl").write_text("".join(json.dumps(r) + "\n" for r in TRANSCRIPT))
         help_cmd = [sys.executable, "-m", "surface_lint", "--help"]
-        lsp_cmd = [sys.executable, "-c", "import surface_lint.lsp"]
+        lsp_cmd = [sys.executable, "-c", "import surface_lint.lsp.main"]
         bare = [sys.executable, "-c", "pass"]
         for cmd in (help_cmd, lsp_cmd):  # warm the bytecode cache
             cpu(cmd, environ)
-        rows: dict[str, list[float]] = {"pass": [], "help": [], "lsp import": [], "initialize": []}
+        session(SERVER, environ, folder, diagnostics=True)
+        rows: dict[str, list[float]] = {k: [] for k in (
+            "pass", "help", "lsp import", "bare", "initialize", "direct", "launcher", "diagnostics",
+            "launcher diagnostics")}
         for _ in range(args.repeat):
             rows["pass"].append(cpu(bare, environ))
             rows["help"].append(cpu(help_cmd, environ))
             rows["lsp import"].append(cpu(lsp_cmd, environ))
-            rows["initialize"].append(initialize_wall(environ, folder))
+            rows["bare"].append(session(BARE, environ, folder)[0])
+            initialized, published = session(SERVER, environ, folder, diagnostics=True)
+            rows["initialize"].append(initialized)
+            rows["diagnostics"].append(published)
+            rows["direct"].append(session(DIRECT, environ, folder)[0])
+            initialized, published = session(LAUNCHER, environ, folder, diagnostics=True)
+            rows["launcher"].append(initialized)
+            rows["launcher diagnostics"].append(published)
         med = {k: statistics.median(v) * 1000 for k, v in rows.items()}
-        print(f"python {sys.version.split()[0]} · {os.cpu_count()} cores · {args.repeat} alternated rounds, medians")
-        print(f"python -c pass                     CPU {med['pass']:6.0f} ms")
-        print(f"surface-lint --help                CPU {med['help']:6.0f} ms  ({med['help'] - med['pass']:.0f} ms over pass; "
-              "target 60)")
-        print(f"import surface_lint.lsp            CPU {med['lsp import']:6.0f} ms  "
+        print(f"python {sys.version.split()[0]} · {os.cpu_count()} cores · load {os.getloadavg()[0]:.1f} · "
+              f"{args.repeat} alternated rounds, medians")
+        print(f"python -c pass                        CPU {med['pass']:6.0f} ms")
+        print(f"surface-lint --help                   CPU {med['help']:6.0f} ms  ({med['help'] - med['pass']:.0f} ms "
+              "over pass; target 60)")
+        print(f"import surface_lint.lsp.main          CPU {med['lsp import']:6.0f} ms  "
               f"({med['lsp import'] - med['pass']:.0f} ms over pass)")
-        print(f"server start -> initialize answer  wall {med['initialize']:5.0f} ms  (target 250)")
-        for module in ("surface_lint.cli.main", "surface_lint.lsp"):
+        print(f"bare pygls: start -> initialize       wall {med['bare']:5.0f} ms")
+        print(f"server: start -> initialize           wall {med['initialize']:5.0f} ms  (target 250; "
+              f"{med['initialize'] / med['bare']:.2f}x bare pygls)")
+        print(f"  the same, lsp.start() without cli   wall {med['direct']:5.0f} ms  (what the command line's imports "
+              "add is the difference)")
+        print(f".vsix launcher: start -> initialize   wall {med['launcher']:5.0f} ms  "
+              f"({med['launcher'] - med['initialize']:+.0f} ms against the server; target +50)")
+        print(f"server: start -> first diagnostics    wall {med['diagnostics']:5.0f} ms  (a 3-line transcript)")
+        print(f".vsix launcher: -> first diagnostics  wall {med['launcher diagnostics']:5.0f} ms")
+        for module in ("surface_lint.cli.main", "surface_lint.lsp.main"):
             print(f"largest imports under {module} (cumulative ms, one run):")
             for name, ms in import_breakdown(module, environ):
                 print(f"  {name:<40} {ms:7.1f}")

@@ -119,3 +119,17 @@ def test_the_launcher_serves_lsp_over_stdio(tmp_path: Path) -> None:
     responses = {body["id"]: body for body in bodies if "id" in body and "method" not in body}
     assert responses[1]["result"]["serverInfo"]["name"] == "surface-lint"
     assert responses[2] == {"jsonrpc": "2.0", "id": 2, "result": None}
+
+
+def test_the_bundles_own_bytecode_is_read_only_by_the_python_it_was_built_for(tmp_path: Path) -> None:
+    # scripts/bundle_python.py lists the cache tag it compiled the bundle for (manifest `bytecode`).
+    probe = ("import runpy, sys; launcher = runpy.run_path(sys.argv[1]); "
+             "used = launcher['use_shipped_bytecode']({'bytecode': sys.argv[2:]}); "
+             "print(used, sys.pycache_prefix, sys.dont_write_bytecode)")
+    env = {"PYTHONPYCACHEPREFIX": str(tmp_path / "cache")}
+    mine = sys.implementation.cache_tag
+    for tags, expected in (([mine], "True None True"), (["cpython-39"], f"False {tmp_path / 'cache'} False"),
+                           ([], f"False {tmp_path / 'cache'} False")):
+        done = subprocess.run([sys.executable, "-c", probe, str(LAUNCHER), *tags], env=env, capture_output=True,
+                              text=True, timeout=60, check=True)
+        assert done.stdout.strip() == expected

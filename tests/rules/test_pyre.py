@@ -196,3 +196,12 @@ def test_the_issues_examples_now_mean_what_the_runners_mean() -> None:
     assert SafePattern(r"\u05d3\x{5b8}", False).search("הַדָּבָר").span() == (2, 4)  # dalet, qamats
     assert SafePattern(r"(?i)ΛΌΓΟΣ", False).search("ο λόγος").span() == (2, 7)
     assert SafePattern(r"end$", False).search("the end\n").span() == (4, 7)
+
+
+def test_the_cased_code_points_are_those_whose_lower_or_upper_case_differs() -> None:
+    # _cased tests whole blocks first (start-up time); it must give what testing each code point gives.
+    from surface_lint.rules.pyre import _all_chars, _cased
+
+    assert _cased() == "".join(c for c in _all_chars() if c.lower() != c or c.upper() != c)
+    assert all(c in _cased() for c in "AzßΣσςİıǅﬀ\U00010400")
+    assert not any(c in _cased() for c in "1 _\u4e00\ud800\U0010ffff")

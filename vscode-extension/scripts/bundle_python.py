@@ -129,6 +129,19 @@ def resolve(wheel: Path, site: Path, python: str) -> None:
         pip("install", "--no-compile", "--no-deps", "--target", str(site), *flags, *missing)
 
 
+def precompile() -> list[str]:
+    """Bytecode of the bundle for the Python running this script (its cache tag, e.g. cpython-311),
+    next to the sources and checked by hash only (an unpacked .vsix keeps no source mtimes): a
+    server started by that Python reads it instead of compiling every module at its first start
+    (the launcher reads `bytecode` in the manifest). Other Pythons compile into their cache."""
+    tag = sys.implementation.cache_tag
+    native = BUNDLED / "native" / f"cp{sys.version_info[0]}{sys.version_info[1]}"
+    folders = [BUNDLED / "libs", *([native] if native.is_dir() else [])]
+    subprocess.run([sys.executable, "-m", "compileall", "-q", "-j", "0", "--invalidation-mode", "unchecked-hash",
+                    *map(str, folders)], check=True)
+    return [tag] if tag else []
+
+
 def bundle(target: str) -> dict[str, object]:
     for part in ("libs", "native", "manifest.json"):
         path = BUNDLED / part
@@ -169,6 +182,7 @@ def bundle(target: str) -> dict[str, object]:
         "python_requires": f">={PYTHONS[0]}",
         "libs": {name: version_of(info) for name, info in dist_infos(libs).items()},
         "native": native,
+        "bytecode": precompile(),
     }
     (BUNDLED / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return manifest

@@ -11,6 +11,7 @@ let controller: ServerController | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const output = vscode.window.createOutputChannel("surface-lint", { log: true });
+  output.info("Activated."); // when VS Code activated the extension (the cold open's timeline: e2e-cold-open.json)
   const server = new ServerController(context, output);
   controller = server;
   const status = new LaneStatus(server);

@@ -233,8 +233,11 @@ export class ServerController implements vscode.Disposable {
   private async firstRunnable(candidates: readonly ServerLaunch[]): Promise<ServerLaunch | undefined> {
     const failures: string[] = [];
     for (const launch of candidates) {
+      const checking = Date.now();
       const problem = await this.preflight(launch);
       if (problem === undefined) {
+        // Said with its time: the check is a Python start of its own, before the server's (the cold open's timeline).
+        this.output.info(`Checked ${launch.command} (from ${launch.source}) in ${Date.now() - checking} ms.`);
         return launch;
       }
       this.output.warn(`Not using ${launch.command} (from ${launch.source}): ${problem}`);

@@ -7,6 +7,7 @@ read loop (`wire.read_messages`); nothing in the package imports it but `__init_
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import secrets
@@ -14,6 +15,7 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from pygls.io_ import StdinAsyncReader, StdoutWriter
 
@@ -25,10 +27,12 @@ TOKEN_ENV = "SURFACE_LINT_TOKEN"
 TOKEN_FILE_LIMIT = 4096  # bytes read of a --token-file (a token is one short line)
 
 
-def start(address: tuple[str, int] | None = None, token_file: Path | None = None) -> None:
+def start(address: tuple[str, int] | None = None, token_file: Path | None = None,
+          first: tuple[bytes | None, Any] | None = None) -> None:
     """Run the server on stdio, or on TCP at (host, port) as cli.parse_tcp gives it (port 0:
     any free port); exits with the LSP exit code. On TCP every client must give the token
-    (`tcp_token`) in `initialize`."""
+    (`tcp_token`) in `initialize`. `first`: on stdio, the first message early.py read (None
+    at the end of the stream) and the id it answered (None if it did not)."""
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if address is not None:
@@ -37,16 +41,17 @@ def start(address: tuple[str, int] | None = None, token_file: Path | None = None
         return
     if token_file is not None:
         raise UsageError("--token-file is for --tcp: a server on stdio talks only to the client that started it")
-    code = serve_stdio()
+    code = serve_stdio(first)
     sys.stdout.flush()
     sys.stderr.flush()
     # Hard exit: pygls's stdin reader thread may still block on a stream the client keeps open.
     os._exit(code)
 
 
-def serve_stdio() -> int:
+def serve_stdio(first: tuple[bytes | None, Any] | None = None) -> int:
     server = create_server()
     protocol = server.raw
+    body, answered = first if first is not None else (None, None)
 
     def stop(code: int) -> None:
         raise SystemExit(code)  # ends pygls's loop; the code is kept on the protocol
@@ -55,9 +60,17 @@ def serve_stdio() -> int:
     # pygls's start_io, with our read loop (see read_messages).
     server._stop_event = stop_event = threading.Event()
     protocol.set_writer(StdoutWriter(sys.stdout.buffer))
+
+    async def serve() -> None:
+        if body is not None:  # early.py's: the server reads it as if it came first on the wire
+            if answered is not None:
+                protocol.answered_early = (answered, json.loads(body)["params"])
+            protocol.receive(body, server.report_server_error)
+        await read_messages(stop_event, StdinAsyncReader(sys.stdin.buffer, server.thread_pool), protocol,
+                            server.report_server_error)
+
     try:
-        asyncio.run(read_messages(stop_event, StdinAsyncReader(sys.stdin.buffer, server.thread_pool), protocol,
-                                  server.report_server_error))
+        asyncio.run(serve())
     except BrokenPipeError:
         log.error("the client closed the connection")
     except (KeyboardInterrupt, SystemExit):

@@ -142,7 +142,26 @@ class SurfaceLintServer(LanguageServer):
                 self.log_warning(f"could not register file watchers: {exc}")
         if await self.pull_configuration():
             self.relint_all()  # documents opened before the answer came were linted without it
+        self.preload_engine()
         await self.report_settings_problems()
+
+    def preload_engine(self) -> None:
+        """Load the lanes of the first workspace folder's files now, on the lint pool, so that the
+        first document opened finds them loaded (its lint waits for this load, never repeats it)."""
+        if not self.state.roots or self.loop is None:
+            return
+        path = str(self.state.roots[0] / CONFIG_FILES[0])
+
+        def load() -> None:
+            try:
+                self.state.engine_for(path)
+            except Exception:  # the first lint builds it again and reports what is wrong
+                log.exception("could not load the lanes before the first lint")
+
+        try:
+            self.loop.run_in_executor(self.scheduler.pool, load)
+        except RuntimeError:  # the session is already shutting down
+            pass
 
     def on_shutdown(self, params: Any) -> None:
         self.close_session()

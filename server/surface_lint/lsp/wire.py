@@ -42,6 +42,8 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.protocol import JsonRPCRequestMessage, LanguageServerProtocol, default_converter, lsp_method
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCResponseMessage
 
+from .early import CONTENT_LENGTH, initialize_result
+
 log = logging.getLogger("surface_lint.lsp")
 
 PARSE_ERROR = -32700
@@ -238,6 +240,9 @@ class Protocol(LanguageServerProtocol):
         self.on_exit: Callable[[int], None] | None = None  # how this session ends (stdio or TCP)
         self.custom_params: dict[str, Mapping[str, ParamField]] = {}  # our methods' params, by method
         self.token: str | None = None  # a TCP session's: `initialize` must carry it (TOKEN_OPTION)
+        # (id, params) of the `initialize` early.py answered before the server was imported: the
+        # server initializes from it as usual, and its own answer is not sent again.
+        self.answered_early: tuple[Any, dict[str, Any]] | None = None
 
     # --- lifecycle ---------------------------------------------------------------------------
 
@@ -342,6 +347,9 @@ class Protocol(LanguageServerProtocol):
             self._server.report_server_error(
                 JsonRpcInvalidParams(f"invalid params for {message.method} (ignored): {message.problem}"), JsonRpcException)
             return
+        if isinstance(message, _Rejected) and self._early(message) is not None:
+            self._initialize_anyway(message)
+            return
         if isinstance(message, _Rejected):
             log.warning("invalid params for %s (answered with -32602): %s", message.method, message.problem)
             self._error(message.id, INVALID_PARAMS, f"invalid params for {message.method}: {message.problem}")
@@ -352,6 +360,29 @@ class Protocol(LanguageServerProtocol):
                 return
             self.initialize_seen = True
         super().handle_message(message)
+
+    def _early(self, message: Any) -> dict[str, Any] | None:
+        """The params of the `initialize` early.py answered, when `message` is that request."""
+        early = self.answered_early
+        return early[1] if early is not None and getattr(message, "id", None) == early[0] else None
+
+    def _initialize_anyway(self, message: _Rejected) -> None:
+        """The early-answered `initialize` whose client capabilities do not structure: the client
+        was told the server is initialized, so it initializes without them, and says why."""
+        params = self._early(message) or {}
+        log.warning("invalid params for initialize (answered early; going on without them): %s", message.problem)
+        kept = {k: v for k, v in params.items() if k not in ("capabilities", "initializationOptions")}
+        try:
+            retry = self._structure({"jsonrpc": "2.0", "id": message.id, "method": types.INITIALIZE,
+                                     "params": {**kept, "capabilities": {}}})
+        except Exception as exc:  # what early.py checked structures; this would be a bug
+            log.error("could not initialize from the early-answered params: %s", exc)
+            return
+        self.initialize_seen = True
+        super().handle_message(retry)
+        self._server.report_server_error(JsonRpcInvalidParams(
+            f"invalid params for initialize (the server goes on without the client's capabilities and "
+            f"initializationOptions): {message.problem}"), JsonRpcException)
 
     def _token_given(self, message: Any) -> bool:
         options = plain_json(getattr(message.params, "initialization_options", None))
@@ -410,6 +441,14 @@ class Protocol(LanguageServerProtocol):
     # --- output ------------------------------------------------------------------------------
 
     def _send_response(self, msg_id: Any, result: Any | None = None, error: Any = None) -> None:
+        early = self.answered_early
+        if early is not None and msg_id == early[0]:
+            self.answered_early = None  # early.py sent the answer; this one is only compared with it
+            sent = initialize_result(early[1], self._server.version or "")
+            computed = error or json.loads(json.dumps(result, default=self._serialize_message))
+            if computed != sent:
+                log.warning("the early answer to initialize differs from the server's: %s", json.dumps(computed))
+            return
         if error is None and isinstance(result, RawResult):
             self.send_raw('{"jsonrpc":"2.0","id":' + json.dumps(msg_id) + ',"result":' + result + "}")
             return
@@ -428,9 +467,6 @@ class Protocol(LanguageServerProtocol):
             task = asyncio.ensure_future(written)
             self._writes.add(task)
             task.add_done_callback(self._writes.discard)
-
-
-CONTENT_LENGTH = re.compile(rb"^Content-Length: (\d+)\r\n$")
 
 
 async def read_messages(stop_event: threading.Event, reader: Any, protocol: Protocol,

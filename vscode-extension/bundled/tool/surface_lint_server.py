@@ -116,6 +116,19 @@ def _environment_problem():
     return None
 
 
+def use_shipped_bytecode(manifest):
+    """The bundle carries bytecode for this Python (manifest `bytecode`, checked by hash): read it
+    from beside the sources, and the installation's own for the standard library, instead of the
+    extension's cache (PYTHONPYCACHEPREFIX), which is empty at the first start and would make that
+    start compile every module (about 1.8 s of CPU here). Nothing is written then."""
+    tag = getattr(sys.implementation, "cache_tag", None)
+    if tag is not None and tag in manifest.get("bytecode", []):
+        sys.pycache_prefix = None
+        sys.dont_write_bytecode = True
+        return True
+    return False
+
+
 def main(argv):
     sys.path[:] = safe_path(sys.path, _current_directory(), HERE)
     from_environment = FROM_ENVIRONMENT in argv
@@ -135,6 +148,8 @@ def main(argv):
     if problem is not None:
         sys.stderr.write("surface-lint: %s\n" % problem)
         return 1
+    if not from_environment:
+        use_shipped_bytecode(_manifest())
     from surface_lint.__main__ import main as surface_lint_main
 
     return surface_lint_main(["server", *argv])

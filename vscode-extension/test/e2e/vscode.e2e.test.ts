@@ -15,6 +15,7 @@ import {
   EXTENSION_ROOT,
   canImport,
   e2eConfig,
+  extensionLog,
   makeBareVenv,
   makeTempRoot,
   startVsCode,
@@ -75,8 +76,10 @@ const TYPO_FIX = "Replace with `complete_punctuation`";
 const SCREENSHOTS = path.join(ARTIFACTS, "e2e");
 /**
  * Issue 18's target: first squiggles within 2 s of opening a file in a cold editor on the project's 2-core
- * machine. Not met yet (4.7–6.4 s measured, docs/editor.md): the time is written to test-artifacts and printed
- * against the target; the step fails past the ceiling, a regression guard, not the target.
+ * machine. Not met yet (4.7–6.4 s measured before, 13.3 s at load 5–8 and 26 s at load 9–11 after the server's
+ * early initialize, docs/editor.md): the time and its timeline are written to test-artifacts and printed against
+ * the target; the step fails past the ceiling, a regression guard, not the target (most of the time on a loaded
+ * machine is the editor's, before the server starts).
  */
 const COLD_OPEN_TARGET_MS = 2000;
 const COLD_OPEN_CEILING_MS = 15000;
@@ -118,9 +121,25 @@ describe("surface-lint in a real VS Code (code-server + headless Chromium)", { t
     const clicked = await openFromExplorer(vscode.page, TRANSCRIPT);
     await waitForSquiggles(vscode.page, (s) => s.length >= 1, 60_000, 25);
     firstSquiggleMs = Date.now() - clicked;
+    // Where the time went: the extension's own log lines, in ms from the click (negative: before it).
+    const log = extensionLog(path.join(root, "user-data"));
+    const at = (needle: string): number | null => {
+      const line = log.split("\n").find((l) => l.includes(needle));
+      const stamp = line === undefined ? Number.NaN : Date.parse(line.slice(0, 23).replace(" ", "T"));
+      return Number.isNaN(stamp) ? null : stamp - clicked;
+    };
+    const timeline = {
+      firstSquiggleMs,
+      activatedMs: at("Activated."),
+      checkedMs: at("Checked "),
+      serverStartingMs: at("Starting the server"),
+      serverRunningMs: at("Server is running."),
+    };
     fs.mkdirSync(ARTIFACTS, { recursive: true });
-    fs.writeFileSync(path.join(ARTIFACTS, "e2e-cold-open.json"), JSON.stringify({ firstSquiggleMs }) + "\n");
-    console.log(`first squiggles ${firstSquiggleMs} ms after clicking the file in a cold editor`);
+    fs.writeFileSync(path.join(ARTIFACTS, "e2e-cold-open.json"), JSON.stringify(timeline) + "\n");
+    console.log(`first squiggles ${firstSquiggleMs} ms after clicking the file in a cold editor ` +
+      `(from the click: activated ${timeline.activatedMs} ms, Python checked ${timeline.checkedMs} ms, server ` +
+      `starting ${timeline.serverStartingMs} ms, initialized ${timeline.serverRunningMs} ms)`);
     // Opening the transcript showed its review beside it (openTranscripts `both`, the default): the
     // steps below work in the text, at its full width, so the review's group is closed, as a user may.
     const review = vscode.page.locator(".tabs-container .tab", { hasText: `Review: ${TRANSCRIPT}` });

@@ -1,0 +1,162 @@
+"""The answer to `initialize` before the server is imported (start-up time, docs/editor.md).
+
+Importing pygls and lsprotocol (and the engine behind the features) takes about a second, and
+a client waits for the answer to `initialize` before it sends anything else. On stdio the first
+message is read here, with the standard library only; when it is an `initialize` request whose
+params have the shape LSP 3.17 gives them, it is answered at once with the capabilities the
+server registers (`RESULT`; `tests/lsp/test_lsp_early.py` holds it equal to what the server's
+own `initialize` computes for real editors' capabilities). The server is then imported and the
+message handed to it, so it initializes exactly as it would have, and its own answer is not sent
+a second time (`wire.Protocol.answered_early`).
+
+Any other first message (a request before `initialize`, a notification, `exit`, a body that is
+not JSON, params of another shape, the end of the stream) is not answered here: it goes to the
+server unread, which answers it as LSP says (-32002, -32602, exit 1, ...). TCP sessions are not
+answered early (each must show its token first).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import IO, Any
+
+CONTENT_LENGTH = re.compile(rb"^Content-Length: (\d+)\r\n$")  # the framing wire.read_messages reads
+SERVER_NAME = "surface-lint"
+# What pygls's capabilities builder makes of the features the server registers (text sync
+# incremental, no willSave, no rename, no file operations). Two things depend on the client: the
+# position encoding, and whether `willSave` and `willSaveWaitUntil` are said (false) or left out
+# (pygls says them when the client's textDocument.synchronization gives them).
+CAPABILITIES: dict[str, Any] = {
+    "textDocumentSync": {"openClose": True, "change": 2, "save": {"includeText": False}},
+    "completionProvider": {"triggerCharacters": ['"', "[", ",", "{"]},
+    "hoverProvider": True,
+    "definitionProvider": True,
+    "referencesProvider": True,
+    "documentSymbolProvider": True,
+    "codeActionProvider": {"codeActionKinds": ["quickfix"]},
+    "codeLensProvider": {"resolveProvider": False},
+    "executeCommandProvider": {"commands": []},
+    "diagnosticProvider": {"identifier": "surface-lint", "interFileDependencies": True, "workspaceDiagnostics": True},
+    "workspace": {"workspaceFolders": {"supported": True, "changeNotifications": True}, "fileOperations": {}},
+}
+ENCODINGS = ("utf-8", "utf-16", "utf-32")  # pygls's: the first the client lists wins, else utf-16
+TRACES = ("off", "messages", "verbose")
+
+
+def read_frame(stream: IO[bytes]) -> bytes | None:
+    """One message body, framed as `wire.read_messages` frames it; None at the end of the stream."""
+    content_length = 0
+    while True:
+        header = stream.readline()
+        if not header:
+            return None
+        if not content_length:
+            match = CONTENT_LENGTH.fullmatch(header)
+            if match:
+                content_length = int(match.group(1))
+        if content_length and not header.strip():
+            body = stream.read(content_length)
+            return body if len(body) == content_length else None
+
+
+def _is_id(value: Any) -> bool:
+    return isinstance(value, (str, int)) and not isinstance(value, bool)
+
+
+def _optional(params: dict[str, Any], name: str, kind: type) -> bool:
+    value = params.get(name)
+    return value is None or (isinstance(value, kind) and not isinstance(value, bool))
+
+
+def _folders_ok(folders: Any) -> bool:
+    return folders is None or (isinstance(folders, list) and all(
+        isinstance(f, dict) and isinstance(f.get("uri"), str) and isinstance(f.get("name"), str) for f in folders))
+
+
+def initialize_request(body: bytes) -> tuple[Any, dict[str, Any]] | None:
+    """(id, params) of an `initialize` request whose top-level params have LSP's shape, else None."""
+    try:
+        message = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    if not (isinstance(message, dict) and message.get("jsonrpc") == "2.0" and message.get("method") == "initialize"
+            and _is_id(message.get("id"))):
+        return None
+    params = message.get("params")
+    if not isinstance(params, dict) or not isinstance(params.get("capabilities"), dict):
+        return None
+    if not _optional(params, "processId", int):
+        return None
+    if not all(_optional(params, name, str) for name in ("rootUri", "rootPath", "locale")):
+        return None
+    info = params.get("clientInfo")
+    if info is not None and not (isinstance(info, dict) and isinstance(info.get("name"), str)
+                                 and _optional(info, "version", str)):
+        return None
+    trace = params.get("trace")
+    token = params.get("workDoneToken")
+    if (trace is not None and trace not in TRACES) or (token is not None and not _is_id(token)):
+        return None
+    if not _folders_ok(params.get("workspaceFolders")) or position_encoding(params) is None:
+        return None
+    if _synchronization(params) is None:
+        return None
+    return message["id"], params
+
+
+def _synchronization(params: dict[str, Any]) -> dict[str, Any] | None:
+    """The client's textDocument.synchronization capabilities ({} when not given), None when not objects."""
+    text = params["capabilities"].get("textDocument")
+    if text is None:
+        return {}
+    if not isinstance(text, dict):
+        return None
+    sync = text.get("synchronization")
+    if sync is None:
+        return {}
+    return sync if isinstance(sync, dict) else None
+
+
+def position_encoding(params: dict[str, Any]) -> str | None:
+    """The encoding pygls chooses for these params (None: `positionEncodings` is not a list of strings)."""
+    general = params["capabilities"].get("general")
+    if general is None:
+        return "utf-16"
+    if not isinstance(general, dict):
+        return None
+    encodings = general.get("positionEncodings")
+    if encodings is None:
+        return "utf-16"
+    if not isinstance(encodings, list) or not all(isinstance(e, str) for e in encodings):
+        return None
+    return next((e for e in encodings if e in ENCODINGS), "utf-16")
+
+
+def initialize_result(params: dict[str, Any], version: str) -> dict[str, Any]:
+    """The server's answer to `initialize` with these params."""
+    encoding = position_encoding(params)
+    sync = dict(CAPABILITIES["textDocumentSync"])
+    for name in ("willSave", "willSaveWaitUntil"):
+        if (_synchronization(params) or {}).get(name) is not None:
+            sync[name] = False  # the server registers neither
+    return {"capabilities": {"positionEncoding": encoding, **CAPABILITIES, "textDocumentSync": sync},
+            "serverInfo": {"name": SERVER_NAME, "version": version}}
+
+
+def answer_initialize(stdin: IO[bytes], stdout: IO[bytes], version: str) -> tuple[bytes | None, Any]:
+    """Read the first message; answer it when it is `initialize`. Returns (the body, or None at
+    the end of the stream; the id answered, or None when nothing was)."""
+    body = read_frame(stdin)
+    if body is None:
+        return None, None
+    request = initialize_request(body)
+    if request is None:
+        return body, None
+    msg_id, params = request
+    answer = json.dumps({"jsonrpc": "2.0", "id": msg_id, "result": initialize_result(params, version)},
+                        separators=(",", ":")).encode("utf-8")
+    stdout.write(b"Content-Length: %d\r\n"
+                 b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n" % len(answer) + answer)
+    stdout.flush()
+    return body, msg_id
