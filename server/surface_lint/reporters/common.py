@@ -14,6 +14,8 @@ from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..engine import LaneResult
+from ..engine.config import Selection
+from ..engine.results import Rows
 from ..engine.views import GROUP_FIELDS as GROUP_FIELDS
 from ..engine.views import CaseView as CaseView
 from ..engine.views import PredicateFailure as PredicateFailure
@@ -26,12 +28,10 @@ from ..engine.views import iter_outcome_views as iter_outcome_views
 from ..engine.views import numeric as numeric
 from ..engine.views import reported_predicates as reported_predicates
 from ..model.findings import Finding, Severity
+from ..rules.loader import Lane
 
 if TYPE_CHECKING:
     from ..engine import Engine
-    from ..engine.config import Selection
-    from ..engine.results import Rows
-    from ..rules.loader import Lane
 
 
 _DISPLAY: dict[tuple[str, str], str] = {}  # (path, working directory) -> display path: findings repeat paths
