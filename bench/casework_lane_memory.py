@@ -131,6 +131,7 @@ def paired(args: argparse.Namespace) -> None:
                 distinct = sum(1 for _ in cases.open("rb"))
                 for fmt in [f for f in args.formats.split(",") if f]:
                     cmd = lane_cmd(lane, cases, captures, fmt)
+                    measure(cmd, before), measure(cmd, None)  # warm-up, untimed: each tree's bytecode written
                     runs = [(measure(cmd, before), measure(cmd, None)) for _ in range(args.repeat)]
                     b_rss = max(b[0] for b, _ in runs)
                     a_rss = max(a[0] for _, a in runs)

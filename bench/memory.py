@@ -44,6 +44,9 @@ def measure(cmd: list[str], tree: Path | None = None) -> tuple[float, float]:
     """(peak RSS MiB, CPU seconds) of one fresh child running `cmd` with `tree`'s server on the path."""
     env = dict(os.environ)
     env["PYTHONPATH"] = str((tree or ROOT) / "server")
+    # Bytecode cached, as an installed package's is: without this every child recompiles the
+    # package, a fixed cost that differs between trees of different sizes.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     out = subprocess.run([sys.executable, "-c", WRAPPER, *cmd], capture_output=True, text=True, check=True, env=env)
     code, rss_kib, cpu = out.stdout.split()
     if int(code) not in (0, 1) or "Traceback" in out.stderr:  # exit 1 is findings, never a crash
