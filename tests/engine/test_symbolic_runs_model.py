@@ -3,7 +3,8 @@ case-driven lane tests/fixtures/engine/lanes/symbolic_logic_runs.toml (views ove
 chain 1, the three checks as values, metrics folded like every lane's) reproduces each runtime
 report of symbolic_logic and agrees with the shipped chain lane case by case. What it does not
 yet do like the shipped lane (its finding codes and positions, reading a lane report) is
-pinned in the last test, so the step that ships it starts from a known difference."""
+pinned in the last tests (the texts are the chain kinds', the codes and positions are not yet),
+so the step that ships it starts from a known difference."""
 
 from __future__ import annotations
 
@@ -40,6 +41,10 @@ def test_the_runs_model_reproduces_the_runtime_report(corpus: Path, split: str) 
     assert [o.details for o in chain.outcomes] == [o.details for o in runs.outcomes]
 
 
+def _told(o: Outcome) -> list[tuple[str, int, int, str, str]]:
+    return [(f.code, f.location.line, f.location.column, f.severity.name, f.message) for f in o.findings]
+
+
 def test_a_failing_check_is_told_by_its_value_s_message(corpus: Path) -> None:
     _, cases, captures = _inputs(corpus, "public_v1")
     engine = Engine(Config(lane_files=[LANE_FILE]), profile="reference")
@@ -47,13 +52,39 @@ def test_a_failing_check_is_told_by_its_value_s_message(corpus: Path) -> None:
     chain = {o.case_id: o for o in engine.score("symbolic_logic", [str(cases)], [str(captures)]).outcomes}
     assert runs.keys() == chain.keys()
     assert sorted(k for k, o in runs.items() if o.findings) == sorted(k for k, o in chain.items() if o.findings)
-
-    def told(o: Outcome) -> list[tuple[str, int, int, str, str]]:
-        return [(f.code, f.location.line, f.location.column, f.severity.name, f.message) for f in o.findings]
-
-    # The difference the shipped lane still has: the chain path says SL303 (error) at the
-    # probe's line; the runs model says the value's message as SL018 (warning) at the case's
+    # The same text; the difference the shipped lane still has is the finding: the chain path
+    # says SL303 (error) at the probe's line, the runs model SL018 (warning) at the case's
     # first record's case_id.
-    assert told(runs["SYM-PUB-002"]) == [("SL018", 7, 13, "WARNING", "proposal_count 0 != expected_proposals 1")]
-    assert told(chain["SYM-PUB-002"]) == [
+    assert _told(runs["SYM-PUB-002"]) == [
+        ("SL018", 7, 13, "WARNING", "0 pack-mutation proposal(s) fired; expected_proposals is 1")]
+    assert _told(chain["SYM-PUB-002"]) == [
         ("SL303", 9, 1, "ERROR", "proposal_storage: 0 pack-mutation proposal(s) fired; expected_proposals is 1")]
+
+
+@pytest.mark.parametrize(("dropped", "runs_told", "chain_told"), [
+    ("probe", [("SL018", 1, 13, "WARNING", "probe vault_hits 0 < min_vault_hits 1"),
+               ("SL018", 1, 13, "WARNING", "replay differs: empty trace_hash; vault_hits 0 != replay 6")],
+     [("SL301", 1, 437, "ERROR", "premise_recall: probe vault_hits 0 < min_vault_hits 1"),
+      ("SL302", 1, 338, "ERROR", "replay_determinism: replay differs: empty trace_hash; vault_hits 0 != replay 6")]),
+    ("replay", [("SL018", 1, 13, "WARNING", "no replay run captured (chain 1)")],
+     [("SL302", 3, 495, "ERROR", "replay_determinism: no replay run captured (chain 1)")]),
+])
+def test_a_missing_run_or_probe_is_told_as_the_chain_kinds_tell_it(
+        corpus: Path, tmp_path: Path, dropped: str,
+        runs_told: list[tuple[str, int, int, str, str]], chain_told: list[tuple[str, int, int, str, str]]) -> None:
+    _, cases, captures = _inputs(corpus, "public_v1")
+    rows = [json.loads(line) for line in captures.read_text(encoding="utf-8").splitlines()]
+    rows = [r for r in rows if r["case_id"] == "SYM-PUB-001"]
+    keep = [r for r in rows if (r["chain"] == 0 and r["role"] != "probe") or r["chain"] == 1] if dropped == "probe" \
+        else [r for r in rows if r["chain"] == 0]
+    assert 0 < len(keep) < len(rows)
+    edited, one_case = tmp_path / "captures.jsonl", tmp_path / "cases.jsonl"
+    edited.write_text("".join(json.dumps(r) + "\n" for r in keep), encoding="utf-8")
+    one_case.write_text(cases.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
+    engine = Engine(Config(lane_files=[LANE_FILE]), profile="reference")
+    runs = engine.score("symbolic_logic_runs", [str(one_case)], [str(edited)])
+    chain = engine.score("symbolic_logic", [str(one_case)], [str(edited)])
+    assert {k: v for k, v in chain.metrics.items() if k in runs.metrics} == runs.metrics
+    assert [o.details for o in chain.outcomes] == [o.details for o in runs.outcomes]
+    assert [_told(o) for o in runs.outcomes] == [runs_told]
+    assert [_told(o) for o in chain.outcomes] == [chain_told]
