@@ -49,6 +49,14 @@ const MAX_CONNECTION_ERRORS = 3;
 /** The launcher of the server bundled in the .vsix, relative to the extension. */
 const BUNDLED_SCRIPT = path.join("bundled", "tool", "surface_lint_server.py");
 
+/**
+ * When a line of the cold open's timeline was said (e2e-cold-open.json): the log's own timestamps
+ * are the channel's flush, which can come seconds later and bunch lines together.
+ */
+export function epochStamp(): string {
+  return `(at ${Date.now()} ms since the epoch)`;
+}
+
 function realPath(file: string): string | undefined {
   try {
     return fs.realpathSync(file);
@@ -253,7 +261,7 @@ export class ServerController implements vscode.Disposable {
     for (const launch of candidates) {
       this.launch = launch;
       this.stderr.clear();
-      this.output.info(`Starting the server (${launch.strategy}, from ${launch.source}, workspace ${trust}): ${describeLaunch(launch)}`);
+      this.output.info(`Starting the server ${epochStamp()} (${launch.strategy}, from ${launch.source}, workspace ${trust}): ${describeLaunch(launch)}`);
       if (!checksItself(launch)) {
         try {
           // Spawned here, not by the client, so that "not found" is reported once and clearly.
@@ -269,7 +277,7 @@ export class ServerController implements vscode.Disposable {
       const result = await this.spawnChecked(launch);
       if ("child" in result) {
         // Said with its time: from the spawn to the launcher's report (the cold open's timeline).
-        this.output.info(`Checked ${launch.command} (from ${launch.source}) in ${Date.now() - checking} ms, by the server's own launcher.`);
+        this.output.info(`Checked ${launch.command} (from ${launch.source}) in ${Date.now() - checking} ms, by the server's own launcher ${epochStamp()}.`);
         return { launch, child: result.child };
       }
       this.output.warn(`Not using ${launch.command} (from ${launch.source}): ${result.problem}`);
@@ -294,7 +302,10 @@ export class ServerController implements vscode.Disposable {
     const { cwd, env } = this.processOptions(launch);
     const child = cp.spawn(launch.command, launch.args, { cwd, env, stdio: "pipe" });
     readline.createInterface({ input: child.stderr, terminal: false }).on("line", (line) => {
-      this.stderr.push(line);
+      // The launcher's report is no error: logged, not kept for the failure messages to quote.
+      if (launcherReport(line) === null) {
+        this.stderr.push(line);
+      }
       this.output.appendLine(`[server stderr] ${line}`);
       onLine?.(line);
     });
@@ -419,7 +430,7 @@ export class ServerController implements vscode.Disposable {
     try {
       await client.start();
       this.started = true;
-      this.output.info("Server is running.");
+      this.output.info(`Server is running ${epochStamp()}.`);
     } catch (error) {
       if (!this.stopping) {
         const message = error instanceof Error ? error.message : String(error);

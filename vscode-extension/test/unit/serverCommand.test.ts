@@ -305,6 +305,16 @@ describe("resolveServerLaunch", () => {
   });
 });
 
+/** The bundled launcher run by a Python on PATH with -S and no PYTHONPATH: nothing but the standard library is importable. */
+function runLauncherBare(args: string[]): { executable: string; served: cp.SpawnSyncReturns<string> } {
+  const python = which("python3") ?? which("python");
+  assert.ok(python !== undefined, "a Python on PATH");
+  const env = { PATH: process.env.PATH ?? "" };
+  const executable = cp.spawnSync(python, ["-S", "-c", "import sys; print(sys.executable)"], { encoding: "utf8", env }).stdout.trim();
+  const launcher = path.resolve(__dirname, "../../../bundled/tool/surface_lint_server.py");
+  return { executable, served: cp.spawnSync(python, ["-S", launcher, ...args], { encoding: "utf8", env, input: "" }) };
+}
+
 describe("checksItself and launcherReport (no separate preflight Python)", () => {
   it("lets the bundled launcher check its own Python, either strategy, and has nothing to check for serverPath", () => {
     assert.equal(checksItself(bundled("/py", "PATH")), true);
@@ -324,12 +334,7 @@ describe("checksItself and launcherReport (no separate preflight Python)", () =>
   });
 
   it("gets the report from the launcher run as the server, in a real Python, before it exits 1", () => {
-    const python = which("python3") ?? which("python");
-    assert.ok(python !== undefined, "a Python on PATH");
-    const env = { PATH: process.env.PATH ?? "" };
-    const executable = cp.spawnSync(python, ["-S", "-c", "import sys; print(sys.executable)"], { encoding: "utf8", env }).stdout.trim();
-    const launcher = path.resolve(__dirname, "../../../bundled/tool/surface_lint_server.py");
-    const served = cp.spawnSync(python, ["-S", launcher, "--from-environment"], { encoding: "utf8", env, input: "" });
+    const { executable, served } = runLauncherBare(["--from-environment"]);
     assert.equal(served.status, 1);
     assert.equal(served.stdout, "");
     const problem = `${executable} does not have surface_lint, pygls, lsprotocol installed`;
@@ -340,13 +345,7 @@ describe("checksItself and launcherReport (no separate preflight Python)", () =>
   });
 
   it("runs the environment check in a real Python, with a report saying what is missing", () => {
-    const python = which("python3") ?? which("python");
-    assert.ok(python !== undefined, "a Python on PATH");
-    // -S and no PYTHONPATH: nothing but the standard library is importable.
-    const env = { PATH: process.env.PATH ?? "" };
-    const executable = cp.spawnSync(python, ["-S", "-c", "import sys; print(sys.executable)"], { encoding: "utf8", env }).stdout.trim();
-    const launcher = path.resolve(__dirname, "../../../bundled/tool/surface_lint_server.py");
-    const bare = cp.spawnSync(python, ["-S", launcher, "--from-environment", "--check"], { encoding: "utf8", env });
+    const { executable, served: bare } = runLauncherBare(["--from-environment", "--check"]);
     assert.equal(bare.status, 1);
     assert.equal(bundledCheckProblem(bare.stdout), `${executable} does not have surface_lint, pygls, lsprotocol installed`);
   });
