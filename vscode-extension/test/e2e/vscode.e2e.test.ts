@@ -125,6 +125,13 @@ describe("surface-lint in a real VS Code (code-server + headless Chromium)", { t
     firstSquiggleMs = Date.now() - clicked;
     // Where the time went: the extension's own log lines, in ms from the click (negative: before it).
     const log = extensionLog(path.join(root, "user-data"));
+    // The editor's own: when its extension host started, and when it began to activate this extension.
+    const hostLog = extensionLog(path.join(root, "user-data"), "remoteexthost.log");
+    const hostAt = (needle: string): number | null => {
+      const line = hostLog.split("\n").find((l) => l.includes(needle));
+      const stamp = line === undefined ? Number.NaN : Date.parse(line.slice(0, 23).replace(" ", "T"));
+      return Number.isNaN(stamp) ? null : stamp - clicked;
+    };
     // The time a line says it was said (epochStamp), else its log timestamp (the channel's flush, later).
     const at = (needle: string): number | null => {
       const line = log.split("\n").find((l) => l.includes(needle));
@@ -134,6 +141,8 @@ describe("surface-lint in a real VS Code (code-server + headless Chromium)", { t
     };
     const timeline = {
       firstSquiggleMs,
+      extensionHostStartedMs: hostAt("Extension host with pid"),
+      activatingMs: hostAt("_doActivateExtension surface-lint.surface-lint"),
       activatedMs: at("Activated"),
       serverStartingMs: at("Starting the server"),
       checkedMs: at("Checked "),
@@ -147,7 +156,8 @@ describe("surface-lint in a real VS Code (code-server + headless Chromium)", { t
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     fs.writeFileSync(path.join(ARTIFACTS, "e2e-cold-open.json"), JSON.stringify(timeline) + "\n");
     console.log(`first squiggles ${firstSquiggleMs} ms after clicking the file in a cold editor ` +
-      `(from the click: activated ${timeline.activatedMs} ms, server starting ${timeline.serverStartingMs} ms, its launcher ` +
+      `(from the click: the editor's extension host started ${timeline.extensionHostStartedMs} ms, activating the ` +
+      `extension ${timeline.activatingMs} ms, activated ${timeline.activatedMs} ms, server starting ${timeline.serverStartingMs} ms, its launcher ` +
       `checked its Python ${timeline.checkedMs} ms, initialized ${timeline.serverRunningMs} ms; load ${loadAtClick.toFixed(2)} → ` +
       `${timeline.loadAtSquiggle.toFixed(2)} on ${timeline.cores} cores)`);
     // Opening the transcript showed its review beside it (openTranscripts `both`, the default): the
