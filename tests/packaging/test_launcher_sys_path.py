@@ -79,7 +79,11 @@ def test_from_environment_runs_the_environments_server_not_the_workspaces(
     ws, env = places
     # "." and an empty entry would put the workspace (the cwd) on the path.
     done = _run(python, LAUNCHER, ws, f".{os.pathsep}{os.pathsep}{env}", "--from-environment")
-    assert (done.returncode, done.stdout, done.stderr) == (0, "environment surface_lint ['server']\n", "")
+    version = subprocess.run([python, "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3], sys.executable)"],
+                             capture_output=True, text=True, check=True).stdout.split()
+    report_line = "surface-lint launcher: " + json.dumps(
+        {"ok": True, "python": version[1], "version": version[0], "server": str(env / "surface_lint")})
+    assert (done.returncode, done.stdout, done.stderr) == (0, "environment surface_lint ['server']\n", report_line + "\n")
     check = _run(python, LAUNCHER, ws, f".{os.pathsep}{env}", "--from-environment", "--check")
     assert check.returncode == 0, check.stderr
     report = json.loads(check.stdout)

@@ -95,9 +95,11 @@ def test_without_a_bundle_it_says_so_and_the_server_does_not_start(tmp_path: Pat
     done = run_launcher(launcher)
     assert done.returncode == 1
     libs = tmp_path / "bundled" / "libs"
-    assert done.stderr.decode() == (
-        f"surface-lint: this extension has no bundled server ({libs} is missing): set surfaceLint.importStrategy to fromEnvironment\n"
-    )
+    problem = f"this extension has no bundled server ({libs} is missing): set surfaceLint.importStrategy to fromEnvironment"
+    report = {"ok": False, "python": sys.executable, "version": FULL_VERSION, "problem": problem}
+    # The human line, then the report line the extension reads instead of running --check first.
+    assert done.stderr.decode() == f"surface-lint: {problem}\nsurface-lint launcher: {json.dumps(report)}\n"
+    assert done.stdout == b""
 
 
 def frame(message: dict[str, object]) -> bytes:
@@ -119,6 +121,9 @@ def test_the_launcher_serves_lsp_over_stdio(tmp_path: Path) -> None:
     responses = {body["id"]: body for body in bodies if "id" in body and "method" not in body}
     assert responses[1]["result"]["serverInfo"]["name"] == "surface-lint"
     assert responses[2] == {"jsonrpc": "2.0", "id": 2, "result": None}
+    # Its first stderr line is the check's report, the extension's signal that this Python serves.
+    report = {"ok": True, "python": sys.executable, "version": FULL_VERSION, "server": str(tmp_path / "bundled" / "libs" / "surface_lint")}
+    assert done.stderr.decode().split("\n")[0] == f"surface-lint launcher: {json.dumps(report)}"
 
 
 def test_the_bundles_own_bytecode_is_read_only_by_the_python_it_was_built_for(tmp_path: Path) -> None:

@@ -5,13 +5,13 @@ import { LIVE_SETTINGS, RESTART_SETTINGS } from "./core/settings";
 import { LaneStatus } from "./laneStatus";
 import { registerReview } from "./review/reviewPanels";
 import { onPythonInterpreterChange } from "./pythonExtension";
-import { ServerController } from "./serverController";
+import { epochStamp, ServerController } from "./serverController";
 
 let controller: ServerController | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const output = vscode.window.createOutputChannel("surface-lint", { log: true });
-  output.info("Activated."); // when VS Code activated the extension (the cold open's timeline: e2e-cold-open.json)
+  output.info(`Activated ${epochStamp()}.`); // when VS Code activated the extension (the cold open's timeline)
   const server = new ServerController(context, output);
   controller = server;
   const status = new LaneStatus(server);

@@ -17,10 +17,10 @@ import {
 
 import { crashMessage, RestartPolicy } from "./core/restartPolicy";
 import {
-  bundledCheckProblem,
+  checksItself,
   describeLaunch,
+  launcherReport,
   preflightAdvice,
-  preflightFor,
   resolveServerLaunch,
   sameCandidates,
   serverProcessOptions,
@@ -42,11 +42,20 @@ import { pythonExtensionInterpreter } from "./pythonExtension";
 
 const STDERR_TAIL_LINES = 40;
 const STOP_GRACE_MS = 2000;
-const PREFLIGHT_TIMEOUT_MS = 30_000;
+/** How long the bundled launcher may take to report on its Python before it is given up on. */
+const CHECK_TIMEOUT_MS = 30_000;
 /** Connection errors tolerated before the client gives up on a server. */
 const MAX_CONNECTION_ERRORS = 3;
 /** The launcher of the server bundled in the .vsix, relative to the extension. */
 const BUNDLED_SCRIPT = path.join("bundled", "tool", "surface_lint_server.py");
+
+/**
+ * When a line of the cold open's timeline was said (e2e-cold-open.json): the log's own timestamps
+ * are the channel's flush, which can come seconds later and bunch lines together.
+ */
+export function epochStamp(): string {
+  return `(at ${Date.now()} ms since the epoch)`;
+}
 
 function realPath(file: string): string | undefined {
   try {
@@ -205,43 +214,74 @@ export class ServerController implements vscode.Disposable {
     );
   }
 
-  /** Runs the launch's preflight check; undefined when it passed, else why not (one line). */
-  private preflight(launch: ServerLaunch): Promise<string | undefined> {
-    const check = preflightFor(launch);
-    if (check === undefined) {
-      return Promise.resolve(undefined);
-    }
-    const { cwd, env } = this.processOptions(launch);
+  /**
+   * Spawns a bundled-launcher candidate; resolves with the process once its launcher's report line
+   * says this Python can serve, else with why not (one line). No Python is started just to check:
+   * the launcher checks itself first, then imports and runs the server in the same process.
+   */
+  private spawnChecked(launch: ServerLaunch): Promise<{ child: cp.ChildProcess } | { problem: string }> {
     return new Promise((resolve) => {
-      cp.execFile(check.command, check.args, { cwd, env, timeout: PREFLIGHT_TIMEOUT_MS }, (error, stdout) => {
-        if (error !== null && (error as NodeJS.ErrnoException).code === "ENOENT") {
-          resolve(`\`${check.command}\` (from ${launch.source}) was not found`);
-          return;
+      let settled = false;
+      let timer: NodeJS.Timeout | undefined;
+      const settle = (result: { child: cp.ChildProcess } | { problem: string }): void => {
+        if (!settled) {
+          settled = true;
+          clearTimeout(timer);
+          resolve(result);
         }
-        if (error !== null && error.killed) {
-          resolve(`\`${describeLaunch(check)}\` did not finish within ${PREFLIGHT_TIMEOUT_MS / 1000} s`);
-          return;
+      };
+      const child = this.spawnProcess(launch, (line) => {
+        const report = launcherReport(line);
+        if (report !== null) {
+          settle(report.problem === undefined ? { child } : { problem: report.problem });
         }
-        // The launcher's --check (either strategy) prints one JSON report saying what is missing.
-        const problem = bundledCheckProblem(stdout);
-        resolve(problem === undefined && error === null ? undefined : (problem ?? `\`${describeLaunch(check)}\` failed`));
+      });
+      timer = setTimeout(() => {
+        settle({ problem: `\`${describeLaunch(launch)}\` did not report on its Python within ${CHECK_TIMEOUT_MS / 1000} s` });
+        child.kill();
+      }, CHECK_TIMEOUT_MS);
+      child.once("error", (error: NodeJS.ErrnoException) => {
+        settle({
+          problem: error.code === "ENOENT" ? `\`${launch.command}\` (from ${launch.source}) was not found` : `\`${describeLaunch(launch)}\` cannot start: ${error.message}`,
+        });
+      });
+      child.once("exit", (code, signal) => {
+        // Exited before its report (a Python too old to run the launcher, a crash): quote its last words.
+        const last = this.stderr.last();
+        const how = signal !== null ? `signal ${signal}` : `code ${String(code)}`;
+        settle({ problem: `\`${describeLaunch(launch)}\` exited (${how}) before reporting on its Python${last !== undefined ? `: ${last}` : ""}` });
       });
     });
   }
 
-  /** The first candidate whose preflight passes; logs and reports when none does. */
-  private async firstRunnable(candidates: readonly ServerLaunch[]): Promise<ServerLaunch | undefined> {
+  /** The first candidate that can serve, started; logs and reports when none can. */
+  private async firstRunnable(candidates: readonly ServerLaunch[]): Promise<{ launch: ServerLaunch; child: cp.ChildProcess } | undefined> {
     const failures: string[] = [];
+    const trust = vscode.workspace.isTrusted ? "trusted" : "untrusted";
     for (const launch of candidates) {
-      const checking = Date.now();
-      const problem = await this.preflight(launch);
-      if (problem === undefined) {
-        // Said with its time: the check is a Python start of its own, before the server's (the cold open's timeline).
-        this.output.info(`Checked ${launch.command} (from ${launch.source}) in ${Date.now() - checking} ms.`);
-        return launch;
+      this.launch = launch;
+      this.stderr.clear();
+      this.output.info(`Starting the server ${epochStamp()} (${launch.strategy}, from ${launch.source}, workspace ${trust}): ${describeLaunch(launch)}`);
+      if (!checksItself(launch)) {
+        try {
+          // Spawned here, not by the client, so that "not found" is reported once and clearly.
+          return { launch, child: await this.spawnServer(launch) };
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error);
+          this.output.error(message);
+          void this.notifyFailure(`surface-lint: ${message}`, true);
+          return undefined;
+        }
       }
-      this.output.warn(`Not using ${launch.command} (from ${launch.source}): ${problem}`);
-      failures.push(problem);
+      const checking = Date.now();
+      const result = await this.spawnChecked(launch);
+      if ("child" in result) {
+        // Said with its time: from the spawn to the launcher's report (the cold open's timeline).
+        this.output.info(`Checked ${launch.command} (from ${launch.source}) in ${Date.now() - checking} ms, by the server's own launcher ${epochStamp()}.`);
+        return { launch, child: result.child };
+      }
+      this.output.warn(`Not using ${launch.command} (from ${launch.source}): ${result.problem}`);
+      failures.push(result.problem);
     }
     const last = candidates[candidates.length - 1];
     const advice = last !== undefined ? ` ${preflightAdvice(last)}` : "";
@@ -254,29 +294,46 @@ export class ServerController implements vscode.Disposable {
     return undefined;
   }
 
+  /**
+   * Spawns `launch` with its stderr read line by line, here and only here: each line is kept for the
+   * failure messages, logged, and passed to `onLine` (the launcher's report).
+   */
+  private spawnProcess(launch: ServerLaunch, onLine?: (line: string) => void): cp.ChildProcess {
+    const { cwd, env } = this.processOptions(launch);
+    const child = cp.spawn(launch.command, launch.args, { cwd, env, stdio: "pipe" });
+    readline.createInterface({ input: child.stderr, terminal: false }).on("line", (line) => {
+      // The launcher's report is no error: logged, not kept for the failure messages to quote.
+      if (launcherReport(line) === null) {
+        this.stderr.push(line);
+      }
+      this.output.appendLine(`[server stderr] ${line}`);
+      onLine?.(line);
+    });
+    child.once("spawn", () => {
+      this.child = child;
+      child.once("exit", (code, signal) => {
+        this.lastExit = signal !== null ? `signal ${signal}` : `exit code ${String(code)}`;
+        this.output.info(
+          `Server process ${child.pid ?? "?"} exited (${signal !== null ? `signal ${signal}` : `code ${String(code)}`}).`,
+        );
+        if (this.child === child) {
+          this.child = undefined;
+        }
+      });
+    });
+    return child;
+  }
+
   /** Spawns the server and resolves once the process exists (rejects when it cannot start). */
   private spawnServer(launch: ServerLaunch): Promise<cp.ChildProcess> {
-    const { cwd, env } = this.processOptions(launch);
     return new Promise((resolve, reject) => {
-      const child = cp.spawn(launch.command, launch.args, { cwd, env, stdio: "pipe" });
+      const child = this.spawnProcess(launch);
       child.once("error", (error: NodeJS.ErrnoException) => {
         const detail =
           error.code === "ENOENT" ? `${launch.command} was not found` : `${error.message}`;
         reject(new Error(`Cannot start \`${describeLaunch(launch)}\`: ${detail}.`));
       });
-      child.once("spawn", () => {
-        this.child = child;
-        child.once("exit", (code, signal) => {
-          this.lastExit = signal !== null ? `signal ${signal}` : `exit code ${String(code)}`;
-          this.output.info(
-            `Server process ${child.pid ?? "?"} exited (${signal !== null ? `signal ${signal}` : `code ${String(code)}`}).`,
-          );
-          if (this.child === child) {
-            this.child = undefined;
-          }
-        });
-        resolve(child);
-      });
+      child.once("spawn", () => resolve(child));
     });
   }
 
@@ -321,12 +378,8 @@ export class ServerController implements vscode.Disposable {
         stdout: (input, channel) => {
           readline.createInterface({ input, terminal: false }).on("line", (line) => channel.info(line));
         },
-        stderr: (input, channel) => {
-          readline.createInterface({ input, terminal: false }).on("line", (line) => {
-            this.stderr.push(line);
-            channel.appendLine(`[server stderr] ${line}`);
-          });
-        },
+        // Read (kept, logged) by spawnProcess since the spawn, before the client existed.
+        stderr: () => undefined,
       },
       errorHandler: {
         // Failures are reported by reportFailure, once; the client must not add its own toast.
@@ -359,25 +412,13 @@ export class ServerController implements vscode.Disposable {
     this.stopping = false;
     this.started = false;
     const generation = ++this.generation;
-    const launch = await this.firstRunnable(candidates);
-    if (launch === undefined) {
+    const started = await this.firstRunnable(candidates);
+    if (started === undefined) {
       this.stateEmitter.fire();
       return;
     }
+    const { launch, child } = started;
     this.launch = launch;
-    const trust = vscode.workspace.isTrusted ? "trusted" : "untrusted";
-    this.output.info(`Starting the server (${launch.strategy}, from ${launch.source}, workspace ${trust}): ${describeLaunch(launch)}`);
-    let child: cp.ChildProcess;
-    try {
-      // Spawned here, not by the client, so that "not found" is reported once and clearly.
-      child = await this.spawnServer(launch);
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      this.output.error(message);
-      this.stateEmitter.fire();
-      void this.notifyFailure(`surface-lint: ${message}`, true);
-      return;
-    }
     const client = new LanguageClient(
       CONFIG_SECTION,
       "surface-lint",
@@ -389,7 +430,7 @@ export class ServerController implements vscode.Disposable {
     try {
       await client.start();
       this.started = true;
-      this.output.info("Server is running.");
+      this.output.info(`Server is running ${epochStamp()}.`);
     } catch (error) {
       if (!this.stopping) {
         const message = error instanceof Error ? error.message : String(error);

@@ -1,7 +1,9 @@
 """Starts the surface-lint language server bundled in the VS Code extension, with the user's Python.
 
 Run as `<python> surface_lint_server.py` (the server, over stdio) or `... --check` (prints one JSON
-line saying whether this Python can run the bundled server, and exits 0 if it can); with
+line saying whether this Python can run the bundled server, and exits 0 if it can). Run as the
+server, it first writes that same report to stderr, after REPORT_PREFIX, then serves (or exits 1):
+the extension reads it instead of starting a Python of its own for `--check` first. With
 `--from-environment` first, the same for the surface-lint installed in that Python (the
 `fromEnvironment` import strategy). Before anything is imported, the working directory (the
 workspace folder), every relative entry and this script's folder leave sys.path: `python -m` and
@@ -26,6 +28,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 BUNDLED = os.path.dirname(HERE)
 FROM_ENVIRONMENT = "--from-environment"
 SERVER_MODULES = ("surface_lint", "pygls", "lsprotocol")
+# The extension's serverController.ts and core/serverCommand.ts read this line on stderr.
+REPORT_PREFIX = "surface-lint launcher: "
 
 
 def safe_path(path, cwd, here):
@@ -134,19 +138,23 @@ def main(argv):
     from_environment = FROM_ENVIRONMENT in argv
     argv = [arg for arg in argv if arg != FROM_ENVIRONMENT]
     problem = _environment_problem() if from_environment else _problem()
-    if "--check" in argv:
-        report = {"ok": problem is None, "python": sys.executable, "version": "%d.%d.%d" % sys.version_info[:3]}
-        if problem is None:
-            import importlib.util
+    report = {"ok": problem is None, "python": sys.executable, "version": "%d.%d.%d" % sys.version_info[:3]}
+    if problem is None:
+        import importlib.util
 
-            spec = importlib.util.find_spec("surface_lint")
-            report["server"] = os.path.dirname(spec.origin)
-        else:
-            report["problem"] = problem
+        spec = importlib.util.find_spec("surface_lint")
+        report["server"] = os.path.dirname(spec.origin)
+    else:
+        report["problem"] = problem
+    if "--check" in argv:
         print(json.dumps(report))
         return 0 if problem is None else 1
     if problem is not None:
         sys.stderr.write("surface-lint: %s\n" % problem)
+    # Flushed now: the extension waits for this line before it sends `initialize`.
+    sys.stderr.write(REPORT_PREFIX + json.dumps(report) + "\n")
+    sys.stderr.flush()
+    if problem is not None:
         return 1
     if not from_environment:
         use_shipped_bytecode(_manifest())

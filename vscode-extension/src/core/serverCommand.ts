@@ -296,17 +296,24 @@ export function resolveServerLaunch(inputs: LaunchInputs): LaunchResolution {
   return { ok: true, candidates, notes };
 }
 
+/** The bundled launcher's stderr line carrying its check's report (surface_lint_server.py's REPORT_PREFIX). */
+export const LAUNCHER_REPORT_PREFIX = "surface-lint launcher: ";
+
 /**
- * A quick check run before starting the server, turning the commonest failure (too old a Python,
- * or surface-lint missing from it) into one clear message instead of a failed LSP handshake:
- * the bundled launcher's `--check` (with `--from-environment` for `fromEnvironment`: Python >= 3.10
- * with surface-lint, pygls and lsprotocol found). None for `serverPath`.
+ * Whether `launch` runs the bundled launcher, which checks its Python before it serves (too old a
+ * Python, surface-lint missing from it: with `--from-environment`, Python >= 3.10 with surface-lint,
+ * pygls and lsprotocol found) and says so first, on stderr, in one report line. Not `serverPath`.
  */
-export function preflightFor(launch: ServerLaunch): ServerLaunch | undefined {
-  if (launch.strategy === "serverPath") {
-    return undefined;
+export function checksItself(launch: ServerLaunch): boolean {
+  return launch.strategy !== "serverPath";
+}
+
+/** A stderr line of the launcher, read: null when it is not the report line, else the report's problem (undefined: it serves). */
+export function launcherReport(line: string): { problem: string | undefined } | null {
+  if (!line.startsWith(LAUNCHER_REPORT_PREFIX)) {
+    return null;
   }
-  return { ...launch, args: [...launch.args, "--check"] };
+  return { problem: bundledCheckProblem(line.slice(LAUNCHER_REPORT_PREFIX.length)) };
 }
 
 /** What the bundled launcher's `--check` printed: its problem, or undefined when it can run. */
@@ -328,7 +335,7 @@ export function bundledCheckProblem(stdout: string): string | undefined {
   return typeof problem === "string" ? problem : "the bundled launcher's check failed";
 }
 
-/** What to tell the user when a preflight fails, per strategy. */
+/** What to tell the user when no candidate's check passes, per strategy. */
 export function preflightAdvice(launch: ServerLaunch): string {
   return launch.strategy === "fromEnvironment"
     ? `Install surface-lint into that Python (\`${launch.command} -m pip install surface-lint\`), ` +

@@ -265,14 +265,14 @@ export function processesInGroupWithCwd(group: number, cwd: string | undefined):
 }
 
 /** The extension's output channel as VS Code logged it under `userData` (empty until it exists). */
-export function extensionLog(userData: string): string {
+export function extensionLog(userData: string, fileName = "surface-lint.log"): string {
   const logs = path.join(userData, "logs");
   if (!fs.existsSync(logs)) {
     return "";
   }
   const file = fs
     .readdirSync(logs, { recursive: true, encoding: "utf8" })
-    .find((name) => name.endsWith("surface-lint.log"));
+    .find((name) => name.endsWith(fileName));
   return file === undefined ? "" : fs.readFileSync(path.join(logs, file), "utf8");
 }
 

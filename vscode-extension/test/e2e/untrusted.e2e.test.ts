@@ -120,7 +120,7 @@ describe("surface-lint in an untrusted workspace (code-server + headless Chromiu
     await vscode.page.locator(".tabs-container .tab.active.dirty").waitFor({ state: "detached", timeout: 10_000 });
     await openFromExplorer(vscode.page, TRANSCRIPT);
     await waitForSquiggles(vscode.page, (s) => s.some((q) => q.line === 1), 60_000);
-    const log = await waitForLog(/Starting the server \(useBundled, from PATH, workspace untrusted\): \S*bare-python\/bin\/python3 /);
+    const log = await waitForLog(/Starting the server \(at \d+ ms since the epoch\) \(useBundled, from PATH, workspace untrusted\): \S*bare-python\/bin\/python3 /);
     assert.doesNotMatch(log, /didGrantTrust/);
     const running = bundledServers();
     assert.equal(running.length, 1, JSON.stringify(vscode.processesInGroup()));

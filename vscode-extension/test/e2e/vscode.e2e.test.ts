@@ -5,6 +5,7 @@
 // Chromium (see scripts/ci-e2e.sh).
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 
@@ -76,10 +77,9 @@ const TYPO_FIX = "Replace with `complete_punctuation`";
 const SCREENSHOTS = path.join(ARTIFACTS, "e2e");
 /**
  * Issue 18's target: first squiggles within 2 s of opening a file in a cold editor on the project's 2-core
- * machine. Not met yet (4.7–6.4 s measured before, 13.3 s at load 5–8 and 26 s at load 9–11 after the server's
- * early initialize, docs/editor.md): the time and its timeline are written to test-artifacts and printed against
- * the target; the step fails past the ceiling, a regression guard, not the target (most of the time on a loaded
- * machine is the editor's, before the server starts).
+ * machine, from the click. Asserted when the machine has a core free during the cold open (1-minute load below
+ * its cores); past that, other work holds the CPU and the step asserts the ceiling, a regression guard. The time,
+ * its timeline and the load are written to test-artifacts (e2e-cold-open.json) and printed (docs/editor.md).
  */
 const COLD_OPEN_TARGET_MS = 2000;
 const COLD_OPEN_CEILING_MS = 15000;
@@ -88,6 +88,7 @@ describe("surface-lint in a real VS Code (code-server + headless Chromium)", { t
   let vscode: VsCodeSession;
   let root: string;
   let firstSquiggleMs = Number.NaN;
+  let coldOpenLoad = Number.NaN;
   const started = Date.now();
 
   before(async () => {
@@ -118,28 +119,47 @@ describe("surface-lint in a real VS Code (code-server + headless Chromium)", { t
     });
     // Cold: the first file opened since the editor started (the extension activates on the
     // workspace's contents and starts the server; the click may come before it is up).
+    const loadAtClick = os.loadavg()[0];
     const clicked = await openFromExplorer(vscode.page, TRANSCRIPT);
     await waitForSquiggles(vscode.page, (s) => s.length >= 1, 60_000, 25);
     firstSquiggleMs = Date.now() - clicked;
     // Where the time went: the extension's own log lines, in ms from the click (negative: before it).
     const log = extensionLog(path.join(root, "user-data"));
+    // The editor's own: when its extension host started, and when it began to activate this extension.
+    const hostLog = extensionLog(path.join(root, "user-data"), "remoteexthost.log");
+    const hostAt = (needle: string): number | null => {
+      const line = hostLog.split("\n").find((l) => l.includes(needle));
+      const stamp = line === undefined ? Number.NaN : Date.parse(line.slice(0, 23).replace(" ", "T"));
+      return Number.isNaN(stamp) ? null : stamp - clicked;
+    };
+    // The time a line says it was said (epochStamp), else its log timestamp (the channel's flush, later).
     const at = (needle: string): number | null => {
       const line = log.split("\n").find((l) => l.includes(needle));
-      const stamp = line === undefined ? Number.NaN : Date.parse(line.slice(0, 23).replace(" ", "T"));
+      const said = line === undefined ? undefined : /\(at (\d+) ms since the epoch\)/.exec(line)?.[1];
+      const stamp = said !== undefined ? Number(said) : line === undefined ? Number.NaN : Date.parse(line.slice(0, 23).replace(" ", "T"));
       return Number.isNaN(stamp) ? null : stamp - clicked;
     };
     const timeline = {
       firstSquiggleMs,
-      activatedMs: at("Activated."),
-      checkedMs: at("Checked "),
+      extensionHostStartedMs: hostAt("Extension host with pid"),
+      activatingMs: hostAt("_doActivateExtension surface-lint.surface-lint"),
+      activatedMs: at("Activated"),
       serverStartingMs: at("Starting the server"),
-      serverRunningMs: at("Server is running."),
+      checkedMs: at("Checked "),
+      serverRunningMs: at("Server is running"),
+      // The machine is shared: its load (1-minute average) and cores, with the time they qualify.
+      loadAtClick,
+      loadAtSquiggle: os.loadavg()[0],
+      cores: os.cpus().length,
     };
+    coldOpenLoad = Math.max(loadAtClick, timeline.loadAtSquiggle);
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     fs.writeFileSync(path.join(ARTIFACTS, "e2e-cold-open.json"), JSON.stringify(timeline) + "\n");
     console.log(`first squiggles ${firstSquiggleMs} ms after clicking the file in a cold editor ` +
-      `(from the click: activated ${timeline.activatedMs} ms, Python checked ${timeline.checkedMs} ms, server ` +
-      `starting ${timeline.serverStartingMs} ms, initialized ${timeline.serverRunningMs} ms)`);
+      `(from the click: the editor's extension host started ${timeline.extensionHostStartedMs} ms, activating the ` +
+      `extension ${timeline.activatingMs} ms, activated ${timeline.activatedMs} ms, server starting ${timeline.serverStartingMs} ms, its launcher ` +
+      `checked its Python ${timeline.checkedMs} ms, initialized ${timeline.serverRunningMs} ms; load ${loadAtClick.toFixed(2)} → ` +
+      `${timeline.loadAtSquiggle.toFixed(2)} on ${timeline.cores} cores)`);
     // Opening the transcript showed its review beside it (openTranscripts `both`, the default): the
     // steps below work in the text, at its full width, so the review's group is closed, as a user may.
     const review = vscode.page.locator(".tabs-container .tab", { hasText: `Review: ${TRANSCRIPT}` });
@@ -197,10 +217,15 @@ describe("surface-lint in a real VS Code (code-server + headless Chromium)", { t
     return Promise.resolve();
   });
 
-  step("draws the first squiggles soon after opening a file in a cold editor (the time against the 2 s target)", () => {
+  step("draws the first squiggles within 2 s of opening a file in a cold editor (the ceiling when the machine is overloaded)", () => {
+    // The target is asserted whenever the machine has a core free (load below its cores) during the cold open;
+    // a machine loaded past that by other work gets the ceiling, a regression guard, and the timeline says so.
+    const cores = os.cpus().length;
+    const limit = coldOpenLoad < cores ? COLD_OPEN_TARGET_MS : COLD_OPEN_CEILING_MS;
     console.log(`first squiggles after ${firstSquiggleMs} ms: target ${COLD_OPEN_TARGET_MS} ms ` +
-      (firstSquiggleMs <= COLD_OPEN_TARGET_MS ? "(met)" : "(not met)"));
-    assert.ok(firstSquiggleMs <= COLD_OPEN_CEILING_MS, `first squiggles after ${firstSquiggleMs} ms (ceiling ${COLD_OPEN_CEILING_MS} ms)`);
+      `${firstSquiggleMs <= COLD_OPEN_TARGET_MS ? "(met)" : "(not met)"}; load ${coldOpenLoad.toFixed(2)} on ${cores} cores: ` +
+      `asserting ${limit === COLD_OPEN_TARGET_MS ? "the target" : `the ${COLD_OPEN_CEILING_MS} ms ceiling`}`);
+    assert.ok(firstSquiggleMs <= limit, `first squiggles after ${firstSquiggleMs} ms (limit ${limit} ms at load ${coldOpenLoad.toFixed(2)})`);
     return Promise.resolve();
   });
 

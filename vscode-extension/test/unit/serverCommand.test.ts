@@ -7,14 +7,16 @@ import { which } from "../../src/core/which";
 
 import {
   bundledCheckProblem,
+  checksItself,
   checkExecutableSetting,
   describeLaunch,
   effectiveRestrictedSetting,
   expandExecutablePath,
   importStrategyOf,
   isInside,
+  LAUNCHER_REPORT_PREFIX,
+  launcherReport,
   preflightAdvice,
-  preflightFor,
   resolveServerLaunch,
   sameCandidates,
   serverProcessOptions,
@@ -303,32 +305,49 @@ describe("resolveServerLaunch", () => {
   });
 });
 
-describe("preflightFor", () => {
-  it("runs the bundled launcher's --check with the interpreter that will run the server", () => {
-    assert.deepEqual(preflightFor(bundled("/py", "PATH")), { ...bundled("/py", "PATH"), args: [BUNDLED, "--check"] });
+/** The bundled launcher run by a Python on PATH with -S and no PYTHONPATH: nothing but the standard library is importable. */
+function runLauncherBare(args: string[]): { executable: string; served: cp.SpawnSyncReturns<string> } {
+  const python = which("python3") ?? which("python");
+  assert.ok(python !== undefined, "a Python on PATH");
+  const env = { PATH: process.env.PATH ?? "" };
+  const executable = cp.spawnSync(python, ["-S", "-c", "import sys; print(sys.executable)"], { encoding: "utf8", env }).stdout.trim();
+  const launcher = path.resolve(__dirname, "../../../bundled/tool/surface_lint_server.py");
+  return { executable, served: cp.spawnSync(python, ["-S", launcher, ...args], { encoding: "utf8", env, input: "" }) };
+}
+
+describe("checksItself and launcherReport (no separate preflight Python)", () => {
+  it("lets the bundled launcher check its own Python, either strategy, and has nothing to check for serverPath", () => {
+    assert.equal(checksItself(bundled("/py", "PATH")), true);
+    assert.equal(checksItself(fromEnvironment("/py", "Python extension")), true);
+    assert.equal(checksItself({ command: "/sl", args: ["server"], source: "surfaceLint.serverPath", strategy: "serverPath" }), false);
   });
 
-  it("runs the launcher's --from-environment --check with fromEnvironment", () => {
-    assert.deepEqual(preflightFor(fromEnvironment("/py", "Python extension")), {
-      ...fromEnvironment("/py", "Python extension"),
-      args: [BUNDLED, "--from-environment", "--check"],
+  it("reads the launcher's report line on stderr, and only that line", () => {
+    assert.equal(LAUNCHER_REPORT_PREFIX, "surface-lint launcher: ");
+    assert.deepEqual(launcherReport('surface-lint launcher: {"ok": true, "python": "/py", "version": "3.12.1"}'), { problem: undefined });
+    assert.deepEqual(launcherReport('surface-lint launcher: {"ok": false, "problem": "no re2"}'), { problem: "no re2" });
+    assert.deepEqual(launcherReport("surface-lint launcher: oops"), {
+      problem: "the bundled launcher's check printed no report (\"oops\")",
     });
+    assert.equal(launcherReport("surface-lint: no re2"), null);
+    assert.equal(launcherReport('{"ok": true}'), null);
+  });
+
+  it("gets the report from the launcher run as the server, in a real Python, before it exits 1", () => {
+    const { executable, served } = runLauncherBare(["--from-environment"]);
+    assert.equal(served.status, 1);
+    assert.equal(served.stdout, "");
+    const problem = `${executable} does not have surface_lint, pygls, lsprotocol installed`;
+    const lines = served.stderr.trimEnd().split("\n");
+    assert.equal(lines.length, 2);
+    assert.equal(lines[0], `surface-lint: ${problem}`);
+    assert.deepEqual(launcherReport(lines[1] ?? ""), { problem });
   });
 
   it("runs the environment check in a real Python, with a report saying what is missing", () => {
-    const python = which("python3") ?? which("python");
-    assert.ok(python !== undefined, "a Python on PATH");
-    // -S and no PYTHONPATH: nothing but the standard library is importable.
-    const env = { PATH: process.env.PATH ?? "" };
-    const executable = cp.spawnSync(python, ["-S", "-c", "import sys; print(sys.executable)"], { encoding: "utf8", env }).stdout.trim();
-    const launcher = path.resolve(__dirname, "../../../bundled/tool/surface_lint_server.py");
-    const bare = cp.spawnSync(python, ["-S", launcher, "--from-environment", "--check"], { encoding: "utf8", env });
+    const { executable, served: bare } = runLauncherBare(["--from-environment", "--check"]);
     assert.equal(bare.status, 1);
     assert.equal(bundledCheckProblem(bare.stdout), `${executable} does not have surface_lint, pygls, lsprotocol installed`);
-  });
-
-  it("has nothing to check for a serverPath executable", () => {
-    assert.equal(preflightFor({ command: "/sl", args: ["server"], source: "surfaceLint.serverPath", strategy: "serverPath" }), undefined);
   });
 
   it("advises per strategy", () => {
