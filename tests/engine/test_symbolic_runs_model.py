@@ -1,10 +1,11 @@
 """symbolic_logic modelled the one way (issue 15, point 1), on the real runtime captures: the
 case-driven lane tests/fixtures/engine/lanes/symbolic_logic_runs.toml (views over chain 0 and
 chain 1, the three checks as values, metrics folded like every lane's) reproduces each runtime
-report of symbolic_logic and agrees with the shipped chain lane case by case. What it does not
-yet do like the shipped lane (its finding codes and positions, reading a lane report) is
-pinned in the last tests (the texts are the chain kinds', the codes and positions are not yet),
-so the step that ships it starts from a known difference."""
+report of symbolic_logic and agrees with the shipped chain lane case by case, findings included:
+each check value names its `[[predicates]]` entry (`check`), so a false one is that predicate's
+finding (code, severity, name) at the probe's field (`at`, `field`). The fixture is named
+`symbolic_logic`: given as a lane file it replaces the shipped lane, so the two are compared
+from two engines."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import pytest
 from surface_lint.engine import Engine
 from surface_lint.engine.config import Config
 from surface_lint.engine.scoring import Outcome
+from surface_lint.model.findings import Finding
 
 LANE_FILE = Path(__file__).resolve().parents[1] / "fixtures" / "engine" / "lanes" / "symbolic_logic_runs.toml"
 SPLITS = ["dev", "holdouts_v1", "holdouts_v2", "public_v1", "public_v2"]
@@ -31,47 +33,70 @@ def _inputs(corpus: Path, split: str) -> tuple[dict[str, object], Path, Path]:
 @pytest.mark.parametrize("split", SPLITS)
 def test_the_runs_model_reproduces_the_runtime_report(corpus: Path, split: str) -> None:
     stored, cases, captures = _inputs(corpus, split)
-    engine = Engine(Config(lane_files=[LANE_FILE]), profile="reference")
-    runs = engine.score("symbolic_logic_runs", [str(cases)], [str(captures)])
+    runs = _runs_engine().score("symbolic_logic", [str(cases)], [str(captures)])
     assert runs.metrics == stored["metrics"]
     assert [o.details for o in runs.outcomes] == stored["cases"]
     assert (runs.missing_transcripts, runs.unknown_cases) == ([], [])
-    chain = engine.score("symbolic_logic", [str(cases)], [str(captures)])
-    assert {k: v for k, v in chain.metrics.items() if k in runs.metrics} == runs.metrics
+    chain = _chain_engine().score("symbolic_logic", [str(cases)], [str(captures)])
+    assert chain.metrics == runs.metrics
     assert [o.details for o in chain.outcomes] == [o.details for o in runs.outcomes]
+    # The same findings, each case's in position order (the chain lane's are in predicate order).
+    assert [[repr(f) for f in sorted(o.findings, key=Finding.sort_key)] for o in chain.outcomes] == [
+        [repr(f) for f in o.findings] for o in runs.outcomes]
+
+
+def _runs_engine() -> Engine:
+    engine = Engine(Config(lane_files=[LANE_FILE]), profile="reference")
+    assert engine.lane("symbolic_logic").unit == "surface"  # the fixture, not the shipped chain lane
+    return engine
+
+
+def _chain_engine() -> Engine:
+    engine = Engine(Config(), profile="reference")
+    assert engine.lane("symbolic_logic").unit == "chain"
+    return engine
 
 
 def _told(o: Outcome) -> list[tuple[str, int, int, str, str]]:
     return [(f.code, f.location.line, f.location.column, f.severity.name, f.message) for f in o.findings]
 
 
-def test_a_failing_check_is_told_by_its_value_s_message(corpus: Path) -> None:
+def test_a_failing_check_is_its_predicate_s_finding_at_the_probe(corpus: Path) -> None:
     _, cases, captures = _inputs(corpus, "public_v1")
-    engine = Engine(Config(lane_files=[LANE_FILE]), profile="reference")
-    runs = {o.case_id: o for o in engine.score("symbolic_logic_runs", [str(cases)], [str(captures)]).outcomes}
-    chain = {o.case_id: o for o in engine.score("symbolic_logic", [str(cases)], [str(captures)]).outcomes}
+    runs = {o.case_id: o for o in _runs_engine().score("symbolic_logic", [str(cases)], [str(captures)]).outcomes}
+    chain = {o.case_id: o for o in _chain_engine().score("symbolic_logic", [str(cases)], [str(captures)]).outcomes}
     assert runs.keys() == chain.keys()
     assert sorted(k for k, o in runs.items() if o.findings) == sorted(k for k, o in chain.items() if o.findings)
-    # The same text; the difference the shipped lane still has is the finding: the chain path
-    # says SL303 (error) at the probe's line, the runs model SL018 (warning) at the case's
-    # first record's case_id.
-    assert _told(runs["SYM-PUB-002"]) == [
-        ("SL018", 7, 13, "WARNING", "0 pack-mutation proposal(s) fired; expected_proposals is 1")]
-    assert _told(chain["SYM-PUB-002"]) == [
-        ("SL303", 9, 1, "ERROR", "proposal_storage: 0 pack-mutation proposal(s) fired; expected_proposals is 1")]
+    # SL303 (error) on the probe's whole line (the probe record has no `proposal_count` key).
+    told = [("SL303", 9, 1, "ERROR", "proposal_storage: 0 pack-mutation proposal(s) fired; expected_proposals is 1")]
+    assert _told(runs["SYM-PUB-002"]) == told
+    assert _told(chain["SYM-PUB-002"]) == told
+    assert [f.rule for f in runs["SYM-PUB-002"].findings] == ["proposal_storage"]
 
 
-@pytest.mark.parametrize(("dropped", "runs_told", "chain_told"), [
-    ("probe", [("SL018", 1, 13, "WARNING", "probe vault_hits 0 < min_vault_hits 1"),
-               ("SL018", 1, 13, "WARNING", "replay differs: empty trace_hash; vault_hits 0 != replay 6")],
-     [("SL301", 1, 437, "ERROR", "premise_recall: probe vault_hits 0 < min_vault_hits 1"),
-      ("SL302", 1, 338, "ERROR", "replay_determinism: replay differs: empty trace_hash; vault_hits 0 != replay 6")]),
-    ("replay", [("SL018", 1, 13, "WARNING", "no replay run captured (chain 1)")],
-     [("SL302", 3, 495, "ERROR", "replay_determinism: no replay run captured (chain 1)")]),
+def test_a_severity_key_names_the_check_s_predicate(corpus: Path) -> None:
+    _, cases, captures = _inputs(corpus, "public_v1")
+    for key, level in (("SL303", "WARNING"), ("proposal_storage", "INFORMATION")):
+        config = Config(lane_files=[LANE_FILE], severity={key: level.lower()})
+        runs = {o.case_id: o for o in Engine(config, profile="reference").score(
+            "symbolic_logic", [str(cases)], [str(captures)]).outcomes}
+        assert [(f.code, f.severity.name) for f in runs["SYM-PUB-002"].findings] == [("SL303", level)]
+    config = Config(lane_files=[LANE_FILE], severity={"SL303": "off"})
+    runs = {o.case_id: o for o in Engine(config, profile="reference").score(
+        "symbolic_logic", [str(cases)], [str(captures)]).outcomes}
+    # Off silences the check's finding, not the verdict: the case still fails, as every
+    # case-driven lane's case whose findings are all off (casescore: "case `ID` fails").
+    assert _told(runs["SYM-PUB-002"]) == [("SL018", 7, 1, "WARNING", "case `SYM-PUB-002` fails")]
+
+
+@pytest.mark.parametrize(("dropped", "told"), [
+    # No probe in the main run: the case's first record (a premise), at its own fields.
+    ("probe", [("SL302", 1, 338, "ERROR", "replay_determinism: replay differs: empty trace_hash; vault_hits 0 != replay 6"),
+               ("SL301", 1, 437, "ERROR", "premise_recall: probe vault_hits 0 < min_vault_hits 1")]),
+    ("replay", [("SL302", 3, 495, "ERROR", "replay_determinism: no replay run captured (chain 1)")]),
 ])
 def test_a_missing_run_or_probe_is_told_as_the_chain_kinds_tell_it(
-        corpus: Path, tmp_path: Path, dropped: str,
-        runs_told: list[tuple[str, int, int, str, str]], chain_told: list[tuple[str, int, int, str, str]]) -> None:
+        corpus: Path, tmp_path: Path, dropped: str, told: list[tuple[str, int, int, str, str]]) -> None:
     _, cases, captures = _inputs(corpus, "public_v1")
     rows = [json.loads(line) for line in captures.read_text(encoding="utf-8").splitlines()]
     rows = [r for r in rows if r["case_id"] == "SYM-PUB-001"]
@@ -81,10 +106,9 @@ def test_a_missing_run_or_probe_is_told_as_the_chain_kinds_tell_it(
     edited, one_case = tmp_path / "captures.jsonl", tmp_path / "cases.jsonl"
     edited.write_text("".join(json.dumps(r) + "\n" for r in keep), encoding="utf-8")
     one_case.write_text(cases.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
-    engine = Engine(Config(lane_files=[LANE_FILE]), profile="reference")
-    runs = engine.score("symbolic_logic_runs", [str(one_case)], [str(edited)])
-    chain = engine.score("symbolic_logic", [str(one_case)], [str(edited)])
-    assert {k: v for k, v in chain.metrics.items() if k in runs.metrics} == runs.metrics
+    runs = _runs_engine().score("symbolic_logic", [str(one_case)], [str(edited)])
+    chain = _chain_engine().score("symbolic_logic", [str(one_case)], [str(edited)])
+    assert chain.metrics == runs.metrics
     assert [o.details for o in chain.outcomes] == [o.details for o in runs.outcomes]
-    assert [_told(o) for o in runs.outcomes] == [runs_told]
-    assert [_told(o) for o in chain.outcomes] == [chain_told]
+    assert [_told(o) for o in runs.outcomes] == [told]
+    assert [sorted(_told(o), key=lambda f: f[1:3]) for o in chain.outcomes] == [told]

@@ -182,6 +182,15 @@ class CaseTrace:
     case: Mapping[str, Any] = field(default_factory=dict)
 
 
+def _check_blame(spec: ValueSpec, trace: CaseTrace, message: str) -> Blame:
+    """A false value with a `check`: its predicate's finding, said by the value's message, on the
+    first record of view `at` (none: the case's first record), at `field` when that record has it."""
+    turns = trace.views.get(spec.at, []) if spec.at is not None else []
+    record = turns[0]["record"] if turns else None
+    assert spec.check is not None
+    return Blame(spec.name, record, spec.check, Verdict(False, message=message, target=spec.field), message)
+
+
 def _turn_blame(value: str, t: _Turn, predicate: str) -> Blame:
     verdict = t.verdicts.get(predicate)
     return Blame(value, t["record"], predicate, verdict, verdict.message if verdict is not None else "",
@@ -546,6 +555,8 @@ class CaseworkEvaluator:
         message = self._message_of(spec, trace)
         if message is None:
             return found
+        if spec.check is not None:
+            return [_check_blame(spec, trace, message)]
         # The value's own words say why, at the capture lines that made it false.
         at = list(dict.fromkeys(id(b.record) for b in found if b.record is not None))
         by_id = {id(b.record): b.record for b in found if b.record is not None}

@@ -53,6 +53,12 @@ VALUE_TABLE = Table({
     "failures": Value("boolean", False, "Add the failing verdicts' reasons (or the expression's list) to `failures`."),
     "message": Value("string", None, "When the value is false, this text goes to `failures`; `{path}` placeholders "
                      "are read from the scope (`{sentence_count}`, `{case.min_sentences}`).", non_empty=True),
+    "check": Value("string", None, "A predicate of this lane: a false value's finding takes its code, severity, "
+                   "name and `[severity]` key, with `message` as its text (needs `message`).", non_empty=True),
+    "at": Value("string", None, "With `check`: the view whose first record the finding is on (default, or an "
+                "empty view: the case's first record).", non_empty=True),
+    "field": Value("string", None, "With `check`: the record's key the finding points at (the whole record when "
+                   "the record lacks it; default: where the predicate's own finding would be).", non_empty=True),
     "description": _TEXT,
 })
 # --- the one metric table and the one threshold check, of every lane ---------------------

@@ -746,7 +746,24 @@ def _build_lane(data: dict[str, Any], positions: LanePositions, shown: str, prof
         return lane
     # A case-driven lane: its [casework] references and expressions are parsed against the lane's
     # predicates, schema and analysis (below); the lane returned is a new one built with it.
-    return dataclasses.replace(lane, casework=parse_casework(lane, data["casework"], rules.positions, items))
+    casework = parse_casework(lane, data["casework"], rules.positions, items)
+    _check_case_values(lane, data["casework"], rules)
+    return dataclasses.replace(lane, casework=casework)
+
+
+def _check_case_values(lane: Lane, casework: Any, rules: _Rules) -> None:
+    """A case-driven lane's `case_value` predicate is judged by the `[[casework.values]]` entry
+    naming it as `check`: one that no value names would never fail, so it is an error at its
+    `kind`. (In a classic lane it is a predicate that passes every turn.)"""
+    values = casework.get("values", []) if isinstance(casework, dict) else []
+    named = {found.name for v in values if isinstance(v, dict) and "check" in v
+             for found in (lane.predicate(str(v["check"])),) if found is not None}
+    for index, item in enumerate(rules.doc.get("predicates", [])):
+        spec = lane.predicate(str(item.get("name")))
+        if item.get("kind") == "case_value" and spec is not None and spec.name not in named:
+            raise rules.fail(("predicates", index, "kind"), f"predicate {spec.name!r}: a `case_value` predicate is "
+                             "judged by the [[casework.values]] entry that names it as `check`; no value names it "
+                             f"(write `check = \"{spec.name}\"` on the value whose false result is this finding)")
 
 
 def _toml_error_position(message: str) -> tuple[int, int]:
@@ -1244,6 +1261,12 @@ class ValueSpec:
     otherwise: Expr | None
     failures: bool
     message: str | None  # added to `failures` when the value is false
+    # `check`: the [[predicates]] entry a false value's finding is told as (its code, severity,
+    # summary and `[severity]` keys), at the first record of view `at` (else the case's first
+    # record), at that record's `field` when it has it.
+    check: str | None = None
+    at: str | None = None
+    field: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -1540,6 +1563,7 @@ def parse_casework(lane: Lane, table: Mapping[str, Any], positions: LanePosition
             raise fail((*path, "name"), f"{what}: the name is already used (views, values and {', '.join(_SCOPE_NAMES)})")
         names.add(name)
         predicate = predicate_of(item, what, path)
+        check, at = _value_check(lane, item, what, views, path, fail)
         values.append(ValueSpec(
             name=name, expr=opt(item, "expr", what, path), predicate=predicate,
             view=view_of(item, what, path) if predicate is not None else None,
@@ -1547,6 +1571,7 @@ def parse_casework(lane: Lane, table: Mapping[str, Any], positions: LanePosition
             otherwise=opt(item, "otherwise", what, path), failures=bool(item.get("failures", False)),
             message=template(item["message"], f"{what} `message`", (*path, "message"),
                              [*_SCOPE_NAMES, *views, *all_values], True) if "message" in item else None,
+            check=check, at=at, field=str(item["field"]) if "field" in item else None,
         ))
 
     metrics = _case_metrics(lane, metric_entries, views, fail_at, compile_at)
@@ -1573,6 +1598,37 @@ def parse_casework(lane: Lane, table: Mapping[str, Any], positions: LanePosition
         judged_on=_judged_on(values, turn_values, views, [p.name for p in lane.predicates]),
         examples=_case_examples(table, [v.name for v in values], fail),
     )
+
+
+def _value_check(lane: Lane, item: Mapping[str, Any], what: str, views: Mapping[str, ViewSpec],
+                 path: tuple[str | int, ...], fail_at: Callable[[tuple[str | int, ...], str], LaneError],
+                 ) -> tuple[str | None, str | None]:
+    """A value's `check` (the predicate its finding is told as, by its canonical name) and `at`
+    (the view whose first record the finding sits on); `at` and `field` need a `check`, a `check`
+    needs a `message` (the finding's text)."""
+
+    def fail(key: str, message: str) -> LaneError:
+        return fail_at((*path, key), message)
+
+    if "check" not in item:
+        for key in ("at", "field"):
+            if key in item:
+                raise fail(key, f"{what}: `{key}` places the finding of a `check`; give `check` (a predicate of "
+                                f"this lane) or leave `{key}` out")
+        return None, None
+    spec = lane.predicate(str(item["check"]))
+    if spec is None or spec.hidden:
+        known = ", ".join(p.name for p in lane.predicates if not p.hidden) or "none"
+        close = difflib.get_close_matches(str(item["check"]), [p.name for p in lane.predicates if not p.hidden], n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise fail("check", f"{what}: `check` {item['check']!r} is not a predicate of this lane (its [[predicates]]: "
+                            f"{known}){hint}")
+    if "message" not in item:
+        raise fail("check", f"{what}: a `check` needs a `message`, the text its finding says when the value is false")
+    at = item.get("at")
+    if at is not None and at not in views:
+        raise fail("at", f"{what}: `at` must name one of the views ({', '.join(views) or 'none'})")
+    return spec.name, (str(at) if at is not None else None)
 
 
 def _case_examples(table: Mapping[str, Any], values: Sequence[str],

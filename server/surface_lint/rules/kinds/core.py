@@ -528,6 +528,13 @@ def _primed(params: Mapping[str, Any]) -> Evaluator:
     return evaluate
 
 
+def _case_value(params: Mapping[str, Any]) -> Evaluator:
+    def evaluate(ctx: Context) -> Verdict:
+        return PASS  # the case's value judges it (casework), never a turn
+
+    return evaluate
+
+
 def _case_int(ctx: Context, params: Mapping[str, Any]) -> int:
     value = case_value(ctx.subject.case, str(params["field"]))
     if value is MISSING:
@@ -788,6 +795,13 @@ SURFACE_KINDS["case_field_in_surface"] = Kind(
 )
 SURFACE_KINDS["primed"] = Kind(_primed, {}, summary="The case ran priming prompts (a signal).",
                              example=KindExample({}, "Anything.", False))
+SURFACE_KINDS["case_value"] = Kind(
+    _case_value, {},
+    summary="A case-driven lane's check judged by the `[[casework.values]]` entry that names it as `check`: a "
+            "false value is this predicate's finding (its code, severity, name), worded by the value's `message`. "
+            "On a turn it passes.",
+    example=KindExample({}, "Anything.", True),
+)
 SURFACE_KINDS["vault_hits_min"] = Kind(
     _vault_hits_min,
     {
