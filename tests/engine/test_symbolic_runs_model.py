@@ -112,3 +112,25 @@ def test_a_missing_run_or_probe_is_told_as_the_chain_kinds_tell_it(
     assert [o.details for o in chain.outcomes] == [o.details for o in runs.outcomes]
     assert [_told(o) for o in runs.outcomes] == [told]
     assert [sorted(_told(o), key=lambda f: f[1:3]) for o in chain.outcomes] == [told]
+
+
+def test_metric_aliases_thresholds_and_a_baseline_read_as_the_chain_lane_s(corpus: Path) -> None:
+    from surface_lint.engine.diff import compare_metrics
+
+    _, cases, captures = _inputs(corpus, "public_v1")
+    runs_engine, chain_engine = _runs_engine(), _chain_engine()
+    runs = runs_engine.score("symbolic_logic", [str(cases)], [str(captures)], threshold_set="v1")
+    chain = chain_engine.score("symbolic_logic", [str(cases)], [str(captures)], threshold_set="v1")
+    assert runs.metric_aliases == chain.metric_aliases == {"overall": "all_three_pass_rate"}
+    assert (runs.threshold_set, runs.passed) == (chain.threshold_set, chain.passed) == ("v1", False)
+    told = [("premise_recall", 1.0, True), ("replay_determinism", 1.0, True), ("proposal_storage", 0.6667, False)]
+    assert [(t.check.metric, t.actual, t.passed) for t in chain.thresholds] == told
+    # The one difference left: a case-driven lane checks (and shows) the unrounded rate.
+    assert [(t.check.metric, t.actual, t.passed) for t in runs.thresholds] == [
+        *told[:2], ("proposal_storage", 2 / 3, False)]
+    # A baseline that names the metric by its alias is read as the metric, in both lanes.
+    old = {"overall": 0.9, "premise_recall": 1.0}
+    for engine, result in ((runs_engine, runs), (chain_engine, chain)):
+        deltas = compare_metrics(engine.lane("symbolic_logic"), old, result.metrics, "v1")
+        regressed = [(d.name, d.old, d.new) for d in deltas if d.regressed]
+        assert regressed == [("all_three_pass_rate", 0.9, 0.6667)]

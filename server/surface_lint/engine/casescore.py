@@ -195,7 +195,7 @@ class CaseworkScorer:
             missing_transcripts=ids_list(self.missing), unknown_cases=self.unknown.sorted(), remainder=[],
             stats=stats, sources=sources,
             headline=lane.headline if lane.headline in metrics else next(iter(metrics), ""),
-            metric_aliases={}, case_count=self.case_count, failing_count=self.failing_count,
+            metric_aliases=lane.metric_aliases, case_count=self.case_count, failing_count=self.failing_count,
             nothing_scored=nothing, case_rows=case_rows, sections=extra,
         )
 

@@ -170,7 +170,7 @@ def compare_metrics(lane: Lane, old: Mapping[str, Any], new: Mapping[str, Any],
     lane file does not give them)."""
     case_driven = is_case_driven(lane)
     if case_driven:
-        old_f, new_f = flat_metrics(old), flat_metrics(new)
+        old_f, new_f = flat_metrics(canonical_metrics(lane, old)), flat_metrics(canonical_metrics(lane, new))
         kinds, checks = _case_metric_kinds(lane), _case_metric_checks(lane, results)
     else:
         old_f = {k: (k, v) for k, v in canonical_metrics(lane, old).items()}

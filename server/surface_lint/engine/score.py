@@ -407,12 +407,11 @@ class LaneScorer:
         else:
             outcomes = Mapped((), 0, _row_outcome)
             case_rows = Mapped((), 0, _row_light)
-        aliases = {a: m.name for m in lane.metrics for a in m.aliases}
         return LaneResult(
             lane=lane.name, profile=self.engine.profile, version=lane.version, threshold_set=set_name,
             metrics=metrics, thresholds=thresholds, passed=passed, outcomes=outcomes, findings=findings,
             missing_transcripts=ids_list(missing), unknown_cases=self.unknown.sorted(), remainder=summary.remainder,
-            stats=stats, sources=sources, headline=lane.headline, metric_aliases=aliases,
+            stats=stats, sources=sources, headline=lane.headline, metric_aliases=lane.metric_aliases,
             case_count=summary.case_count, failing_count=summary.failing_count,
             declared_lane=declared_lane, nothing_scored=nothing, case_rows=case_rows,
         )

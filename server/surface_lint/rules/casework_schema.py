@@ -105,14 +105,14 @@ METRIC_TABLE = Table({
     "passing": Value("list[string]", [], "Signals that must all hold (`!name` negates; classic lanes).",
                      non_empty=True),
     "over": Value("list[string]", [], "Signals selecting the cases counted (classic lanes).", non_empty=True),
-    "aliases": Value("list[string]", [], "Other accepted names (classic lanes).", non_empty=True),
+    "aliases": Value("list[string]", [], "Other names the runner reports it under (a baseline or report naming one reads as this metric).", non_empty=True),
     "runner": Value("boolean", True, "false: documents that the runner's report lacks it (it is still reported)."),
     "better": Value("string", "higher", "Which way is an improvement.", choices=("higher", "lower")),
     "description": _TEXT,
 })
 # Keys only one sort of lane takes (the loader says which to write instead).
 CASE_DRIVEN_METRIC_KEYS = ("per", "digits", "empty_null", "fields", "checks", "skip_null", "section")
-CLASSIC_METRIC_KEYS = ("passing", "over", "aliases")
+CLASSIC_METRIC_KEYS = ("passing", "over")
 EXAMPLE_TABLE = Table({
     "name": Value("string", REQUIRED, "What the example shows (`lane test` names it).", non_empty=True),
     "case": Value("table", REQUIRED, "The case, as a case file's line holds it."),

@@ -276,10 +276,19 @@ class Lane:
         return sorted(self._by_name)
 
     def metric(self, name: str) -> MetricSpec | None:
-        for m in self.metrics:
+        for m in self._all_metrics():
             if m.name == name or name in m.aliases:
                 return m
         return None
+
+    @property
+    def metric_aliases(self) -> dict[str, str]:
+        """Each metric alias (a runner's other name for it: `overall`) -> the metric's name."""
+        return {a: m.name for m in self._all_metrics() for a in m.aliases}
+
+    def _all_metrics(self) -> tuple[MetricSpec, ...]:
+        """A classic lane's metrics, or a case-driven lane's (its casework's)."""
+        return self.metrics if self.casework is None else (*self.metrics, *self.casework.metrics)
 
 
 # --- loading ---------------------------------------------------------------------------
@@ -1005,7 +1014,7 @@ def _metric_problem(item: Mapping[str, Any], case_driven: bool) -> tuple[str, st
             return key, (f"metric {name!r}: `{key}` is for case-driven lanes ([casework]); a classic lane's "
                          "metric does not take it")
         instead = {"passing": "`value`, an expression over the case's values (`\"a and not b\"`)",
-                   "over": "`where`, an expression", "aliases": "one `name`"}[key]
+                   "over": "`where`, an expression"}[key]
         return key, f"metric {name!r}: `{key}` is for classic lanes; write {instead}"
     if "where" in item and "when" in item:
         return "when", f"metric {name!r}: `when` and `where` are one key; give `where` only"
@@ -1452,6 +1461,7 @@ def _case_metrics(lane: Lane, entries: Sequence[tuple[SchemaPath, Mapping[str, A
             skip_null=bool(item.get("skip_null", False)),
             section=section, report=bool(item.get("report", True)), better=str(item.get("better", "higher")),
             runner=bool(item.get("runner", True)), description=str(item.get("description", "")),
+            aliases=tuple(item.get("aliases", ())),
         ))
         seen.add(name)
     return tuple(metrics)
