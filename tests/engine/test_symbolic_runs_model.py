@@ -134,3 +134,57 @@ def test_metric_aliases_thresholds_and_a_baseline_read_as_the_chain_lane_s(corpu
         deltas = compare_metrics(engine.lane("symbolic_logic"), old, result.metrics, "v1")
         regressed = [(d.name, d.old, d.new) for d in deltas if d.regressed]
         assert regressed == [("all_three_pass_rate", 0.9, 0.6667)]
+
+
+def _reports(corpus: Path) -> list[Path]:
+    runtime = sorted((corpus / "runtime" / "reports").glob("symbolic_logic_*.json"))
+    committed = sorted((corpus / "reports" / "symbolic_logic").glob("*.json"))
+    return [*runtime, *committed]
+
+
+def test_every_symbolic_report_reads_back_as_the_chain_lane_reads_it(corpus: Path) -> None:
+    runs_engine, chain_engine = _runs_engine(), _chain_engine()
+    reports = _reports(corpus)
+    assert len(reports) == 12
+    checked = 0
+    for report in reports:
+        stored = json.loads(report.read_text(encoding="utf-8"))
+        runs = runs_engine.score(None, [], [str(report)])
+        chain = chain_engine.score(None, [], [str(report)])
+        assert runs.metrics == chain.metrics, report.name
+        assert [o.details for o in runs.outcomes] == [o.details for o in chain.outcomes], report.name
+        assert [_found(f) for f in runs.findings] == [_found(f) for f in chain.findings], report.name
+        cases = stored.get("cases") or stored.get("case_details")
+        if cases:  # v1_structural_zero.json: a baseline with no cases
+            assert runs.metrics == stored["metrics"], report.name
+            assert [o.details for o in runs.outcomes] == cases, report.name
+            checked += 1
+    assert checked == 11
+
+
+def _found(f: Finding) -> tuple[str, str, int, int, int, int, str, str]:
+    loc = f.location
+    return (f.code, f.rule, loc.line, loc.column, loc.end_line, loc.end_column, f.severity.name, f.message)
+
+
+def test_a_report_s_failing_check_is_at_the_check_s_field_of_its_entry(corpus: Path) -> None:
+    report = corpus / "runtime" / "reports" / "symbolic_logic_public_v1.json"
+    runs = _runs_engine().score(None, [], [str(report)])
+    lines = report.read_text(encoding="utf-8").splitlines()
+    first = next(f for f in runs.findings if f.code == "SL303")
+    # SYM-PUB-002's entry: the finding is at its `proposal_count` (the check's `field`), not at `proposal_pass`.
+    line = lines[first.location.line - 1]
+    assert line[:first.location.column - 1].endswith('"proposal_count": ') and line[first.location.column - 1] == "0"
+    assert _found(first)[6:] == ("ERROR", "proposal_storage: 0 pack-mutation proposal(s) fired; expected_proposals is 1")
+    assert runs.passed is False and runs.case_count == 18 and runs.failing_count == 6
+
+
+def test_captures_without_their_cases_are_still_refused(corpus: Path) -> None:
+    from surface_lint.engine.results import UsageError
+
+    captures = corpus / "runtime" / "captures" / "symbolic_logic_public_v1.jsonl"
+    report = corpus / "runtime" / "reports" / "symbolic_logic_public_v1.json"
+    with pytest.raises(UsageError) as info:
+        _runs_engine().score("symbolic_logic", [], [str(report), str(captures)])
+    assert str(info.value) == ("lane symbolic_logic scores captures joined with their cases: give --cases "
+                               "(or give only lane reports, which carry their cases' records)")

@@ -217,6 +217,13 @@ def judge_case(evaluator: Evaluator, cases: CaseworkEvaluator, casework: Casewor
     return outcome, sorted_findings(out)
 
 
+def report_findings(evaluator: Evaluator, casework: Casework, case_id: str, data: Mapping[str, Any], record: Record,
+                    blames: Sequence[Blame]) -> list[Finding]:
+    """A lane report's case read back (casework.report_outcome): its blames as findings on its entry."""
+    out = [f for blame in blames for f in _findings_of(evaluator, casework, case_id, data, record, blame)]
+    return sorted_findings(out)
+
+
 def check_case_lines(engine: EngineServices, path: str, lines: Sequence[tuple[int, str]], kind: str, lane: Lane,
                      cases: CaseIndex) -> list[Finding]:
     """The case findings of a document's lines (the editor gives one case's lines): (number, text
@@ -276,4 +283,4 @@ def _rank_order(item: tuple[Any, ...]) -> tuple[int, int]:
     return item[0], item[1]
 
 
-__all__ = ["MEMORY_RECORDS", "CaseGroups", "case_findings", "check_case_lines", "judge_case"]
+__all__ = ["MEMORY_RECORDS", "CaseGroups", "case_findings", "check_case_lines", "judge_case", "report_findings"]

@@ -21,10 +21,12 @@ from ..model.findings import Finding, Location, Severity
 from ..rules.kinds.core import Verdict
 from ..rules.loader import Lane
 from ..sources.base import JsonlReader, ReadStats, Record, check_finding
-from ..sources.streams import open_input
-from .casegroup import CaseGroups, judge_case
+from ..sources.streams import open_input, read_input
+from ..sources.transcripts import read_report, sniff_stream
+from .casegroup import CaseGroups, judge_case, report_findings
 from .caseindex import IdSet, ids_list
-from .casework import Casework, CaseworkEvaluator
+from .casework import CaseOutcome, Casework, CaseworkEvaluator, report_outcome
+from .details import report_case_fields
 from .fold import MetricsFold
 from .pipeline import Evaluator
 from .results import CaseIndex, LaneResult, Rows, UsageError
@@ -36,7 +38,7 @@ from .spool import Mapped, Spool, fewer_collections
 class CaseworkScorer:
     """Folds the captures of one case-driven lane run into metrics, case rows and findings."""
 
-    def __init__(self, lane: Lane, casework: Casework, index: CaseIndex, levels: Mapping[str, str],
+    def __init__(self, lane: Lane, casework: Casework, index: CaseIndex | None, levels: Mapping[str, str],
                  want_rows: bool, finding_limit: int | None, max_line_bytes: int | None = None,
                  group_memory: int | None = None) -> None:
         self.lane = lane
@@ -69,6 +71,7 @@ class CaseworkScorer:
         """Every capture file, in order, joined to its cases and grouped by case."""
         field = self.casework.case_field
         index = self.index
+        assert index is not None  # captures are joined with their cases (reports: read_reports)
         for path in paths:
             reader = JsonlReader(path, self.max_line_bytes) if self.max_line_bytes else JsonlReader(path)
             given = texts.get(path)
@@ -101,6 +104,8 @@ class CaseworkScorer:
 
     def judge_all(self) -> None:
         """Each case once, in case-file order: a case without a captured record is missing."""
+        if self.index is None:  # lane reports: every case was judged as read
+            return
         groups = self.groups.ranked()
         pending = next(groups, None)
         id_field = self.lane.schema.id_field
@@ -123,6 +128,38 @@ class CaseworkScorer:
             for f in found:
                 self.problem(f)
             return
+        self._take(rank, case_id, outcome, found, records[0])
+
+    def read_reports(self, paths: Sequence[str], texts: Mapping[str, bytes]) -> None:
+        """Lane reports read back without their cases: each per-case record is that case's
+        details and gives the values its bare-name details name (casework.report_outcome), in
+        the report's order."""
+        rank = 0
+        for path in paths:
+            given = texts.get(path)
+            try:
+                data = given if given is not None else read_input(path)
+            except OSError as exc:
+                raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
+            transcript = read_report(path, data)
+            for problem in transcript.findings:
+                self.problem(problem)
+            self.stats.add(transcript.stats)
+            for entry in transcript.entries:
+                case_id = entry.case_id
+                if case_id is None:
+                    self.problem(check_finding(C.UNJOINED, entry.record.whole(),
+                                               "report entry without a string `case_id` or `id`; joined to no case",
+                                               record_index=entry.record.index))
+                    continue
+                case = report_case_fields(self.lane, entry, None)
+                outcome, blames = report_outcome(self.casework, case_id, entry.data, case)
+                found = report_findings(self.evaluator, self.casework, case_id, case, entry.record, blames)
+                self._take(rank, case_id, outcome, found, entry.record)
+                rank += 1
+
+    def _take(self, rank: int, case_id: str, outcome: CaseOutcome, found: list[Finding], first: Record) -> None:
+        """One judged case into the metrics, the rows and the findings."""
         self.fold.add_case(outcome)
         self.case_count += 1
         failed: tuple[str, ...] = ()
@@ -131,7 +168,6 @@ class CaseworkScorer:
         if not outcome.passed:
             self.failing_count += 1
             if all(f.code in CASE_PROBLEMS for f in found):  # suppressed, or nothing to place: the case still fails
-                first = records[0]
                 found = [*found, check_finding(C.CASE_CHECK, first.whole(), f"case `{case_id}` fails", case_id,
                                                record_index=first.index)]
             for f in found:
@@ -151,7 +187,7 @@ class CaseworkScorer:
         for f in found:
             self.findings.append((rank, f))
         if self.want_rows:
-            scored = Scored(case_id, (outcome.passed,), failed, None, records[0].index, "none", outcome.details,
+            scored = Scored(case_id, (outcome.passed,), failed, None, first.index, "none", outcome.details,
                             failed, failures, tuple(found), severities)
             self.rows.append(_row(rank, rank, scored, self.row_findings))
 
@@ -167,7 +203,7 @@ class CaseworkScorer:
         sections = self.fold.sections(raw) if self.case_count else {}
         id_field = lane.schema.id_field
         for case_id, error in self.fold.errors:  # a metric expression that failed on a case's item
-            case = self.index.get(case_id) if case_id is not None else None
+            case = self.index.get(case_id) if case_id is not None and self.index is not None else None
             where = case.record.location(id_field) if case is not None else _lane_location(error.location)
             self.problem(check_finding(error.code, where, error.message, case_id))
         metrics = dict(sections.get("metrics", {}))
@@ -201,6 +237,8 @@ class CaseworkScorer:
 
     def _nothing_scored(self) -> str:
         stats = self.stats
+        if self.index is None:  # lane reports read back
+            return "the lane report holds no case entry"
         if not stats.records:
             if stats.errors:
                 return f"none of the {stats.lines} line(s) read could be parsed as a record"
@@ -229,15 +267,30 @@ def score_casework(lane: Lane, casework: Casework, index: CaseIndex | None, leve
                    max_line_bytes: int | None = None, set_name: str | None = None) -> LaneResult:
     """`Engine.score` of a case-driven lane (the case index is the run's, read once); `set_name`:
     the threshold set checked (default: the lane's)."""
-    if index is None or not case_paths:
-        raise UsageError(f"lane {lane.name} scores captures joined with their cases: give --cases")
-    scorer = CaseworkScorer(lane, casework, index, levels, want_rows, finding_limit, max_line_bytes)
+    reports = index is None or not case_paths
+    if reports and not (capture_paths and all(_is_report(p, texts) for p in capture_paths)):
+        raise UsageError(f"lane {lane.name} scores captures joined with their cases: give --cases "
+                         "(or give only lane reports, which carry their cases' records)")
+    scorer = CaseworkScorer(lane, casework, None if reports else index, levels, want_rows, finding_limit,
+                            max_line_bytes)
     scorer.row_findings = row_findings
     if set_name is not None:
         scorer.set_name = set_name
-    scorer.read(capture_paths, texts)
-    return scorer.result(profile, [*case_paths, *capture_paths], stats, index.findings,
+    if reports:
+        scorer.read_reports(capture_paths, texts)
+    else:
+        scorer.read(capture_paths, texts)
+    return scorer.result(profile, [*case_paths, *capture_paths], stats, index.findings if index is not None else (),
                          capture_paths[0] if capture_paths else "")
+
+
+def _is_report(path: str, texts: Mapping[str, bytes]) -> bool:
+    given = texts.get(path)
+    try:
+        with io.BytesIO(given) if given is not None else open_input(path) as fh:
+            return sniff_stream(fh) == "report"
+    except OSError:
+        return False
 
 
 __all__ = ["CaseworkScorer", "score_casework"]

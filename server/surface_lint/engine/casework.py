@@ -678,6 +678,45 @@ class CaseworkEvaluator:
         return out
 
 
+def report_outcome(casework: Casework, case_id: str, entry: Mapping[str, Any],
+                   case: Mapping[str, Any]) -> tuple[CaseOutcome, list[Blame]]:
+    """A case of a lane report (the runner's per-case record, `entry`), read back: the record is
+    the case's details; each `[casework.details]` field written as a bare value name (`passed =
+    "passed"`, `replay_pass = "replay_determinism"`) gives that value, and the metrics fold those
+    values as they fold a judged case's. A false value with a `check` is its predicate's finding
+    on the record (`record` None: the caller puts it on the entry), at the check's `field` when the
+    record has it, else at the detail field that gave the value; worded by its `message` when the
+    report holds every name the message reads."""
+    names = {v.name for v in casework.values}
+    values: dict[str, Any] = {}
+    field_of: dict[str, str] = {}
+    for key, expr in casework.details.items():
+        name = expr.text.strip()
+        if name in names and key in entry and name not in values:
+            values[name], field_of[name] = entry[key], key
+    passed = values.get("passed") is True if casework.has_verdict else True
+    blames: list[Blame] = []
+    if not passed:
+        scope = {**values, "case": case}
+        for spec in casework.values:
+            if spec.check is None or values.get(spec.name) is not False or spec.message is None:
+                continue
+            key = field_of[spec.name]
+            message = (_render(spec.message, scope) if _renders(spec.message, scope)
+                       else f"the report's `{key}` is false")
+            at = spec.field if spec.field is not None and spec.field in entry else key
+            blames.append(Blame(spec.name, None, spec.check, Verdict(False, message=message, target=at), message))
+    outcome = CaseOutcome(case_id, passed, values, {next(iter(casework.runs)): values}, [], dict(entry), 1, case)
+    return outcome, blames
+
+
+def _renders(template: str, scope: Mapping[str, Any]) -> bool:
+    """Every `{path}` of a value's message starts at a name `scope` holds."""
+    import re
+
+    return all(m.group(1).split(".")[0].strip() in scope for m in re.finditer(r"\{([^{}]*)\}", template))
+
+
 def _render(template: str, scope: Mapping[str, Any]) -> str:
     """A value's message: each `{path}` is read from the case scope (null-safe)."""
     out: list[str] = []
