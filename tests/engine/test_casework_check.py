@@ -126,3 +126,20 @@ def test_a_case_value_predicate_no_value_names_is_a_load_error_at_its_kind() -> 
         16, 1, "predicate 'enough_hits': a `case_value` predicate is judged by the [[casework.values]] entry that "
                "names it as `check`; no value names it (write `check = \"enough_hits\"` on the value whose false "
                "result is this finding)")
+
+
+def _outcome(tmp_path: Path, records: list[dict[str, object]]) -> tuple[tuple[str, ...], tuple[str, ...], dict[str, str]]:
+    lane_file, cases, captures = tmp_path / "lane.toml", tmp_path / "cases.jsonl", tmp_path / "captures.jsonl"
+    lane_file.write_text(LANE, encoding="utf-8")
+    cases.write_text(json.dumps({"id": "C1", "min_hits": 2}) + "\n", encoding="utf-8")
+    captures.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    (outcome,) = Engine(Config(lane_files=[lane_file])).score("check_demo", [str(cases)], [str(captures)]).outcomes
+    return outcome.judged, outcome.failed, {k: v.message for k, v in (outcome.verdicts or {}).items()}
+
+
+def test_a_case_row_judges_its_checks_and_words_a_failure_as_the_verdict(tmp_path: Path) -> None:
+    # What reports show per case (JUnit, Markdown, the HTML matrix): the check is judged, passing
+    # or failing, and a failure's text is the verdict's own, without the finding's "name: ".
+    assert _outcome(tmp_path, [QUESTION, {**ANSWER, "hits": 2}]) == (("enough_hits",), (), {})
+    assert _outcome(tmp_path, [QUESTION, ANSWER]) == (
+        ("enough_hits",), ("enough_hits",), {"enough_hits": "hits 1 < min_hits 2"})

@@ -51,6 +51,7 @@ class CaseworkScorer:
         self.max_line_bytes = max_line_bytes
         self.evaluator = Evaluator(lane, levels)
         self.cases = CaseworkEvaluator(casework)
+        self._checks = [(v.name, v.check) for v in casework.values if v.check is not None]  # (value, predicate)
         self.fold = MetricsFold.for_casework(casework, self.cases.functions())
         self.groups = CaseGroups(group_memory)
         self.rows: Spool[tuple[Any, ...]] = Spool(key=_row_order)
@@ -173,8 +174,8 @@ class CaseworkScorer:
             for f in found:
                 if f.code in CASE_PROBLEMS:
                     continue
-                if f.rule not in failures:
-                    failures[f.rule] = Verdict(False, message=f.message)
+                if f.rule not in failures:  # the verdict's own words, as a classic lane's (not "rule: ..." again)
+                    failures[f.rule] = Verdict(False, message=f.message.removeprefix(f"{f.rule}: "))
                     severities[f.rule] = f.severity
                 elif f.severity > (severities[f.rule] or f.severity):
                     severities[f.rule] = f.severity
@@ -187,8 +188,11 @@ class CaseworkScorer:
         for f in found:
             self.findings.append((rank, f))
         if self.want_rows:
+            # Judged: the predicates failed, and those a `check` value judged (true or false).
+            judged = tuple(dict.fromkeys([*(check for name, check in self._checks
+                                            if isinstance(outcome.values.get(name), bool)), *failed]))
             scored = Scored(case_id, (outcome.passed,), failed, None, first.index, "none", outcome.details,
-                            failed, failures, tuple(found), severities)
+                            judged, failures, tuple(found), severities)
             self.rows.append(_row(rank, rank, scored, self.row_findings))
 
     # --- the result --------------------------------------------------------------------
