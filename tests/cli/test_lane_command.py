@@ -84,7 +84,7 @@ def test_a_lane_file_that_does_not_load_exits_2(tmp_path: Path, capsys: pytest.C
     lane.write_text('[lane]\nname = "broken"\n[[predicates]]\nname = "p"\ncode = "BX1"\nkind = "ends_wth"\n', "utf-8")
     code, out, err = run(["lane", "test", str(lane)], capsys)
     assert code == 2
-    assert err == (f"{lane}:6:1: predicate 'p': unknown kind 'ends_wth' (known: case_field_in_surface, condition, "
+    assert err == (f"{lane}:6:1: predicate 'p': unknown kind 'ends_wth' (known: case_field_in_surface, case_value, condition, "
                    "connective_present, count_between, ends_with, first_letter_upper, grounding_in, "
                    "grounding_marker_consistent, not_only_tail, pattern_absent, pattern_present, primed, "
                    "proposal_count_equal, replay_identical, sentence_count_min, sentence_min_tokens, substring_absent, "

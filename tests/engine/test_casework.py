@@ -179,9 +179,10 @@ def test_a_multi_turn_lane_scores_every_turn_with_its_own_expectations(tmp_path:
         ("cases.jsonl", 3, 8, "SL015", "c3", "case `c3` has no captured turn in the transcripts; left out of the metrics"),
         ("cases.jsonl", 3, 32, "SL012", "c3", "unknown field `turns` for lane thread_demo"),
     ]
-    # The failing case's row names its failed check and why.
+    # The failing case's row names its failed check and why (the verdict's words; the finding's
+    # message is prefixed with the predicate's name, the row's is not, as a classic lane's).
     assert [(o.case_id, o.failed, {n: v.message for n, v in (o.verdicts or {}).items()}) for o in result.outcomes] == [
-        ("c1", ("names_topic",), {"names_topic": "names_topic: does not name light"}), ("c2", (), {})]
+        ("c1", ("names_topic",), {"names_topic": "does not name light"}), ("c2", (), {})]
 
 
 @pytest.mark.parametrize(("old", "new", "where", "message"), [
