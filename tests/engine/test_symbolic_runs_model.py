@@ -188,3 +188,15 @@ def test_captures_without_their_cases_are_still_refused(corpus: Path) -> None:
         _runs_engine().score("symbolic_logic", [], [str(report), str(captures)])
     assert str(info.value) == ("lane symbolic_logic scores captures joined with their cases: give --cases "
                                "(or give only lane reports, which carry their cases' records)")
+
+
+def test_check_on_a_report_tells_its_failing_checks_as_the_chain_lane_does(corpus: Path) -> None:
+    report = corpus / "runtime" / "reports" / "symbolic_logic_public_v2.json"
+    data = report.read_bytes()
+    runs = _runs_engine().check_bytes(str(report), data, lane_name="symbolic_logic")
+    chain = _chain_engine().check_bytes(str(report), data, lane_name="symbolic_logic")
+    assert [_found(f) for f in runs.findings] == [_found(f) for f in chain.findings]
+    assert [(f.code, f.location.line, f.location.column) for f in runs.findings] == [
+        ("SL303", 10, 25), ("SL303", 24, 25), ("SL303", 150, 25), ("SL303", 164, 25),
+        ("SL303", 234, 25), ("SL303", 248, 25), ("SL303", 290, 25), ("SL303", 318, 25)]
+    assert runs.findings[0].message == "proposal_storage: 2 pack-mutation proposal(s) fired; expected_proposals is 5"

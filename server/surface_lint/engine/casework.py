@@ -710,6 +710,16 @@ def report_outcome(casework: Casework, case_id: str, entry: Mapping[str, Any],
     return outcome, blames
 
 
+def report_verdicts(casework: Casework, case_id: str | None, entry: Mapping[str, Any] | None,
+                    case: Mapping[str, Any] | None) -> dict[str, Verdict]:
+    """The failing `check` predicates of a report entry read back (`report_outcome`), by name:
+    what `check` reports on a lane report's entry."""
+    if entry is None or case_id is None:
+        return {}
+    _, blames = report_outcome(casework, case_id, entry, case or {})
+    return {b.predicate: b.verdict for b in blames if b.predicate is not None and b.verdict is not None}
+
+
 def _renders(template: str, scope: Mapping[str, Any]) -> bool:
     """Every `{path}` of a value's message starts at a name `scope` holds."""
     import re

@@ -24,6 +24,7 @@ from ..sources.cases import Case
 from ..sources.suppress import Suppressions
 from ..sources.transcripts import Transcript, Turn
 from .caseindex import IdSet, scratch_db
+from .casework import report_verdicts
 from .details import build_details, is_primed, report_case_fields, report_subject
 from .results import SURFACE_PATH, CaseIndex
 from .scoring import EvaluationMemo, expected_names
@@ -400,7 +401,9 @@ class Evaluator:
         if casework is not None and joined.kind == TURN:  # only what the lane judges on this turn
             verdicts = {k: v for k, v in verdicts.items() if casework.judges(k, joined.record.data, joined.fields)}
         elif casework is not None and joined.kind == REPORT_CASE:
-            verdicts = {}  # a case-driven lane's report entry is its per-case record, not a turn: judged from captures
+            # A case-driven lane's report entry is its per-case record, not a turn: what it fails
+            # is its `check` values read back (casework.report_outcome), as `score` reads them.
+            verdicts = report_verdicts(casework, joined.case_id, joined.stored, joined.fields)
         elif joined.context:
             findings = False  # the review shows it as context, Problems lists nothing on it
         found = self.predicate_findings(verdicts, joined.record, joined.judged, joined.case_id,
