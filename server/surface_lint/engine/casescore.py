@@ -12,7 +12,8 @@ findings go to the spools every lane's reporters read. Memory does not grow with
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Mapping, Sequence
+import zlib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..model.checks import CASE_PROBLEMS
@@ -21,10 +22,11 @@ from ..model.findings import Finding, Location, Severity
 from ..rules.kinds.core import Verdict
 from ..rules.loader import Lane
 from ..sources.base import JsonlReader, ReadStats, Record, check_finding
+from ..sources.cases import Case
 from ..sources.streams import open_input
 from .casegroup import CaseGroups, judge_case
 from .caseindex import IdSet, ids_list
-from .casework import Casework, CaseworkEvaluator
+from .casework import CaseOutcome, Casework, CaseworkEvaluator
 from .fold import MetricsFold
 from .pipeline import Evaluator
 from .results import CaseIndex, LaneResult, Rows, UsageError
@@ -32,14 +34,29 @@ from .score import Scored, _finding_order, _row, _row_light, _row_order, _row_ou
 from .scoring import threshold_results
 from .spool import Mapped, Spool, fewer_collections
 
+# One case judged (`CaseworkScorer._judged`): its rank, id, outcome (None: not judged), the
+# findings that make it fail (or say why it was not judged) and its first record's index.
+Judged = tuple[int, str, CaseOutcome | None, list[Finding], int]
+
+
+def id_bucket(case_id: str, count: int) -> int:
+    """Which of `count` parts reports a case id no case has (the same part on every machine)."""
+    return zlib.crc32(case_id.encode("utf-8", "surrogatepass")) % count
+
 
 class CaseworkScorer:
     """Folds the captures of one case-driven lane run into metrics, case rows and findings."""
 
     def __init__(self, lane: Lane, casework: Casework, index: CaseIndex, levels: Mapping[str, str],
                  want_rows: bool, finding_limit: int | None, max_line_bytes: int | None = None,
-                 group_memory: int | None = None) -> None:
+                 group_memory: int | None = None, part: tuple[int, int] = (0, 1)) -> None:
         self.lane = lane
+        # Which cases this scorer judges: those whose rank is `part[0]` modulo `part[1]` (a part
+        # of a run scored elsewhere too; engine/caseparts.py). (0, 1): all of them.
+        self.part = part
+        # Cases judged by the parts of a run, merged in rank order (`Judged`): what `judge_all`
+        # folds instead of judging the groups read here.
+        self.entries: Iterator[Judged] | None = None
         self.casework = casework
         self.index = index
         self.want_rows = want_rows
@@ -69,6 +86,8 @@ class CaseworkScorer:
         """Every capture file, in order, joined to its cases and grouped by case."""
         field = self.casework.case_field
         index = self.index
+        number, count = self.part
+        first = number == 0  # the first part reports what is not a case's: bad lines, the counts
         for path in paths:
             reader = JsonlReader(path, self.max_line_bytes) if self.max_line_bytes else JsonlReader(path)
             given = texts.get(path)
@@ -80,45 +99,77 @@ class CaseworkScorer:
                 for record in reader.records(stream):
                     case_id = record.data.get(field)
                     if not isinstance(case_id, str) or not case_id:
-                        self.problem(check_finding(
-                            C.UNJOINED, record.whole(), f"record without a string `{field}`; joined to no case",
-                            record_index=record.index))
+                        if first:
+                            self.problem(check_finding(
+                                C.UNJOINED, record.whole(), f"record without a string `{field}`; joined to no case",
+                                record_index=record.index))
                         continue
                     rank = index.rank(case_id)
                     if rank < 0:
-                        if self.unknown.add(case_id):
+                        if (count == 1 or id_bucket(case_id, count) == number) and self.unknown.add(case_id):
                             self.problem(check_finding(
                                 C.UNJOINED, record.location(field),
                                 f"case id `{case_id}` matches no case in the given case files", case_id,
                                 record_index=record.index))
                         continue
-                    self.groups.add(case_id, record, rank)
-            for finding in reader.findings:
-                self.problem(finding)
-            self.stats.add(reader.stats)
+                    if count == 1 or rank % count == number:
+                        self.groups.add(case_id, record, rank)
+            if first:
+                for finding in reader.findings:
+                    self.problem(finding)
+                self.stats.add(reader.stats)
 
     # --- judging ------------------------------------------------------------------------
 
     def judge_all(self) -> None:
-        """Each case once, in case-file order: a case without a captured record is missing."""
-        groups = self.groups.ranked()
-        pending = next(groups, None)
+        """Each case once, in case-file order (judged here, or by the parts: `entries`), folded;
+        a case without a captured record is missing."""
         id_field = self.lane.schema.id_field
         with fewer_collections():
-            for rank, case in enumerate(self.index.ordered()):
-                if pending is None or pending[0] != rank:
+            for case, entry in self._ranked(self.entries):
+                if entry is None:
                     self.missing.append(case.id)
                     self.problem(check_finding(
                         C.UNJOINED, case.record.location(id_field),
                         f"case `{case.id}` has no captured turn in the transcripts; left out of the metrics",
                         case.id, record_index=case.record.index))
-                    continue
-                _, _, records = pending
-                pending = next(groups, None)
-                self._judge(rank, case.id, case.data, records)
+                else:
+                    self._take(entry)
 
-    def _judge(self, rank: int, case_id: str, data: Mapping[str, Any], records: list[Record]) -> None:
+    def judged(self) -> Iterator[Judged]:
+        """This scorer's cases judged (a part's: those of its ranks), in case-file order."""
+        with fewer_collections():
+            for _, entry in self._ranked(None):
+                if entry is not None:
+                    yield entry
+
+    def _ranked(self, entries: Iterator[Judged] | None) -> Iterator[tuple[Case, Judged | None]]:
+        """Every case of the case files in order, with its judgement (None: no record of it)."""
+        groups = self.groups.ranked() if entries is None else None
+        pending: Any = next(entries if entries is not None else groups, None)  # type: ignore[arg-type]
+        for rank, case in enumerate(self.index.ordered()):
+            if pending is None or pending[0] != rank:
+                yield case, None
+                continue
+            if entries is not None:
+                entry, pending = pending, next(entries, None)
+            else:
+                entry = self._judged(rank, case.id, case.data, pending[2])
+                pending = next(groups, None)  # type: ignore[arg-type]
+            yield case, entry
+
+    def _judged(self, rank: int, case_id: str, data: Mapping[str, Any], records: list[Record]) -> Judged:
         outcome, found = judge_case(self.evaluator, self.cases, self.casework, case_id, data, records)
+        first = records[0]
+        if outcome is not None and not outcome.passed and all(f.code in CASE_PROBLEMS for f in found):
+            # suppressed, or nothing to place: the case still fails
+            found = [*found, check_finding(C.CASE_CHECK, first.whole(), f"case `{case_id}` fails", case_id,
+                                           record_index=first.index)]
+        return rank, case_id, outcome, found, first.index
+
+    def _take(self, entry: Judged) -> None:
+        """One judged case folded into the metrics, its row and findings spooled."""
+        rank, case_id, outcome, found, first_index = entry
         if outcome is None:  # not judged (a pattern past its budget): left out of the metrics
             for f in found:
                 self.problem(f)
@@ -130,10 +181,6 @@ class CaseworkScorer:
         severities: dict[str, Severity | None] = {}
         if not outcome.passed:
             self.failing_count += 1
-            if all(f.code in CASE_PROBLEMS for f in found):  # suppressed, or nothing to place: the case still fails
-                first = records[0]
-                found = [*found, check_finding(C.CASE_CHECK, first.whole(), f"case `{case_id}` fails", case_id,
-                                               record_index=first.index)]
             for f in found:
                 if f.code in CASE_PROBLEMS:
                     continue
@@ -151,7 +198,7 @@ class CaseworkScorer:
         for f in found:
             self.findings.append((rank, f))
         if self.want_rows:
-            scored = Scored(case_id, (outcome.passed,), failed, None, records[0].index, "none", outcome.details,
+            scored = Scored(case_id, (outcome.passed,), failed, None, first_index, "none", outcome.details,
                             failed, failures, tuple(found), severities)
             self.rows.append(_row(rank, rank, scored, self.row_findings))
 
