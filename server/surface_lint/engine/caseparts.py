@@ -18,14 +18,16 @@ their positions, the missing cases. The parts must be all `k` buckets of one run
 from __future__ import annotations
 
 import heapq
+import os
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..model.findings import Finding
 from ..rules.loader import Lane
 from ..sources.base import ReadStats
 from .casescore import CaseworkScorer, Judged
-from .casework import Casework
+from .casework import CaseOutcome, Casework
+from .fold import casework_metrics
 from .partial import BatchWriter, read_batches
 from .results import CaseIndex, LaneResult, UsageError
 
@@ -41,7 +43,7 @@ class CasePart:
     stats: ReadStats  # the read counts (part 0's; the others read the same lines)
     problems: tuple[Finding, ...]  # findings of no judged case: bad lines, unjoined records
     unknown: tuple[str, ...]  # case ids of this bucket that match no case
-    judged: bytes  # `Judged` cases in rank order, as `BatchWriter.packed` batches
+    judged: bytes | str  # `Judged` cases in rank order: `BatchWriter.packed` batches, or their file
     cases: int
 
     @property
@@ -50,28 +52,64 @@ class CasePart:
 
     @property
     def nbytes(self) -> int:
-        return len(self.judged)
+        return len(self.judged) if isinstance(self.judged, bytes) else os.path.getsize(self.judged)
 
     def entries(self) -> Iterator[Judged]:
         for batch in read_batches(self.judged):
             yield from batch
 
 
+@dataclass(frozen=True)
+class Bucket:
+    """Which cases a `--jobs` worker judges, and from which transcripts (`path` names it when
+    the worker dies)."""
+
+    number: int
+    count: int
+    paths: tuple[str, ...]
+
+    @property
+    def path(self) -> str:
+        return f"{', '.join(self.paths)} (the cases of part {self.number + 1} of {self.count})"
+
+
 def score_case_part(lane: Lane, casework: Casework, index: CaseIndex, levels: Mapping[str, str],
                     paths: Sequence[str], texts: Mapping[str, bytes], number: int, count: int,
-                    key: tuple[int, ...], max_line_bytes: int | None = None) -> CasePart:
-    """Bucket `number` of `count`: every capture of `paths` read, the bucket's cases judged."""
+                    key: tuple[int, ...], max_line_bytes: int | None = None, folder: str | None = None) -> CasePart:
+    """Bucket `number` of `count`: every capture of `paths` read, the bucket's cases judged (kept
+    compressed in memory, or in a file of `folder`: a `--jobs` worker's)."""
     if not 0 <= number < count:
         raise UsageError(f"part {number} of {count}: a part's number is 0 to {count - 1}")
     scorer = CaseworkScorer(lane, casework, index, levels, False, None, max_line_bytes, part=(number, count))
     scorer.read(paths, texts)
-    writer = BatchWriter.packed()
-    for entry in scorer.judged():
-        writer.add(entry)
-    judged = writer.close() or b""
+    writer = BatchWriter.in_folder(folder) if folder is not None else BatchWriter.packed()
+    read = fold_reads(casework)
+    with writer:
+        for rank, case_id, outcome, found, first_index in scorer.judged():
+            writer.add((rank, case_id, _slim(outcome, read) if outcome is not None else None, found, first_index))
+    judged: bytes | str = writer.close() if folder is None else writer.path  # type: ignore[assignment]
     problems = tuple(f for _, f in scorer.findings)
     return CasePart(key, number, count, tuple(paths), scorer.stats, problems, tuple(scorer.unknown.sorted()),
                     judged, writer.count)
+
+
+def fold_reads(casework: Casework) -> frozenset[str]:
+    """The names the lane's metrics read of a case's scope (its views, `case`, `runs`, values)."""
+    names: set[str] = set()
+    for metric in casework_metrics(casework):
+        names.add(metric.spec.per)
+        for expr in (metric.where, metric.value, metric.by, *metric.spec.fields.values()):
+            if expr is not None:
+                names.update(expr.names)
+    return frozenset(names)
+
+
+def _slim(outcome: CaseOutcome, read: frozenset[str]) -> CaseOutcome:
+    """A judged case as the fold reads it: the views (each turn's record, often most of a part's
+    size), `case` and `runs` only when a metric names them. The fold's scope is otherwise the
+    same, so every metric is (`fold.MetricsFold.add_case`)."""
+    return replace(outcome, views={k: v for k, v in outcome.views.items() if k in read},
+                   case=outcome.case if "case" in read else {}, runs=outcome.runs if "runs" in read else {})
 
 
 def finish_case_parts(parts: Sequence[CasePart], lane: Lane, casework: Casework, index: CaseIndex,
@@ -118,4 +156,4 @@ def _distinct(entries: Iterator[Judged]) -> Iterator[Judged]:
         yield entry
 
 
-__all__ = ["CasePart", "finish_case_parts", "score_case_part"]
+__all__ = ["Bucket", "CasePart", "finish_case_parts", "score_case_part"]
