@@ -308,7 +308,7 @@ class Engine:
         jobs = int(getattr(mapper, "jobs", 2))
         token = f"{os.getpid()}:{id(index)}"
         _WORKER.clear()
-        _WORKER.update(engine=self, lane=lane, texts={}, token=token)
+        _WORKER.update(engine=self, lane=lane, texts={}, token=token, index=None if index.on_disk else index)
         folder = scratch_folder()
         try:
             calls = [(Bucket(k, jobs, tuple(transcript_paths)),) for k in range(jobs)]
@@ -361,12 +361,14 @@ _WORKER: dict[str, Any] = {}  # per worker process: its engine, lane, case index
 
 def start_worker(config: Config, profile: str, lane_name: str, case_paths: Sequence[str],
                  texts: Mapping[str, bytes], token: str | None = None) -> None:
-    if token is not None and _WORKER.get("token") == token:  # forked from the process that set this run up
+    forked = token is not None and _WORKER.get("token") == token  # from the process that set this run up
+    if forked:
         engine, lane = _WORKER["engine"], _WORKER["lane"]
     else:
         engine = Engine(config, profile)
         lane = engine.lane(lane_name)
-    index = engine.load_cases(case_paths, lane, texts)[1] if case_paths else None
+    shared = _WORKER.get("index") if forked else None  # in memory (an on-disk one's connection must not cross a fork)
+    index = shared if shared is not None else engine.load_cases(case_paths, lane, texts)[1] if case_paths else None
     _WORKER.update(engine=engine, lane=lane, index=index, texts=texts)
 
 
