@@ -23,9 +23,11 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from .engine import Engine, LaneResult, UsageError
+from .engine.caseparts import CasePart, finish_case_parts, score_case_part
+from .engine.casescore import is_report
 from .engine.casework import load_casework
 from .engine.config import Config, find_config, load_config
 from .engine.lanechoice import flag_choice
@@ -48,6 +50,7 @@ from .reporters import LANE_FORMATS
 from .reporters.options import lane_options
 from .rules.loader import Lane
 from .sources.base import ReadStats
+from .sources.paths import unique_paths
 
 __all__ = ["Finding", "LaneResult", "Linter", "Location", "PartialScore", "ScoreOptions", "Severity", "Span",
            "UsageError"]
@@ -85,7 +88,7 @@ class PartialScore:
     profile: str
     cases: tuple[str, ...]
     options: ScoreOptions
-    segments: tuple[Segment | SpanState, ...] = ()
+    segments: tuple[Segment | SpanState | CasePart, ...] = ()
 
     def merge(self, other: PartialScore) -> PartialScore:
         """Both parts as one (neither is changed). Raises ValueError for parts of different
@@ -208,15 +211,38 @@ class Linter:
     # --- partial scores --------------------------------------------------------------------
 
     def _empty(self, lane: str, cases: Sequence[str | Path], options: ScoreOptions | None) -> PartialScore:
-        lane_obj = self.lane(lane)
-        if load_casework(lane_obj) is not None:
-            raise UsageError(f"lane {lane} is case-driven: a case's turns are judged together; "
-                             "score it in one process with Linter.score_paths")
+        self.lane(lane)
         return PartialScore(lane, self.profile, tuple(str(c) for c in cases), options or ScoreOptions())
+
+    def _spans(self, lane: str, cases: Sequence[str | Path], options: ScoreOptions | None) -> PartialScore:
+        if load_casework(self.lane(lane)) is not None:
+            raise UsageError(f"lane {lane} is case-driven: a case is judged from all its records, wherever they "
+                             "are; score it in parts of its cases with Linter.score_cases")
+        return self._empty(lane, cases, options)
 
     def empty(self, lane: str, cases: Sequence[str | Path] = (), options: ScoreOptions | None = None) -> PartialScore:
         """A part with nothing in it (the identity of `merge`: a fold's start)."""
         return self._empty(lane, cases, options)
+
+    def score_cases(self, transcripts: Sequence[str | Path], lane: str, part: int = 0, parts: int = 1,
+                    cases: Sequence[str | Path] = (), options: ScoreOptions | None = None) -> PartialScore:
+        """A case-driven lane's part `part` of `parts`: every transcript read, and the cases
+        whose place in the case files is `part` modulo `parts` judged, each from all its
+        records. `finish` needs the parts 0 to `parts - 1` of the same transcripts, each once."""
+        lane_obj = self.lane(lane)
+        casework = load_casework(lane_obj)
+        if casework is None:
+            raise UsageError(f"lane {lane} is not case-driven: score its transcripts (or spans of them) "
+                             "with Linter.score_file")
+        index = self._index(lane_obj, cases)
+        paths = unique_paths([str(t) for t in transcripts])
+        if index is None and not (paths and all(is_report(p, {}) for p in paths)):
+            raise UsageError(f"lane {lane} scores captures joined with their cases: give cases "
+                             "(or only lane reports, which carry their cases' records)")
+        engine = self.engine
+        found = score_case_part(lane_obj, casework, index, engine.severity_levels, paths, {}, part, parts, (part,),
+                                engine.config.max_line_bytes)
+        return replace(self._empty(lane, cases, options), segments=(found,))
 
     def score(self, records: Iterable[Mapping[str, Any]] | bytes, lane: str, key: int | Sequence[int] = 0,
               cases: Sequence[str | Path] = (), options: ScoreOptions | None = None,
@@ -225,7 +251,7 @@ class Linter:
         places the part among the others (the order one process would read them in); `path`
         and `line` say where its first record is, for positions (a range of a file read
         elsewhere: its path and first line number)."""
-        part = self._empty(lane, cases, options)
+        part = self._spans(lane, cases, options)
         data = jsonl(records)
         span = Span(path) if line == 1 else Span(path, 0, len(data), line)
         return self._scored(part, span, _key(key), {path: data})
@@ -233,7 +259,7 @@ class Linter:
     def score_file(self, span: str | Path | Span, lane: str, key: int | Sequence[int] = 0,
                    cases: Sequence[str | Path] = (), options: ScoreOptions | None = None) -> PartialScore:
         """A transcript file, or a `Span` of its lines (`split`), scored as one part."""
-        part = self._empty(lane, cases, options)
+        part = self._spans(lane, cases, options)
         return self._scored(part, span if isinstance(span, Span) else Span(str(span)), _key(key), {})
 
     def _scored(self, part: PartialScore, span: Span, key: tuple[int, ...], texts: Mapping[str, bytes]) -> PartialScore:
@@ -267,6 +293,14 @@ class Linter:
         set_name = engine.threshold_set(lane, threshold_set)
         index = self._index(lane, part.cases)
         o = part.options
+        casework = load_casework(lane)
+        if casework is not None:
+            stats = ReadStats()
+            if index is not None:
+                stats.add(index.stats)
+            return finish_case_parts(cast(Sequence[CasePart], part.segments), lane, casework, index,
+                                     engine.severity_levels, self.profile, part.cases, stats, o.details,
+                                     o.finding_limit, o.row_findings, set_name)
         scorer = LaneScorer(engine, lane, index, o.details, o.finding_limit)
         scorer.row_findings = o.row_findings
         merge: SegmentMerge | TallyMerge = SegmentMerge(scorer) if lane.unit == "chain" else TallyMerge(scorer)

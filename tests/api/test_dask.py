@@ -65,6 +65,25 @@ def test_several_transcripts_on_a_local_cluster(client: object, corpus: Path) ->
     assert score_on_dask("deterministic_fluency", [], [records, captures], 3) == one.out
 
 
+def score_cases_on_dask(lane: str, cases: list[str], transcripts: list[str], parts: int) -> str:
+    """A case-driven lane: part k of `parts` of its cases on a worker, every transcript read there."""
+    linter = api.Linter()
+    options = api.ScoreOptions.for_format("json")
+    bag = dask_bag.from_sequence(range(parts), npartitions=parts)
+    scored = bag.map(lambda k: linter.score_cases(transcripts, lane, k, parts, cases, options))
+    whole = scored.fold(api.PartialScore.merge, initial=linter.empty(lane, cases, options)).compute()
+    return linter.render(linter.finish(whole), "json")
+
+
+@pytest.mark.parametrize("lane", ["calibration", "compositionality"])
+def test_a_case_driven_lane_on_a_local_cluster(client: object, corpus: Path, lane: str) -> None:
+    cases = [str(corpus / "lanes" / lane / "cases" / "dev" / "cases.jsonl")]
+    captures = [str(corpus / "lanes" / lane / "captures" / "dev.jsonl")]
+    one = cli("--lane", lane, "--cases", *cases, "--transcripts", *captures, "--output-format", "json")
+    assert one.code in (0, 1), one.err
+    assert score_cases_on_dask(lane, cases, captures, 3) == one.out
+
+
 def test_the_dask_extra_and_the_test_extra_install_it() -> None:
     import tomllib
 

@@ -23,7 +23,7 @@ def blocks(language: str) -> list[str]:
 def test_the_examples_run_as_written() -> None:
     pytest.importorskip("dask.bag", reason="the dask extra: pip install 'surface-lint[dask]'")
     code = blocks("python")
-    assert len(code) == 4
+    assert len(code) == 5
     namespace: dict[str, object] = {"__name__": "api_examples"}
     out = io.StringIO()
     before = Path.cwd()
@@ -41,6 +41,6 @@ def test_the_examples_run_as_written() -> None:
 
 def test_the_recipes_not_run_compile() -> None:
     recipes = blocks("py")
-    assert len(recipes) == 2
+    assert len(recipes) == 3
     for block in recipes:
         compile(block, str(DOC), "exec")

@@ -12,7 +12,8 @@ findings go to the spools every lane's reporters read. Memory does not grow with
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Mapping, Sequence
+import zlib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..model.checks import CASE_PROBLEMS
@@ -21,6 +22,7 @@ from ..model.findings import Finding, Location, Severity
 from ..rules.kinds.core import Verdict
 from ..rules.loader import Lane
 from ..sources.base import JsonlReader, ReadStats, Record, check_finding
+from ..sources.cases import Case
 from ..sources.streams import open_input, read_input
 from ..sources.transcripts import read_report, sniff_stream
 from .casegroup import CaseGroups, judge_case, report_findings
@@ -34,14 +36,31 @@ from .score import Scored, _finding_order, _row, _row_light, _row_order, _row_ou
 from .scoring import threshold_results
 from .spool import Mapped, Spool, fewer_collections
 
+# One case judged (`CaseworkScorer._judged`): its rank, id, outcome (None: not judged), the
+# findings that make it fail (or say why it was not judged) and its first record's index.
+Judged = tuple[int, str, CaseOutcome | None, list[Finding], int]
+
+
+def id_bucket(case_id: str, count: int) -> int:
+    """Which of `count` parts reports a case id no case has (the same part on every machine)."""
+    return zlib.crc32(case_id.encode("utf-8", "surrogatepass")) % count
+
 
 class CaseworkScorer:
     """Folds the captures of one case-driven lane run into metrics, case rows and findings."""
 
     def __init__(self, lane: Lane, casework: Casework, index: CaseIndex | None, levels: Mapping[str, str],
                  want_rows: bool, finding_limit: int | None, max_line_bytes: int | None = None,
-                 group_memory: int | None = None) -> None:
+                 group_memory: int | None = None, part: tuple[int, int] = (0, 1)) -> None:
         self.lane = lane
+        # Which cases this scorer judges: those whose rank is `part[0]` modulo `part[1]` (a part
+        # of a run scored elsewhere too; engine/caseparts.py). (0, 1): all of them.
+        self.part = part
+        # Cases judged by the parts of a run, merged in rank order (`Judged`): what `judge_all`
+        # folds instead of judging the groups read here.
+        self.entries: Iterator[Judged] | None = None
+        self.part_of_run = part != (0, 1)  # judged cases kept for `judged` (engine/caseparts.py), not folded here
+        self._reported: list[Judged] = []  # a part of lane reports: its entries, judged as read
         self.casework = casework
         self.index = index
         self.want_rows = want_rows
@@ -73,6 +92,8 @@ class CaseworkScorer:
         field = self.casework.case_field
         index = self.index
         assert index is not None  # captures are joined with their cases (reports: read_reports)
+        number, count = self.part
+        first = number == 0  # the first part reports what is not a case's: bad lines, the counts
         for path in paths:
             reader = JsonlReader(path, self.max_line_bytes) if self.max_line_bytes else JsonlReader(path)
             given = texts.get(path)
@@ -84,57 +105,84 @@ class CaseworkScorer:
                 for record in reader.records(stream):
                     case_id = record.data.get(field)
                     if not isinstance(case_id, str) or not case_id:
-                        self.problem(check_finding(
-                            C.UNJOINED, record.whole(), f"record without a string `{field}`; joined to no case",
-                            record_index=record.index))
+                        if first:
+                            self.problem(check_finding(
+                                C.UNJOINED, record.whole(), f"record without a string `{field}`; joined to no case",
+                                record_index=record.index))
                         continue
                     rank = index.rank(case_id)
                     if rank < 0:
-                        if self.unknown.add(case_id):
+                        if (count == 1 or id_bucket(case_id, count) == number) and self.unknown.add(case_id):
                             self.problem(check_finding(
                                 C.UNJOINED, record.location(field),
                                 f"case id `{case_id}` matches no case in the given case files", case_id,
                                 record_index=record.index))
                         continue
-                    self.groups.add(case_id, record, rank)
-            for finding in reader.findings:
-                self.problem(finding)
-            self.stats.add(reader.stats)
+                    if count == 1 or rank % count == number:
+                        self.groups.add(case_id, record, rank)
+            if first:
+                for finding in reader.findings:
+                    self.problem(finding)
+                self.stats.add(reader.stats)
 
     # --- judging ------------------------------------------------------------------------
 
     def judge_all(self) -> None:
-        """Each case once, in case-file order: a case without a captured record is missing."""
-        if self.index is None:  # lane reports: every case was judged as read
+        """Each case once, in case-file order (judged here, or by the parts: `entries`), folded;
+        a case without a captured record is missing."""
+        if self.index is None:  # lane reports: judged as read, or by the parts
+            for judged in self.entries or ():
+                self._take(judged)
             return
-        groups = self.groups.ranked()
-        pending = next(groups, None)
         id_field = self.lane.schema.id_field
         with fewer_collections():
-            for rank, case in enumerate(self.index.ordered()):
-                if pending is None or pending[0] != rank:
+            for case, entry in self._ranked(self.entries):
+                if entry is None:
                     self.missing.append(case.id)
                     self.problem(check_finding(
                         C.UNJOINED, case.record.location(id_field),
                         f"case `{case.id}` has no captured turn in the transcripts; left out of the metrics",
                         case.id, record_index=case.record.index))
-                    continue
-                _, _, records = pending
-                pending = next(groups, None)
-                self._judge(rank, case.id, case.data, records)
+                else:
+                    self._take(entry)
 
-    def _judge(self, rank: int, case_id: str, data: Mapping[str, Any], records: list[Record]) -> None:
-        outcome, found = judge_case(self.evaluator, self.cases, self.casework, case_id, data, records)
-        if outcome is None:  # not judged (a pattern past its budget): left out of the metrics
-            for f in found:
-                self.problem(f)
+    def judged(self) -> Iterator[Judged]:
+        """This scorer's cases judged (a part's: those of its ranks), in case-file order."""
+        if self.index is None:  # a part of lane reports: judged as read
+            yield from self._reported
             return
-        self._take(rank, case_id, outcome, found, records[0])
+        with fewer_collections():
+            for _, entry in self._ranked(None):
+                if entry is not None:
+                    yield entry
+
+    def _ranked(self, entries: Iterator[Judged] | None) -> Iterator[tuple[Case, Judged | None]]:
+        """Every case of the case files in order, with its judgement (None: no record of it)."""
+        index = self.index
+        assert index is not None  # captures joined with their cases (reports: read_reports)
+        groups = self.groups.ranked() if entries is None else None
+        pending: Any = next(entries if entries is not None else groups, None)  # type: ignore[arg-type]
+        for rank, case in enumerate(index.ordered()):
+            if pending is None or pending[0] != rank:
+                yield case, None
+                continue
+            if entries is not None:
+                entry, pending = pending, next(entries, None)
+            else:
+                entry = self._judged(rank, case.id, case.data, pending[2])
+                pending = next(groups, None)  # type: ignore[arg-type]
+            yield case, entry
+
+    def _judged(self, rank: int, case_id: str, data: Mapping[str, Any], records: list[Record]) -> Judged:
+        outcome, found = judge_case(self.evaluator, self.cases, self.casework, case_id, data, records)
+        return _placed(rank, case_id, outcome, found, records[0])
 
     def read_reports(self, paths: Sequence[str], texts: Mapping[str, bytes]) -> None:
         """Lane reports read back without their cases: each per-case record is that case's
         details and gives the values its bare-name details name (casework.report_outcome), in
-        the report's order."""
+        the report's order (a part: the entries of its ranks, kept for `judged`)."""
+        number, count = self.part
+        first = number == 0
         rank = 0
         for path in paths:
             given = texts.get(path)
@@ -143,24 +191,37 @@ class CaseworkScorer:
             except OSError as exc:
                 raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
             transcript = read_report(path, data)
-            for problem in transcript.findings:
-                self.problem(problem)
-            self.stats.add(transcript.stats)
+            if first:
+                for problem in transcript.findings:
+                    self.problem(problem)
+                self.stats.add(transcript.stats)
             for entry in transcript.entries:
                 case_id = entry.case_id
                 if case_id is None:
-                    self.problem(check_finding(C.UNJOINED, entry.record.whole(),
-                                               "report entry without a string `case_id` or `id`; joined to no case",
-                                               record_index=entry.record.index))
+                    if first:
+                        self.problem(check_finding(
+                            C.UNJOINED, entry.record.whole(),
+                            "report entry without a string `case_id` or `id`; joined to no case",
+                            record_index=entry.record.index))
                     continue
-                case = report_case_fields(self.lane, entry, None)
-                outcome, blames = report_outcome(self.casework, case_id, entry.data, case)
-                found = report_findings(self.evaluator, self.casework, case_id, case, entry.record, blames)
-                self._take(rank, case_id, outcome, found, entry.record)
+                if count == 1 or rank % count == number:
+                    case = report_case_fields(self.lane, entry, None)
+                    outcome, blames = report_outcome(self.casework, case_id, entry.data, case)
+                    found = report_findings(self.evaluator, self.casework, case_id, case, entry.record, blames)
+                    judged = _placed(rank, case_id, outcome, found, entry.record)
+                    if self.part_of_run:
+                        self._reported.append(judged)
+                    else:
+                        self._take(judged)
                 rank += 1
 
-    def _take(self, rank: int, case_id: str, outcome: CaseOutcome, found: list[Finding], first: Record) -> None:
-        """One judged case into the metrics, the rows and the findings."""
+    def _take(self, entry: Judged) -> None:
+        """One judged case folded into the metrics, its row and findings spooled."""
+        rank, case_id, outcome, found, first_index = entry
+        if outcome is None:  # not judged (a pattern past its budget): left out of the metrics
+            for f in found:
+                self.problem(f)
+            return
         self.fold.add_case(outcome)
         self.case_count += 1
         failed: tuple[str, ...] = ()
@@ -168,9 +229,6 @@ class CaseworkScorer:
         severities: dict[str, Severity | None] = {}
         if not outcome.passed:
             self.failing_count += 1
-            if all(f.code in CASE_PROBLEMS for f in found):  # suppressed, or nothing to place: the case still fails
-                found = [*found, check_finding(C.CASE_CHECK, first.whole(), f"case `{case_id}` fails", case_id,
-                                               record_index=first.index)]
             for f in found:
                 if f.code in CASE_PROBLEMS:
                     continue
@@ -191,7 +249,7 @@ class CaseworkScorer:
             # Judged: the predicates failed, and those a `check` value judged (true or false).
             judged = tuple(dict.fromkeys([*(check for name, check in self._checks
                                             if isinstance(outcome.values.get(name), bool)), *failed]))
-            scored = Scored(case_id, (outcome.passed,), failed, None, first.index, "none", outcome.details,
+            scored = Scored(case_id, (outcome.passed,), failed, None, first_index, "none", outcome.details,
                             judged, failures, tuple(found), severities)
             self.rows.append(_row(rank, rank, scored, self.row_findings))
 
@@ -252,6 +310,15 @@ class CaseworkScorer:
         return "no captured record joined a case"
 
 
+def _placed(rank: int, case_id: str, outcome: CaseOutcome | None, found: list[Finding], first: Record) -> Judged:
+    """A judged case; one that fails with nothing to place (suppressed, or only case problems)
+    fails at its first record."""
+    if outcome is not None and not outcome.passed and all(f.code in CASE_PROBLEMS for f in found):
+        found = [*found, check_finding(C.CASE_CHECK, first.whole(), f"case `{case_id}` fails", case_id,
+                                       record_index=first.index)]
+    return rank, case_id, outcome, found, first.index
+
+
 def _lane_location(where: str) -> Location:
     """A lane file's `file:line:column` as a finding's location (a metric over the metrics has no
     case to be at)."""
@@ -272,7 +339,7 @@ def score_casework(lane: Lane, casework: Casework, index: CaseIndex | None, leve
     """`Engine.score` of a case-driven lane (the case index is the run's, read once); `set_name`:
     the threshold set checked (default: the lane's)."""
     reports = index is None or not case_paths
-    if reports and not (capture_paths and all(_is_report(p, texts) for p in capture_paths)):
+    if reports and not (capture_paths and all(is_report(p, texts) for p in capture_paths)):
         raise UsageError(f"lane {lane.name} scores captures joined with their cases: give --cases "
                          "(or give only lane reports, which carry their cases' records)")
     scorer = CaseworkScorer(lane, casework, None if reports else index, levels, want_rows, finding_limit,
@@ -288,7 +355,8 @@ def score_casework(lane: Lane, casework: Casework, index: CaseIndex | None, leve
                          capture_paths[0] if capture_paths else "")
 
 
-def _is_report(path: str, texts: Mapping[str, bytes]) -> bool:
+def is_report(path: str, texts: Mapping[str, bytes]) -> bool:
+    """Whether `path` (or its given bytes) is a lane report."""
     given = texts.get(path)
     try:
         with io.BytesIO(given) if given is not None else open_input(path) as fh:

@@ -16,8 +16,9 @@ from ..sources.base import NumberedLines, ReadStats, Record
 from ..sources.paths import unique_paths
 from ..sources.streams import open_input, read_input
 from ..sources.transcripts import sniff, sniff_stream
+from .caseparts import Bucket, CasePart, finish_case_parts, score_case_part
 from .casescore import score_casework
-from .casework import load_casework
+from .casework import Casework, load_casework
 from .check import HEAD_BYTES, DocumentChecker, check_lines, turn_stream
 from .config import Config, ConfigError, resolve_severity
 from .detect import first_object
@@ -209,6 +210,9 @@ class Engine:
             stats = ReadStats()
             if index is not None:
                 stats.add(index.stats)
+            if mapper is not None and hasattr(mapper, "stream") and not texts and index is not None and case_paths:
+                return self._score_case_parts(lane, casework, index, case_paths, transcript_paths, set_name,
+                                              want_details, finding_limit, row_findings, stats, mapper, progress)
             return score_casework(lane, casework, index, self.severity_levels, self.profile, case_paths,
                                   transcript_paths, texts, stats, want_details, finding_limit, row_findings,
                                   self.config.max_line_bytes, set_name)
@@ -295,6 +299,36 @@ class Engine:
             _WORKER.clear()
         return True
 
+    def _score_case_parts(self, lane: Lane, casework: Casework, index: CaseIndex, case_paths: Sequence[str],
+                          transcript_paths: Sequence[str], set_name: str | None, want_details: bool,
+                          finding_limit: int | None, row_findings: bool, stats: ReadStats, mapper: Any,
+                          progress: Callable[[str], None] | None) -> LaneResult:
+        """`--jobs N` on a case-driven lane: N parts of its cases (engine/caseparts.py), each
+        judged in a worker from every transcript, merged here in case-file order."""
+        jobs = int(getattr(mapper, "jobs", 2))
+        token = f"{os.getpid()}:{id(index)}"
+        _WORKER.clear()
+        _WORKER.update(engine=self, lane=lane, texts={}, token=token, index=None if index.on_disk else index)
+        folder = scratch_folder()
+        try:
+            calls = [(Bucket(k, jobs, tuple(transcript_paths)),) for k in range(jobs)]
+            results = mapper.stream(score_case_part_in_worker, calls,
+                                    start_worker, (self.config, self.profile, lane.name, list(case_paths), {}, token),
+                                    folder)
+            try:
+                parts = list(results)
+            finally:
+                results.close()
+                _WORKER.clear()
+            if progress is not None:
+                for path in transcript_paths:
+                    progress(path)
+            # The parts' files are read while the result is made (its rows and findings are spooled).
+            return finish_case_parts(parts, lane, casework, index, self.severity_levels, self.profile, case_paths,
+                                     stats, want_details, finding_limit, row_findings, set_name)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
     def _head(self, path: str, texts: Mapping[str, bytes]) -> bytes:
         given = texts.get(path)
         if given is not None:
@@ -327,12 +361,14 @@ _WORKER: dict[str, Any] = {}  # per worker process: its engine, lane, case index
 
 def start_worker(config: Config, profile: str, lane_name: str, case_paths: Sequence[str],
                  texts: Mapping[str, bytes], token: str | None = None) -> None:
-    if token is not None and _WORKER.get("token") == token:  # forked from the process that set this run up
+    forked = token is not None and _WORKER.get("token") == token  # from the process that set this run up
+    if forked:
         engine, lane = _WORKER["engine"], _WORKER["lane"]
     else:
         engine = Engine(config, profile)
         lane = engine.lane(lane_name)
-    index = engine.load_cases(case_paths, lane, texts)[1] if case_paths else None
+    shared = _WORKER.get("index") if forked else None  # in memory (an on-disk one's connection must not cross a fork)
+    index = shared if shared is not None else engine.load_cases(case_paths, lane, texts)[1] if case_paths else None
     _WORKER.update(engine=engine, lane=lane, index=index, texts=texts)
 
 
@@ -370,6 +406,16 @@ def score_span_in_worker(span: Span, key: tuple[int, ...], want_rows: bool, find
                           finding_limit, _WORKER["texts"], out, row_findings)
     finally:
         out.close()
+
+
+def score_case_part_in_worker(bucket: Bucket, folder: str) -> CasePart:
+    """A part of a case-driven lane's cases, judged in a worker process from every transcript."""
+    engine: Engine = _WORKER["engine"]
+    lane: Lane = _WORKER["lane"]
+    casework = load_casework(lane)
+    assert casework is not None
+    return score_case_part(lane, casework, _WORKER["index"], engine.severity_levels, bucket.paths, _WORKER["texts"],
+                           bucket.number, bucket.count, (bucket.number,), engine.config.max_line_bytes, folder)
 
 
 def score_file(path: str, want_rows: bool, finding_limit: int | None) -> Part:

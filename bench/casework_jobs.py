@@ -1,0 +1,73 @@
+"""Benchmark: `--jobs 2` on a case-driven lane (parts of its cases judged in parallel) against `--jobs 1`.
+
+The input is bench/casework_lane_memory.py's: the corpus's real splits of the lane repeated
+with suffixed ids until N distinct cases (the captures in the runner's order). In the same run
+and on the same files, times `surface-lint --lane LANE --cases C --transcripts T
+--output-format F -o -` with `--jobs 1` and `--jobs 2`: wall-clock and CPU time of the whole
+process tree (its workers included), median of `--repeat` rounds, each round a pair in
+alternating order; the speed-up is the median of the pairs' wall ratios (what a shared
+machine's load skews least). Checks that both outputs are byte-identical. Not a test: numbers
+vary by machine; compare the ratio.
+
+    python bench/casework_jobs.py [--cases 20000] [--lanes calibration,compositionality]
+        [--formats text,json] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from casework_lane_memory import build
+from jobs_split import run
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cases", type=int, default=20_000)
+    ap.add_argument("--lanes", default="calibration,compositionality")
+    ap.add_argument("--formats", default="text,json")
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    print(f"{os.cpu_count()} CPUs; {args.repeat} alternated pairs; PYTHONDONTWRITEBYTECODE dropped", flush=True)
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # bytecode cached, as an installed package's is
+    with tempfile.TemporaryDirectory() as tmp:
+        for lane in args.lanes.split(","):
+            cases, captures = build(Path(tmp), lane, args.cases)
+            n = sum(1 for _ in cases.open("rb"))
+            print(f"{lane}: {n} cases, {captures.stat().st_size / 2**20:.1f} MiB of captures", flush=True)
+            for fmt in args.formats.split(","):
+                base = ["--lane", lane, "--profile", "reference", "--cases", str(cases), "--transcripts",
+                        str(captures), "--output-format", fmt]
+                run([*base, "--jobs", "1"])  # warm: bytecode written, files in the page cache
+                walls: dict[int, list[float]] = {1: [], 2: []}
+                cpus: dict[int, list[float]] = {1: [], 2: []}
+                outs: dict[int, bytes] = {}
+                pairs: list[float] = []
+                loads: list[float] = []
+                same = True
+                for round_ in range(args.repeat):
+                    for jobs in ((1, 2) if round_ % 2 == 0 else (2, 1)):
+                        loads.append(os.getloadavg()[0])
+                        wall, cpu, out = run([*base, "--jobs", str(jobs)])
+                        walls[jobs].append(wall)
+                        cpus[jobs].append(cpu)
+                        same = same and outs.get(jobs, out) == out
+                        outs[jobs] = out
+                    pairs.append(walls[1][-1] / walls[2][-1])
+                same = same and outs[1] == outs[2]
+                w1, w2 = statistics.median(walls[1]), statistics.median(walls[2])
+                c1, c2 = statistics.median(cpus[1]), statistics.median(cpus[2])
+                print(f"  {fmt:5s} --jobs 1: {w1:6.2f} s wall {c1:6.2f} s CPU | --jobs 2: {w2:6.2f} s wall "
+                      f"{c2:6.2f} s CPU | speed-up {statistics.median(pairs):.2f}x "
+                      f"[{', '.join(f'{r:.2f}' for r in pairs)}] | CPU ratio {c2 / c1:.2f} | byte-identical: {same}"
+                      f" | load average {min(loads):.1f}-{max(loads):.1f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
