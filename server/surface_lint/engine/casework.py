@@ -119,6 +119,7 @@ def json_problem(value: Any) -> str | None:
 
 
 _NO_KEY = object()
+_PLAIN = frozenset({str, int, bool, type(None)})  # values that are JSON as they are (a float may not be)
 
 
 # --- evaluation ------------------------------------------------------------------------
@@ -271,6 +272,7 @@ class CaseworkEvaluator:
         self._failed = 0
         self._recorded_exprs = [e for v in casework.values for e in (v.expr,) if e is not None]
         self._recorded_exprs += [e for v in casework.turn_values for e in (v.expr,) if e is not None]
+        self._functions = self.functions()  # one table for every case (its entries read `self` when called)
 
     def _eval(self, expr: Expr, scope: Mapping[str, Any], fns: Mapping[str, Callable[..., Any]]) -> Any:
         return expr.evaluate(scope, fns, self._budget)
@@ -318,20 +320,22 @@ class CaseworkEvaluator:
 
     def _views(self, case: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> dict[str, list[_Turn]]:
         cw = self.casework
-        fns = self.functions()
+        fns = self._functions
         out: dict[str, list[_Turn]] = {}
         # A record's entry and scope, once for all views (expressions never change a scope).
         scoped = []
         for record in records:
             entry = _entry_of(cw, case, record)
             scoped.append((record, entry, {"record": record, "case": case, "entry": entry}))
+        budget = self._budget  # the case's (`evaluate_case`), as `_eval` passes it
         for view in cw.views.values():
             turns: list[_Turn] = []
+            where, surface_of, grounding_of = view.where, view.surface, view.grounding
             for record, entry, scope in scoped:
-                if view.where is not None and not self._eval(view.where, scope, fns):
+                if where is not None and not where.evaluate(scope, fns, budget):
                     continue
-                surface = self._eval(view.surface, scope, fns) if view.surface is not None else record.get("surface")
-                grounding = (self._eval(view.grounding, scope, fns) if view.grounding is not None
+                surface = surface_of.evaluate(scope, fns, budget) if surface_of is not None else record.get("surface")
+                grounding = (grounding_of.evaluate(scope, fns, budget) if grounding_of is not None
                              else record.get("grounding_source"))
                 turns.append(_Turn(
                     record=record, case=case, entry=entry, index=len(turns),
@@ -360,7 +364,7 @@ class CaseworkEvaluator:
         a wrong-typed field are its `problems`. Only a pattern's character budget (RegexTimeout,
         SL013: the case is not judged) passes through."""
         cw = self.casework
-        fns = self.functions()
+        fns = self._functions
         self._budget = Budget()
         problems: list[CaseError] = []
         case = self._typed_case(case)
@@ -403,6 +407,9 @@ class CaseworkEvaluator:
                 if error is None:  # a detail cannot be computed: the case is not judged either
                     error = _failure(exc)
                 details[key] = None
+                continue
+            if type(value) in _PLAIN:  # text, an integer, a flag or null: JSON as it is
+                details[key] = value
                 continue
             value = _jsonable(value)
             problem = json_problem(value)
