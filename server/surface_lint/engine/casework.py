@@ -270,7 +270,10 @@ class CaseworkEvaluator:
         # case is evaluated recording what it reads from the start (see there).
         self._judged = 0
         self._failed = 0
-        self._recorded_exprs = [e for v in casework.values for e in (v.expr,) if e is not None]
+        # What a failing case's explanation may read the reads of: the expressions of the values
+        # `passed` can lead to (`_explained`), and of every turn value.
+        explained = _explained(casework.values)
+        self._recorded_exprs = [e for v in casework.values for e in (v.expr,) if e is not None and v.name in explained]
         self._recorded_exprs += [e for v in casework.turn_values for e in (v.expr,) if e is not None]
         self._functions = self.functions()  # one table for every case (its entries read `self` when called)
 
@@ -672,6 +675,34 @@ class CaseworkEvaluator:
                 if names & (judged | out):
                     out.add(spec.name)
         return out
+
+
+def _explained(values: Sequence[ValueSpec]) -> set[str]:
+    """The values whose reads `case_findings` may follow from `passed`: those its expressions name
+    (`expr`, `when`, `otherwise`; a comprehension's own names too, more than it reads), then theirs;
+    through `failures`, every value that adds to it; all of them past a read of `runs`. The reads of
+    any other value change no finding (`_why` reaches a value only by a name read before it), so
+    only these are recorded: a value the verdict never reads is evaluated once, plainly."""
+    specs = {v.name: v for v in values}
+    adding = [v.name for v in values if v.failures or v.message is not None]
+    out: set[str] = set()
+    todo = ["passed"]
+    while todo:
+        name = todo.pop()
+        spec = specs.get(name)
+        if spec is None or name in out:
+            continue
+        out.add(name)
+        names: set[str] = set()
+        for expr in (spec.expr, spec.when, spec.otherwise):
+            if expr is not None:
+                names |= expr.names
+        if "runs" in names:
+            return set(specs)
+        if "failures" in names:
+            todo.extend(adding)
+        todo.extend(sorted(n for n in names if n in specs))
+    return out
 
 
 def _render(template: str, scope: Mapping[str, Any]) -> str:
