@@ -9,10 +9,14 @@ CPU come from each child's rusage (bench/memory.py's `measure`). Not a test: com
 one run; `--before TREE` runs another checkout beside this one. With `--repeat R` (and
 `--before`), each (lane, N, format) runs R times, the two trees alternated (before, after,
 before, after, ...) so drift in the machine's speed hits both alike; the row gives each tree's
-median CPU and the median of the R per-pair ratios (after / before).
+median CPU and the median of the R per-pair ratios (after / before). With `--instructions` (and
+`--before`), each (lane, N, format) instead runs once per tree under valgrind's cachegrind and the
+row gives the instructions each tree executed and their ratio: a count, not a time, the same
+on a loaded machine as on a quiet one (it leaves out what costs time but no instructions, such
+as cache misses and the kernel's share), so it is the number to compare when the load is high.
 
     python bench/casework_lane_memory.py [--cases 20000] [--lanes calibration,compositionality]
-        [--formats text,json] [--before TREE --repeat 3] [--only-n]
+        [--formats text,json] [--before TREE --repeat 3 | --instructions] [--only-n]
 """
 
 from __future__ import annotations
@@ -20,7 +24,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -93,7 +99,12 @@ def main() -> None:
     ap.add_argument("--before", type=Path, help="another checkout run beside this one")
     ap.add_argument("--repeat", type=int, default=1, help="alternated runs of both trees per row (with --before)")
     ap.add_argument("--only-n", action="store_true", help="run N distinct cases only, not also 2N")
+    ap.add_argument("--instructions", action="store_true",
+                    help="with --before: instructions executed (valgrind cachegrind), once per tree")
     args = ap.parse_args()
+    if args.before is not None and args.instructions:
+        counted(args)
+        return
     if args.before is not None and args.repeat > 1:
         paired(args)
         return
@@ -140,6 +151,40 @@ def paired(args: argparse.Namespace) -> None:
                     ratio = statistics.median(a[1] / b[1] for b, a in runs)
                     print(f"| {lane} | {fmt} | {distinct} | {b_rss:.1f} | {a_rss:.1f} | {b_cpu / distinct * 1e6:.0f} | "
                           f"{a_cpu / distinct * 1e6:.0f} | {ratio:.2f} |", flush=True)
+                cases.unlink()
+                captures.unlink()
+
+
+def instructions(cmd: list[str], tree: Path | None) -> int:
+    """Instructions one child running `cmd` with `tree`'s server executes (valgrind cachegrind),
+    with bytecode cached as `measure` runs it (one untimed run first writes it)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str((tree or ROOT) / "server")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    subprocess.run(cmd, capture_output=True, env=env, check=False)
+    out = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", *cmd],
+                         capture_output=True, text=True, env=env, check=False)
+    found = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
+    if out.returncode not in (0, 1) or found is None or "Traceback" in out.stderr:
+        raise SystemExit(f"failed ({out.returncode}): {' '.join(cmd)}\n{out.stderr[-2000:]}")
+    return int(found.group(1).replace(",", ""))
+
+
+def counted(args: argparse.Namespace) -> None:
+    """`--before` with `--instructions`: each tree's instructions per case and their ratio."""
+    before = args.before.resolve()
+    print("| lane | format | cases | before instructions / case (whole run) | after instructions / case (whole run) | after / before |")
+    print("|---|---|---:|---:|---:|---:|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for lane in [x for x in args.lanes.split(",") if x]:
+            for n in (args.cases,) if args.only_n else (args.cases, 2 * args.cases):
+                cases, captures = build(Path(tmp), lane, n)
+                distinct = sum(1 for _ in cases.open("rb"))
+                for fmt in [f for f in args.formats.split(",") if f]:
+                    cmd = lane_cmd(lane, cases, captures, fmt)
+                    b, a = instructions(cmd, before), instructions(cmd, None)
+                    print(f"| {lane} | {fmt} | {distinct} | {b / distinct:,.0f} | {a / distinct:,.0f} | {a / b:.3f} |",
+                          flush=True)
                 cases.unlink()
                 captures.unlink()
 

@@ -204,6 +204,8 @@ def judge_case(evaluator: Evaluator, cases: CaseworkEvaluator, casework: Casewor
     except RegexTimeout as exc:  # a user pattern's character budget: the case is not judged
         return None, [check_finding(C.PATTERN_LIMIT, first.whole(), f"case `{case_id}` was not judged: a pattern {exc}",
                                     case_id, record_index=first.index)]
+    if not blames:  # it passes, and its evaluation met no problem: nothing to place
+        return outcome, []
     by_data = {id(r.data): r for r in records}
     out: list[Finding] = []
     seen: set[tuple[Any, ...]] = set()

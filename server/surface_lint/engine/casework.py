@@ -119,6 +119,7 @@ def json_problem(value: Any) -> str | None:
 
 
 _NO_KEY = object()
+_PLAIN = frozenset({str, int, bool, type(None)})  # values that are JSON as they are (a float may not be)
 
 
 # --- evaluation ------------------------------------------------------------------------
@@ -278,8 +279,12 @@ class CaseworkEvaluator:
         # case is evaluated recording what it reads from the start (see there).
         self._judged = 0
         self._failed = 0
-        self._recorded_exprs = [e for v in casework.values for e in (v.expr,) if e is not None]
+        # What a failing case's explanation may read the reads of: the expressions of the values
+        # `passed` can lead to (`_explained`), and of every turn value.
+        explained = _explained(casework.values)
+        self._recorded_exprs = [e for v in casework.values for e in (v.expr,) if e is not None and v.name in explained]
         self._recorded_exprs += [e for v in casework.turn_values for e in (v.expr,) if e is not None]
+        self._functions = self.functions()  # one table for every case (its entries read `self` when called)
 
     def _eval(self, expr: Expr, scope: Mapping[str, Any], fns: Mapping[str, Callable[..., Any]]) -> Any:
         return expr.evaluate(scope, fns, self._budget)
@@ -327,20 +332,22 @@ class CaseworkEvaluator:
 
     def _views(self, case: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> dict[str, list[_Turn]]:
         cw = self.casework
-        fns = self.functions()
+        fns = self._functions
         out: dict[str, list[_Turn]] = {}
         # A record's entry and scope, once for all views (expressions never change a scope).
         scoped = []
         for record in records:
             entry = _entry_of(cw, case, record)
             scoped.append((record, entry, {"record": record, "case": case, "entry": entry}))
+        budget = self._budget  # the case's (`evaluate_case`), as `_eval` passes it
         for view in cw.views.values():
             turns: list[_Turn] = []
+            where, surface_of, grounding_of = view.where, view.surface, view.grounding
             for record, entry, scope in scoped:
-                if view.where is not None and not self._eval(view.where, scope, fns):
+                if where is not None and not where.evaluate(scope, fns, budget):
                     continue
-                surface = self._eval(view.surface, scope, fns) if view.surface is not None else record.get("surface")
-                grounding = (self._eval(view.grounding, scope, fns) if view.grounding is not None
+                surface = surface_of.evaluate(scope, fns, budget) if surface_of is not None else record.get("surface")
+                grounding = (grounding_of.evaluate(scope, fns, budget) if grounding_of is not None
                              else record.get("grounding_source"))
                 turns.append(_Turn(
                     record=record, case=case, entry=entry, index=len(turns),
@@ -369,7 +376,7 @@ class CaseworkEvaluator:
         a wrong-typed field are its `problems`. Only a pattern's character budget (RegexTimeout,
         SL013: the case is not judged) passes through."""
         cw = self.casework
-        fns = self.functions()
+        fns = self._functions
         self._budget = Budget()
         problems: list[CaseError] = []
         case = self._typed_case(case)
@@ -412,6 +419,9 @@ class CaseworkEvaluator:
                 if error is None:  # a detail cannot be computed: the case is not judged either
                     error = _failure(exc)
                 details[key] = None
+                continue
+            if type(value) in _PLAIN:  # text, an integer, a flag or null: JSON as it is
+                details[key] = value
                 continue
             value = _jsonable(value)
             problem = json_problem(value)
@@ -725,6 +735,34 @@ def _renders(template: str, scope: Mapping[str, Any]) -> bool:
     import re
 
     return all(m.group(1).split(".")[0].strip() in scope for m in re.finditer(r"\{([^{}]*)\}", template))
+
+
+def _explained(values: Sequence[ValueSpec]) -> set[str]:
+    """The values whose reads `case_findings` may follow from `passed`: those its expressions name
+    (`expr`, `when`, `otherwise`; a comprehension's own names too, more than it reads), then theirs;
+    through `failures`, every value that adds to it; all of them past a read of `runs`. The reads of
+    any other value change no finding (`_why` reaches a value only by a name read before it), so
+    only these are recorded: a value the verdict never reads is evaluated once, plainly."""
+    specs = {v.name: v for v in values}
+    adding = [v.name for v in values if v.failures or v.message is not None]
+    out: set[str] = set()
+    todo = ["passed"]
+    while todo:
+        name = todo.pop()
+        spec = specs.get(name)
+        if spec is None or name in out:
+            continue
+        out.add(name)
+        names: set[str] = set()
+        for expr in (spec.expr, spec.when, spec.otherwise):
+            if expr is not None:
+                names |= expr.names
+        if "runs" in names:
+            return set(specs)
+        if "failures" in names:
+            todo.extend(adding)
+        todo.extend(sorted(n for n in names if n in specs))
+    return out
 
 
 def _render(template: str, scope: Mapping[str, Any]) -> str:

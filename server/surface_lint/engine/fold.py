@@ -137,6 +137,7 @@ class MetricsFold:
         self.errors: list[tuple[str | None, CaseError]] = []  # (case id, what failed)
         self._reported: set[tuple[str | None, str]] = set()
         self._case: CaseOutcome | None = None
+        self._budget = Budget()  # reset for each evaluation (`_attempt`): a budget of its own
 
     @classmethod
     def for_casework(cls, casework: Casework, functions: Mapping[str, Callable[..., Any]] | None = None) -> MetricsFold:
@@ -172,7 +173,7 @@ class MetricsFold:
 
     def _attempt(self, expr: Expr, item: _Item) -> tuple[bool, Any]:
         try:  # each item's metric expressions have a budget of their own
-            return True, expr.evaluate(item, self.functions, Budget())
+            return True, expr.evaluate(item, self.functions, self._budget.reset())
         except EvalFailure as exc:
             self._error(expr, _failure(exc))
             return False, None

@@ -63,6 +63,15 @@ class Budget:
         self.cells = limits.cells
         self._max_bits = int(limits.digits * 3.3219280948873626) + 1  # log2(10)
 
+    def reset(self) -> Budget:
+        """This budget as a new one is (nothing spent, no match kept): for a caller that gives
+        each of many evaluations a budget of its own without building one each time."""
+        self.steps = self.limits.steps
+        self.cells = self.limits.cells
+        if self.matches:
+            self.matches = {}
+        return self
+
     def step(self, n: int = 1) -> None:
         self.steps -= n
         if self.steps < 0:
@@ -377,7 +386,7 @@ class Expr:
     """One parsed expression; `evaluate(scope)` interprets it. `where` is the lane file's
     `file:line:column` of the expression (empty when it has none), shown in its failures."""
 
-    __slots__ = ("_code", "_cost", "_recorded", "_strings", "names", "text", "tree", "where")
+    __slots__ = ("_code", "_cost", "_path", "_recorded", "_strings", "names", "text", "tree", "where")
 
     def __init__(self, text: str, extra_functions: Iterable[str] = (), where: str = "") -> None:
         self.text = text
@@ -417,6 +426,9 @@ class Expr:
         self._cost = _cost(self.tree)  # steps charged per evaluation (a comprehension's items: per item)
         self._code = _Compiler(self.tree, recording=False).code(self.tree, frozenset())
         self._recorded: Code | None = None  # the recording variant, compiled when first needed
+        # A name or a field path (`passed`, `case.id`, `first_turn.record.role`): read without
+        # the compiled code's environment (`evaluate`), the same value, charged the same.
+        self._path = _field_path(self.tree)
 
     def strings(self) -> frozenset[str]:
         """Every string literal of the expression (the predicate names it passes to functions)."""
@@ -433,19 +445,30 @@ class Expr:
         character budget (RegexTimeout, SL013) passes through as it is."""
         spend = budget if budget is not None else Budget()
         recording = _RECORDING.get()
-        env: _Env
-        if recording is not None and id(self) in recording.exprs:  # `recording()`: what it reads is noted
+        recorded = recording is not None and id(self) in recording.exprs
+        path = self._path
+        code: Code | None = None
+        env: Any = None
+        if recorded:  # `recording()`: what it reads is noted
+            assert recording is not None
             env = recording.env(self, scope, functions or _NO_FUNCTIONS, spend)
             code = self._recorded
             if code is None:
                 code = self._recorded = _Compiler(self.tree, recording=True).code(self.tree, frozenset())
-        else:
+        elif path is None:
             env = _Env(scope, functions or _NO_FUNCTIONS, spend)
             code = self._code
         try:
             spend.steps -= self._cost  # _charge, inlined
             if spend.steps < 0:
                 spend.step(0)
+            if code is None:  # a name or a field path: the compiled code's reads, without its environment
+                assert path is not None
+                name = path[0]
+                value = scope[name] if name in scope else _NAME_DEFAULTS.get(name)
+                for attr in path[1:]:  # _Compiler._Attribute's `plain`
+                    value = value.get(attr) if isinstance(value, dict) else get_field(value, attr)
+                return value
             return code(env)
         except (EvalFailure, RegexTimeout):
             raise
@@ -477,6 +500,17 @@ def _cost(node: ast.AST) -> int:
         return 1 + _cost(node.generators[0].iter)
     return 1 + sum(_cost(child) for child in ast.iter_child_nodes(node)
                    if not isinstance(child, (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)))
+
+
+def _field_path(node: ast.AST) -> tuple[str, ...] | None:
+    """`a.b.c` as ("a", "b", "c"): a name read from the caller's scope, then fields; else None."""
+    attrs: list[str] = []
+    while isinstance(node, ast.Attribute):
+        attrs.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return (node.id, *reversed(attrs))
 
 
 def _per_item(node: ast.ListComp | ast.GeneratorExp, index: int) -> int:
