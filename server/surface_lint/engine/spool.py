@@ -8,6 +8,7 @@ in the order they were appended or sorted by a key (an external merge sort, stab
 
 from __future__ import annotations
 
+import codecs
 import errno
 import gc
 import heapq
@@ -279,6 +280,57 @@ class Spool(Generic[T]):
 
     def close(self) -> None:
         self._finalizer()
+
+
+class ScratchText:
+    """Text written now and copied out later (a report whose totals come before the rows they
+    count): memory holds about `memory` characters, the rest goes to an unlinked temporary file
+    (as UTF-8, lone surrogates kept), and it is read back a chunk at a time."""
+
+    def __init__(self, memory: int = 1 << 18) -> None:
+        self._parts: list[str] = []
+        self._size = 0
+        self._memory = memory
+        self._file: IO[bytes] | None = None
+        self._finalizer: weakref.finalize[Any, Any] | None = None
+
+    def write(self, text: str) -> None:
+        self._parts.append(text)
+        self._size += len(text)
+        if self._size >= self._memory:
+            self._spill()
+
+    def _spill(self) -> None:
+        if self._file is None:
+            self._file = _new_file()
+            self._finalizer = weakref.finalize(self, _close, [self._file])
+        with scratch_writes():
+            self._file.write("".join(self._parts).encode("utf-8", "surrogatepass"))
+        self._parts = []
+        self._size = 0
+
+    def copy_to(self, write: Callable[[str], None], chunk: int = 1 << 20) -> None:
+        """Everything written, in order, to `write`, then the text is let go."""
+        fh = self._file
+        if fh is not None:
+            fh.seek(0)
+            decoder = codecs.getincrementaldecoder("utf-8")("surrogatepass")
+            while raw := fh.read(chunk):
+                text = decoder.decode(raw)
+                if text:
+                    write(text)
+            tail = decoder.decode(b"", final=True)
+            if tail:
+                write(tail)
+        if self._parts:
+            write("".join(self._parts))
+        self.close()
+
+    def close(self) -> None:
+        self._parts = []
+        self._size = 0
+        if self._finalizer is not None:
+            self._finalizer()
 
 
 class Mapped(Generic[T]):
