@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import marshal
 import pickle
 import re
 import sqlite3
@@ -39,6 +38,8 @@ from ..sources.cases import (
     split_of,
 )
 from .spool import Spool
+from .spool import decode as _decode
+from .spool import encode as _encode
 
 MEMORY_CASES = 2048  # cases (or ids) held in memory before the index moves to disk
 WINDOW = 512  # cases read ahead at once, in case-file order
@@ -787,15 +788,3 @@ class KeyedRows:
         if self._db is not None:
             self._db.close()
             self._db = None
-
-
-def _encode(value: Any) -> bytes:
-    """A value as marshal bytes (exact for builtins, and fast); pickled if marshal refuses it."""
-    try:
-        return b"m" + marshal.dumps(value)
-    except ValueError:  # a type marshal does not know (an enum, a subclass)
-        return b"p" + pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
-
-
-def _decode(raw: bytes) -> Any:
-    return marshal.loads(raw[1:]) if raw[:1] == b"m" else pickle.loads(raw[1:])

@@ -462,7 +462,7 @@ class Evaluator:
                 continue
             locations: list[Location] = []
             if verdict.spans and "surface" in record.data:
-                locations = [record.location(*SURFACE_PATH, inner=span) for span in verdict.spans]
+                locations = record.span_locations(SURFACE_PATH, verdict.spans)
             elif verdict.target:
                 target = (targets or {}).get(verdict.target, record)
                 if verdict.target in target.data:

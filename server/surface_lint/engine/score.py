@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..model.checks import CHECK_CODES as C
-from ..model.findings import Finding, Location, Severity
+from ..model.findings import Finding, Location, Severity, packed_finding, unpacked_finding
 from ..rules.kinds.core import Context, Verdict
 from ..rules.loader import EXPECTED, Lane
 from ..sources.base import JsonlReader, ReadStats, Record, check_finding
@@ -131,10 +131,11 @@ class LaneScorer:
         # One byte per distinct case: whether it was scored (its rank: caseindex.CaseIndex.rank).
         self.scored_ranks = bytearray(len(index) if index is not None else 0)
         # Case rows: (order, position, Scored); sorted by case-file rank when cases are given.
-        # A row is a tuple of builtins (see _row): hundreds of thousands pickle fast.
-        self.rows: Spool[tuple[Any, ...]] = Spool(key=_row_order if index is not None else None)
+        # A row is a tuple of builtins (see _row), its findings packed too: marshalled to disk.
+        self.rows: Spool[tuple[Any, ...]] = Spool(key=_row_order if index is not None else None,
+                                                  pack=_pack_row, unpack=_unpack_row)
         # Findings: (position or -1 for input problems, finding), sorted as every report lists them.
-        self.findings: Spool[tuple[int, Finding]] = Spool(key=_finding_order)
+        self.findings: Spool[tuple[int, Finding]] = Spool(key=_finding_order, pack=_pack_kept, unpack=_unpack_kept)
         self.unknown = IdSet()  # transcript case ids without a case (on disk past a few thousand)
         self.failing_shown = 0
         # Case ids this scorer's records touch: kept only in a worker process (one file), where
@@ -445,6 +446,31 @@ def _row_order(row: tuple[Any, ...]) -> tuple[int, int]:
 
 def _finding_order(item: tuple[int, Finding]) -> tuple[str, int, int, int, int, str, str]:
     return item[1].sort_key()
+
+
+def _pack_kept(item: tuple[int, Finding]) -> tuple[int, tuple[object, ...]]:
+    return item[0], packed_finding(item[1])
+
+
+def _unpack_kept(item: tuple[int, tuple[Any, ...]]) -> tuple[int, Finding]:
+    return item[0], unpacked_finding(item[1])
+
+
+_ROW_FINDINGS = 9  # where a row (see _row) holds its findings
+
+
+def _pack_row(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    found = row[_ROW_FINDINGS]
+    if not found:
+        return row
+    return (*row[:_ROW_FINDINGS], tuple(map(packed_finding, found)), *row[_ROW_FINDINGS + 1:])
+
+
+def _unpack_row(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    found = row[_ROW_FINDINGS]
+    if not found:
+        return row
+    return (*row[:_ROW_FINDINGS], tuple(map(unpacked_finding, found)), *row[_ROW_FINDINGS + 1:])
 
 
 def _second(item: tuple[int, Finding]) -> Finding:

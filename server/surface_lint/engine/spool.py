@@ -8,9 +8,11 @@ in the order they were appended or sorted by a key (an external merge sort, stab
 
 from __future__ import annotations
 
+import codecs
 import errno
 import gc
 import heapq
+import marshal
 import os
 import pickle
 import sqlite3
@@ -127,28 +129,64 @@ def _new_file() -> IO[bytes]:
         return tempfile.TemporaryFile(prefix="surface-lint-", suffix=".spool")
 
 
-def _batches(fh: IO[bytes]) -> Iterator[list[Any]]:
+def encode(value: Any) -> bytes:
+    """A value as marshal bytes (exact for builtins, and several times faster than pickle);
+    pickled if marshal refuses it (an enum, a subclass, an object)."""
+    try:
+        return b"m" + marshal.dumps(value)
+    except ValueError:  # a type marshal does not know
+        return b"p" + pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
+
+
+def decode(raw: bytes) -> Any:
+    return marshal.loads(raw[1:]) if raw[:1] == b"m" else pickle.loads(raw[1:])
+
+
+Pack = Callable[[Any], Any]
+
+
+def _dump(batch: list[Any], fh: IO[bytes], pack: Pack | None) -> None:
+    """One batch as its length and its bytes: the items packed to builtins (when `pack`) and
+    marshalled, or the items themselves pickled when marshal or `pack` refuses one."""
+    try:
+        raw = b"m" + marshal.dumps([pack(item) for item in batch] if pack is not None else batch)
+    except ValueError:
+        raw = b"p" + pickle.dumps(batch, pickle.HIGHEST_PROTOCOL)
+    fh.write(len(raw).to_bytes(8, "little") + raw)
+
+
+def _batches(fh: IO[bytes], unpack: Pack | None = None) -> Iterator[list[Any]]:
     """The batches of a spool file from its start; each reader keeps its own position (several may
-    read one file at once), and each batch is its own pickle with its own memo."""
+    read one file at once), and each batch is read whole, on its own."""
     position = 0
     end = fh.seek(0, os.SEEK_END)
     while position < end:
         fh.seek(position)
-        batch = pickle.load(fh)
-        position = fh.tell()
-        yield batch
+        size = int.from_bytes(fh.read(8), "little")
+        raw = fh.read(size)
+        position += 8 + size
+        if raw[:1] == b"m":
+            batch = marshal.loads(raw[1:])
+            yield list(map(unpack, batch)) if unpack is not None else batch
+        else:
+            yield pickle.loads(raw[1:])
 
 
-def _read(fh: IO[bytes]) -> Iterator[Any]:
-    for batch in _batches(fh):
+def _read(fh: IO[bytes], unpack: Pack | None = None) -> Iterator[Any]:
+    for batch in _batches(fh, unpack):
         yield from batch
 
 
 class Spool(Generic[T]):
-    """Items in append order (or sorted by `key`); memory holds at most `buffer` of them."""
+    """Items in append order (or sorted by `key`); memory holds at most `buffer` of them. On disk a
+    batch is marshalled (`pack` makes an item builtins, `unpack` gives it back equal) or, when
+    marshal or `pack` refuses one of its items, pickled."""
 
-    def __init__(self, key: Callable[[T], Any] | None = None, buffer: int = BUFFER_ITEMS) -> None:
+    def __init__(self, key: Callable[[T], Any] | None = None, buffer: int = BUFFER_ITEMS,
+                 pack: Pack | None = None, unpack: Pack | None = None) -> None:
         self._key = key
+        self._pack = pack
+        self._unpack = unpack
         self._buffer_size = buffer
         self._buffer: list[T] = []
         self._count = 0
@@ -197,7 +235,7 @@ class Spool(Generic[T]):
                 self._runs.append(_new_file())
             out = self._runs[0]
             out.seek(0, os.SEEK_END)  # a reader may have moved the position
-            pickle.dump(self._buffer, out, pickle.HIGHEST_PROTOCOL)
+            _dump(self._buffer, out, self._pack)
         self._buffer = []
 
     def _write_run(self, items: Iterable[T], level: int) -> None:
@@ -212,10 +250,10 @@ class Spool(Generic[T]):
         for item in items:
             batch.append(item)
             if len(batch) >= step:
-                pickle.dump(batch, fh, pickle.HIGHEST_PROTOCOL)
+                _dump(batch, fh, self._pack)
                 batch = []
         if batch:
-            pickle.dump(batch, fh, pickle.HIGHEST_PROTOCOL)
+            _dump(batch, fh, self._pack)
 
     def _merge_runs(self) -> None:
         """FAN_IN trailing runs of one level become one run of the next (order kept: stable)."""
@@ -224,24 +262,75 @@ class Spool(Generic[T]):
             runs = self._runs[-FAN_IN:]
             tail = max(self._tails[-FAN_IN:])
             del self._runs[-FAN_IN:], self._levels[-FAN_IN:], self._tails[-FAN_IN:]
-            self._write_run(heapq.merge(*(_read(fh) for fh in runs), key=self._key), level + 1)
+            self._write_run(heapq.merge(*(_read(fh, self._unpack) for fh in runs), key=self._key), level + 1)
             self._tails.append(tail)
             _close(runs)
 
     def __iter__(self) -> Iterator[T]:
         if self._key is None:
             if self._runs:
-                yield from _read(self._runs[0])
+                yield from _read(self._runs[0], self._unpack)
             yield from list(self._buffer)
             return
         if not self._runs:
             yield from sorted(self._buffer, key=self._key)
             return
         self._spill()
-        yield from heapq.merge(*(_read(fh) for fh in self._runs), key=self._key)
+        yield from heapq.merge(*(_read(fh, self._unpack) for fh in self._runs), key=self._key)
 
     def close(self) -> None:
         self._finalizer()
+
+
+class ScratchText:
+    """Text written now and copied out later (a report whose totals come before the rows they
+    count): memory holds about `memory` characters, the rest goes to an unlinked temporary file
+    (as UTF-8, lone surrogates kept), and it is read back a chunk at a time."""
+
+    def __init__(self, memory: int = 1 << 18) -> None:
+        self._parts: list[str] = []
+        self._size = 0
+        self._memory = memory
+        self._file: IO[bytes] | None = None
+        self._finalizer: weakref.finalize[Any, Any] | None = None
+
+    def write(self, text: str) -> None:
+        self._parts.append(text)
+        self._size += len(text)
+        if self._size >= self._memory:
+            self._spill()
+
+    def _spill(self) -> None:
+        if self._file is None:
+            self._file = _new_file()
+            self._finalizer = weakref.finalize(self, _close, [self._file])
+        with scratch_writes():
+            self._file.write("".join(self._parts).encode("utf-8", "surrogatepass"))
+        self._parts = []
+        self._size = 0
+
+    def copy_to(self, write: Callable[[str], None], chunk: int = 1 << 20) -> None:
+        """Everything written, in order, to `write`, then the text is let go."""
+        fh = self._file
+        if fh is not None:
+            fh.seek(0)
+            decoder = codecs.getincrementaldecoder("utf-8")("surrogatepass")
+            while raw := fh.read(chunk):
+                text = decoder.decode(raw)
+                if text:
+                    write(text)
+            tail = decoder.decode(b"", final=True)
+            if tail:
+                write(tail)
+        if self._parts:
+            write("".join(self._parts))
+        self.close()
+
+    def close(self) -> None:
+        self._parts = []
+        self._size = 0
+        if self._finalizer is not None:
+            self._finalizer()
 
 
 class Mapped(Generic[T]):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import Any
 
 from .severity import ALIASES
 
@@ -132,6 +133,62 @@ class Finding:
                 for f in self.fixes
             ]
         return out
+
+
+_new = object.__new__
+_SEVERITIES = {int(s): s for s in Severity}
+_SET_FINDING = tuple(Finding.__dict__[name].__set__ for name in Finding.__slots__)  # in field order
+_SET_LOCATION = tuple(Location.__dict__[name].__set__ for name in ("path", "line", "column", "end_line", "end_column"))
+
+
+def packed_location(loc: Location) -> tuple[object, ...]:
+    return (loc.path, loc.line, loc.column, loc.end_line, loc.end_column)
+
+
+def unpacked_location(packed: tuple[Any, ...]) -> Location:
+    """The Location `packed_location` gave (built slot by slot: a frozen dataclass's own
+    `__init__` costs more than the rest of a spool's read)."""
+    loc = _new(Location)
+    s_path, s_line, s_column, s_end_line, s_end_column = _SET_LOCATION
+    path, line, column, end_line, end_column = packed
+    s_path(loc, path)
+    s_line(loc, line)
+    s_column(loc, column)
+    s_end_line(loc, end_line)
+    s_end_column(loc, end_column)
+    return loc
+
+
+def packed_finding(f: Finding) -> tuple[object, ...]:
+    """A finding as a tuple of builtins (what marshal writes; `unpacked_finding` reads it back
+    equal, field for field). ValueError when a field is not what a Finding holds (marshal would
+    write a subclass as its base type): the caller then pickles."""
+    if type(f) is not Finding or type(f.severity) is not Severity or type(f.location) is not Location:
+        raise ValueError("not a plain finding")
+    related = tuple((packed_location(r.location), r.message) for r in f.related) if f.related else ()
+    fixes = tuple((x.title, packed_location(x.location), x.replacement) for x in f.fixes) if f.fixes else ()
+    if (related and any(type(r) is not Related or type(r.location) is not Location for r in f.related)) or (
+            fixes and any(type(x) is not Fix or type(x.location) is not Location for x in f.fixes)):
+        raise ValueError("not a plain related location or fix")
+    return (packed_location(f.location), f.code, f.rule, int(f.severity), f.message, f.record_id, related, fixes,
+            f.record_index, f.extra)
+
+
+def unpacked_finding(packed: tuple[Any, ...]) -> Finding:
+    loc, code, rule, severity, message, record_id, related, fixes, record_index, extra = packed
+    f = _new(Finding)
+    s_loc, s_code, s_rule, s_severity, s_message, s_record_id, s_related, s_fixes, s_index, s_extra = _SET_FINDING
+    s_loc(f, unpacked_location(loc))
+    s_code(f, code)
+    s_rule(f, rule)
+    s_severity(f, _SEVERITIES[severity])
+    s_message(f, message)
+    s_record_id(f, record_id)
+    s_related(f, tuple(Related(unpacked_location(at), text) for at, text in related) if related else ())
+    s_fixes(f, tuple(Fix(title, unpacked_location(at), text) for title, at, text in fixes) if fixes else ())
+    s_index(f, record_index)
+    s_extra(f, extra)
+    return f
 
 
 def sorted_findings(findings: list[Finding]) -> list[Finding]:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from .. import __version__
 from ..engine import LaneResult
+from ..engine.spool import ScratchText
 from ..model.findings import Severity
 from .common import (
     LIST_LIMIT,
@@ -369,7 +370,10 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     groups: set[str] = set()
     surfaces = False
     pattern = False
-    for view in shown_views(result, options.lane, options.findings_filter):
+    # The failing cases' articles are written in the same pass, to scratch text (copied out below).
+    quota = PerPredicateQuota()
+    articles = ScratchText()
+    for i, view in enumerate(shown_views(result, options.lane, options.findings_filter)):
         n_views += 1
         n_fail += view.failing
         if view.failures or view.failing:  # failing on checks --select/--ignore hides: no failure shown
@@ -377,6 +381,8 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
             surfaces = surfaces or view.surface is not None
         if view.group and len(groups) < LIST_LIMIT:
             groups.add(view.group)
+        if view.failures and quota.admit(view.failed_names()):
+            articles.write(_case_article(view, f"case-{i + 1}") + "\n")
     for o in result.outcomes:
         pattern = any(k == "pattern" for k in (o.details or {}))
         break
@@ -411,7 +417,6 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     ]
     w("".join(line + "\n" for line in lines))
     # Failing cases get anchors numbered by their place among all cases.
-    quota = PerPredicateQuota()
     for i, view in enumerate(shown_views(result, options.lane, options.findings_filter)):
         if i >= LIST_LIMIT:
             break
@@ -435,9 +440,7 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
         w(_more(n_views - LIST_LIMIT, "case(s) of the matrix") + "\n")
     w("</section>\n")
     w(f'<section id="failing"><h2>Failing {"surfaces" if surfaces else "cases"} ({n_failures})</h2>\n')
-    for i, view in enumerate(shown_views(result, options.lane, options.findings_filter)):
-        if view.failures and quota.admit(view.failed_names()):
-            w(_case_article(view, f"case-{i + 1}") + "\n")
+    articles.copy_to(w)
     for name, n in quota.notes():
         w(_more(n, f"failing case(s) of {name} (the first {quota.limit} of each predicate are listed)") + "\n")
     if not n_failures:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from ..engine import LaneResult
+from ..engine.spool import ScratchText
 from ..model.findings import Finding
 from .common import CaseView, SafeOut, capture, display_path, fmt_value, lane_notes, printable, shown_views, where
 
@@ -143,13 +144,18 @@ def _case_xml(x: XmlWriter, lane: str, view: CaseView) -> None:
 
 
 def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
-    """Totals come first in JUnit: one pass over the cases counts them, a second writes them."""
+    """Totals come first in JUnit: the cases are written once, to scratch text, as they are
+    counted, and copied out after the totals."""
     w = SafeOut(out).write
     lane = result.lane
     n_cases = failing = 0
+    cases = ScratchText()
+    body = XmlWriter(cases.write)
+    body.stack = ["testsuites", "testsuite"]  # where the cases are written: inside the cases suite
     for view in shown_views(result, options.lane, options.findings_filter):
         n_cases += 1
         failing += view.failing
+        _case_xml(body, lane, view)
     missing = len(result.missing_transcripts)
     threshold_fail = sum(1 for t in result.thresholds if not t.passed)
     baseline = [d for d in options.baseline.deltas if d.better is not None] if options.baseline else []
@@ -198,8 +204,7 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
         x.close()
     x.open("testsuite", name=f"{lane}.cases", **_counts(n_cases + missing, failing, missing))
     _properties_xml(x, info)
-    for view in shown_views(result, options.lane, options.findings_filter):
-        _case_xml(x, lane, view)
+    cases.copy_to(w)
     for case_id in result.missing_transcripts:
         x.open("testcase", classname=lane, name=case_id)
         x.leaf("skipped", message="no transcript for this case")

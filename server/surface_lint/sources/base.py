@@ -39,6 +39,13 @@ def check_finding(
     )
 
 
+# (a string member's raw token, decoded spans) -> the spans' source ranges from the token's quote:
+# the corpus's surfaces repeat, each with the same ranges wherever its line puts it.
+_RANGES: dict[tuple[str, tuple[Any, ...]], tuple[tuple[int, int], ...]] = {}
+_RANGES_SIZE = 4096  # entries (cleared when full)
+_RANGES_TOKEN = 4096  # characters: a longer token is scanned each time (the memo stays a few MiB at most)
+
+
 class DocLocator:
     """Maps JSON paths (and offsets inside decoded strings) of one JSON text to Locations.
 
@@ -46,7 +53,7 @@ class DocLocator:
     document (a lane report), `text` is the file and `first_line` is 1.
     """
 
-    __slots__ = ("_index", "_spans", "_top", "_top_spans", "first_line", "path", "text")
+    __slots__ = ("_first", "_index", "_spans", "_top", "_top_spans", "first_line", "path", "text")
 
     def __init__(self, path: str, text: str, first_line: int = 1) -> None:
         self.path = path
@@ -56,6 +63,7 @@ class DocLocator:
         self._top: dict[str, tuple[int, int]] | None = None
         # Top-level spans already built: one string scan per member, however many findings it has.
         self._top_spans: dict[str, ValueSpan] = {}
+        self._first: tuple[str, tuple[int, int] | None] | None = None  # the first member asked for, and its range
         self._index: LineIndex | None = None
 
     @property
@@ -80,6 +88,21 @@ class DocLocator:
         off = self.first_line - 1
         return Location(self.path, line + off, col, end_line + off, end_col)
 
+    def _member_range(self, member: str) -> tuple[int, int] | None:
+        """[start, end) of a top-level member's value. The first member asked for (a finding's
+        `surface`) is found by scanning only as far as it when that is exact (member_range); a
+        second one walks every member once."""
+        first = self._first
+        if first is None:
+            found = member_range(self.text, member)
+            self._first = (member, found)
+            return found
+        if first[0] == member:
+            return first[1]
+        if self._top is None:
+            self._top = top_level_members(self.text)
+        return self._top.get(member)
+
     def _get(self, path: JsonPath) -> ValueSpan | None:
         """The span at `path`: a top-level member without walking the whole document."""
         if self._spans is None and len(path) == 1 and type(path[0]) is str:
@@ -87,14 +110,7 @@ class DocLocator:
             known = self._top_spans.get(member)
             if known is not None:
                 return known
-            # The first member asked for (a finding's `surface`) is found by scanning only as far
-            # as it when that is exact (member_range); a second one walks every member once.
-            if self._top is None and not self._top_spans:
-                found = member_range(self.text, member)
-            else:
-                if self._top is None:
-                    self._top = top_level_members(self.text)
-                found = self._top.get(member)
+            found = self._member_range(member)
             if found is None:
                 return None
             start, end = found
@@ -103,6 +119,32 @@ class DocLocator:
             self._top_spans[member] = span
             return span
         return self.spans.get(path)
+
+    def span_locations(self, path: JsonPath, spans: Sequence[tuple[int, int]]) -> list[Location]:
+        """`[self.location(path, inner) for inner in spans]`. For a top-level string member the
+        spans' source ranges are remembered per (raw token, spans): they depend on the token's
+        escapes, not on where it sits, so a repeated surface is not scanned again."""
+        if self._spans is None and len(path) == 1 and type(path[0]) is str and path[0] not in self._top_spans:
+            found = self._member_range(path[0])
+            text = self.text
+            if found is not None and text[found[0]] == '"':
+                start, end = found
+                token = text[start:end]
+                key = (token, tuple(spans))
+                try:
+                    ranges = _RANGES.get(key)
+                except TypeError:  # a span that is not a tuple: located one by one
+                    return [self.location(path, inner) for inner in spans]
+                if ranges is None:
+                    string = StringSpan.scan(text, start)
+                    ranges = tuple((a - start, b - start) for a, b in (string.source_range(*inner) for inner in spans))
+                    if len(token) <= _RANGES_TOKEN:
+                        if len(_RANGES) >= _RANGES_SIZE:
+                            _RANGES.clear()
+                        _RANGES[key] = ranges
+                at = self.location_of_offsets
+                return [at(start + a, start + b) for a, b in ranges]
+        return [self.location(path, inner) for inner in spans]
 
     def value(self, path: JsonPath) -> ValueSpan | None:
         return self._get(path)
@@ -301,6 +343,10 @@ class Record:
 
     def location(self, *path: str | int, inner: tuple[int, int] | None = None) -> Location:
         return self.locator.location((*self.prefix, *path), inner)
+
+    def span_locations(self, path: JsonPath, spans: Sequence[tuple[int, int]]) -> list[Location]:
+        """The decoded-string ranges `spans` of the value at `path` (as `location(..., inner=)`)."""
+        return self.locator.span_locations((*self.prefix, *path), spans)
 
     def key_location(self, *path: str | int) -> Location:
         return self.locator.key_location((*self.prefix, *path))
