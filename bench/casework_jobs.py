@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from casework_lane_memory import build
-from jobs_split import run
+from jobs_split import paired, run
 
 
 def main() -> None:
@@ -45,29 +44,7 @@ def main() -> None:
                 base = ["--lane", lane, "--profile", "reference", "--cases", str(cases), "--transcripts",
                         str(captures), "--output-format", fmt]
                 run([*base, "--jobs", "1"])  # warm: bytecode written, files in the page cache
-                walls: dict[int, list[float]] = {1: [], 2: []}
-                cpus: dict[int, list[float]] = {1: [], 2: []}
-                outs: dict[int, bytes] = {}
-                pairs: list[float] = []
-                loads: list[float] = []
-                same = True
-                for round_ in range(args.repeat):
-                    for jobs in ((1, 2) if round_ % 2 == 0 else (2, 1)):
-                        loads.append(os.getloadavg()[0])
-                        wall, cpu, out = run([*base, "--jobs", str(jobs)])
-                        walls[jobs].append(wall)
-                        cpus[jobs].append(cpu)
-                        same = same and outs.get(jobs, out) == out
-                        outs[jobs] = out
-                    pairs.append(walls[1][-1] / walls[2][-1])
-                same = same and outs[1] == outs[2]
-                w1, w2 = statistics.median(walls[1]), statistics.median(walls[2])
-                c1, c2 = statistics.median(cpus[1]), statistics.median(cpus[2])
-                print(f"  {fmt:5s} --jobs 1: {w1:6.2f} s wall {c1:6.2f} s CPU | --jobs 2: {w2:6.2f} s wall "
-                      f"{c2:6.2f} s CPU | speed-up {statistics.median(pairs):.2f}x "
-                      f"[{', '.join(f'{r:.2f}' for r in pairs)}] | CPU ratio {c2 / c1:.2f} | byte-identical: {same}"
-                      f" | load average {min(loads):.1f}-{max(loads):.1f}", flush=True)
-
+                print(f"  {fmt:5s} {paired(base, args.repeat)}", flush=True)
 
 if __name__ == "__main__":
     main()

@@ -70,6 +70,34 @@ def run(argv: list[str]) -> tuple[float, float, bytes]:
     return wall, cpu, done.stdout
 
 
+def paired(base: list[str], repeat: int) -> str:
+    """`base` with `--jobs 1` and `--jobs 2`, `repeat` alternated pairs: the result line (medians,
+    the pairs' wall ratios, CPU ratio, whether every output was byte-identical, the load)."""
+    walls: dict[int, list[float]] = {1: [], 2: []}
+    cpus: dict[int, list[float]] = {1: [], 2: []}
+    outs: dict[int, bytes] = {}
+    pairs: list[float] = []  # wall(--jobs 1) / wall(--jobs 2) of each alternated pair
+    loads: list[float] = []
+    same = True
+    for round_ in range(repeat):
+        order = (1, 2) if round_ % 2 == 0 else (2, 1)  # alternated: neither side always goes first
+        for jobs in order:
+            loads.append(os.getloadavg()[0])
+            wall, cpu, out = run([*base, "--jobs", str(jobs)])
+            walls[jobs].append(wall)
+            cpus[jobs].append(cpu)
+            same = same and outs.get(jobs, out) == out
+            outs[jobs] = out
+        pairs.append(walls[1][-1] / walls[2][-1])
+    same = same and outs[1] == outs[2]
+    w1, w2 = statistics.median(walls[1]), statistics.median(walls[2])
+    c1, c2 = statistics.median(cpus[1]), statistics.median(cpus[2])
+    return (f"--jobs 1: {w1:6.2f} s wall {c1:6.2f} s CPU | --jobs 2: {w2:6.2f} s wall {c2:6.2f} s CPU"
+            f" | speed-up (median of the pairs' wall ratios) {statistics.median(pairs):.2f}x"
+            f" [{', '.join(f'{r:.2f}' for r in pairs)}] | CPU ratio {c2 / c1:.2f} | byte-identical: {same}"
+            f" | load average {min(loads):.1f}-{max(loads):.1f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--turns", type=int, default=400_000)
@@ -83,31 +111,7 @@ def main() -> None:
               f"{os.cpu_count()} CPUs", flush=True)
         for fmt in args.formats.split(","):
             base = ["--lane", "deterministic_fluency", "--transcripts", str(path), "--output-format", fmt]
-            walls: dict[int, list[float]] = {1: [], 2: []}
-            cpus: dict[int, list[float]] = {1: [], 2: []}
-            outs: dict[int, bytes] = {}
-            pairs: list[float] = []  # wall(--jobs 1) / wall(--jobs 2) of each alternated pair
-            loads: list[float] = []
-            same = True
-            for round_ in range(args.repeat):
-                order = (1, 2) if round_ % 2 == 0 else (2, 1)  # alternated: neither side always goes first
-                for jobs in order:
-                    loads.append(os.getloadavg()[0])
-                    wall, cpu, out = run([*base, "--jobs", str(jobs)])
-                    walls[jobs].append(wall)
-                    cpus[jobs].append(cpu)
-                    if jobs in outs:
-                        same = same and outs[jobs] == out
-                    outs[jobs] = out
-                pairs.append(walls[1][-1] / walls[2][-1])
-            same = same and outs[1] == outs[2]
-            w1, w2 = statistics.median(walls[1]), statistics.median(walls[2])
-            c1, c2 = statistics.median(cpus[1]), statistics.median(cpus[2])
-            print(f"{fmt:5s} --jobs 1: {w1:6.2f} s wall {c1:6.2f} s CPU | --jobs 2: {w2:6.2f} s wall {c2:6.2f} s CPU"
-                  f" | speed-up (median of the pairs' wall ratios) {statistics.median(pairs):.2f}x"
-                  f" [{', '.join(f'{r:.2f}' for r in pairs)}] | CPU ratio {c2 / c1:.2f} | byte-identical: {same}"
-                  f" | load average {min(loads):.1f}-{max(loads):.1f}", flush=True)
-
+            print(f"{fmt:5s} {paired(base, args.repeat)}", flush=True)
 
 if __name__ == "__main__":
     main()
