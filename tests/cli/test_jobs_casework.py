@@ -82,7 +82,7 @@ def test_a_case_driven_worker_killed_by_sigkill(tmp_path: Path) -> None:
     records = [json.loads(x) for x in Path(captures).read_text(encoding="utf-8").splitlines() if x.strip()]
     case_file, capture_file = tmp_path / "cases.jsonl", tmp_path / "big.jsonl"
     with case_file.open("w", encoding="utf-8") as cf, capture_file.open("w", encoding="utf-8") as tf:
-        for copy in range(150):  # about 3,000 cases: each worker reads for a while
+        for copy in range(1000):  # 3,000 cases: each worker reads the file for about half a second
             for row in rows:
                 cf.write(json.dumps({**row, "id": f"{row['id']}~{copy}"}) + "\n")
             for rec in records:

@@ -140,7 +140,7 @@ def kill_a_worker(argv: list[str], name: str, tmp_path: Path) -> tuple[int, str]
         workers = [c for c in _children(run.pid) if _reading(c, name)]
         if workers:
             break
-        time.sleep(0.05)
+        time.sleep(0.01)
     assert workers, "no worker started"
     os.kill(workers[0], signal.SIGKILL)
     _, err = run.communicate(timeout=120)
