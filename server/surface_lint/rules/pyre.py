@@ -861,6 +861,17 @@ class Match:
         return f"<Match span={self._spans[0]} match={self.group()!r}>"
 
 
+def _clip(span: tuple[int, int], start: int, end: int) -> tuple[int, int]:
+    """A group's span inside its match (a boundary's consumed context trimmed), (-1, -1) if unset."""
+    a, b = span
+    return (max(a, start), min(b, end)) if a >= 0 else (-1, -1)
+
+
+def _text(string: str, span: tuple[int, int]) -> str:
+    """findall()'s text of a group: "" for a group that took no part."""
+    return string[span[0]:span[1]] if span[0] >= 0 else ""
+
+
 # What one match of an iteration costs, in steps of the automaton: reading RE2's spans back as
 # `re`'s in Python (bench/regex_budget.py: 7 to 18 µs a match, about 35 ns a step at worst).
 MATCH_STEPS = 512
@@ -889,7 +900,15 @@ class Compiled:
             return clean, clean.encode("utf-8")
 
     def _iterate(self, text: str, anchor: Any, once: bool, limit: int | None = None) -> Iterator[Match]:
-        """`re`'s matches, one RE2 search each. With `limit` (steps) the iteration is charged the
+        """`re`'s matches, one RE2 search each (`_found`)."""
+        group_map = self.translation.group_map
+        for start, end, spans in self._found(text, anchor, once, limit):
+            yield Match(text, [(start, end), *[_clip(spans[g], start, end) if g else (-1, -1) for g in group_map]])
+
+    def _found(self, text: str, anchor: Any, once: bool,
+               limit: int | None = None) -> Iterator[tuple[int, int, list[tuple[int, int]]]]:
+        """`re`'s matches as (start, end, the character spans of RE2's groups, not yet clipped to
+        the match), one RE2 search each. With `limit` (steps) the iteration is charged the
         text's length times the pattern's cost, MATCH_STEPS a match, and, for a pattern that
         `rescans`, each later search's remaining text again; StepsExceeded stops it once the sum
         passes the limit (docs/regex.md "The character budget")."""
@@ -907,16 +926,15 @@ class Compiled:
                 if spent > limit:
                     raise StepsExceeded(found_count)
             found = self._search(clean, data, pos, byte, anchor, ascii_text)
-            if found is not None and must_advance and found[0][0] == (pos, pos):
+            if found is not None and must_advance and found[0] == pos and found[1] == pos:
                 if pos == len(clean) or anchor != re2._Anchor.UNANCHORED:
                     return
                 step = len(clean[pos].encode("utf-8"))
                 found = self._search(clean, data, pos + 1, byte + step, anchor, ascii_text)
             if found is None:
                 return
-            spans, end_byte = found
-            start, end = spans[0]
-            yield Match(text, [spans[0], *[spans[g] if g else (-1, -1) for g in t.group_map]])
+            start, end, end_byte, spans = found
+            yield start, end, spans
             if once:
                 return
             found_count += 1
@@ -925,7 +943,9 @@ class Compiled:
             pos, byte = end, end_byte
 
     def _search(self, clean: str, data: bytes, pos: int, byte: int, anchor: Any,
-                ascii_text: bool) -> tuple[list[tuple[int, int]], int] | None:
+                ascii_text: bool) -> tuple[int, int, int, list[tuple[int, int]]] | None:
+        """One RE2 search from `pos`: (start, end, the byte after the match, the groups' character
+        spans as RE2 gives them), with the context a boundary consumed trimmed from the match."""
         t = self.translation
         regexp = self._first._regexp
         from_char, from_byte = pos, byte
@@ -934,10 +954,10 @@ class Compiled:
             from_char = pos - 1
             from_byte = byte - len(clean[pos - 1].encode("utf-8"))
         raw = regexp.Match(anchor, data, from_byte, len(data))
-        if raw[0] == (-1, -1):
+        if raw[0][0] < 0:
             return None
         if ascii_text:
-            spans = [(a, b) if a >= 0 else (-1, -1) for a, b in raw]
+            spans = raw  # bytes are characters; RE2 gives (-1, -1) for a group that took no part
         else:
             offsets = sorted({o for span in raw for o in span if o >= 0})
             chars: dict[int, int] = {}
@@ -958,8 +978,7 @@ class Compiled:
                 end_byte = raw[g][0]
         if anchor != re2._Anchor.UNANCHORED and start != pos:
             return None
-        spans = [(start, end)] + [(max(a, start), min(b, end)) if a >= 0 else (-1, -1) for a, b in spans[1:]]
-        return spans, end_byte
+        return start, end, end_byte, spans
 
     def search(self, text: str) -> Match | None:
         return next(self._iterate(text, re2._Anchor.UNANCHORED, True), None)
@@ -974,11 +993,16 @@ class Compiled:
         return self._iterate(text, re2._Anchor.UNANCHORED, False, limit)
 
     def findall(self, text: str, limit: int | None = None) -> list[Any]:
+        # Straight from the spans (no Match): the expressions' findall() runs once a premise.
+        found = self._found(text, re2._Anchor.UNANCHORED, False, limit)
         if self.groups == 0:
-            return [m.group() for m in self.finditer(text, limit)]
+            return [text[start:end] for start, end, _ in found]
+        group_map = self.translation.group_map
         if self.groups == 1:
-            return [m.groups("")[0] for m in self.finditer(text, limit)]
-        return [m.groups("") for m in self.finditer(text, limit)]
+            g = group_map[0]
+            return [_text(text, _clip(spans[g], start, end) if g else (-1, -1)) for start, end, spans in found]
+        return [tuple(_text(text, _clip(spans[g], start, end) if g else (-1, -1)) for g in group_map)
+                for start, end, spans in found]
 
     def split(self, text: str, limit: int | None = None) -> list[Any]:
         pieces: list[Any] = []
