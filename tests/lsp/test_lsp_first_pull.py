@@ -151,9 +151,11 @@ def test_the_first_pull_is_answered_before_the_server_with_its_exact_diagnostics
     assert json.dumps(early["items"]) == json.dumps(steady["items"]) == json.dumps(whole["items"])
 
 
-def test_a_request_before_the_first_pull_is_answered_by_the_server(workspace: Path) -> None:
+def test_a_request_or_the_review_settings_before_the_first_pull(workspace: Path) -> None:
     session = Session(workspace)
     try:
+        # What VS Code's extension sends at start: the review's run globs (no diagnostic reads them).
+        session.client.notify("surfaceLint/reviewSettings", {"transcripts": ["**/*transcript*.jsonl"]})
         session.open((workspace / "transcript.jsonl").read_text(encoding="utf-8"))
         session.client.send_body(json.dumps({"jsonrpc": "2.0", "id": "symbols", "method": "textDocument/documentSymbol",
                                              "params": {"textDocument": {"uri": session.uri}}}).encode())

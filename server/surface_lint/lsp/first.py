@@ -5,7 +5,7 @@ and lsprotocol (and the features built on them) is most of the server's start (a
 CPU of 0.9 s here: docs/performance.md). After `early.py` has answered `initialize`, this module
 reads on, with the engine and the standard library only, while the messages are the ones a
 client sends to open a file: `initialized`, `textDocument/didOpen`, requests (kept for the
-server, unanswered) and `$/setTrace`. The first `textDocument/diagnostic` request (a pull, as VS
+server, unanswered), `$/setTrace` and `surfaceLint/reviewSettings`. The first `textDocument/diagnostic` request (a pull, as VS
 Code's) of a document opened so is answered here, from the same lint and the same diagnostics
 builder the server uses (`scheduler.lint_items`, `diagnostic_json.full_report`), so the bytes are
 those the server would send; then the server is imported and receives every message read, in
@@ -37,8 +37,10 @@ from .positions import Positions
 from .scheduler import TRACE_TIMING, lint_items
 from .workspace import ServerState, start_session
 
-WAIT_S = 0.5  # the longest wait for the next message (VS Code sends them within milliseconds)
-READ_ONLY_NOTIFICATIONS = ("initialized", "$/setTrace")
+WAIT_S = 1.0  # the longest wait for the next message (VS Code sends them within milliseconds; more when loaded)
+# Notifications that change no diagnostic: the review's run globs (features.review: lenses,
+# references and the review read them; VS Code's extension sends them at start).
+READ_ONLY_NOTIFICATIONS = ("initialized", "$/setTrace", "surfaceLint/reviewSettings")
 
 
 def _text_document_item(params: Any) -> dict[str, Any] | None:
@@ -102,6 +104,12 @@ def _session(params: dict[str, Any]) -> tuple[ServerState, DiagnosticBuilder] | 
     return state, builder
 
 
+def _trace(message: str) -> None:
+    if TRACE_TIMING:
+        sys.stderr.write(f"surface-lint: timing: {message} (at {round(time.time() * 1000)} ms since the epoch)\n")
+        sys.stderr.flush()
+
+
 def first_diagnostics(reader: FrameReader, stdout: IO[bytes], params: dict[str, Any],
                       wait: float = WAIT_S) -> tuple[list[bytes], dict[Any, tuple[str, str]]]:
     """Read on after the early answer to `initialize` (its `params`); answer the first pull of a
@@ -110,11 +118,14 @@ def first_diagnostics(reader: FrameReader, stdout: IO[bytes], params: dict[str, 
     bodies: list[bytes] = []
     session = _session(params)
     if session is None:
+        _trace("the first pull is left to the server: the client does not pull, or its capabilities are not plain")
         return bodies, {}
     state, builder = session
     while True:
         body = reader.frame(wait)
         if body is None or body is TIMEOUT:
+            _trace("the first pull is left to the server: " + ("the end of the stream" if body is None else
+                   f"no message within {wait} s"))
             return bodies, {}
         assert isinstance(body, bytes)
         bodies.append(body)
@@ -130,16 +141,19 @@ def first_diagnostics(reader: FrameReader, stdout: IO[bytes], params: dict[str, 
                 continue
             item = _text_document_item(params_in) if method == "textDocument/didOpen" else None
             if item is None:
+                _trace(f"the first pull is left to the server: {method} came first")
                 return bodies, {}
             state.docs[item["uri"]] = TextDoc(item["uri"], item["text"], item["version"], item["languageId"])
             continue
         if not _is_id(message["id"]) or method in ("shutdown", "initialize"):
+            _trace(f"the first pull is left to the server: {method} came first")
             return bodies, {}
         if method != "textDocument/diagnostic":
             continue  # a request: the server answers it, after this one
         uri = _pulled_uri(params_in)
         doc = state.docs.get(uri) if uri is not None else None
         if doc is None or Path(doc.path).name in CONFIG_FILES or doc.path.endswith(".toml"):
+            _trace("the first pull is left to the server: not of a document opened here, or a config or rules file")
             return bodies, {}
         errors: list[str] = []
         result, items = lint_items(state, builder, Snapshot.of(doc), None, None, lambda snap: [], errors.append)
@@ -147,9 +161,6 @@ def first_diagnostics(reader: FrameReader, stdout: IO[bytes], params: dict[str, 
             return bodies, {}
         report = full_report(result, items)
         send(stdout, '{"jsonrpc":"2.0","id":' + json.dumps(message["id"]) + ',"result":' + report + "}")
-        if TRACE_TIMING:
-            sys.stderr.write(f"surface-lint: timing: the first pull of {Path(doc.path).name} answered before the "
-                             f"server's import: {len(items)} diagnostic(s) (at {round(time.time() * 1000)} ms since "
-                             "the epoch)\n")
-            sys.stderr.flush()
+        _trace(f"the first pull of {Path(doc.path).name} answered before the server's import: "
+               f"{len(items)} diagnostic(s)")
         return bodies, {message["id"]: (doc.uri, report)}
