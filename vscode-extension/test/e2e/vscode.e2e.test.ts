@@ -77,13 +77,15 @@ const TYPO_FIX = "Replace with `complete_punctuation`";
 
 const SCREENSHOTS = path.join(ARTIFACTS, "e2e");
 /**
- * Issue 18's target: first squiggles within 2 s of opening a file in a cold editor on the project's 2-core
- * machine, from the click. Not met in code-server here (its extension host alone starts about 2.7 s after the
- * click): the step asserts the ceiling, a regression guard, and prints the target's verdict. The time, its
- * timeline and the load are written to test-artifacts (e2e-cold-open.json) and printed (docs/editor.md).
+ * Issue 18's target: first squiggles within 2 s of opening a file in a cold editor (its window and extension host
+ * up, surface-lint not activated, no server), from the click on it to its first squiggle (docs/editor.md). The
+ * time, its timeline (from the launch of the window too) and the load are written to test-artifacts
+ * (e2e-cold-open.json) and printed.
  */
 const COLD_OPEN_TARGET_MS = 2000;
 const COLD_OPEN_CEILING_MS = 15000;
+/** The 1-minute load average at most which the 2 s target is asserted (a quiet machine). */
+const COLD_OPEN_QUIET_LOAD = 1.0;
 /** After writing the files, before the click: the explorer's file watcher shows them and the editor settles. */
 const COLD_OPEN_SETTLE_MS = 1500;
 
@@ -242,14 +244,17 @@ describe("surface-lint in a real VS Code (code-server + headless Chromium)", { t
     return Promise.resolve();
   });
 
-  step("draws the first squiggles of a cold open within the ceiling, and prints them against the 2 s target", () => {
-    // The 2 s target is not met in code-server here (its extension host alone starts ~2.7 s after the click:
-    // docs/editor.md), so the step asserts the ceiling, a regression guard, and prints the target's verdict.
+  step("draws the first squiggles of a cold open within 2 s on a quiet machine, within the ceiling always", () => {
+    // The 2 s target (issue 18) is asserted when the machine was quiet at the click (1-minute load
+    // average at most COLD_OPEN_QUIET_LOAD); at load 3.8-5.2 on 2 cores it took 1.4-2.1 s (docs/editor.md). Under more
+    // load the time follows the CPU the editor and the server get, so the step asserts the ceiling, a
+    // regression guard, and prints the target's verdict with the load.
     const cores = os.cpus().length;
-    const limit = COLD_OPEN_CEILING_MS;
+    const quiet = coldOpenLoad <= COLD_OPEN_QUIET_LOAD;
+    const limit = quiet ? COLD_OPEN_TARGET_MS : COLD_OPEN_CEILING_MS;
     console.log(`first squiggles after ${firstSquiggleMs} ms: target ${COLD_OPEN_TARGET_MS} ms ` +
       `${firstSquiggleMs <= COLD_OPEN_TARGET_MS ? "(met)" : "(not met)"}; load ${coldOpenLoad.toFixed(2)} on ${cores} cores: ` +
-      `asserting the ${limit} ms ceiling`);
+      `asserting ${quiet ? "the target" : `the ${limit} ms ceiling (load above ${COLD_OPEN_QUIET_LOAD})`}`);
     assert.ok(firstSquiggleMs <= limit, `first squiggles after ${firstSquiggleMs} ms (limit ${limit} ms at load ${coldOpenLoad.toFixed(2)})`);
     return Promise.resolve();
   });
