@@ -21,13 +21,16 @@ SERVER = [sys.executable, "-m", "surface_lint", "server"]
 TRACE = "the first pull of transcript.jsonl answered before the server's import"
 
 CASES = [
-    '{"id": "dev_truth", "prompt": "What is truth?", "category": "pack_definition", "expected_predicates": ["no_placeholder", "complete_punctation", "finite_predicate_shape"]}',
-    '{"id": "dev_river", "prompt": "Where does the river go?", "category": "pack_definition", "expected_predicates": ["no_placeholder", "complete_punctuation"]}',
+    '{"id": "dev_truth", '
+    '"prompt": "What is truth?", "category": "pack_definition", "expected_predicates": ["no_placeholder", "complete_punctation", "finite_predicate_shape"]}',
+    '{"id": "dev_river", '
+    '"prompt": "Where does the river go?", "category": "pack_definition", "expected_predicates": ["no_placeholder", "complete_punctuation"]}',
     '{"id": "dev_light", "prompt": "What is light?", "category": "pack_definition", "expected_predicates": ["no_placeholder", "complete_punctuation"]}',
     '{"id": "dev_smile", "prompt": "What is a smile?", "category": "pack_definition", "expected_predicates": ["no_placeholder", "complete_punctuation"]}',
 ]
 TURNS = [
-    '{"case_id": "dev_truth", "turn_index": 0, "prompt": "What is truth?", "surface": "Truth is what is real. pack-grounded (en_demo_epistemic_v1).", "grounding_source": "pack"}',
+    '{"case_id": "dev_truth", "turn_index": 0, '
+    '"prompt": "What is truth?", "surface": "Truth is what is real. pack-grounded (en_demo_epistemic_v1).", "grounding_source": "pack"}',
     '{"case_id": "dev_river", "turn_index": 0, "prompt": "Where does the river go?", "surface": "river flows valley", "grounding_source": "none"}',
     '{"case_id": "dev_light", "turn_index": 0, "prompt": "What is light?", "surface": "Light is ... bright.", "grounding_source": "none"}',
     '{"case_id": "dev_smile", "turn_index": 0, "prompt": "What is a smile?", "surface": "A smile \U0001f642 is ... warm.", "grounding_source": "none"}',
