@@ -13,6 +13,9 @@ cached in a private PYTHONPYCACHEPREFIX (warmed first, as an installed package h
 * first diagnostics: wall time from the server's start to the publishDiagnostics of a
   3-line transcript opened right after `initialized` (what a cold editor waits for: the server's
   import and the lanes' load included);
+* first pull: the same for a client that pulls diagnostics (VS Code: `textDocument/diagnostic`
+  right after didOpen), answered by lsp/first.py before pygls is imported, against the same
+  with SURFACE_LINT_NO_FIRST_LINT=1 (the whole server answers it), alternated;
 * the CPU of `import surface_lint.lsp.main` (the server: pygls, lsprotocol, the engine) against
   `python -c pass`, and the import time of the largest packages below it (`python -X importtime`).
 
@@ -79,14 +82,17 @@ def _read(stream: IO[bytes]) -> dict[str, object]:
     return answer
 
 
-def session(cmd: list[str], environ: dict[str, str], folder: Path, diagnostics: bool = False) -> tuple[float, float]:
-    """(wall seconds from the start to the answer to initialize, to the first publishDiagnostics or 0.0)."""
+def session(cmd: list[str], environ: dict[str, str], folder: Path, diagnostics: bool = False,
+            pull: bool = False) -> tuple[float, float]:
+    """(wall seconds from the start to the answer to initialize, to the first publishDiagnostics or
+    0.0; with `pull`, to the answer to the first textDocument/diagnostic instead)."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, env=environ, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, cwd=folder)
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                             "params": {"processId": None, "rootUri": folder.as_uri(), "capabilities": {}}}))
+                             "params": {"processId": None, "rootUri": folder.as_uri(), "capabilities": {
+                                 "textDocument": {"diagnostic": {"dynamicRegistration": True}}} if pull else {}}}))
     proc.stdin.flush()
     answer = _read(proc.stdout)
     initialized = time.perf_counter() - start
@@ -98,9 +104,14 @@ def session(cmd: list[str], environ: dict[str, str], folder: Path, diagnostics: 
         proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}) + _frame(
             {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
                 "uri": path.as_uri(), "languageId": "jsonl", "version": 1, "text": path.read_text()}}}))
+        if pull:
+            proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 2, "method": "textDocument/diagnostic",
+                                     "params": {"textDocument": {"uri": path.as_uri()}}}))
         proc.stdin.flush()
-        while _read(proc.stdout).get("method") != "textDocument/publishDiagnostics":
-            pass
+        while True:
+            message = _read(proc.stdout)
+            if message.get("id") == 2 if pull else message.get("method") == "textDocument/publishDiagnostics":
+                break
         published = time.perf_counter() - start
     proc.kill()
     proc.wait()
@@ -138,7 +149,8 @@ def main() -> None:
         session(SERVER, environ, folder, diagnostics=True)
         rows: dict[str, list[float]] = {k: [] for k in (
             "pass", "help", "lsp import", "bare", "initialize", "direct", "launcher", "diagnostics",
-            "launcher diagnostics")}
+            "launcher diagnostics", "first pull", "first pull by the server")}
+        waited = {**environ, "SURFACE_LINT_NO_FIRST_LINT": "1"}
         for _ in range(args.repeat):
             rows["pass"].append(cpu(bare, environ))
             rows["help"].append(cpu(help_cmd, environ))
@@ -151,6 +163,8 @@ def main() -> None:
             initialized, published = session(LAUNCHER, environ, folder, diagnostics=True)
             rows["launcher"].append(initialized)
             rows["launcher diagnostics"].append(published)
+            rows["first pull"].append(session(SERVER, environ, folder, diagnostics=True, pull=True)[1])
+            rows["first pull by the server"].append(session(SERVER, waited, folder, diagnostics=True, pull=True)[1])
         med = {k: statistics.median(v) * 1000 for k, v in rows.items()}
         print(f"python {sys.version.split()[0]} · {os.cpu_count()} cores · load {os.getloadavg()[0]:.1f} · "
               f"{args.repeat} alternated rounds, medians")
@@ -168,6 +182,9 @@ def main() -> None:
               f"({med['launcher'] - med['initialize']:+.0f} ms against the server; target +50)")
         print(f"server: start -> first diagnostics    wall {med['diagnostics']:5.0f} ms  (a 3-line transcript)")
         print(f".vsix launcher: -> first diagnostics  wall {med['launcher diagnostics']:5.0f} ms")
+        print(f"server: start -> first pull answered  wall {med['first pull']:5.0f} ms  (lsp/first.py; "
+              f"{med['first pull'] / med['first pull by the server']:.2f}x the whole server's "
+              f"{med['first pull by the server']:.0f} ms)")
         for module in ("surface_lint.cli.main", "surface_lint.lsp.main"):
             print(f"largest imports under {module} (cumulative ms, one run):")
             for name, ms in import_breakdown(module, environ):

@@ -5,15 +5,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import * as readline from "node:readline";
 import * as vscode from "vscode";
-import {
-  CloseAction,
-  DidChangeConfigurationNotification,
-  ErrorAction,
-  LanguageClient,
-  RevealOutputChannelOn,
-  type LanguageClientOptions,
-  State,
-} from "vscode-languageclient/node";
+// Types only here: the client library is loaded when the first server has been spawned (languageClient()).
+import type { LanguageClient, LanguageClientOptions } from "vscode-languageclient/node";
 
 import { crashMessage, RestartPolicy } from "./core/restartPolicy";
 import {
@@ -48,6 +41,19 @@ const CHECK_TIMEOUT_MS = 30_000;
 const MAX_CONNECTION_ERRORS = 3;
 /** The launcher of the server bundled in the .vsix, relative to the extension. */
 const BUNDLED_SCRIPT = path.join("bundled", "tool", "surface_lint_server.py");
+
+type ClientLibrary = typeof import("vscode-languageclient/node");
+let clientLibrary: ClientLibrary | undefined;
+
+/**
+ * vscode-languageclient, loaded on first use: evaluating it is most of the bundle's load, so the
+ * extension spawns the server first and loads the client while the server's Python starts (the cold
+ * open: docs/editor.md).
+ */
+async function languageClient(): Promise<ClientLibrary> {
+  clientLibrary ??= await import("vscode-languageclient/node");
+  return clientLibrary;
+}
 
 /**
  * When a line of the cold open's timeline was said (e2e-cold-open.json): the log's own timestamps
@@ -139,7 +145,7 @@ export class ServerController implements vscode.Disposable {
   ) {}
 
   get runningClient(): LanguageClient | undefined {
-    return this.client?.state === State.Running ? this.client : undefined;
+    return clientLibrary !== undefined && this.client?.state === clientLibrary.State.Running ? this.client : undefined;
   }
 
   /** Serializes start/stop/restart so that quick setting changes do not race. */
@@ -337,7 +343,8 @@ export class ServerController implements vscode.Disposable {
     });
   }
 
-  private clientOptions(generation: number): LanguageClientOptions {
+  private clientOptions(generation: number, library: ClientLibrary): LanguageClientOptions {
+    const { CloseAction, ErrorAction, RevealOutputChannelOn } = library;
     const output = this.output;
     return {
       documentSelector: documentSelectorFor([
@@ -412,18 +419,23 @@ export class ServerController implements vscode.Disposable {
     this.stopping = false;
     this.started = false;
     const generation = ++this.generation;
-    const started = await this.firstRunnable(candidates);
+    // The first candidate is spawned before firstRunnable's first await; the client library loads
+    // meanwhile, while that Python starts.
+    const starting = this.firstRunnable(candidates);
+    const loading = languageClient();
+    const started = await starting;
     if (started === undefined) {
       this.stateEmitter.fire();
       return;
     }
     const { launch, child } = started;
     this.launch = launch;
-    const client = new LanguageClient(
+    const library = await loading;
+    const client = new library.LanguageClient(
       CONFIG_SECTION,
       "surface-lint",
       () => Promise.resolve(child),
-      this.clientOptions(generation),
+      this.clientOptions(generation, library),
     );
     this.client = client;
     client.onDidChangeState(() => this.stateEmitter.fire());
@@ -474,7 +486,7 @@ export class ServerController implements vscode.Disposable {
       return;
     }
     this.output.info(`${keys.join(", ")} changed: telling the server, which asks for them again.`);
-    await client.sendNotification(DidChangeConfigurationNotification.type, { settings: null });
+    await client.sendNotification((await languageClient()).DidChangeConfigurationNotification.type, { settings: null });
   }
 
   /**

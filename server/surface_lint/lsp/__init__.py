@@ -23,11 +23,16 @@ Importing this package imports neither: it only checks that they are installed.
 from __future__ import annotations
 
 import importlib.util
+import json
+import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from .. import __version__
-from .early import answer_initialize
+from .early import FrameReader, Prefixed, answer_initialize
+
+FIRST_ENV = "SURFACE_LINT_NO_FIRST_LINT"  # set: the first pull waits for the whole server (tests compare)
 
 for _name in ("pygls", "lsprotocol"):  # the command line says how to install them (cli.run_server)
     if importlib.util.find_spec(_name) is None:
@@ -35,13 +40,30 @@ for _name in ("pygls", "lsprotocol"):  # the command line says how to install th
 
 
 def start(address: tuple[str, int] | None = None, token_file: Path | None = None) -> None:
-    """Run the server (main.start); on stdio, `initialize` is answered before the server is imported."""
-    first = None
-    if address is None and token_file is None:
-        first = answer_initialize(sys.stdin.buffer, sys.stdout.buffer, __version__)
+    """Run the server (main.start); on stdio, `initialize` is answered before the server is
+    imported, and on POSIX the first pull of a document opened then too (first.py)."""
+    if address is not None or token_file is not None:
+        from .main import start as serve
+
+        serve(address, token_file)
+        return
+    stdin: Any = sys.stdin.buffer
+    if os.name == "posix":
+        stdin = FrameReader(sys.stdin.buffer.fileno())
+    body, answered = answer_initialize(stdin, sys.stdout.buffer, __version__)
+    bodies = [body] if body is not None else []
+    first: dict[Any, tuple[str, str]] = {}
+    if answered is not None and isinstance(stdin, FrameReader) and FIRST_ENV not in os.environ:
+        from .first import first_diagnostics
+
+        more, first = first_diagnostics(stdin, sys.stdout.buffer, json.loads(bodies[0])["params"])
+        bodies += more
+    if isinstance(stdin, FrameReader):
+        stdin = Prefixed(stdin.rest(), sys.stdin.buffer)
+    from .main import Handover
     from .main import start as serve
 
-    serve(address, token_file, first)
+    serve(None, None, Handover(bodies, answered, first, stdin))
 
 
 __all__ = ["start"]

@@ -12,18 +12,14 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from lsprotocol import types
-from lsprotocol.converters import get_converter
-
 from ..model.checks import CHECKS
 from ..model.findings import Finding
 from ..reporters.docs import check_url, rule_url
 from .documents import Bare
-from .features.common import LSP_SEVERITY, SOURCE, JsonRange, Positions, lsp_range
 from .lint import EngineEntry, LintResult
+from .positions import LSP_SEVERITY, SOURCE, JsonRange, Positions, lsp_range
 
 _COMPACT = (",", ":")
-_CONVERTER = get_converter()
 
 
 def href(entry: EngineEntry | None, lane_name: str | None, f: Finding) -> str | None:
@@ -108,10 +104,23 @@ class DiagnosticBuilder:
         return items
 
 
-def typed_diagnostic(diagnostic: Mapping[str, Any]) -> types.Diagnostic:
-    """A Diagnostic built as JSON (the hot path) as the lsprotocol type (for typed results)."""
-    found: types.Diagnostic = _CONVERTER.structure(diagnostic, types.Diagnostic)
-    return found
+def diagnostic_support(text: Mapping[str, Any] | None) -> tuple[bool, bool, bool, bool]:
+    """From the client's `textDocument` capabilities (JSON): whether it pulls diagnostics, and
+    whether they may carry relatedInformation, codeDescription and data. What diagnostics may
+    carry: the pull capabilities (LSP 3.18) when they say, else the publishDiagnostics ones (VS
+    Code declares them there only)."""
+    pulled = text.get("diagnostic") if text is not None else None
+    pushed = text.get("publishDiagnostics") if text is not None else None
+
+    def supports(name: str) -> bool:
+        for caps in (pulled, pushed):
+            value = caps.get(name) if isinstance(caps, Mapping) else None
+            if value is not None:
+                return bool(value)
+        return False
+
+    return (pulled is not None, supports("relatedInformation"), supports("codeDescriptionSupport"),
+            supports("dataSupport"))
 
 
 def error_diagnostic(message: str, code: str | None = None, line: int = 0,
@@ -127,3 +136,13 @@ def error_diagnostic(message: str, code: str | None = None, line: int = 0,
 
 def items_json(items: Sequence[str]) -> str:
     return "[" + ",".join(items) + "]"
+
+
+def result_id(result: LintResult) -> str:
+    """The resultId of a pulled report of this lint (`textDocument/diagnostic`)."""
+    return f"{result.generation}:{result.version}:{id(result)}"
+
+
+def full_report(result: LintResult, items: Sequence[str]) -> str:
+    """A full `textDocument/diagnostic` report of this lint, as JSON text."""
+    return '{"kind":"full","resultId":' + json.dumps(result_id(result)) + ',"items":' + items_json(items) + "}"

@@ -18,7 +18,9 @@ answered early (each must show its token first).
 from __future__ import annotations
 
 import json
+import os
 import re
+import select
 from typing import IO, Any
 
 CONTENT_LENGTH = re.compile(rb"^Content-Length: (\d+)\r\n$")  # the framing wire.read_messages reads
@@ -44,7 +46,7 @@ ENCODINGS = ("utf-8", "utf-16", "utf-32")  # pygls's: the first the client lists
 TRACES = ("off", "messages", "verbose")
 
 
-def read_frame(stream: IO[bytes]) -> bytes | None:
+def read_frame(stream: Any) -> bytes | None:
     """One message body, framed as `wire.read_messages` frames it; None at the end of the stream."""
     content_length = 0
     while True:
@@ -58,6 +60,95 @@ def read_frame(stream: IO[bytes]) -> bytes | None:
         if content_length and not header.strip():
             body = stream.read(content_length)
             return body if len(body) == content_length else None
+
+
+TIMEOUT = object()  # FrameReader.frame: no message came in time
+
+
+class FrameReader:
+    """A file descriptor read with this module's own buffer, so that it can wait for the next
+    message with a timeout (`frame`; POSIX `select`); `readline` and `read` as a stream's, and
+    `rest()`, the bytes read beyond the messages taken, for the server to read first."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buffer = b""
+        self.eof = False
+
+    def _fill(self, timeout: float | None) -> bool:
+        """More bytes into the buffer; False when none came within `timeout` seconds."""
+        if self.eof:
+            return True
+        if timeout is not None and not select.select([self.fd], [], [], timeout)[0]:
+            return False
+        chunk = os.read(self.fd, 65536)
+        self.eof = not chunk
+        self.buffer += chunk
+        return True
+
+    def readline(self) -> bytes:
+        while b"\n" not in self.buffer and not self.eof:
+            self._fill(None)
+        end = self.buffer.find(b"\n") + 1 or len(self.buffer)
+        line, self.buffer = self.buffer[:end], self.buffer[end:]
+        return line
+
+    def read(self, n: int) -> bytes:
+        while len(self.buffer) < n and not self.eof:
+            self._fill(None)
+        data, self.buffer = self.buffer[:n], self.buffer[n:]
+        return data
+
+    def frame(self, timeout: float) -> object:
+        """The next message body (framed as `read_frame` frames it), None at the end of the
+        stream, TIMEOUT when no whole message came with `timeout` seconds between bytes."""
+        while True:
+            at, content_length = 0, 0
+            while True:  # read_frame's loop, on the buffer
+                end = self.buffer.find(b"\n", at) + 1
+                if not end:
+                    break
+                header, at = self.buffer[at:end], end
+                if not content_length:
+                    match = CONTENT_LENGTH.fullmatch(header)
+                    if match:
+                        content_length = int(match.group(1))
+                if content_length and not header.strip():
+                    if len(self.buffer) - at >= content_length:
+                        body, self.buffer = self.buffer[at:at + content_length], self.buffer[at + content_length:]
+                        return body
+                    break
+            if self.eof:
+                return None
+            if not self._fill(timeout):
+                return TIMEOUT
+
+    def rest(self) -> bytes:
+        return self.buffer
+
+
+class Prefixed:
+    """A stream that gives `head` first, then what `stream` gives (`readline`, `read`)."""
+
+    def __init__(self, head: bytes, stream: IO[bytes]) -> None:
+        self.head = head
+        self.stream = stream
+
+    def readline(self) -> bytes:
+        if not self.head:
+            return self.stream.readline()
+        end = self.head.find(b"\n") + 1
+        if end:
+            line, self.head = self.head[:end], self.head[end:]
+            return line
+        line, self.head = self.head, b""
+        return line + self.stream.readline()
+
+    def read(self, n: int) -> bytes:
+        if not self.head:
+            return self.stream.read(n)
+        data, self.head = self.head[:n], self.head[n:]
+        return data + self.stream.read(n - len(data)) if len(data) < n else data
 
 
 def _is_id(value: Any) -> bool:
@@ -144,7 +235,7 @@ def initialize_result(params: dict[str, Any], version: str) -> dict[str, Any]:
             "serverInfo": {"name": SERVER_NAME, "version": version}}
 
 
-def answer_initialize(stdin: IO[bytes], stdout: IO[bytes], version: str) -> tuple[bytes | None, Any]:
+def answer_initialize(stdin: Any, stdout: IO[bytes], version: str) -> tuple[bytes | None, Any]:
     """Read the first message; answer it when it is `initialize`. Returns (the body, or None at
     the end of the stream; the id answered, or None when nothing was)."""
     body = read_frame(stdin)
@@ -154,9 +245,14 @@ def answer_initialize(stdin: IO[bytes], stdout: IO[bytes], version: str) -> tupl
     if request is None:
         return body, None
     msg_id, params = request
-    answer = json.dumps({"jsonrpc": "2.0", "id": msg_id, "result": initialize_result(params, version)},
-                        separators=(",", ":")).encode("utf-8")
-    stdout.write(b"Content-Length: %d\r\n"
-                 b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n" % len(answer) + answer)
-    stdout.flush()
+    send(stdout, json.dumps({"jsonrpc": "2.0", "id": msg_id, "result": initialize_result(params, version)},
+                            separators=(",", ":")))
     return body, msg_id
+
+
+def send(stdout: IO[bytes], message: str) -> None:
+    """One message on the wire, framed as the server frames its own."""
+    data = message.encode("utf-8")
+    stdout.write(b"Content-Length: %d\r\n"
+                 b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n" % len(data) + data)
+    stdout.flush()

@@ -27,6 +27,7 @@ class Host(Protocol):
     score_pool: ThreadPoolExecutor
     markdown_hover: bool
     markdown_completion: bool
+    first_reports: dict[str, tuple[str, Any]]  # uri -> (resultId, items) of first.py's answer to its first pull
 
     @property
     def protocol(self) -> Any: ...  # pygls's LanguageServerProtocol (its feature table: `fm`)

@@ -15,7 +15,7 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pygls.io_ import StdinAsyncReader, StdoutWriter
 
@@ -28,11 +28,11 @@ TOKEN_FILE_LIMIT = 4096  # bytes read of a --token-file (a token is one short li
 
 
 def start(address: tuple[str, int] | None = None, token_file: Path | None = None,
-          first: tuple[bytes | None, Any] | None = None) -> None:
+          first: Handover | None = None) -> None:
     """Run the server on stdio, or on TCP at (host, port) as cli.parse_tcp gives it (port 0:
     any free port); exits with the LSP exit code. On TCP every client must give the token
-    (`tcp_token`) in `initialize`. `first`: on stdio, the first message early.py read (None
-    at the end of the stream) and the id it answered (None if it did not)."""
+    (`tcp_token`) in `initialize`. `first`: on stdio, what was read and answered before the
+    server was imported (early.py, first.py)."""
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if address is not None:
@@ -48,10 +48,22 @@ def start(address: tuple[str, int] | None = None, token_file: Path | None = None
     os._exit(code)
 
 
-def serve_stdio(first: tuple[bytes | None, Any] | None = None) -> int:
+class Handover(NamedTuple):
+    """What was read and answered before the server was imported, on stdio: the message bodies
+    (the first is `initialize`, if any), the id of the `initialize` early.py answered (None if it
+    did not), the requests first.py answered ({id: (document URI, result JSON)}), and the stream
+    to read on."""
+
+    bodies: list[bytes]
+    initialize_id: Any
+    answered: dict[Any, tuple[str, str]]
+    stdin: Any
+
+
+def serve_stdio(first: Handover | None = None) -> int:
     server = create_server()
     protocol = server.raw
-    body, answered = first if first is not None else (None, None)
+    first = first or Handover([], None, {}, sys.stdin.buffer)
 
     def stop(code: int) -> None:
         raise SystemExit(code)  # ends pygls's loop; the code is kept on the protocol
@@ -62,11 +74,16 @@ def serve_stdio(first: tuple[bytes | None, Any] | None = None) -> int:
     protocol.set_writer(StdoutWriter(sys.stdout.buffer))
 
     async def serve() -> None:
-        if body is not None:  # early.py's: the server reads it as if it came first on the wire
-            if answered is not None:
-                protocol.answered_early = (answered, json.loads(body)["params"])
+        # early.py's and first.py's: the server reads them as if they came first on the wire.
+        if first.initialize_id is not None:
+            protocol.answered_early = (first.initialize_id, json.loads(first.bodies[0])["params"])
+        protocol.answered_first = dict(first.answered)
+        for uri, report in first.answered.values():
+            given = json.loads(report)
+            server.first_reports[uri] = (given["resultId"], given["items"])
+        for body in first.bodies:
             protocol.receive(body, server.report_server_error)
-        await read_messages(stop_event, StdinAsyncReader(sys.stdin.buffer, server.thread_pool), protocol,
+        await read_messages(stop_event, StdinAsyncReader(first.stdin, server.thread_pool), protocol,
                             server.report_server_error)
 
     try:

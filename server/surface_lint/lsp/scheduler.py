@@ -16,7 +16,7 @@ import os
 import threading
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -149,14 +149,8 @@ class Scheduler:
     def _lint_job(self, run: Run, snap: Snapshot, token: CancelToken,
                   progress: Any) -> tuple[LintResult, list[str]]:
         """In a worker thread: lint, then build the diagnostics' JSON."""
-        with gc_paused():
-            result = self.server.state.lint(snap, token, progress)
-        extra: list[dict[str, Any]] = []
-        if result.error is not None:
-            self.server.log_error(f"{snap.path}: {result.error}")
-            extra.append(error_diagnostic(result.error))
-        extra.extend(self.server.file_problem_diagnostics(snap))
-        return result, run.builder.json_items(result, extra)
+        return lint_items(self.server.state, run.builder, snap, token, progress,
+                          self.server.file_problem_diagnostics, self.server.log_error)
 
     def _progress_publisher(self, uri: str, run: Run, snap: Snapshot, loop: asyncio.AbstractEventLoop) -> Any:
         """Publish the findings of the lines checked so far while a long first lint runs."""
@@ -223,6 +217,21 @@ class Scheduler:
             return await asyncio.wait_for(asyncio.shield(fut), FEATURE_WAIT_S)
         except asyncio.TimeoutError:
             return run.result
+
+
+def lint_items(state: ServerState, builder: DiagnosticBuilder, snap: Snapshot, token: CancelToken | None,
+               progress: Any, file_problems: Callable[[Snapshot], list[dict[str, Any]]],
+               log_error: Callable[[str], None]) -> tuple[LintResult, list[str]]:
+    """One snapshot's lint and its diagnostics as JSON: the scheduler's (in a worker thread), and
+    the first lint of a cold open (`first.py`), so both give the same bytes."""
+    with gc_paused():
+        result = state.lint(snap, token, progress)
+    extra: list[dict[str, Any]] = []
+    if result.error is not None:
+        log_error(f"{snap.path}: {result.error}")
+        extra.append(error_diagnostic(result.error))
+    extra.extend(file_problems(snap))
+    return result, builder.json_items(result, extra)
 
 
 _gc_lock = threading.Lock()

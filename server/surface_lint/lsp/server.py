@@ -29,7 +29,7 @@ from ..engine.config import CONFIG_FILES, SETTINGS_SOURCE, ConfigError, parse_co
 from ..model.checks import CheckCode
 from ..rules.extends import extends_at
 from ..rules.loader import PROFILES, LaneError, _check_codes_free, builtin_rule_files, parse_lane
-from .diagnostic_json import DiagnosticBuilder, error_diagnostic, items_json
+from .diagnostic_json import DiagnosticBuilder, diagnostic_support, error_diagnostic, items_json
 from .documents import LineMap, Snapshot, TextDoc, path_to_uri, uri_to_path
 from .features import code_actions, completion, diagnostics, hover, lane_score, review, symbols
 from .features.common import Positions, lsp_range
@@ -37,7 +37,7 @@ from .features.lane_toml import is_lane_document
 from .lint import EngineEntry, LintResult
 from .scheduler import Scheduler
 from .wire import ParamField, Protocol, RequestFailed, plain_json, strict_converter
-from .workspace import ServerState, _resolve, parse_settings, parse_trusted
+from .workspace import ServerState, _resolve, parse_settings, start_session
 
 log = logging.getLogger("surface_lint.lsp")
 
@@ -71,6 +71,9 @@ class SurfaceLintServer(LanguageServer):
         self.can_refresh_diagnostics = False
         self.can_refresh_lenses = False
         self.problem_uris: set[str] = set()  # rules/config files we published problems to
+        # uri -> (resultId, items) of the first pull first.py answered: a pull that gives that
+        # resultId while the server's items are the same is answered unchanged (features.diagnostics).
+        self.first_reports: dict[str, tuple[str, Any]] = {}
         self.loop: asyncio.AbstractEventLoop | None = None
         self._register_lifecycle()
         register_features(self)
@@ -84,36 +87,12 @@ class SurfaceLintServer(LanguageServer):
 
     def on_initialize(self, params: types.InitializeParams) -> None:
         state = self.state
-        roots = [uri_to_path(f.uri) for f in params.workspace_folders or []]
-        if not roots and params.root_uri:
-            roots = [uri_to_path(params.root_uri)]
-        elif not roots and params.root_path:
-            roots = [params.root_path]
-        state.roots = [Path(r) for r in roots]
-        # {"settings": {...}} (the VS Code extension), {"surfaceLint": {...}} or the settings themselves.
-        options = plain_json(params.initialization_options)
-        trusted, trust_problems = parse_trusted(options)
-        state.set_trusted(trusted)
-        settings, problems = parse_settings(options)
-        state.set_settings(settings, trust_problems + problems)
+        start_session(state, [f.uri for f in params.workspace_folders or []], params.root_uri, params.root_path,
+                      plain_json(params.initialization_options))
         caps = params.capabilities
         text = caps.text_document
-        self.pull = text is not None and text.diagnostic is not None
-        # What diagnostics may carry: the pull capabilities (LSP 3.18) when they say, else the
-        # publishDiagnostics ones (VS Code declares them there only).
-        pulled: Any = text.diagnostic if self.pull and text is not None else None
-        pushed: Any = text.publish_diagnostics if text is not None else None
-
-        def supports(name: str) -> bool:
-            for caps in (pulled, pushed):
-                value = getattr(caps, name, None) if caps is not None else None
-                if value is not None:
-                    return bool(value)
-            return False
-
-        self.related = supports("related_information")
-        self.code_description = supports("code_description_support")
-        self.diagnostic_data = supports("data_support")
+        plain = strict_converter().unstructure(text) if text is not None else None
+        self.pull, self.related, self.code_description, self.diagnostic_data = diagnostic_support(plain)
         hover_caps = text.hover if text else None
         self.markdown_hover = bool(hover_caps and hover_caps.content_format
                                    and types.MarkupKind.Markdown in hover_caps.content_format)
@@ -262,10 +241,14 @@ class SurfaceLintServer(LanguageServer):
     def relint_all(self) -> None:
         for uri in list(self.state.docs):
             self.scheduler.request_lint(uri, 0.0)
-        if self.pull and self.can_refresh_diagnostics:
-            self.workspace_diagnostic_refresh(None)
+        self.refresh_diagnostics()
         if self.can_refresh_lenses:
             self.workspace_code_lens_refresh(None)
+
+    def refresh_diagnostics(self) -> None:
+        """A pulling client is asked to pull every document's diagnostics again."""
+        if self.pull and self.can_refresh_diagnostics:
+            self.workspace_diagnostic_refresh(None)
 
     # --- documents ------------------------------------------------------------------------
 

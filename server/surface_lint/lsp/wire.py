@@ -243,6 +243,9 @@ class Protocol(LanguageServerProtocol):
         # (id, params) of the `initialize` early.py answered before the server was imported: the
         # server initializes from it as usual, and its own answer is not sent again.
         self.answered_early: tuple[Any, dict[str, Any]] | None = None
+        # The requests first.py answered (the first pull of a cold open): the
+        # server's own answers are compared with them, not sent again.
+        self.answered_first: dict[Any, tuple[str, str]] = {}  # id -> (document URI, result JSON)
 
     # --- lifecycle ---------------------------------------------------------------------------
 
@@ -449,10 +452,29 @@ class Protocol(LanguageServerProtocol):
             if computed != sent:
                 log.warning("the early answer to initialize differs from the server's: %s", json.dumps(computed))
             return
+        if msg_id in self.answered_first:
+            self._compare_first(msg_id, self.answered_first.pop(msg_id), result, error)
+            return
         if error is None and isinstance(result, RawResult):
             self.send_raw('{"jsonrpc":"2.0","id":' + json.dumps(msg_id) + ',"result":' + result + "}")
             return
         super()._send_response(msg_id, result, error)
+
+    def _compare_first(self, msg_id: Any, first: tuple[str, str], result: Any, error: Any) -> None:
+        """The server's answer to a pull first.py answered: the same report but for its resultId
+        (each lint's own), else the client is told to pull again (workspace/diagnostic/refresh)."""
+        computed = json.loads(result) if error is None and isinstance(result, str) else None
+        given = json.loads(first[1])
+        if isinstance(computed, dict):
+            computed.pop("resultId", None)
+        given.pop("resultId", None)
+        if computed == given:
+            return
+        log.warning("the first answer to pull %s differs from the server's: %s", json.dumps(msg_id),
+                    json.dumps(computed) if computed is not None else repr(error))
+        refresh = getattr(self._server, "refresh_diagnostics", None)
+        if callable(refresh):
+            refresh()
 
     def send_raw(self, body: str) -> None:
         """Write one JSON-RPC message that is already JSON text."""

@@ -22,7 +22,7 @@ from ..model.findings import Finding
 from ..model.severity import LEVELS, normalize_level
 from ..rules.loader import PROFILES, Lane, builtin_rule_files
 from ..sources.lintable import HEAD_BYTES
-from .documents import LineMap, Snapshot, TextDoc
+from .documents import LineMap, Snapshot, TextDoc, uri_to_path
 from .lint import Cancelled, CancelToken, DocMemo, EngineEntry, LintResult, lint_document
 
 ENCODINGS = ("utf-16", "utf-8", "utf-32")
@@ -40,6 +40,23 @@ def parse_trusted(options: Any) -> tuple[bool, list[str]]:
         return value, []
     return False, [f"initializationOptions.{TRUSTED_OPTION}: {value!r} is not a boolean; the workspace is "
                    "treated as untrusted"]
+
+
+def start_session(state: ServerState, folder_uris: Iterable[str], root_uri: str | None, root_path: str | None,
+                  options: Any) -> None:
+    """What `initialize` sets in a session: its roots, trust and settings (the server's, and the
+    first lint of a cold open's, `first.py`). `options`: initializationOptions as plain JSON."""
+    roots = [uri_to_path(uri) for uri in folder_uris]
+    if not roots and root_uri:
+        roots = [uri_to_path(root_uri)]
+    elif not roots and root_path:
+        roots = [root_path]
+    state.roots = [Path(r) for r in roots]
+    # {"settings": {...}} (the VS Code extension), {"surfaceLint": {...}} or the settings themselves.
+    trusted, trust_problems = parse_trusted(options)
+    state.set_trusted(trusted)
+    settings, problems = parse_settings(options)
+    state.set_settings(settings, trust_problems + problems)
 
 # --- settings -----------------------------------------------------------------------------------
 

@@ -79,6 +79,10 @@ function waitForHttp(url: string, timeoutMs: number, alive: () => boolean): Prom
 
 export interface VsCodeSession {
   url: string;
+  /** When the workbench's page was asked for (ms since the epoch): the launch of the editor window. */
+  openedAt: number;
+  /** VS Code's user data folder (its logs are under logs/). */
+  userData: string;
   /** The PATH code-server (and so the extension) runs with. */
   path: string;
   workspace: string;
@@ -107,6 +111,8 @@ export interface SessionOptions {
   executableFiles?: string[];
   /** Keep VS Code's workspace trust on (default: off, so the workspace is trusted). */
   workspaceTrust?: boolean;
+  /** More environment for code-server (and so the extension host and the server). */
+  env?: Record<string, string>;
 }
 
 /** Installs the .vsix, starts code-server in its own process group and opens the workspace in Chromium. */
@@ -135,6 +141,7 @@ export async function startVsCode(options: SessionOptions): Promise<VsCodeSessio
     // Else the VS Code server replaces the extension host's environment (PATH included) with a login
     // shell's ("resolveShellEnv"), and the test could not choose which Pythons the extension sees.
     VSCODE_CLI: "1",
+    ...options.env,
   };
 
   const install = cp.spawnSync(
@@ -201,10 +208,13 @@ export async function startVsCode(options: SessionOptions): Promise<VsCodeSessio
     const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
     const page = await context.newPage();
     const url = `${base}/?folder=${encodeURIComponent(workspace)}`;
+    const openedAt = Date.now();
     await page.goto(url);
     const openedBrowser = browser;
     return {
       url,
+      openedAt,
+      userData,
       path: env.PATH,
       workspace,
       userSettingsFile: path.join(userData, "User", "settings.json"),
@@ -265,6 +275,24 @@ export function processesInGroupWithCwd(group: number, cwd: string | undefined):
 }
 
 /** The extension's output channel as VS Code logged it under `userData` (empty until it exists). */
+/**
+ * Waits until the editor's extension host has started and activated every eagerly activated extension
+ * ("Eager extensions activated" in its remoteexthost.log: `*` and workspaceContains activations done);
+ * returns when that line was seen (ms since the epoch).
+ */
+export async function waitForExtensionHost(userData: string, timeoutMs = 60_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (extensionLog(userData, "remoteexthost.log").includes("Eager extensions activated")) {
+      return Date.now();
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`the extension host did not log "Eager extensions activated" within ${timeoutMs} ms`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
 export function extensionLog(userData: string, fileName = "surface-lint.log"): string {
   const logs = path.join(userData, "logs");
   if (!fs.existsSync(logs)) {

@@ -8,14 +8,23 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from lsprotocol import types
+from lsprotocol.converters import get_converter
 
 from ...model.findings import Finding
 from ...model.positions import JsonSyntaxError, value_spans
 from ...sources.suppress import DISABLE_KEY, SUPPRESSION_KEY
-from ..diagnostic_json import DiagnosticBuilder, typed_diagnostic
+from ..diagnostic_json import DiagnosticBuilder
 from ..host import Host
 from ..lint import LintResult
 from .common import MAX_FEATURE_LINE, JsonRange, lsp_range, to_range
+
+_CONVERTER = get_converter()
+
+
+def typed_diagnostic(diagnostic: Mapping[str, Any]) -> types.Diagnostic:
+    """A Diagnostic built as JSON (the hot path, diagnostic_json) as the lsprotocol type."""
+    found: types.Diagnostic = _CONVERTER.structure(diagnostic, types.Diagnostic)
+    return found
 
 
 def register(server: Host) -> None:
@@ -60,7 +69,7 @@ def code_actions(result: LintResult, requested: JsonRange, builder: DiagnosticBu
         diag = typed_diagnostic(found)
         fixes = [x for x in f.fixes if x.location.path == result.path]
         for fix in fixes:
-            edit = types.TextEdit(range=builder.positions.typed_range(fix.location, result), new_text=fix.replacement)
+            edit = types.TextEdit(range=to_range(builder.positions.range(fix.location, result)), new_text=fix.replacement)
             actions.append(types.CodeAction(title=fix.title, kind=types.CodeActionKind.QuickFix, diagnostics=[diag],
                                             is_preferred=len(fixes) == 1,
                                             edit=types.WorkspaceEdit(changes={result.uri: [edit]})))

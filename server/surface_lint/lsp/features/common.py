@@ -4,23 +4,30 @@ from __future__ import annotations
 
 import os
 import re
-import sys
-from collections.abc import Callable
-from typing import Any
 
 from lsprotocol import types
 
-from ...model.findings import Location, Severity
-from ..documents import LineMap, path_to_uri
+from ...model.findings import Location
 from ..lint import LintResult
+from ..positions import LSP_SEVERITY as LSP_SEVERITY
+from ..positions import SOURCE as SOURCE
+from ..positions import JsonRange as JsonRange
+from ..positions import Positions as JsonPositions
+from ..positions import lsp_range as lsp_range
 from ..wire import RequestFailed
 from ..workspace import ServerState
 
-SOURCE = "surface-lint"
-LSP_SEVERITY = {Severity.ERROR: 1, Severity.WARNING: 2, Severity.INFORMATION: 3, Severity.HINT: 4}
 MAX_FEATURE_LINE = 1_000_000  # hover/completion look no further into longer lines
 
-JsonRange = dict[str, dict[str, int]]
+
+class Positions(JsonPositions):
+    """The server's positions: the JSON ranges, and the typed ones the features return."""
+
+    def typed_range(self, loc: Location, result: LintResult | None) -> types.Range:
+        return to_range(self.range(loc, result))
+
+    def typed_location(self, loc: Location, result: LintResult | None) -> types.Location:
+        return types.Location(uri=self.location(loc, result)["uri"], range=self.typed_range(loc, result))
 
 
 def require_readable(state: ServerState, path: str, text_given: bool = False) -> None:
@@ -32,51 +39,6 @@ def require_readable(state: ServerState, path: str, text_given: bool = False) ->
     refusal = state.refusal(path)
     if refusal is not None:
         raise RequestFailed(refusal)
-
-
-def lsp_range(start_line: int, start_char: int, end_line: int, end_char: int) -> JsonRange:
-    return {"start": {"line": start_line, "character": start_char},
-            "end": {"line": end_line, "character": end_char}}
-
-
-# --- positions ---------------------------------------------------------------------------------
-
-
-class Positions:
-    """Engine Locations (1-based, code points) -> LSP ranges in the negotiated encoding."""
-
-    def __init__(self, encoding: str, lines_of: Callable[[str], LineMap]) -> None:
-        self.encoding = encoding
-        self.lines_of = lines_of  # other files' lines (as saved on disk)
-
-    def range(self, loc: Location, result: LintResult | None) -> JsonRange:
-        if result is not None and loc.path == result.path:
-            lines = result.linemap
-            bom = bool(result.lines) and result.lines[0].startswith("\ufeff")
-        else:
-            lines = self.lines_of(loc.path)
-            bom = False
-        return lsp_range(*self.point(lines, loc.line, loc.column, bom),
-                         *self.point(lines, loc.end_line, loc.end_column, bom))
-
-    def point(self, lines: LineMap, line: int, column: int, bom: bool = False) -> tuple[int, int]:
-        """1-based engine (line, column) -> 0-based client (line, units); past the end: the end."""
-        index = line - 1
-        if index >= len(lines.lines):
-            return lines.to_client(len(lines.lines) - 1, sys.maxsize, self.encoding)
-        col = column - 1 + (1 if bom and index == 0 else 0)  # the engine read line 1 without its BOM
-        return lines.to_client(index, col, self.encoding)
-
-    def typed_range(self, loc: Location, result: LintResult | None) -> types.Range:
-        return to_range(self.range(loc, result))
-
-    def typed_location(self, loc: Location, result: LintResult | None) -> types.Location:
-        return types.Location(uri=self.location(loc, result)["uri"], range=self.typed_range(loc, result))
-
-    def location(self, loc: Location, result: LintResult | None) -> dict[str, Any]:
-        return {"uri": path_to_uri(loc.path) if result is None or loc.path != result.path else result.uri,
-                "range": self.range(loc, result)}
-
 
 
 _INLINE_MARKUP = re.compile(r"([\\`*_\[\]<>&!~|])")  # what starts inline Markdown or HTML mid-line

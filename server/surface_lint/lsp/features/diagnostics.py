@@ -10,7 +10,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from ..diagnostic_json import error_diagnostic, items_json
+from ..diagnostic_json import error_diagnostic, full_report, items_json, result_id
 from ..documents import Snapshot, TextDoc, path_to_uri
 from ..host import Host
 from ..wire import RawResult
@@ -34,10 +34,12 @@ def register(server: Host) -> None:
         if shown is None:
             return RawResult('{"kind":"full","items":[]}')
         result, items = shown
-        result_id = f"{result.generation}:{result.version}:{id(result)}"
-        if params.previous_result_id == result_id:
-            return RawResult(json.dumps({"kind": "unchanged", "resultId": result_id}))
-        return RawResult('{"kind":"full","resultId":' + json.dumps(result_id) + ',"items":' + items_json(items) + "}")
+        first = server.first_reports.get(uri)  # first.py answered this document's first pull
+        if params.previous_result_id == result_id(result) or (
+                first is not None and params.previous_result_id == first[0]
+                and json.loads(items_json(items)) == first[1]):
+            return RawResult(json.dumps({"kind": "unchanged", "resultId": params.previous_result_id}))
+        return RawResult(full_report(result, items))
 
     @server.handle(types.WORKSPACE_DIAGNOSTIC)
     async def on_workspace_diagnostic(params: types.WorkspaceDiagnosticParams) -> RawResult:

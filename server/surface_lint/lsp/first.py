@@ -1,0 +1,166 @@
+"""The first document's diagnostics of a cold open, before pygls and lsprotocol are imported.
+
+An editor opening a file starts the server and waits for the file's diagnostics; importing pygls
+and lsprotocol (and the features built on them) is most of the server's start (about 0.65 s of
+CPU of 0.9 s here: docs/performance.md). After `early.py` has answered `initialize`, this module
+reads on, with the engine and the standard library only, while the messages are the ones a
+client sends to open a file: `initialized`, `textDocument/didOpen`, requests (kept for the
+server, unanswered), `$/setTrace` and `surfaceLint/reviewSettings`. The first `textDocument/diagnostic` request (a pull, as VS
+Code's) of a document opened so is answered here, from the same lint and the same diagnostics
+builder the server uses (`scheduler.lint_items`, `diagnostic_json.full_report`), so the bytes are
+those the server would send; then the server is imported and receives every message read, in
+order, as if it came first on the wire, and does not answer that request again
+(`wire.Protocol.answered_first`: it compares its own answer, and asks the client to pull again
+if they differ).
+
+Anything else ends the reading with nothing answered here: any other notification (an edit, a
+close, a change of settings), `shutdown`, a message that is not JSON or has params of another
+shape, a config or rules file (their problems need the server's validation), a lint that reports
+an error (the server logs it), no message within `WAIT_S`, or the end of the stream. Not on
+Windows (no `select` on pipes there).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import IO, Any
+
+from ..engine.config import CONFIG_FILES
+from .diagnostic_json import DiagnosticBuilder, diagnostic_support, full_report
+from .documents import Snapshot, TextDoc
+from .early import TIMEOUT, FrameReader, _is_id, position_encoding, send
+from .positions import Positions
+from .scheduler import TRACE_TIMING, lint_items
+from .workspace import ServerState, start_session
+
+WAIT_S = 1.0  # the longest wait for the next message (VS Code sends them within milliseconds; more when loaded)
+# Notifications that change no diagnostic: the review's run globs (features.review: lenses,
+# references and the review read them; VS Code's extension sends them at start).
+READ_ONLY_NOTIFICATIONS = ("initialized", "$/setTrace", "surfaceLint/reviewSettings")
+
+
+def _text_document_item(params: Any) -> dict[str, Any] | None:
+    item = params.get("textDocument") if isinstance(params, Mapping) else None
+    if not (isinstance(item, dict) and isinstance(item.get("uri"), str) and isinstance(item.get("languageId"), str)
+            and isinstance(item.get("text"), str) and isinstance(item.get("version"), int)
+            and not isinstance(item.get("version"), bool)):
+        return None
+    return item
+
+
+def _pulled_uri(params: Any) -> str | None:
+    """The document of `textDocument/diagnostic` params of LSP's shape, else None."""
+    if not isinstance(params, Mapping):
+        return None
+    document = params.get("textDocument")
+    if not (isinstance(document, dict) and isinstance(document.get("uri"), str)):
+        return None
+    for name in ("identifier", "previousResultId"):
+        if params.get(name) is not None and not isinstance(params.get(name), str):
+            return None
+    for name in ("workDoneToken", "partialResultToken"):
+        if params.get(name) is not None and not _is_id(params.get(name)):
+            return None
+    uri: str = document["uri"]
+    return uri
+
+
+def _capabilities_plain(text: Any) -> bool:
+    """Diagnostic capabilities whose flags are booleans (or absent), as the server structures them."""
+    if text is None:
+        return True
+    if not isinstance(text, Mapping):
+        return False
+    for section in ("diagnostic", "publishDiagnostics"):
+        caps = text.get(section)
+        if caps is None:
+            continue
+        if not isinstance(caps, Mapping):
+            return False
+        for name in ("relatedInformation", "codeDescriptionSupport", "dataSupport"):
+            if caps.get(name) is not None and not isinstance(caps.get(name), bool):
+                return False
+    return True
+
+
+def _session(params: dict[str, Any]) -> tuple[ServerState, DiagnosticBuilder] | None:
+    """The state and diagnostics builder the server's `initialize` would make of these params."""
+    text = params["capabilities"].get("textDocument")
+    if not _capabilities_plain(text):
+        return None
+    pull, related, code_description, data = diagnostic_support(text)
+    folders = params.get("workspaceFolders") or []
+    options = params.get("initializationOptions")
+    if not pull or not (options is None or isinstance(options, (dict, list, str, int, float, bool))):
+        return None
+    state = ServerState()
+    start_session(state, [f["uri"] for f in folders], params.get("rootUri"), params.get("rootPath"), options)
+    state.encoding = position_encoding(params) or "utf-16"
+    builder = DiagnosticBuilder(Positions(state.encoding, state.file_lines), related, code_description, data)
+    return state, builder
+
+
+def _trace(message: str) -> None:
+    if TRACE_TIMING:
+        sys.stderr.write(f"surface-lint: timing: {message} (at {round(time.time() * 1000)} ms since the epoch)\n")
+        sys.stderr.flush()
+
+
+def first_diagnostics(reader: FrameReader, stdout: IO[bytes], params: dict[str, Any],
+                      wait: float = WAIT_S) -> tuple[list[bytes], dict[Any, tuple[str, str]]]:
+    """Read on after the early answer to `initialize` (its `params`); answer the first pull of a
+    document opened meanwhile. Returns the bodies read, in order, and {id: (document URI, result
+    JSON)} of the requests answered here."""
+    bodies: list[bytes] = []
+    session = _session(params)
+    if session is None:
+        _trace("the first pull is left to the server: the client does not pull, or its capabilities are not plain")
+        return bodies, {}
+    state, builder = session
+    while True:
+        body = reader.frame(wait)
+        if body is None or body is TIMEOUT:
+            _trace("the first pull is left to the server: " + ("the end of the stream" if body is None else
+                   f"no message within {wait} s"))
+            return bodies, {}
+        assert isinstance(body, bytes)
+        bodies.append(body)
+        try:
+            message = json.loads(body)
+        except (ValueError, RecursionError):
+            return bodies, {}
+        if not (isinstance(message, dict) and message.get("jsonrpc") == "2.0" and isinstance(message.get("method"), str)):
+            return bodies, {}
+        method, params_in = message["method"], message.get("params")
+        if "id" not in message:
+            if method in READ_ONLY_NOTIFICATIONS:
+                continue
+            item = _text_document_item(params_in) if method == "textDocument/didOpen" else None
+            if item is None:
+                _trace(f"the first pull is left to the server: {method} came first")
+                return bodies, {}
+            state.docs[item["uri"]] = TextDoc(item["uri"], item["text"], item["version"], item["languageId"])
+            continue
+        if not _is_id(message["id"]) or method in ("shutdown", "initialize"):
+            _trace(f"the first pull is left to the server: {method} came first")
+            return bodies, {}
+        if method != "textDocument/diagnostic":
+            continue  # a request: the server answers it, after this one
+        uri = _pulled_uri(params_in)
+        doc = state.docs.get(uri) if uri is not None else None
+        if doc is None or Path(doc.path).name in CONFIG_FILES or doc.path.endswith(".toml"):
+            _trace("the first pull is left to the server: not of a document opened here, or a config or rules file")
+            return bodies, {}
+        errors: list[str] = []
+        result, items = lint_items(state, builder, Snapshot.of(doc), None, None, lambda snap: [], errors.append)
+        if errors:
+            return bodies, {}
+        report = full_report(result, items)
+        send(stdout, '{"jsonrpc":"2.0","id":' + json.dumps(message["id"]) + ',"result":' + report + "}")
+        _trace(f"the first pull of {Path(doc.path).name} answered before the server's import: "
+               f"{len(items)} diagnostic(s)")
+        return bodies, {message["id"]: (doc.uri, report)}
