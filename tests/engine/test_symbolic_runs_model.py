@@ -97,21 +97,12 @@ def test_a_severity_key_names_the_check_s_predicate(corpus: Path) -> None:
 ])
 def test_a_missing_run_or_probe_is_told_as_the_chain_kinds_tell_it(
         corpus: Path, tmp_path: Path, dropped: str, told: list[tuple[str, int, int, str, str]]) -> None:
-    _, cases, captures = _inputs(corpus, "public_v1")
-    rows = [json.loads(line) for line in captures.read_text(encoding="utf-8").splitlines()]
-    rows = [r for r in rows if r["case_id"] == "SYM-PUB-001"]
+    rows = _case_records(corpus)
     keep = [r for r in rows if (r["chain"] == 0 and r["role"] != "probe") or r["chain"] == 1] if dropped == "probe" \
         else [r for r in rows if r["chain"] == 0]
     assert 0 < len(keep) < len(rows)
-    edited, one_case = tmp_path / "captures.jsonl", tmp_path / "cases.jsonl"
-    edited.write_text("".join(json.dumps(r) + "\n" for r in keep), encoding="utf-8")
-    one_case.write_text(cases.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
-    runs = _runs_engine().score("symbolic_logic", [str(one_case)], [str(edited)])
-    chain = _chain_engine().score("symbolic_logic", [str(one_case)], [str(edited)])
-    assert chain.metrics == runs.metrics
-    assert [o.details for o in chain.outcomes] == [o.details for o in runs.outcomes]
-    assert [_told(o) for o in runs.outcomes] == [told]
-    assert [sorted(_told(o), key=lambda f: f[1:3]) for o in chain.outcomes] == [told]
+    runs, chain = _both(corpus, tmp_path, keep)
+    assert runs == chain == [told]
 
 
 def test_metric_aliases_thresholds_and_a_baseline_read_as_the_chain_lane_s(corpus: Path) -> None:
@@ -200,3 +191,50 @@ def test_check_on_a_report_tells_its_failing_checks_as_the_chain_lane_does(corpu
         ("SL303", 10, 25), ("SL303", 24, 25), ("SL303", 150, 25), ("SL303", 164, 25),
         ("SL303", 234, 25), ("SL303", 248, 25), ("SL303", 290, 25), ("SL303", 318, 25)]
     assert runs.findings[0].message == "proposal_storage: 2 pack-mutation proposal(s) fired; expected_proposals is 5"
+
+
+def _case_records(corpus: Path) -> list[dict[str, object]]:
+    _, _, captures = _inputs(corpus, "public_v1")
+    rows = [json.loads(line) for line in captures.read_text(encoding="utf-8").splitlines()]
+    return [r for r in rows if r["case_id"] == "SYM-PUB-001"]
+
+
+def _both(corpus: Path, tmp_path: Path, rows: list[dict[str, object]]) -> tuple[list[object], list[object]]:
+    _, cases, _ = _inputs(corpus, "public_v1")
+    edited, one_case = tmp_path / "captures.jsonl", tmp_path / "cases.jsonl"
+    edited.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    one_case.write_text(cases.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
+    runs = _runs_engine().score("symbolic_logic", [str(one_case)], [str(edited)])
+    chain = _chain_engine().score("symbolic_logic", [str(one_case)], [str(edited)])
+    assert chain.metrics == runs.metrics
+    assert [o.details for o in chain.outcomes] == [o.details for o in runs.outcomes]
+    return [_told(o) for o in runs.outcomes], [sorted(_told(o), key=lambda f: f[1:3]) for o in chain.outcomes]
+
+
+@pytest.mark.parametrize("marker", ["none", "run", "replay_run"])
+def test_a_record_without_chain_is_in_the_run_its_other_fields_say(corpus: Path, tmp_path: Path, marker: str) -> None:
+    # As the transcript reader reads `chain`: absent, chain 1 when `run` is "replay" or `replay_run`
+    # is true, else chain 0. "none": the replay's records lose their marker and join the main run.
+    rows = [{k: v for k, v in r.items() if k not in ("chain", "replay_run")} for r in _case_records(corpus)]
+    for r in rows[3:]:  # the replay's three records (the capture writes the main run first)
+        if marker == "run":
+            r["run"] = "replay"
+        elif marker == "replay_run":
+            r["replay_run"] = True
+    runs, chain = _both(corpus, tmp_path, rows)
+    if marker != "none":
+        assert runs == chain == [[]]
+        return
+    # Unmarked, the replay joins the main run: two probes, four premises (2 proposals), no replay.
+    # The one difference left: the chain lane points at the last chain-0 probe (line 6), a value's
+    # `at` at its view's first record (line 3); the values agree (the two probes are equal here).
+    told = [("SL303", 1, "ERROR", "proposal_storage: 2 pack-mutation proposal(s) fired; expected_proposals is 1"),
+            ("SL302", 462, "ERROR", "replay_determinism: no replay run captured (chain 1)")]
+    assert runs == [[(code, 3, col, sev, msg) for code, col, sev, msg in told]]
+    assert chain == [[(code, 6, col, sev, msg) for code, col, sev, msg in told]]
+
+
+def test_a_replay_with_premises_and_no_probe_is_no_replay(corpus: Path, tmp_path: Path) -> None:
+    rows = [r for r in _case_records(corpus) if not (r["chain"] == 1 and r["role"] == "probe")]
+    runs, chain = _both(corpus, tmp_path, rows)
+    assert runs == chain == [[("SL302", 3, 495, "ERROR", "replay_determinism: no replay run captured (chain 1)")]]

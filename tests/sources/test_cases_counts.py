@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from engine_support import check, fts, write
 
 from surface_lint.cli.main import main
 from surface_lint.engine import Engine
 from surface_lint.engine.config import Config
+from surface_lint.rules.loader import LaneError, parse_lane
 from surface_lint.sources.cases import read_case_file
 
 SYM = "symbolic_logic"
@@ -104,3 +106,36 @@ def test_a_negative_count_between_bound_is_sl003_top_level_and_nested(tmp_path: 
     assert c1.data == {"id": "c1", "limits": {}}
     # The wrong-typed nested bound counts as absent too: `long` is not judged, not judged against -1.5.
     assert c2.data == {"id": "c2", "max_words": 4.5, "limits": {}}
+
+
+RUNS_LANE = Path(__file__).resolve().parents[1] / "fixtures" / "engine" / "lanes" / "symbolic_logic_runs.toml"
+
+
+def test_a_case_field_declared_a_count_is_sl003_when_negative_in_a_case_driven_lane(tmp_path: Path) -> None:
+    # The case-driven symbolic_logic has no chain kinds naming its counts: its schema says
+    # `count = true` on expected_proposals and min_vault_hits.
+    engine = Engine(Config(lane_files=[RUNS_LANE]))
+    assert engine.lane(SYM).casework is not None
+    result = check(LINES, path=P, engine=engine, kind="cases", lane_name=SYM)
+    assert [(f.location.line, f.location.column, f.location.end_column, f.message) for f in result.findings
+            if "count" in f.message] == [
+        (2, 124, 126, "`expected_proposals` is a count: it must be 0 or more, not -1"),
+        (2, 146, 148, "`min_vault_hits` is a count: it must be 0 or more, not -2"),
+    ]
+    # Counted as absent: the lane's details show its defaults (0 and 1), as in the chain lane.
+    cases = write(tmp_path / "cases.jsonl", [LINES[1]])
+    probe = {"case_id": "c2", "chain": 0, "role": "probe", "surface": "Truth is wisdom.", "vault_hits": 0,
+             "trace_hash": "ab"}
+    turns = write(tmp_path / "turns.jsonl", [json.dumps(probe)])
+    (outcome,) = engine.score(SYM, [str(cases)], [str(turns)]).outcomes
+    assert (outcome.details["expected_proposals"], outcome.details["min_vault_hits"]) == (0, 1)
+
+
+def test_count_on_a_field_that_is_no_integer_is_a_load_error() -> None:
+    text = V2.replace('[case_schema.fields.max_words]\ntype = "number"\n',
+                      '[case_schema.fields.max_words]\ntype = "number"\ncount = true\n')
+    with pytest.raises(LaneError) as info:
+        parse_lane(text, "v2.toml", "reference")
+    assert (info.value.line, info.value.column, info.value.message) == (
+        text.splitlines().index("count = true") + 1, 1,
+        "case field 'max_words': `count` needs type \"integer\", not 'number'")

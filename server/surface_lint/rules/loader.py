@@ -171,6 +171,7 @@ class FieldSpec:
     predicate_list: bool
     fields: Mapping[str, FieldSpec] = field(default_factory=dict)  # inside an object / list[object]
     description: str = ""
+    count: bool = False  # an integer that counts: a negative value is SL003 and reads as absent
 
 
 NestedProblem = tuple[tuple[str | int, ...], "FieldSpec", bool, Any]
@@ -496,6 +497,8 @@ FIELD_TABLE = Table({
     "required": Value("boolean", False, "A case without it is SL002."),
     "predicate_list": Value("boolean", False, "Its items are predicate names (SL004 on unknown ones)."),
     "description": Value("string", None, "What the field holds (hover text)."),
+    "count": Value("boolean", False, "For `integer`: the field is a count, so a negative value is SL003 at the value "
+                   "and the field reads as absent (its default)."),
 })
 # An object (or list[object]) field declares its own typed fields, to any depth.
 FIELD_TABLE.keys["fields"] = MapOf(FIELD_TABLE, "For `object` and `list[object]`: the fields inside, typed the same way.")  # type: ignore[index]
@@ -970,8 +973,12 @@ def _field_specs(table: Mapping[str, Any], path: SchemaPath, rules: _Rules) -> d
         if inner and type_name not in ("object", "list[object]"):
             raise rules.fail((*path, fname, "fields"),
                              f"case field {fname!r}: `fields` needs type \"object\" or \"list[object]\", not {type_name!r}")
+        if spec.get("count") and type_name != "integer":
+            raise rules.fail((*path, fname, "count"),
+                             f"case field {fname!r}: `count` needs type \"integer\", not {type_name!r}")
         out[fname] = FieldSpec(fname, type_name, bool(spec.get("required", False)), bool(spec.get("predicate_list", False)),
-                               _field_specs(inner, (*path, fname, "fields"), rules), str(spec.get("description") or ""))
+                               _field_specs(inner, (*path, fname, "fields"), rules), str(spec.get("description") or ""),
+                               bool(spec.get("count", False)))
     return out
 
 

@@ -112,6 +112,7 @@ def count_fields(lane: Lane) -> tuple[str, ...]:
     paths: list[str] = []
     if lane.proposal_check is not None:
         paths.append(lane.proposal_check.count_field)
+    paths.extend(p for p in _declared_counts(lane.schema.fields) if p not in paths)
     for spec in lane.predicates:
         for kind, param in _COUNT_PARAMS:
             value = spec.params.get(param)
@@ -120,6 +121,17 @@ def count_fields(lane: Lane) -> tuple[str, ...]:
     found = tuple(paths)
     _COUNT_FIELDS[key] = (weakref.ref(lane, lambda _: _COUNT_FIELDS.pop(key, None)), found)
     return found
+
+
+def _declared_counts(fields: Mapping[str, FieldSpec], prefix: str = "") -> list[str]:
+    """The dotted paths of the schema's fields declared `count = true` (inside objects too)."""
+    out: list[str] = []
+    for name, spec in fields.items():
+        if spec.count:
+            out.append(prefix + name)
+        if spec.type == "object":
+            out.extend(_declared_counts(spec.fields, f"{prefix}{name}."))
+    return out
 
 
 def _negative(value: Any) -> bool:
