@@ -147,34 +147,36 @@ Pack = Callable[[Any], Any]
 
 def _dump(batch: list[Any], fh: IO[bytes], pack: Pack | None) -> None:
     """One batch as its length and its bytes: the items packed to builtins (when `pack`) and
-    marshalled, or the items themselves pickled when marshal or `pack` refuses one."""
+    marshalled, or the items themselves pickled when marshal or `pack` refuses one. The bytes are
+    written as they are made (no concatenated copy: a batch is the largest transient of a run)."""
     try:
-        raw = b"m" + marshal.dumps([pack(item) for item in batch] if pack is not None else batch)
+        tag, raw = b"m", marshal.dumps([pack(item) for item in batch] if pack is not None else batch)
     except ValueError:
-        raw = b"p" + pickle.dumps(batch, pickle.HIGHEST_PROTOCOL)
-    fh.write(len(raw).to_bytes(8, "little") + raw)
+        tag, raw = b"p", pickle.dumps(batch, pickle.HIGHEST_PROTOCOL)
+    fh.write((len(raw) + 1).to_bytes(8, "little"))
+    fh.write(tag)
+    fh.write(raw)
 
 
-def _batches(fh: IO[bytes], unpack: Pack | None = None) -> Iterator[list[Any]]:
-    """The batches of a spool file from its start; each reader keeps its own position (several may
-    read one file at once), and each batch is read whole, on its own."""
+def _read(fh: IO[bytes], unpack: Pack | None = None) -> Iterator[Any]:
+    """The items of a spool file from its start; each reader keeps its own position (several may
+    read one file at once), and each batch is read whole, on its own, and unpacked an item at a
+    time (the packed batch and one item in memory, not the batch twice)."""
     position = 0
     end = fh.seek(0, os.SEEK_END)
     while position < end:
         fh.seek(position)
         size = int.from_bytes(fh.read(8), "little")
-        raw = fh.read(size)
+        tag = fh.read(1)
+        raw = fh.read(size - 1)
         position += 8 + size
-        if raw[:1] == b"m":
-            batch = marshal.loads(raw[1:])
-            yield list(map(unpack, batch)) if unpack is not None else batch
+        batch = marshal.loads(raw) if tag == b"m" else pickle.loads(raw)
+        del raw
+        if tag == b"m" and unpack is not None:
+            yield from map(unpack, batch)
         else:
-            yield pickle.loads(raw[1:])
-
-
-def _read(fh: IO[bytes], unpack: Pack | None = None) -> Iterator[Any]:
-    for batch in _batches(fh, unpack):
-        yield from batch
+            yield from batch
+        del batch
 
 
 class Spool(Generic[T]):
@@ -309,7 +311,7 @@ class ScratchText:
         self._parts = []
         self._size = 0
 
-    def copy_to(self, write: Callable[[str], None], chunk: int = 1 << 20) -> None:
+    def copy_to(self, write: Callable[[str], None], chunk: int = 1 << 16) -> None:
         """Everything written, in order, to `write`, then the text is let go."""
         fh = self._file
         if fh is not None:
@@ -352,7 +354,7 @@ class Mapped(Generic[T]):
         return self._length > 0
 
 
-MEMORY_ENTRIES = 65536  # entries of a Columns held in memory before they are written out as one chunk
+MEMORY_ENTRIES = 16384  # entries of a Columns held in memory before they are written out as one chunk
 
 
 class Columns:

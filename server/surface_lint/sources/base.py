@@ -227,11 +227,53 @@ def top_level_members(text: str) -> dict[str, tuple[int, int]]:
         return _members_by_tokens(text)
 
 
+# A JSON string token (possessive: one way to match, nothing kept to backtrack), and the members
+# before a named key when each of their values is a string, number, true, false or null.
+_STRING_TOKEN = r'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
+_WS = r"[ \t\r\n]*+"
+_SCALAR_MEMBERS = (rf"\{{{_WS}(?:{_STRING_TOKEN}{_WS}:{_WS}(?:{_STRING_TOKEN}|[-0-9][-+.0-9eE]*+|true|false|null)"
+                   rf"{_WS},{_WS})*?")
+_STRING_AT = re.compile(_STRING_TOKEN, re.S)
+_KEY_AFTER_SCALARS: dict[str, re.Pattern[str] | None] = {}
+
+
+def _key_after_scalars(key: str) -> re.Pattern[str] | None:
+    """A pattern matching from the `{` to the value of the first member spelled `"key"` that
+    follows only scalar members (None for a key whose spelling needs escapes)."""
+    try:
+        return _KEY_AFTER_SCALARS[key]
+    except KeyError:
+        pass
+    plain = not any(c in '"\\' or c < " " for c in key)
+    pattern = re.compile(rf'{_SCALAR_MEMBERS}"{re.escape(key)}"{_WS}:{_WS}', re.S) if plain else None
+    if len(_KEY_AFTER_SCALARS) < 64:
+        _KEY_AFTER_SCALARS[key] = pattern
+    return pattern
+
+
 def member_range(text: str, key: str) -> tuple[int, int] | None:
     """[start, end) of the top-level member `key`'s value in `text` (which json.loads accepted),
     as top_level_members gives it, scanning the members only as far as the first `key` when no
     later one can repeat it (json keeps the last of repeated keys): the rest of the text has no
-    backslash (so no escaped spelling of a key) and no `"key"`. Otherwise the whole walk."""
+    backslash (so no escaped spelling of a key) and no `"key"`. Otherwise the whole walk.
+
+    When every member before it is a scalar (a turn line's `case_id`, `turn_index`, `prompt`...),
+    one regex match finds the key: an earlier member spelled with escapes is skipped, and rightly,
+    since a later plain `"key"` is the one json keeps."""
+    pattern = _key_after_scalars(key)
+    m = pattern.match(text, _skip_ws(text, 0)) if pattern is not None else None
+    if m is not None:
+        start = m.end()
+        if text[start : start + 1] == '"':
+            value = _STRING_AT.match(text, start)
+            end = value.end() if value is not None else -1
+        else:
+            try:
+                end = _scan_value(text, start)[1]
+            except (RecursionError, ValueError, StopIteration, IndexError):
+                end = -1
+        if end >= 0 and text.find("\\", end) < 0 and text.find(f'"{key}"', end) < 0:
+            return start, end
     pos = _skip_ws(text, 0)
     if text[pos : pos + 1] == "{":
         colon, after = _COLON.match, _AFTER_VALUE.match
