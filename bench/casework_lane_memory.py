@@ -29,6 +29,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -91,6 +92,22 @@ def lane_cmd(lane: str, cases: Path, captures: Path, fmt: str) -> list[str]:
             "--transcripts", str(captures), "--output-format", fmt, "-o", os.devnull]
 
 
+def inputs(args: argparse.Namespace) -> Iterator[tuple[str, Path, Path, int]]:
+    """Each lane's inputs at N (and 2N) distinct cases: (lane, cases, captures, distinct cases),
+    written to a scratch folder and deleted once the caller has measured them."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for lane in [x for x in args.lanes.split(",") if x]:
+            for n in (args.cases,) if args.only_n else (args.cases, 2 * args.cases):
+                cases, captures = build(Path(tmp), lane, n)
+                yield lane, cases, captures, sum(1 for _ in cases.open("rb"))
+                cases.unlink()
+                captures.unlink()
+
+
+def formats(args: argparse.Namespace) -> list[str]:
+    return [f for f in args.formats.split(",") if f]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cases", type=int, default=20_000, help="N: runs N and 2N distinct cases")
@@ -113,21 +130,15 @@ def main() -> None:
         trees.insert(0, ("before", args.before.resolve()))
     print("| lane | tree | format | cases | peak RSS MiB | CPU s | CPU µs/case |")
     print("|---|---|---|---:|---:|---:|---:|")
-    with tempfile.TemporaryDirectory() as tmp:
-        for lane in [x for x in args.lanes.split(",") if x]:
-            for n in (args.cases,) if args.only_n else (args.cases, 2 * args.cases):
-                cases, captures = build(Path(tmp), lane, n)
-                distinct = sum(1 for _ in cases.open("rb"))
-                rss, cpu = measure([sys.executable, "-c", FLOOR, str(cases), str(captures)])
-                print(f"| {lane} | floor | json.loads | {distinct} | {rss:.1f} | {cpu:.2f} | {cpu / distinct * 1e6:.0f} |",
-                      flush=True)
-                for name, tree in trees:
-                    for fmt in [f for f in args.formats.split(",") if f]:
-                        rss, cpu = measure(lane_cmd(lane, cases, captures, fmt), tree)
-                        print(f"| {lane} | {name} | {fmt} | {distinct} | {rss:.1f} | {cpu:.2f} | "
-                              f"{cpu / distinct * 1e6:.0f} |", flush=True)
-                cases.unlink()
-                captures.unlink()
+    for lane, cases, captures, distinct in inputs(args):
+        rss, cpu = measure([sys.executable, "-c", FLOOR, str(cases), str(captures)])
+        print(f"| {lane} | floor | json.loads | {distinct} | {rss:.1f} | {cpu:.2f} | {cpu / distinct * 1e6:.0f} |",
+              flush=True)
+        for name, tree in trees:
+            for fmt in formats(args):
+                rss, cpu = measure(lane_cmd(lane, cases, captures, fmt), tree)
+                print(f"| {lane} | {name} | {fmt} | {distinct} | {rss:.1f} | {cpu:.2f} | "
+                      f"{cpu / distinct * 1e6:.0f} |", flush=True)
 
 
 def paired(args: argparse.Namespace) -> None:
@@ -135,24 +146,18 @@ def paired(args: argparse.Namespace) -> None:
     before = args.before.resolve()
     print("| lane | format | cases | before MiB | after MiB | before CPU µs/case | after CPU µs/case | after / before |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
-    with tempfile.TemporaryDirectory() as tmp:
-        for lane in [x for x in args.lanes.split(",") if x]:
-            for n in (args.cases,) if args.only_n else (args.cases, 2 * args.cases):
-                cases, captures = build(Path(tmp), lane, n)
-                distinct = sum(1 for _ in cases.open("rb"))
-                for fmt in [f for f in args.formats.split(",") if f]:
-                    cmd = lane_cmd(lane, cases, captures, fmt)
-                    measure(cmd, before), measure(cmd, None)  # warm-up, untimed: each tree's bytecode written
-                    runs = [(measure(cmd, before), measure(cmd, None)) for _ in range(args.repeat)]
-                    b_rss = max(b[0] for b, _ in runs)
-                    a_rss = max(a[0] for _, a in runs)
-                    b_cpu = statistics.median(b[1] for b, _ in runs)
-                    a_cpu = statistics.median(a[1] for _, a in runs)
-                    ratio = statistics.median(a[1] / b[1] for b, a in runs)
-                    print(f"| {lane} | {fmt} | {distinct} | {b_rss:.1f} | {a_rss:.1f} | {b_cpu / distinct * 1e6:.0f} | "
-                          f"{a_cpu / distinct * 1e6:.0f} | {ratio:.2f} |", flush=True)
-                cases.unlink()
-                captures.unlink()
+    for lane, cases, captures, distinct in inputs(args):
+        for fmt in formats(args):
+            cmd = lane_cmd(lane, cases, captures, fmt)
+            measure(cmd, before), measure(cmd, None)  # warm-up, untimed: each tree's bytecode written
+            runs = [(measure(cmd, before), measure(cmd, None)) for _ in range(args.repeat)]
+            b_rss = max(b[0] for b, _ in runs)
+            a_rss = max(a[0] for _, a in runs)
+            b_cpu = statistics.median(b[1] for b, _ in runs)
+            a_cpu = statistics.median(a[1] for _, a in runs)
+            ratio = statistics.median(a[1] / b[1] for b, a in runs)
+            print(f"| {lane} | {fmt} | {distinct} | {b_rss:.1f} | {a_rss:.1f} | {b_cpu / distinct * 1e6:.0f} | "
+                  f"{a_cpu / distinct * 1e6:.0f} | {ratio:.2f} |", flush=True)
 
 
 def instructions(cmd: list[str], tree: Path | None) -> int:
@@ -175,18 +180,12 @@ def counted(args: argparse.Namespace) -> None:
     before = args.before.resolve()
     print("| lane | format | cases | before instructions / case (whole run) | after instructions / case (whole run) | after / before |")
     print("|---|---|---:|---:|---:|---:|")
-    with tempfile.TemporaryDirectory() as tmp:
-        for lane in [x for x in args.lanes.split(",") if x]:
-            for n in (args.cases,) if args.only_n else (args.cases, 2 * args.cases):
-                cases, captures = build(Path(tmp), lane, n)
-                distinct = sum(1 for _ in cases.open("rb"))
-                for fmt in [f for f in args.formats.split(",") if f]:
-                    cmd = lane_cmd(lane, cases, captures, fmt)
-                    b, a = instructions(cmd, before), instructions(cmd, None)
-                    print(f"| {lane} | {fmt} | {distinct} | {b / distinct:,.0f} | {a / distinct:,.0f} | {a / b:.3f} |",
-                          flush=True)
-                cases.unlink()
-                captures.unlink()
+    for lane, cases, captures, distinct in inputs(args):
+        for fmt in formats(args):
+            cmd = lane_cmd(lane, cases, captures, fmt)
+            b, a = instructions(cmd, before), instructions(cmd, None)
+            print(f"| {lane} | {fmt} | {distinct} | {b / distinct:,.0f} | {a / distinct:,.0f} | {a / b:.3f} |",
+                  flush=True)
 
 
 if __name__ == "__main__":

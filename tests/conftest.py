@@ -34,3 +34,20 @@ def corpus() -> Path:
             pytest.fail(f"{where}: conformance cannot be skipped in CI", pytrace=False)
         pytest.skip(where)
     return CORPUS
+
+
+@pytest.fixture
+def scans(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Opening-quote offsets of every `StringSpan.scan` call, the real scan still doing the work
+    (tests that a string is scanned once however many positions are found in it)."""
+    from surface_lint.model.positions import StringSpan
+
+    calls: list[int] = []
+    real = StringSpan.scan
+
+    def counting(cls: type[StringSpan], text: str, quote: int) -> StringSpan:
+        calls.append(quote)
+        return real(text, quote)
+
+    monkeypatch.setattr(StringSpan, "scan", classmethod(counting))
+    return calls

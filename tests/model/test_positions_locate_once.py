@@ -9,27 +9,11 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from engine_support import check, fts
 
-from surface_lint.model.positions import StringSpan
 from surface_lint.sources.base import DocLocator
 
 INVENTORY = "no_dotted_inventory: dotted-path inventory `a.b; a.b; a.b` in the surface"
-
-
-@pytest.fixture
-def scans(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Opening-quote offsets of every StringSpan.scan call, the real scan still doing the work."""
-    calls: list[int] = []
-    real = StringSpan.scan
-
-    def counting(cls: type[StringSpan], text: str, quote: int) -> StringSpan:
-        calls.append(quote)
-        return real(text, quote)
-
-    monkeypatch.setattr(StringSpan, "scan", classmethod(counting))
-    return calls
 
 
 def _line(groups: int) -> str:

@@ -7,23 +7,14 @@ from __future__ import annotations
 import pytest
 
 from surface_lint.model.findings import Location
-from surface_lint.model.positions import StringSpan
 from surface_lint.sources import base
 from surface_lint.sources.base import DocLocator
 
 
-@pytest.fixture
-def scans(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    calls: list[int] = []
-    real = StringSpan.scan
-
-    def counting(cls: type[StringSpan], text: str, quote: int) -> StringSpan:
-        calls.append(quote)
-        return real(text, quote)
-
-    monkeypatch.setattr(StringSpan, "scan", classmethod(counting))
+@pytest.fixture(autouse=True)
+def _fresh_memo(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts with no remembered ranges (`scans`, tests/conftest.py, counts the scans)."""
     monkeypatch.setattr(base, "_RANGES", {})
-    return calls
 
 
 def test_a_repeated_token_is_scanned_once_and_located_where_it_sits(scans: list[int]) -> None:
