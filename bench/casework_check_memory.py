@@ -7,7 +7,7 @@ fresh subprocesses in the same run, `surface-lint check CAPTURES --cases CASES` 
 a scratch file) and a bare json.loads loop over the captures. Peak RSS and CPU come from each
 child's rusage (bench/memory.py's `measure`). Not a test: compare within one run.
 
-    python bench/casework_check_memory.py [--cases 100000] [--before /work/main]
+    python bench/casework_check_memory.py [--cases 100000] [--before TREE]
 """
 
 from __future__ import annotations

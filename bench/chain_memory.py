@@ -45,7 +45,7 @@ FORMATS = ("text", "json")
 
 
 def _corpus_root(given: Path | None) -> Path:
-    for root in (given, CORPUS, Path("/work/wt/shared/corpus")):
+    for root in (given, CORPUS):
         if root is not None and (root / "runtime" / "captures").is_dir():
             return root
     raise SystemExit("the corpus (../shared/corpus) is missing: give --corpus")

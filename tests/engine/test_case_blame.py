@@ -7,6 +7,7 @@ speculative marker only for the cases that are not controls."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +17,9 @@ from surface_lint.engine import Engine
 from surface_lint.engine.config import Config
 from surface_lint.rules.expressions import Expr, recording
 
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "lanes" / "compositionality"
-if not CORPUS.is_dir():
-    CORPUS = Path("/work/shared/corpus/lanes/compositionality")
+# The corpus as tests/conftest.py finds it: SURFACE_LINT_CORPUS, else ../shared/corpus.
+_ROOT = os.environ.get("SURFACE_LINT_CORPUS") or Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
+CORPUS = Path(_ROOT) / "lanes" / "compositionality"
 CASES = CORPUS / "cases" / "dev" / "cases.jsonl"
 CAPTURES = CORPUS / "captures" / "dev.jsonl"
 
