@@ -34,12 +34,9 @@ from .engine.lanechoice import flag_choice
 from .engine.partial import (
     BatchWriter,
     Overlap,
-    Segment,
-    SegmentMerge,
     Span,
     SpanState,
     TallyMerge,
-    score_span,
     split_file,
     tally_span,
 )
@@ -88,7 +85,7 @@ class PartialScore:
     profile: str
     cases: tuple[str, ...]
     options: ScoreOptions
-    segments: tuple[Segment | SpanState | CasePart, ...] = ()
+    segments: tuple[SpanState | CasePart, ...] = ()
 
     def merge(self, other: PartialScore) -> PartialScore:
         """Both parts as one (neither is changed). Raises ValueError for parts of different
@@ -266,13 +263,9 @@ class Linter:
         lane = self.lane(part.lane)
         o = part.options
         index = self._index(lane, part.cases)
-        segment: Segment | SpanState
-        if lane.unit == "chain":  # a chain lane's records, checked one by one as parts are merged
-            segment = score_span(self.engine, lane, index, span, key, o.details, o.finding_limit, texts,
-                                 BatchWriter.in_memory(), o.row_findings)
-        else:  # folded here: a tally of 18 bytes or so a record, the findings and rows reports list
-            segment = tally_span(self.engine, lane, index, span, key, o.details, o.finding_limit, texts,
-                                 BatchWriter.packed, o.row_findings)
+        # Folded here: a tally of 18 bytes or so a record, the findings and rows reports list.
+        segment = tally_span(self.engine, lane, index, span, key, o.details, o.finding_limit, texts,
+                             BatchWriter.packed, o.row_findings)
         return replace(part, segments=(segment,))
 
     @staticmethod
@@ -286,8 +279,7 @@ class Linter:
     def finish(self, part: PartialScore, threshold_set: str | None = None) -> LaneResult:
         """The lane result of the merged parts: metrics, thresholds, case rows, findings.
         UsageError when two parts share a case that one reader must see whole (a case primed in
-        one part and scored in another, a symbolic chain split between parts): partition by
-        case (whole transcripts, or `split`)."""
+        one part and scored in another): partition by case (whole transcripts, or `split`)."""
         engine = self.engine
         lane = self.lane(part.lane)
         set_name = engine.threshold_set(lane, threshold_set)
@@ -303,7 +295,7 @@ class Linter:
                                      o.finding_limit, o.row_findings, set_name)
         scorer = LaneScorer(engine, lane, index, o.details, o.finding_limit)
         scorer.row_findings = o.row_findings
-        merge: SegmentMerge | TallyMerge = SegmentMerge(scorer) if lane.unit == "chain" else TallyMerge(scorer)
+        merge = TallyMerge(scorer)
         last = {s.path: k for k, s in enumerate(part.segments)}
         try:
             for k, segment in enumerate(part.segments):

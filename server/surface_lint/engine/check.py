@@ -8,6 +8,7 @@ handed on and dropped. Case files and lane reports are whole documents and are r
 from __future__ import annotations
 
 import io
+import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO
 
@@ -20,14 +21,44 @@ from ..sources.transcripts import iter_turns, read_report, sniff, sniff_stream
 from .casefile import check_case_file, split_rank
 from .casegroup import CaseGroups, case_findings
 from .detect import first_object
-from .pipeline import CHAIN, Evaluator, HeldFindings, Joined, Suppressions, join_report, join_turns
+from .pipeline import Evaluator, Joined, Suppressions, join_report, join_turns
 from .results import SURFACE_PATH, CaseIndex, DocResult, LineCheck, RecordInfo, UsageError
 from .services import EngineServices
+from .spool import Spool
 
 HEAD_BYTES = 65536  # what shape and lane detection read of a file
 
 
 READER_FINDINGS = 4096  # a reader's findings held in memory before they move to disk (HeldFindings)
+
+
+class HeldFindings:
+    """A reader's findings while no record comes to carry them (a file of lines that are no
+    turns): moved from the reader's list to a Spool as they come (on disk past its buffer),
+    given back in their order and in batches, so that a file of broken lines does not fill
+    memory."""
+
+    BATCH = 1024  # findings given back at once
+
+    def __init__(self, found: list[Finding]) -> None:
+        self._found = found  # the reader's list, which it appends to
+        self._held: Spool[Finding] = Spool()
+
+    def move(self) -> None:
+        """What the reader's list holds, to the spool (in order)."""
+        if self._found:
+            self._held.extend(self._found)
+            self._found.clear()
+
+    def drain(self) -> Iterator[list[Finding]]:
+        """The findings held so far, in order, and forgotten."""
+        if not len(self._held):
+            return
+        items = iter(self._held)
+        while batch := list(itertools.islice(items, self.BATCH)):
+            yield batch
+        self._held.close()
+        self._held = Spool()
 
 
 class BoundedFindings(list[Finding]):
@@ -66,9 +97,6 @@ def record_info(joined: Joined, verdicts: object, delta: int = 0) -> RecordInfo:
     `delta` lines further down than the record was read)."""
     record = joined.record
     case = joined.case.record if joined.case is not None else None
-    if joined.kind == CHAIN:
-        return RecordInfo.of_record(joined.case_id, "turn", record, _id_key(record, "case_id"), None,
-                                    verdicts, case, delta)  # type: ignore[arg-type]
     if joined.kind == "turn":
         return RecordInfo.of_record(joined.case_id, "turn", record, _id_key(record, "case_id"), SURFACE_PATH,
                                     verdicts, case, delta)  # type: ignore[arg-type]
@@ -110,9 +138,7 @@ def turn_stream(engine: EngineServices, path: str, stream: IO[bytes] | NumberedL
     if not shared:
         groups = CaseGroups() if by_case and case_groups else None
     turns = iter_turns(path, stream, kind, reader)
-    # A chain lane's chains come once every turn is read: meanwhile the reader's findings wait on disk.
-    chain = lane.unit == "chain"
-    for joined in join_turns(lane, held.watch(turns) if chain else turns, cases, primed):
+    for joined in join_turns(lane, turns, cases, primed):
         for batch in held.drain():
             yield suppressions.filter(batch), None
         if groups is not None and not want_records:  # the case findings say it all: no turn verdicts needed
@@ -127,7 +153,7 @@ def turn_stream(engine: EngineServices, path: str, stream: IO[bytes] | NumberedL
             found = [*pending, *found]
             pending.clear()
         yield suppressions.filter(found), record_info(joined, done.verdicts) if want_records and done is not None else None
-    # What the reader found after the last record (or no chain at all): all there is.
+    # What the reader found after the last record: all there is.
     for batch in held.drain():
         yield suppressions.filter(batch), None
     if pending:

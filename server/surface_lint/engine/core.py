@@ -5,17 +5,15 @@ from __future__ import annotations
 import io
 import os
 import shutil
-import weakref
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from ..model.findings import Finding, Severity, sorted_findings
-from ..rules.kinds.core import Verdict
 from ..rules.loader import Lane, LaneError, LaneSet, PredicateSpec, load_lanes
-from ..sources.base import NumberedLines, ReadStats, Record
+from ..sources.base import NumberedLines, ReadStats
 from ..sources.paths import unique_paths
 from ..sources.streams import open_input, read_input
-from ..sources.transcripts import sniff, sniff_stream
+from ..sources.transcripts import sniff
 from .caseparts import Bucket, CasePart, finish_case_parts, score_case_part
 from .casescore import score_casework
 from .casework import Casework, load_casework
@@ -26,12 +24,9 @@ from .lanechoice import LaneChoice, choose_lane
 from .partial import (
     BatchWriter,
     Overlap,
-    Segment,
-    SegmentMerge,
     Span,
     SpanState,
     TallyMerge,
-    score_span,
     scratch_folder,
     split_file,
     tally_span,
@@ -95,11 +90,6 @@ class Engine:
     def severity(self, lane: Lane, spec: PredicateSpec, case_fields: Mapping[str, Any] | None) -> Severity | None:
         """Expected -> error; informational (post-gloss) -> information; else config/default."""
         return Evaluator(lane, self.severity_levels).severity(spec, case_fields)
-
-    def predicate_findings(self, lane: Lane, verdicts: Mapping[str, Verdict], record: Record,
-                           case_fields: Mapping[str, Any] | None, case_id: str | None,
-                           targets: Mapping[str, Record] | None = None) -> list[Finding]:
-        return Evaluator(lane, self.severity_levels).predicate_findings(verdicts, record, case_fields, case_id, targets)
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -239,7 +229,7 @@ class Engine:
             if parts is not None and independent(parts):
                 for part in parts:
                     scorer.absorb(part)
-            else:  # one process, or files that share a case (priming, a split chain, a repeat)
+            else:  # one process, or files that share a case (priming, a repeat)
                 scorer.read(transcript_paths, texts, progress if parts is None else None)
         stats.add(scorer.stats)
         # The lane the inputs name themselves (a report's `lane`): `diff` compares it.
@@ -263,11 +253,10 @@ class Engine:
         boundaries) scored in the mapper's workers and merged here in order; False (nothing
         kept) when there is one span, or when two spans share a case one reader must see whole
         (`partial.Overlap`): the caller then reads everything in this process."""
-        spans = plan_spans(lane, transcript_paths, int(getattr(mapper, "jobs", 2)))
-        if spans is None or len(spans) < 2:
+        spans = plan_spans(transcript_paths, int(getattr(mapper, "jobs", 2)))
+        if len(spans) < 2:
             return False
-        chains = lane.unit == "chain"  # checked record by record as they are merged (SegmentMerge)
-        calls = [(span, (k,), scorer.want_rows, scorer.finding_limit, scorer.row_findings, chains)
+        calls = [(span, (k,), scorer.want_rows, scorer.finding_limit, scorer.row_findings)
                  for k, span in enumerate(spans)]
         last = {span.path: k for k, span in enumerate(spans)}
         # Forked workers find this engine and its lanes ready (spawned ones build them). Each
@@ -280,9 +269,7 @@ class Engine:
         results = mapper.stream(score_span_in_worker, calls, start_worker,
                                 (self.config, self.profile, lane.name, list(case_paths), {}, token), folder)
         # The tallies' streams stay in `folder` until the result's reports are written.
-        merge: SegmentMerge | TallyMerge = SegmentMerge(scorer) if chains else TallyMerge(scorer, folder)
-        if chains:
-            weakref.finalize(merge, shutil.rmtree, folder, True)
+        merge = TallyMerge(scorer, folder)
         try:
             for k, segment in enumerate(results):
                 merge.add(segment)
@@ -372,40 +359,21 @@ def start_worker(config: Config, profile: str, lane_name: str, case_paths: Seque
     _WORKER.update(engine=engine, lane=lane, index=index, texts=texts)
 
 
-def plan_spans(lane: Lane, paths: Sequence[str], jobs: int) -> list[Span] | None:
+def plan_spans(paths: Sequence[str], jobs: int) -> list[Span]:
     """The spans `--jobs` scores: each file whole, a large JSONL file cut in up to twice `jobs`
-    ranges; None when one reader must see every file in one stream (a chain lane given a lane
-    report: its records are folded as read, its chains after every turn)."""
+    ranges."""
     spans: list[Span] = []
     for path in paths:
-        pieces = split_file(path, 2 * jobs)
-        if lane.unit == "chain" and len(pieces) == 1 and _is_report(path):
-            return None
-        spans.extend(pieces)
+        spans.extend(split_file(path, 2 * jobs))
     return spans
 
 
-def _is_report(path: str) -> bool:
-    try:
-        with open_input(path) as fh:
-            return sniff_stream(fh) == "report"
-    except OSError:
-        return False
-
-
 def score_span_in_worker(span: Span, key: tuple[int, ...], want_rows: bool, finding_limit: int | None,
-                         row_findings: bool, chains: bool, folder: str) -> Segment | SpanState:
-    """One span scored in a worker process: a chain lane's records written to a batch file in
-    `folder`, any other lane's span folded there (its tally, findings and rows streams)."""
-    if not chains:
-        return tally_span(_WORKER["engine"], _WORKER["lane"], _WORKER["index"], span, key, want_rows,
-                          finding_limit, _WORKER["texts"], lambda: BatchWriter.in_folder(folder), row_findings)
-    out = BatchWriter.in_folder(folder)
-    try:
-        return score_span(_WORKER["engine"], _WORKER["lane"], _WORKER["index"], span, key, want_rows,
-                          finding_limit, _WORKER["texts"], out, row_findings)
-    finally:
-        out.close()
+                         row_findings: bool, folder: str) -> SpanState:
+    """One span scored in a worker process and folded there (its tally, findings and rows
+    streams in `folder`)."""
+    return tally_span(_WORKER["engine"], _WORKER["lane"], _WORKER["index"], span, key, want_rows,
+                      finding_limit, _WORKER["texts"], lambda: BatchWriter.in_folder(folder), row_findings)
 
 
 def score_case_part_in_worker(bucket: Bucket, folder: str) -> CasePart:

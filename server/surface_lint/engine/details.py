@@ -9,7 +9,7 @@ from typing import Any
 
 from ..rules.expressions import Expr
 from ..rules.kinds.core import Context, Subject, Verdict
-from ..rules.loader import DETAIL_ANALYSIS_FIELDS, DETAIL_CHAIN_FIELDS, EXPECTED, Lane, detail_expression
+from ..rules.loader import DETAIL_ANALYSIS_FIELDS, EXPECTED, Lane, detail_expression
 from ..sources.cases import (
     Case,
     typed_case_fields,
@@ -40,16 +40,7 @@ def report_subject(lane: Lane, entry: ReportEntry, fields: Mapping[str, Any]) ->
     surface: str = d["surface"] if isinstance(d.get("surface"), str) else ""
     grounding = d.get("grounding_source") if isinstance(d.get("grounding_source"), str) else "none"
     primed = is_primed(fields if "priming_prompts" in fields else None, d.get("primed") is True)
-    vh = d.get("vault_hits") if isinstance(d.get("vault_hits"), int) else None
-    pc = d.get("proposal_count") if isinstance(d.get("proposal_count"), int) else None
-    # Reports store no replay vault_hits / proposal count: the replay check compares hashes only.
-    return Subject(
-        surface=surface, grounding=grounding or "none", case=fields, primed=primed,
-        vault_hits=vh, trace_hash=d.get("trace_hash") if isinstance(d.get("trace_hash"), str) else None,
-        proposal_count=pc, vault_hits_replay=vh,
-        trace_hash_replay=d.get("trace_hash_replay") if isinstance(d.get("trace_hash_replay"), str) else None,
-        proposal_count_replay=pc,
-    )
+    return Subject(surface=surface, grounding=grounding or "none", case=fields, primed=primed)
 
 
 _Getter = Callable[[Mapping[str, Verdict], Subject, Mapping[str, Any], Mapping[str, Any] | None,
@@ -61,7 +52,7 @@ _NO_DEFAULT: Any = object()
 class DetailsPlan:
     """A lane's `[details]` compiled once: one getter per detail field, in the file's order. Each
     source is an expression (lanes.detail_expression); the shapes the shipped lanes write (`case.X`,
-    `default(case.X, LITERAL)`, `turn.X`, `chain.X`, `analysis.X`, `verdicts`, signals joined by
+    `default(case.X, LITERAL)`, `turn.X`, `analysis.X`, `verdicts`, signals joined by
     `and`) get a direct getter, any other expression is interpreted over the details scope."""
 
     __slots__ = ("empty_getters", "empty_template", "getters", "needs_context")
@@ -103,8 +94,6 @@ class DetailsPlan:
 
 _IMMUTABLE = (str, int, float, bool, type(None))
 _NO_SUBJECT = Subject(surface="")
-_CHAIN_EMPTY = {"vault_hits": 0, "proposal_count": 0, "vault_hits_replay": 0, "proposal_count_replay": 0,
-                "trace_hash": "", "trace_hash_replay": ""}
 
 
 def _literal(node: ast.AST) -> Any:
@@ -144,7 +133,7 @@ def _signals(node: ast.AST) -> tuple[str, ...] | None:
 def _compiled(lane: Lane, expr: Expr) -> tuple[_Getter, bool]:
     """A detail's getter, and whether it is a constant without case fields."""
     tree = expr.tree
-    read = _field(tree, ("case", "turn", "chain", "analysis"))
+    read = _field(tree, ("case", "turn", "analysis"))
     default: Any = None
     if (isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and tree.func.id == "default"
             and len(tree.args) == 2 and _field(tree.args[0], ("case",)) is not None):
@@ -165,7 +154,7 @@ def _compiled(lane: Lane, expr: Expr) -> tuple[_Getter, bool]:
 
 
 def _getter(lane: Lane, kind: str, name: str, default: Any) -> _Getter:
-    """How `case.X` (or `default(case.X, D)`), `turn.X`, `chain.X` and `analysis.X` are read."""
+    """How `case.X` (or `default(case.X, D)`), `turn.X` and `analysis.X` are read."""
     if kind == "case":
         is_id = name == lane.schema.id_field
 
@@ -186,16 +175,6 @@ def _getter(lane: Lane, kind: str, name: str, default: Any) -> _Getter:
         if name == "surface":
             return lambda v, subject, fields, cf, turn, ctx, cid: subject.surface
         return lambda v, subject, fields, cf, turn, ctx, cid: subject.grounding
-    if kind == "chain":
-        empty: Any = _CHAIN_EMPTY.get(name)
-
-        def chain(v: Mapping[str, Verdict], subject: Subject, fields: Mapping[str, Any],
-                  cf: Mapping[str, Any] | None, turn: Mapping[str, Any] | None, ctx: Context | None,
-                  cid: str | None) -> Any:
-            value = getattr(subject, name, None)
-            return empty if value is None else value
-
-        return chain
     return lambda v, subject, fields, cf, turn, ctx, cid: len(_context(ctx).analysis.sentences)
 
 
@@ -259,8 +238,6 @@ def _expression_getter(lane: Lane, expr: Expr) -> _Getter:
             "case": case,
             "turn": {"prompt": fields.get("prompt", (turn or {}).get("prompt")), "surface": subject.surface,
                      "grounding": subject.grounding},
-            "chain": {name: (_CHAIN_EMPTY.get(name) if getattr(subject, name, None) is None
-                             else getattr(subject, name)) for name in DETAIL_CHAIN_FIELDS},
             "analysis": _Analysis(ctx),
             "verdicts": {n: verdicts[n].passed for n in reported if n in verdicts},
         }

@@ -6,9 +6,6 @@ An example is written as (docs/rules.md, "Examples"):
 * a surface, optionally followed by metadata `  [key: value]` (two spaces first, one or more):
   `grounding_source` is the turn's grounding (default `pack`), any other key a case field
   (digits read as an integer);
-* for a chain lane (`unit = "chain"`): `field value` pairs separated by commas (`probe ` may
-  precede one); `vault_hits`, `trace_hash`, `proposal_count` and their `_replay` are the chain's
-  counters (those not named replay identically), any other key a case field;
 * a JSON object: a whole case; its `prompt` is the surface, a non-blank `priming_prompts` item
   makes it primed.
 """
@@ -26,7 +23,6 @@ from ..rules.kinds.core import Context, Subject
 from ..rules.loader import CaseExample, Lane, LaneError, PredicateSpec, load_lane_document
 from .casework import CaseworkEvaluator, load_casework
 
-CHAIN_FIELDS = ("vault_hits", "trace_hash", "proposal_count")
 _META = re.compile(r"\s{2}\[(\w+): ([^\]]*)\]\s*$")
 _INTEGER = re.compile(r"-?[0-9]+")
 
@@ -52,21 +48,6 @@ def example_subject(example: str, spec: PredicateSpec) -> Subject:
         primed = any(isinstance(p, str) and p.strip() for p in case.get("priming_prompts", []) or [])
         prompt = case.get("prompt", "")
         return Subject(surface=prompt if isinstance(prompt, str) else "", grounding="pack", case=case, primed=primed)
-    if spec.unit == "chain":
-        chain: dict[str, Any] = {}
-        fields: dict[str, Any] = {}
-        for pair in example.split(","):
-            key, _, value = pair.strip().removeprefix("probe ").partition(" ")
-            if not key or not value.strip():
-                raise ExampleError(f"cannot read {pair.strip()!r}: write `field value` pairs separated by commas")
-            counter = key.removesuffix("_replay") in CHAIN_FIELDS
-            (chain if counter else fields)[key] = _value(value)
-        chain.setdefault("trace_hash", "h")
-        chain.setdefault("trace_hash_replay", chain["trace_hash"])
-        for key in ("vault_hits", "proposal_count"):
-            chain.setdefault(key, 0)
-            chain.setdefault(f"{key}_replay", chain[key])
-        return Subject(surface="", grounding="none", case=fields, **chain)
     meta: dict[str, Any] = {}
     surface = example
     while (m := _META.search(surface)) is not None:
@@ -112,18 +93,22 @@ def run_examples(path: Path, profile: str) -> tuple[Lane, list[ExampleOutcome], 
         if isinstance(written, list) else {}
     outcomes: list[ExampleOutcome] = []
     untested: list[str] = []
+    casework = load_casework(lane)
+    # A check a case-driven lane judges by a value is tested by the [[casework.examples]] that expect that value.
+    expected = {name for example in casework.examples for name in example.expect} if casework is not None else set()
+    by_values = {v.check for v in casework.values if v.check is not None and v.name in expected} \
+        if casework is not None else set()
     for spec in lane.predicates:
         if spec.hidden:
             continue
         pairs = [(key, text) for key, text in (("example_pass", spec.example_pass), ("example_fail", spec.example_fail))
                  if text.strip()]
-        if len(pairs) < 2:
+        if len(pairs) < 2 and not (not pairs and spec.name in by_values):
             untested.append(spec.name)
         for key, text in pairs:
             shown, line, column = positions.locate(("predicates", index.get(spec.name, 0), key))
             outcomes.append(ExampleOutcome(shown, line, column, lane.name, spec.name, key, text,
                                            _judge(lane, spec, key, text)))
-    casework = load_casework(lane)
     if casework is not None and casework.examples:
         evaluator = CaseworkEvaluator(casework)
         for example in casework.examples:

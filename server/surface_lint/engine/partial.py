@@ -9,12 +9,10 @@ streams (files in the run's scratch folder, or compressed bytes that travel with
 `TallyMerge` adds the arrays to one `LaneScorer`'s CompactOutcomes in span order and reads the
 streams only when a report iterates them: the same positions, case order, duplicates (found
 across spans by the digests), exact sums and first failing cases with findings as one process.
-A chain lane's span (`score_span`) writes its scored records to a *segment*, folded again by
-`SegmentMerge`, which checks each chain against the other spans'. What one span cannot know of
-another is checked as they are merged: a case primed in one span and scored in a later one, or
-a symbolic chain whose turns are in two spans, is an `Overlap` (the caller scores those inputs
-in one process); a case id unknown to the case files in two spans keeps only the first span's
-SL015, as one reader would.
+What one span cannot know of another is checked as they are merged: a case primed in one span
+and scored in a later one is an `Overlap` (the caller scores those inputs in one process); a
+case id unknown to the case files in two spans keeps only the first span's SL015, as one reader
+would. (A case-driven lane's parts are its cases: casescore.py.)
 """
 
 from __future__ import annotations
@@ -49,7 +47,7 @@ from .caseindex import IdSet
 from .compact import unbucketed, whole_record
 from .pipeline import join_turns
 from .results import CaseIndex, UsageError
-from .score import LaneScorer, Scored
+from .score import LaneScorer
 from .scoring import SlotValues, lane_signals
 from .services import EngineServices
 from .spool import Spool, fewer_collections
@@ -58,15 +56,9 @@ BATCH_ITEMS = 1024  # items pickled together: what a reader of a segment holds a
 MIN_SPAN_BYTES = 1 << 20  # a file is cut into ranges only where each gets at least this much
 _BOUNDARY_LINES = 4096  # lines looked at past a cut for one where the case id changes
 
-# Tags of a segment's items: a scored record (a Scored, or only what the tally reads of it), an
-# input problem, an id no case matched, a primed id.
-SCORED, COUNTED, PROBLEM, UNKNOWN, PRIMED = 0, 1, 2, 3, 4
-
-
 class Overlap(Exception):
-    """Two spans share a case in a way only one reader sees (priming, a split chain), or a
-    chain lane's lane report follows its turn files (one reader folds a report's records as it
-    reads them and every chain after the last turn)."""
+    """Two spans share a case in a way only one reader sees (a case primed in one and scored in
+    another)."""
 
     def __init__(self, case_id: str | None, why: str) -> None:
         super().__init__(f"case `{case_id}` {why}" if case_id is not None else why)
@@ -377,66 +369,6 @@ class RangeReader(JsonlReader):
         yield from self._read(numbered, UTF8, self.crlf)
 
 
-# --- segments: one span scored ----------------------------------------------------------------
-
-
-@dataclass
-class Segment:
-    """What one span's scoring leaves for the merge. Small: the records are in `file` (a batch
-    file, read once and removed) or `data` (the batches' bytes)."""
-
-    key: tuple[int, ...]  # its place among the segments of a run (span order)
-    path: str
-    file: str | None
-    data: bytes | None
-    stats: ReadStats
-    unscored: dict[str, int]
-    records: int  # records the span's reader yielded (the next span's record indices follow them)
-    split: bool  # a range of a file (not the whole file)
-    crlf: tuple[int, int] = (0, 0)  # (lines, first line) of CRLF line ends in a range
-    reports_read: int = 0
-    declared: str | None = None
-    items: int = 0
-    report: bool = False  # a lane report (its records folded as read, never as chains of turns)
-
-    @property
-    def nbytes(self) -> int:
-        """Bytes of pickled batches carried in memory (none when they are in a file)."""
-        return len(self.data or b"")
-
-    def batches(self) -> Iterator[list[Any]]:
-        if self.data is not None:
-            return read_batches(self.data)
-        assert self.file is not None
-        return read_batches(self.file, remove=True)
-
-
-def score_span(engine: EngineServices, lane: Lane, index: CaseIndex | None, span: Span, key: tuple[int, ...],
-               want_rows: bool, finding_limit: int | None, texts: Mapping[str, bytes],
-               out: BatchWriter, row_findings: bool = True) -> Segment:
-    """One span scored: each scored record, input problem, unknown and primed id to `out`
-    (what a chain lane's merge needs: its chains are checked record by record)."""
-    add = out.add
-    scorer = _SpanScorer(engine, lane, index, want_rows, finding_limit)
-    scorer.out = add
-    scorer.span_path = span.path
-    scorer.row_findings = row_findings
-    if want_rows:  # rows need every Scored; else only what the tally reads (`_SpanScorer.count`)
-        scorer.on_scored = lambda scored: add((SCORED, scored))
-    records, crlf, kind, primed = _read_span(scorer, engine, span, texts)
-    for _, problem in scorer.findings:
-        add((PROBLEM, problem))
-    scorer.findings.close()
-    for case_id in scorer.unknown:
-        add((UNKNOWN, case_id))
-    for case_id in primed:
-        add((PRIMED, case_id))
-    count = out.count
-    data = out.close()
-    return Segment(key, span.path, out.path or None, data, scorer.stats, dict(scorer.unscored), records,
-                   not span.whole, crlf, scorer.reports_read, scorer.declared, count, kind == "report")
-
-
 def _read_span(scorer: LaneScorer, engine: EngineServices, span: Span,
                texts: Mapping[str, bytes]) -> tuple[int, tuple[int, int], str | None, IdSet]:
     """The span's records folded into `scorer`: (records the reader yielded, the CRLF count of a
@@ -480,24 +412,6 @@ def _read_span(scorer: LaneScorer, engine: EngineServices, span: Span,
     return records, crlf, kind, primed
 
 
-class _SpanScorer(LaneScorer):
-    """A span's scorer: what the tally reads of each scored record goes to the segment (the
-    merge counts it), without rows (text, SARIF, GitHub): a tuple of builtins, not a Scored."""
-
-    out: Callable[[Any], None]
-    span_path: str = ""
-
-    def count(self, case_id: str, signals: tuple[Any, ...], failed: tuple[str, ...], where: Record | Location,
-              record_index: int | None, findings: Iterable[Finding]) -> tuple[int, int]:
-        whole = where if isinstance(where, Location) else whole_record(where)
-        # The record's range without its path (the segment's) unless it lies elsewhere.
-        at: tuple[Any, ...] = (whole.line, whole.column, whole.end_line, whole.end_column)
-        if whole.path != self.span_path:
-            at = (*at, whole.path)
-        self.out((COUNTED, (case_id, signals, failed, at, record_index, tuple(findings))))
-        return 0, 0
-
-
 def _watch(turns: Iterable[Turn], reader: JsonlReader, problem: Callable[[Finding], None],
            primed: IdSet) -> Iterator[Turn]:
     """The turns, the reader's findings moved to the scorer as they come, priming ids noted."""
@@ -521,96 +435,6 @@ def _reindexed(f: Finding, offset: int) -> Finding:
         return f
     return Finding(f.location, f.code, f.rule, f.severity, f.message, f.record_id, f.related, f.fixes,
                    f.record_index + offset, f.extra)
-
-
-class SegmentMerge:
-    """Segments folded, in key order, into one LaneScorer (see the module's docstring)."""
-
-    def __init__(self, scorer: Any) -> None:
-        self.scorer = scorer
-        self.primed = IdSet()  # ids primed in the segments merged so far
-        self.unknown = IdSet()  # ids no case matched in the segments merged so far (SL015 given)
-        self.chains: IdSet | None = IdSet() if scorer.lane.unit == "chain" else None
-        self._chain_turns = False  # a chain lane's turn file merged (no lane report may follow)
-        self._offsets: dict[str, int] = {}
-        self._crlf: dict[str, tuple[int, int]] = {}
-
-    def add(self, segment: Segment) -> None:
-        scorer = self.scorer
-        offset = self._offsets.get(segment.path, 0) if segment.split else 0
-        self._offsets[segment.path] = offset + segment.records
-        scorer.stats.add(segment.stats)
-        scorer.reports_read += segment.reports_read
-        if scorer.declared is None:
-            scorer.declared = segment.declared
-        for key, n in segment.unscored.items():
-            scorer.unscored[key] += n
-        limit = scorer.finding_limit
-        primed, unknown, chains = self.primed, self.unknown, self.chains
-        if chains is not None and segment.report:
-            if self._chain_turns:
-                raise Overlap(None, f"{segment.path}: a lane report after the chain lane's turn files")
-            chains = None  # a report's cases are records, not chains: a later one replaces an earlier one
-        elif chains is not None:
-            self._chain_turns = True
-        check_primed = bool(primed)
-
-        def admit(case_id: str) -> None:
-            """A scored record of this segment, against what the earlier segments saw (each id
-            is noted as it comes: a segment yields each chain once, its primed ids last)."""
-            if check_primed and case_id in primed:
-                raise Overlap(case_id, "is primed in one part of the input and scored in another")
-            if chains is not None and not chains.add(case_id):
-                raise Overlap(case_id, "has chain turns in two parts of the input")
-
-        def shown(found: tuple[Finding, ...]) -> tuple[Finding, ...]:
-            """The findings a record keeps: each span counted only its own; the limit is over all."""
-            if offset:
-                found = tuple([_reindexed(f, offset) for f in found])
-            if found:
-                if limit is not None and scorer.failing_shown >= limit:
-                    return ()
-                scorer.failing_shown += 1
-            return found
-
-        with fewer_collections():
-            for batch in segment.batches():
-                for tag, value in batch:
-                    if tag == COUNTED:
-                        case_id, signals, failed, at, record_index, found = value
-                        admit(case_id)
-                        where = Location(at[4] if len(at) > 4 else segment.path, at[0], at[1], at[2], at[3])
-                        if offset and record_index is not None:
-                            record_index += offset
-                        scorer.count(case_id, signals, failed, where, record_index, shown(found))
-                    elif tag == SCORED:
-                        scored: Scored = value
-                        admit(scored.case_id)
-                        if offset and scored.record_index is not None:
-                            scored.record_index += offset
-                        scored.findings = shown(scored.findings)
-                        scorer.keep(scored)
-                    elif tag == PROBLEM:
-                        problem: Finding = value
-                        if problem.code == C.UNJOINED and problem.record_id is not None and unknown \
-                                and problem.record_id in unknown:
-                            continue  # an earlier segment reported this id first
-                        scorer.problem(_reindexed(problem, offset))
-                    elif tag == UNKNOWN:  # after this segment's problems: they were checked above
-                        if not unknown.add(value) and chains is not None:
-                            raise Overlap(value, "has chain turns in two parts of the input")
-                        scorer.unknown.add(value)
-                    else:  # after this segment's scored records
-                        primed.add(value)
-        if segment.split and segment.crlf[0]:
-            lines, first = self._crlf.get(segment.path, (0, 0))
-            self._crlf[segment.path] = (lines + segment.crlf[0], first or segment.crlf[1])
-
-    def done(self, path: str) -> None:
-        """Every segment of `path` merged: its file-level notices (the CRLF count of its ranges)."""
-        lines, first = self._crlf.pop(path, (0, 0))
-        if lines:
-            self.scorer.problem(crlf_notice(path, first, lines))
 
 
 # --- tallies: one span folded in its worker, merged as small states -------------------------

@@ -1,16 +1,14 @@
 """The one record pipeline: each record joined with its case and context once, evaluated by one function.
 
 `join_turns` / `join_report` turn what a reader yields into `Joined` records (the case, the
-subject predicates read, priming, replay chains, unjoined ids); `Evaluator.evaluate` gives a
+subject predicates read, priming, unjoined ids); `Evaluator.evaluate` gives a
 joined record's verdicts and findings. `check` maps over the stream, scoring folds it, the
 language server calls `Engine.check_line` for the lines it re-checks (the same path).
 """
 
 from __future__ import annotations
 
-import itertools
 import json
-import pickle
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -19,26 +17,25 @@ from ..model.checks import CHECK_CODES as C
 from ..model.findings import Finding, Fix, Location, Severity
 from ..rules.kinds.core import Context, Subject, Verdict
 from ..rules.loader import Lane, PredicateSpec, detail_is_derived
-from ..sources.base import Record, check_finding, has_surrogate_escape, repair_surrogates
+from ..sources.base import Record, check_finding
 from ..sources.cases import Case
 from ..sources.suppress import Suppressions
 from ..sources.transcripts import Transcript, Turn
-from .caseindex import IdSet, scratch_db
+from .caseindex import IdSet
 from .casework import report_verdicts
 from .details import build_details, is_primed, report_case_fields, report_subject
 from .results import SURFACE_PATH, CaseIndex
 from .scoring import EvaluationMemo, expected_names
 from .scoring import evaluate as lane_verdicts
-from .spool import Spool
 
-TURN, CHAIN, REPORT_CASE = "turn", "chain", "report-case"
+TURN, REPORT_CASE = "turn", "report-case"
 
 
 @dataclass(slots=True)
 class Joined:
     """One record with everything its evaluation reads, computed once."""
 
-    kind: str  # TURN | CHAIN | REPORT_CASE
+    kind: str  # TURN | REPORT_CASE
     record: Record  # where its findings point
     case_id: str | None
     case: Case | None
@@ -46,7 +43,6 @@ class Joined:
     fields: Mapping[str, Any] | None  # case fields predicates read
     judged: Mapping[str, Any] | None  # case fields the record is held to (its expectations)
     stored: Mapping[str, Any] | None = None  # a report entry: its stored verdicts and fields
-    targets: Mapping[str, Record] | None = None  # chain predicates: which record a field is on
     scored: bool = True  # the record a lane scores for its case
     known: bool = True  # its case id names a given case (True when no case files were given)
     problems: list[Finding] = field(default_factory=list)  # SL015 for an unjoined id, once per id
@@ -93,16 +89,13 @@ class _Join:
 
 def join_turns(lane: Lane, turns: Iterable[Turn], cases: CaseIndex | None,
                primed: Iterable[str] = (), unknown: IdSet | None = None) -> Iterator[Joined]:
-    """Turn JSONL / telemetry joined with cases. A surface lane yields each turn as it comes (a
-    priming turn primes the later turns of its case); a chain lane yields each case's chain
-    (both runs, premise proposals counted) once every turn is read. `primed`: case ids primed
-    before these turns (the editor's re-checked lines); `unknown`: ids already reported."""
+    """Turn JSONL / telemetry joined with cases, each turn as it comes (a priming turn primes the
+    later turns of its case; a case-driven lane groups a case's turns itself: casegroup.py).
+    `primed`: case ids primed before these turns (the editor's re-checked lines); `unknown`: ids
+    already reported."""
     join = _Join(cases)
     if unknown is not None:
         join.unknown = unknown
-    if lane.unit == "chain":
-        yield from _join_chains(lane, turns, join)
-        return
     primed_ids = IdSet()  # bounded, as the unjoined ids
     primed_ids.update(primed)
     any_primed = bool(primed_ids)  # no priming turn yet: no id to look up
@@ -125,246 +118,8 @@ def join_turns(lane: Lane, turns: Iterable[Turn], cases: CaseIndex | None,
         scored = turn.scored and turn.chain == 0 and bool(case_id)
         # Only the scored turn is held to the case's expectations.
         yield Joined(TURN, turn.record, case_id, case, subject, fields, fields if turn.scored else None,
-                     None, None, scored, known, problems,
+                     None, scored, known, problems,
                      not turn.scored and turn.role != "turn")  # positional: one per turn; telemetry ("turn") is never context
-
-
-CHAIN_WINDOW = 2048  # chains held in memory (in first-seen order) before the oldest move to a scratch store
-STORED_FILTER_BITS = 1 << 23  # the filter of stored case ids: 1 MiB, whatever the number of ids
-
-
-@dataclass(slots=True)
-class Chain:
-    """What both runs of one symbolic case leave for its evaluation, accumulated from its turns:
-    the record its findings point at (its last chain-0 probe, else its first turn), the probe
-    fields the subject reads and the premise proposals of each run (no Turn is kept)."""
-
-    case_id: str
-    record: Record  # the last chain-0 probe, else the chain's first turn
-    probed: bool = False  # `record` is a chain-0 probe: the fields below are its
-    surface: str = ""
-    grounding: str = "none"
-    vault_hits: int = 0
-    trace_hash: str = ""
-    replay: tuple[int, str] | None = None  # the last chain-1 probe's (vault_hits, trace_hash)
-    proposals: int = 0  # premise turns of chain 0 with a pack mutation proposal
-    proposals_replay: int = 0  # the same in chain 1
-
-    def take(self, turn: Turn) -> None:
-        """One more turn of this case (any order, any file)."""
-        if turn.role == "premise" and turn.proposal:
-            if turn.chain == 0:
-                self.proposals += 1
-            elif turn.chain == 1:
-                self.proposals_replay += 1
-        if not (turn.scored or turn.role == "probe"):
-            return
-        if turn.chain == 0:
-            self.record, self.probed = turn.record, True
-            self.surface, self.grounding = turn.surface or "", turn.grounding
-            self.vault_hits, self.trace_hash = turn.vault_hits or 0, turn.trace_hash or ""
-        elif turn.chain == 1:
-            self.replay = (turn.vault_hits or 0, turn.trace_hash or "")
-
-    def subject(self, case_fields: Mapping[str, Any] | None = None) -> Subject:
-        replay = self.replay
-        return Subject(
-            surface=self.surface,
-            grounding=self.grounding,
-            case=case_fields,
-            vault_hits=self.vault_hits,
-            trace_hash=self.trace_hash,
-            proposal_count=self.proposals,
-            vault_hits_replay=replay[0] if replay is not None else None,
-            trace_hash_replay=replay[1] if replay is not None else None,
-            proposal_count_replay=self.proposals_replay if replay is not None else None,
-        )
-
-    def probe_record(self) -> Record:
-        return self.record
-
-
-class _StoredIds:
-    """A fixed-size filter (two bits per id) of the case ids written to the chain store: "not
-    stored" is certain, so a new id (most are: a runner writes a case's turns together) costs no
-    lookup. A false "maybe" costs one lookup that finds nothing; no result depends on it."""
-
-    def __init__(self, bits: int | None = None) -> None:
-        self._mask = (STORED_FILTER_BITS if bits is None else bits) - 1
-        self._bits = bytearray((self._mask >> 3) + 1)
-
-    def add(self, case_id: str) -> None:
-        h, mask, bits = hash(case_id), self._mask, self._bits
-        for bit in (h & mask, (h >> 32) & mask):
-            bits[bit >> 3] |= 1 << (bit & 7)
-
-    def __contains__(self, case_id: str) -> bool:
-        h, mask, bits = hash(case_id), self._mask, self._bits
-        return all(bits[bit >> 3] & (1 << (bit & 7)) for bit in (h & mask, (h >> 32) & mask))
-
-
-class _ChainStore:
-    """Chains out of the window by case id, in the order first written (a chain written again
-    keeps its place): one table of a scratch database (caseindex.scratch_db: unlinked, gone
-    when closed), written in batches."""
-
-    BATCH = 1024  # chains written per transaction
-    _UPSERT = "INSERT INTO chains (key, row) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET row = excluded.row"
-
-    def __init__(self) -> None:
-        self._db = scratch_db()
-        self._db.execute("CREATE TABLE chains (n INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE, row BLOB NOT NULL)")
-        self._buffer: dict[str, tuple[Any, ...]] = {}  # not yet written (newer than the table's)
-
-    def put(self, case_id: str, row: tuple[Any, ...]) -> None:
-        self._buffer[case_id] = row
-        if len(self._buffer) >= self.BATCH:
-            self._flush()
-
-    def _flush(self) -> None:
-        if not self._buffer:
-            return
-        rows = [(k.encode("utf-8", "surrogatepass"), pickle.dumps(v, pickle.HIGHEST_PROTOCOL))
-                for k, v in self._buffer.items()]
-        self._buffer = {}
-        self._db.execute("BEGIN")
-        self._db.executemany(self._UPSERT, rows)
-        self._db.execute("COMMIT")
-
-    def get(self, case_id: str) -> tuple[Any, ...] | None:
-        row = self._buffer.get(case_id)
-        if row is not None:
-            return row
-        found = self._db.execute("SELECT row FROM chains WHERE key = ?",
-                                 (case_id.encode("utf-8", "surrogatepass"),)).fetchone()
-        return pickle.loads(found[0]) if found is not None else None
-
-    def items(self) -> Iterator[tuple[str, tuple[Any, ...]]]:
-        """Every chain once, in the order first written; the store is closed after."""
-        self._flush()
-        cur = self._db.execute("SELECT key, row FROM chains ORDER BY n")
-        while rows := cur.fetchmany(self.BATCH):
-            for key, row in rows:
-                yield key.decode("utf-8", "surrogatepass"), pickle.loads(row)
-        self._db.close()
-
-
-class _Chains:
-    """Every case's Chain until the turns end, yielded in first-seen order. At most `window`
-    chains are held in memory; past it the oldest to enter is written to a scratch store
-    (`_ChainStore`: on disk, unlinked, in first-written order) and read back if its case
-    id comes again. A runner writes a case's turns together, so a chain is mostly complete
-    when it leaves; correctness does not depend on it."""
-
-    def __init__(self, window: int | None = None) -> None:
-        self._window = CHAIN_WINDOW if window is None else window
-        self._open: dict[str, Chain] = {}  # in the order they entered the window
-        self._store: _ChainStore | None = None
-        self._stored: _StoredIds | None = None  # made with the store (most runs never need it)
-        self._paths: list[str] = []  # a stored record's file, by number
-        self._path_numbers: dict[str, int] = {}
-
-    def add(self, case_id: str, turn: Turn) -> None:
-        chain = self._open.get(case_id)
-        if chain is None:
-            chain = self._reopen(case_id) or Chain(case_id, turn.record)
-            self._open[case_id] = chain
-        chain.take(turn)
-        if len(self._open) > self._window:
-            oldest = next(iter(self._open))
-            self._put(oldest, self._open.pop(oldest))
-
-    def _reopen(self, case_id: str) -> Chain | None:
-        if self._store is None or self._stored is None or case_id not in self._stored:
-            return None
-        row = self._store.get(case_id)
-        return self._unpack(case_id, row) if row is not None else None
-
-    def _put(self, case_id: str, chain: Chain) -> None:
-        if self._store is None or self._stored is None:
-            self._store, self._stored = _ChainStore(), _StoredIds()
-        self._store.put(case_id, self._pack(chain))
-        self._stored.add(case_id)
-
-    def _pack(self, chain: Chain) -> tuple[Any, ...]:
-        """A chain as builtins: its record as its line (read again when the chain is yielded)."""
-        record = chain.record
-        number = self._path_numbers.get(record.path)
-        if number is None:
-            number = self._path_numbers[record.path] = len(self._paths)
-            self._paths.append(record.path)
-        return (number, record.line, record.index, record.text, chain.probed, chain.grounding,
-                chain.vault_hits, chain.trace_hash, chain.replay, chain.proposals, chain.proposals_replay)
-
-    def _unpack(self, case_id: str, row: tuple[Any, ...]) -> Chain:
-        number, line, index, text, probed, grounding, vault_hits, trace_hash, replay, proposals, replayed = row
-        data = json.loads(text)  # the reader parsed this line: it parses again, to the same value
-        if has_surrogate_escape(text):
-            repair_surrogates(data)  # as the reader did
-        record = Record(data, line, index, None, (), self._paths[number], text)
-        surface = data["surface"] if probed else ""  # a probe turn's surface is its record's (a string)
-        return Chain(case_id, record, probed, surface, grounding, vault_hits, trace_hash, replay, proposals,
-                     replayed)
-
-    def first_seen(self) -> Iterator[Chain]:
-        """Every chain once, in the order its case id was first seen."""
-        if self._store is None:
-            yield from self._open.values()
-            return
-        # A chain first enters the store in first-seen order (the oldest leaves first; a chain
-        # read back keeps its place): the chains still open go after those stored, in order.
-        for case_id, chain in self._open.items():
-            self._store.put(case_id, self._pack(chain))
-        self._open = {}
-        for case_id, row in self._store.items():
-            yield self._unpack(case_id, row)
-
-
-def _join_chains(lane: Lane, turns: Iterable[Turn], join: _Join) -> Iterator[Joined]:
-    chains = _Chains()
-    for turn in turns:
-        if turn.case_id:
-            chains.add(turn.case_id, turn)
-    for chain in chains.first_seen():
-        probe = chain.probe_record()
-        case, known, problems = join.case(chain.case_id, probe)
-        fields = case.data if case is not None else None
-        yield Joined(CHAIN, probe, chain.case_id, case, chain.subject(fields), fields, fields,
-                     targets={"proposal_count": probe}, known=known, problems=problems)
-
-
-class HeldFindings:
-    """A reader's findings while a chain lane reads every turn before its first chain: moved
-    from the reader's list to a Spool as they come (on disk past its buffer), given back in
-    their order and in batches, so that a file of broken lines does not fill memory."""
-
-    BATCH = 1024  # findings given back at once
-
-    def __init__(self, found: list[Finding]) -> None:
-        self._found = found  # the reader's list, which it appends to
-        self._held: Spool[Finding] = Spool()
-
-    def watch(self, turns: Iterable[Turn]) -> Iterator[Turn]:
-        for turn in turns:
-            self.move()
-            yield turn
-        self.move()  # the reader's last findings (its file-level notices) come after its last turn
-
-    def move(self) -> None:
-        """What the reader's list holds, to the spool (in order)."""
-        if self._found:
-            self._held.extend(self._found)
-            self._found.clear()
-
-    def drain(self) -> Iterator[list[Finding]]:
-        """The findings held so far, in order, and forgotten."""
-        if not len(self._held):
-            return
-        items = iter(self._held)
-        while batch := list(itertools.islice(items, self.BATCH)):
-            yield batch
-        self._held.close()
-        self._held = Spool()
 
 
 def join_report(lane: Lane, transcript: Transcript, cases: CaseIndex | None,
@@ -406,8 +161,7 @@ class Evaluator:
             verdicts = report_verdicts(casework, joined.case_id, joined.stored, joined.fields)
         elif joined.context:
             findings = False  # the review shows it as context, Problems lists nothing on it
-        found = self.predicate_findings(verdicts, joined.record, joined.judged, joined.case_id,
-                                        joined.targets) if findings else []
+        found = self.predicate_findings(verdicts, joined.record, joined.judged, joined.case_id) if findings else []
         mismatches = self.stored_mismatches(joined) if joined.kind == REPORT_CASE else []
         return Evaluated(joined, verdicts, found, mismatches)
 
@@ -444,7 +198,6 @@ class Evaluator:
         record: Record,
         case_fields: Mapping[str, Any] | None,
         case_id: str | None,
-        targets: Mapping[str, Record] | None = None,
     ) -> list[Finding]:
         out: list[Finding] = []
         for spec in self.lane.predicates:
@@ -464,11 +217,10 @@ class Evaluator:
             if verdict.spans and "surface" in record.data:
                 locations = record.span_locations(SURFACE_PATH, verdict.spans)
             elif verdict.target:
-                target = (targets or {}).get(verdict.target, record)
-                if verdict.target in target.data:
-                    locations = [target.location(verdict.target)]
+                if verdict.target in record.data:
+                    locations = [record.location(verdict.target)]
                 else:
-                    locations = [target.whole()]
+                    locations = [record.whole()]
             elif "surface" in record.data:
                 locations = [record.location(*SURFACE_PATH)]
             else:
@@ -513,5 +265,5 @@ def _ending_fix(spec: PredicateSpec, verdict: Verdict, where: Location) -> tuple
     return (Fix(f"Add terminal punctuation `{endings[0]}`", at, str(endings[0])),)
 
 
-__all__ = ["CHAIN", "REPORT_CASE", "TURN", "Evaluated", "Evaluator", "HeldFindings", "Joined", "Suppressions",
+__all__ = ["REPORT_CASE", "TURN", "Evaluated", "Evaluator", "Joined", "Suppressions",
            "join_report", "join_turns"]

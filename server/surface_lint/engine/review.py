@@ -202,12 +202,11 @@ def read_run(engine: Engine, path: str, data: bytes) -> RunRead | None:
         return RunRead(path, "report", lane, tuple(refs))
     reader = JsonlReader(path, engine.config.max_line_bytes)
     refs = []
-    chain_unit = lane.unit == "chain"
     for turn in iter_turns(path, io.BytesIO(data), kind, reader):
         if turn.case_id is None:
             continue
-        # What the engine scores: the chain-0 scored turn (surface lanes), the chain-0 probe (chains).
-        scored = turn.chain == 0 and (turn.scored or (chain_unit and turn.role == "probe"))
+        # What the engine scores: the chain-0 scored turn (a replay's turns are its chain 1).
+        scored = turn.chain == 0 and turn.scored
         refs.append(TurnRef(path, turn.case_id, turn.record.whole(), _id_location(turn.record, "case_id"),
                             turn.role, scored, turn.prompt, turn.surface))
     return RunRead(path, kind, lane, tuple(refs))

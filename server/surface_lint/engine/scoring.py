@@ -67,14 +67,14 @@ def evaluate(
 
     With an evaluation's `memo` (of this lane), surface lanes memoise the result (read-only:
     callers copy before changing it) by everything a surface predicate can read: the surface,
-    grounding, priming and the case fields its predicates name; chain lanes and report entries
-    with stored verdicts do not. Without one nothing is kept."""
+    grounding, priming and the case fields its predicates name; report entries with stored
+    verdicts do not. Without one nothing is kept."""
     if memo is None:
         return _evaluate(lane, _plan(lane), subject, stored, case_fields)
     if memo.lane is not lane:
         raise ValueError(f"an evaluation memo of lane {memo.lane.name!r} used for lane {lane.name!r}")
     plan = memo.plan
-    if stored is not None or lane.unit != "surface":
+    if stored is not None:
         return _evaluate(lane, plan, subject, stored, case_fields)
     if memo.paused:
         memo.paused -= 1

@@ -218,7 +218,7 @@ def lint_document(state: CaseSource, entry: EngineEntry, snap: Snapshot, memo: D
         case_paths = state.case_paths_for(entry, lane.name, snap.path)
         cases, cases_key = state.case_index(entry, lane, case_paths)
     memo_key = (id(engine), lane.name if lane else None, kind, cases_key)
-    if lane is not None and kind in ("turns", "telemetry") and lane.unit != "chain":
+    if lane is not None and kind in ("turns", "telemetry"):
         memo.reset(memo_key)
         before = memo.misses
         findings, pairs = lint_lines(engine, snap, lane, kind, cases, memo, token, progress)

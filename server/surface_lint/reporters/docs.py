@@ -135,7 +135,7 @@ def example_rules(name: str, kind: Kind, example: KindExample) -> str:
     fields = "".join(f"[case_schema.fields.{f}]\ntype = \"{_json_type(v)}\"\n" for f, v in (example.case or {}).items())
     params = "".join(f"{k} = {_toml(v)}\n" for k, v in example.params.items())
     analysis = "".join(f"{k} = {_toml(v)}\n" for k, v in (example.analysis or {}).items())
-    return (f'[lane]\nname = "example_{name}"\nunit = "{kind.unit}"\n' + (f"[analysis]\n{analysis}" if analysis else "")
+    return (f'[lane]\nname = "example_{name}"\n' + (f"[analysis]\n{analysis}" if analysis else "")
             + (f"[case_schema]\n{fields}" if fields else "")
             + f'\n[[predicates]]\nname = "example"\ncode = "EX1"\nkind = "{name}"\n'
             + (f"[predicates.params]\n{params}" if params else ""))
@@ -161,7 +161,7 @@ def run_example(name: str, kind: Kind, example: KindExample) -> Verdict | None:
     from ..rules.loader import parse_lane
 
     lane = parse_lane(example_rules(name, kind, example), f"<example {name}>")
-    subject = Subject(example.surface, example.grounding, example.case, primed=False, **(example.chain or {}))
+    subject = Subject(example.surface, example.grounding, example.case, primed=False)
     return evaluate(lane, subject, None, example.case or {}).get("example")
 
 
@@ -197,7 +197,7 @@ def kinds_reference() -> str:
 def kind_markdown_lines(name: str) -> list[str]:
     """One kind's reference entry (the generated reference and the editor's hover show it)."""
     kind = KINDS[name]
-    parts = [f"### `{name}`", "", kind.summary or "(no summary)", "", f"Judges: {kind.unit}s."]
+    parts = [f"### `{name}`", "", kind.summary or "(no summary)", ""]
     if kind.case_params:
         how = "judged anyway" if kind.judged_without_case else "not judged"
         parts.append(f"Reads the case through {', '.join(f'`{p}`' for p in kind.case_params)}; "
@@ -219,10 +219,8 @@ def kind_markdown_lines(name: str) -> list[str]:
                   else f"fails: `` {verdict.message} ``" if verdict.message else "fails (a signal: no message)")
         case = f"case `{json.dumps(example.case, ensure_ascii=False)}`, " if example.case else ""
         grounding = f"grounding_source `{example.grounding}`, " if example.grounding != "none" else ""
-        if example.chain:
-            grounding += f"chain `{json.dumps(example.chain)}`, "
         parts += ["", "```toml", example_rules(name, kind, example).rstrip("\n"), "```",
-                  f"On {case}{grounding}" + (f"surface `` {example.surface} ``" if not example.chain else "the chain")
+                  f"On {case}{grounding}surface `` {example.surface} ``"
                   + f": **{result}**."]
     parts.append("")
     return parts
@@ -230,7 +228,7 @@ def kind_markdown_lines(name: str) -> list[str]:
 
 def rules_file_reference() -> str:
     """Every table and key of a rules file, from the declarative schema (lanes.RULES_FILE)."""
-    from ..rules.loader import DETAIL_ANALYSIS_FIELDS, DETAIL_CHAIN_FIELDS, DETAIL_TURN_FIELDS, RULES_FILE
+    from ..rules.loader import DETAIL_ANALYSIS_FIELDS, DETAIL_TURN_FIELDS, RULES_FILE
 
     parts = ["## Tables and keys", "", "Generated from the schema the validator checks (`lanes.RULES_FILE`); "
              "an unknown table or key, a wrong type, `nan`/`inf` or an empty term is a `file:line:column` error.", ""]
@@ -252,7 +250,6 @@ def rules_file_reference() -> str:
                 parts += ["", "Each key is a detail field; its value is an expression (the one language of "
                           "`when` and `[casework]`) over `case` (the case's fields), `turn.` + one of "
                           + ", ".join(f"`{f}`" for f in DETAIL_TURN_FIELDS)
-                          + ", `chain.` + one of " + ", ".join(f"`{f}`" for f in DETAIL_CHAIN_FIELDS)
                           + ", `analysis.` + one of " + ", ".join(f"`{f}`" for f in DETAIL_ANALYSIS_FIELDS)
                           + ", `verdicts` (every reported predicate's verdict) and `signal('NAME')` (a predicate, "
                           "case field or `@expected` signal); `default(case.FIELD, VALUE)` gives a value when the "

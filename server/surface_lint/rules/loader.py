@@ -58,7 +58,6 @@ class PredicateSpec:
     name: str
     code: str
     kind: str
-    unit: str
     evaluate: Evaluator
     default_severity: str
     report: bool
@@ -236,7 +235,6 @@ class Lane:
     name: str
     version: str
     title: str
-    unit: str
     profile: str
     headline: str
     path: str
@@ -350,8 +348,6 @@ SEVERITIES = ("error", "warning", "information", "hint")
 METRIC_KINDS = metric_kinds("metrics")  # the [[metrics]] kinds of operators.METRIC_KINDS
 THRESHOLD_OPS = tuple(OPERATORS)
 DETAIL_TURN_FIELDS = ("prompt", "surface", "grounding")
-DETAIL_CHAIN_FIELDS = ("vault_hits", "trace_hash", "proposal_count", "vault_hits_replay",
-                       "trace_hash_replay", "proposal_count_replay")
 DETAIL_ANALYSIS_FIELDS = ("sentence_count",)
 _CODE = re.compile(r"[A-Z]+[0-9]+")
 
@@ -381,12 +377,12 @@ def _name_problem(value: Any) -> str | None:
 
 
 # A [details] source is an expression of the one language (caseexpr.py) over this scope:
-# `case` (its fields), `turn.` + DETAIL_TURN_FIELDS, `chain.` + DETAIL_CHAIN_FIELDS, `analysis.` +
+# `case` (its fields), `turn.` + DETAIL_TURN_FIELDS, `analysis.` +
 # DETAIL_ANALYSIS_FIELDS, `verdicts` (every reported predicate's pass) and `signal('NAME')`. The
 # old mini-language's `SOURCE|DEFAULT` and `signal.A&!B` were removed: loading one is an error
 # giving the expression to write (removed_detail_text).
-DETAIL_NAMES = ("case", "turn", "chain", "analysis", "verdicts")
-_OLD_DEFAULT = re.compile(r"(case|turn|chain|analysis)\.([A-Za-z0-9_@>=<!-]+)\|(.*)", re.S)
+DETAIL_NAMES = ("case", "turn", "analysis", "verdicts")
+_OLD_DEFAULT = re.compile(r"(case|turn|analysis)\.([A-Za-z0-9_@>=<!-]+)\|(.*)", re.S)
 _OLD_SIGNAL = re.compile(r"signal\.(.+)", re.S)
 
 
@@ -428,7 +424,7 @@ def detail_expression(source: str) -> Expr:
     if unknown:
         raise ExprError(f"reads `{unknown[0]}`; a [details] expression reads " + ", ".join(f"`{n}`" for n in DETAIL_NAMES)
                         + " and `signal('NAME')`")
-    fields = {"turn": DETAIL_TURN_FIELDS, "chain": DETAIL_CHAIN_FIELDS, "analysis": DETAIL_ANALYSIS_FIELDS}
+    fields = {"turn": DETAIL_TURN_FIELDS, "analysis": DETAIL_ANALYSIS_FIELDS}
     for node in ast.walk(expr.tree):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in fields:
             kind, name = node.value.id, node.attr
@@ -478,7 +474,11 @@ LANE_TABLE = Table({
                      "the shipped lane (docs/rules.md, \"Extending a lane\").", non_empty=True),
     "version": Value("string", "v1", "The rules' version."),
     "title": Value("string", None, "A human title (default: the name)."),
-    "unit": Value("string", "surface", "What one scored subject is.", choices=("surface", "chain")),
+    "unit": Value("string", "surface", "What one scored subject is: a turn's surface (the only unit; a lane "
+                  "judges whole cases with [casework]).", choices=("surface",),
+                  removed={"chain": "write the runs of a case as [casework.views] over its capture records "
+                                    "and the checks as [[casework.values]] (docs/rules.md, \"Replay chains\"; "
+                                    "rules/symbolic_logic.toml)"}),
     "headline": Value("string", None, "The metric shown first (default: the first metric)."),
     "default_thresholds": Value("string", None, "The [thresholds.*] set enforced by default."),
     "expected_field": Value("string", None, "A case field listing the predicates the case expects to pass."),
@@ -738,7 +738,6 @@ def _build_lane(data: dict[str, Any], positions: LanePositions, shown: str, prof
         name=name,
         version=str(lane_t.get("version", "v1")),
         title=str(lane_t.get("title", name)),
-        unit=str(lane_t.get("unit", "surface")),
         profile=profile,
         headline=headline,
         path=shown,
@@ -850,7 +849,6 @@ def _load_predicates(rules: _Rules, profile: str) -> list[PredicateSpec]:
                 name=name,
                 code=code,
                 kind=kind_name,
-                unit=kind.unit,
                 evaluate=evaluate,
                 default_severity=str(item.get("default_severity", "warning")),
                 report=bool(item.get("report", True)),
@@ -1060,7 +1058,7 @@ def _load_metrics(rules: _Rules, names: set[str], schema: CaseSchema,
                 raise rules.fail((*here, when_key), f"metric {name!r}: a predicate is already named {signal_name!r}")
             condition = KINDS["condition"]
             hidden.append(PredicateSpec(
-                name=signal_name, code="", kind="condition", unit="surface", evaluate=condition.build({"when": when}),
+                name=signal_name, code="", kind="condition", evaluate=condition.build({"when": when}),
                 default_severity="hint", report=False, aliases=(), applies_if=None, summary=f"`when` of {name}",
                 what="", why="", example_fail="", example_pass="", params={"when": when},
                 line=rules.positions.line((*here, when_key)), reads=condition_fields(when), hidden=True))

@@ -291,6 +291,7 @@ class Value:
     non_empty: bool = False  # a string (or every string item) must not be empty
     minimum: float | None = None
     check: Check | None = None  # a further constraint on a well-typed value
+    removed: Mapping[str, str] = field(default_factory=dict)  # a choice no more accepted -> what to write instead
 
     @property
     def required(self) -> bool:
@@ -313,6 +314,8 @@ class Value:
             if self.minimum is not None and isinstance(item, (int, float)) and item < self.minimum:
                 return f"must be at least {self.minimum:g}, not {item!r}"
             if self.choices and item not in self.choices:
+                if isinstance(item, str) and item in self.removed:
+                    return f"{_show(item)} is no more accepted: {self.removed[item]}"
                 return f"must be {choice_text(self.choices)}, not {_show(item)}"
         if self.check is not None:
             return self.check(value)

@@ -95,8 +95,7 @@ def read_case_file(path: str, data: bytes, lane: Lane, max_line_bytes: int | Non
 
 
 # (kind, param) of every predicate parameter that names a case field holding a count.
-_COUNT_PARAMS = (("vault_hits_min", "field"), ("proposal_count_equal", "field"),
-                 ("count_between", "min_field"), ("count_between", "max_field"))
+_COUNT_PARAMS = (("count_between", "min_field"), ("count_between", "max_field"))
 
 
 # count_fields per lane, computed once (case files are checked record by record): id -> (lane, paths).

@@ -75,9 +75,6 @@ class Turn:
     scored: bool
     chain: int
     prompt: str | None
-    vault_hits: int | None
-    trace_hash: str | None
-    proposal: bool
     turn_index: int | None
 
 
@@ -176,13 +173,12 @@ def turn_from_record(record: Record, findings: list[Finding], telemetry: bool = 
             values[key] = value
         case_id, surface, grounding = values["case_id"], values["surface"], values["grounding_source"]
         role, scored, prompt = values["role"], values["scored"], values["prompt"]
-        vault_hits, trace_hash, turn_index = values["vault_hits"], values["trace_hash"], values["turn_index"]
+        turn_index = values["turn_index"]
     if surface is None:
         return None
     role = role or ("turn" if telemetry else "prompt")
     if scored is None:
         scored = role in SCORED_ROLES
-    proposal = get("pack_mutation_proposal")
     if telemetry and turn_index is None:
         t = get("turn")
         turn_index = t if type(t) is int else None
@@ -192,11 +188,10 @@ def turn_from_record(record: Record, findings: list[Finding], telemetry: bool = 
         grounding = ""
     else:
         grounding = grounding or "none"
-    # Positional (record, case_id, surface, grounding, role, scored, chain, prompt, vault_hits,
-    # trace_hash, proposal, turn_index): one Turn per line.
+    # Positional (record, case_id, surface, grounding, role, scored, chain, prompt, turn_index):
+    # one Turn per line. (`vault_hits` and `trace_hash` are typed above: a wrong type is a finding.)
     return Turn(record, case_id, surface, grounding, role, bool(scored),
-                chain if type(chain) is int else _chain_of(data), prompt,
-                vault_hits, trace_hash, bool(proposal) and proposal is not False, turn_index)
+                chain if type(chain) is int else _chain_of(data), prompt, turn_index)
 
 
 def iter_turns(path: str, stream: IO[bytes] | NumberedLines, kind: str, reader: JsonlReader) -> Iterator[Turn]:

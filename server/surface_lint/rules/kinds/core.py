@@ -23,11 +23,10 @@ Span = tuple[int, int]
 
 
 class Subject:
-    """Everything a predicate may look at for one scored turn or chain (a plain slots class:
+    """Everything a predicate may look at for one scored turn (a plain slots class:
     built once per turn on the hot path)."""
 
-    __slots__ = ("case", "grounding", "primed", "proposal_count", "proposal_count_replay",
-                 "surface", "trace_hash", "trace_hash_replay", "vault_hits", "vault_hits_replay")
+    __slots__ = ("case", "grounding", "primed", "surface")
 
     def __init__(
         self,
@@ -35,24 +34,11 @@ class Subject:
         grounding: str = "none",  # the runner's `grounding_source or "none"`; UNRECORDED: the record kind has none
         case: Mapping[str, Any] | None = None,
         primed: bool = False,
-        vault_hits: int | None = None,
-        trace_hash: str | None = None,
-        proposal_count: int | None = None,
-        vault_hits_replay: int | None = None,
-        trace_hash_replay: str | None = None,
-        proposal_count_replay: int | None = None,
     ) -> None:
         self.surface = surface
         self.grounding = grounding
         self.case = case
         self.primed = primed
-        # Symbolic chains: the first run and the replay (None where not captured).
-        self.vault_hits = vault_hits
-        self.trace_hash = trace_hash
-        self.proposal_count = proposal_count
-        self.vault_hits_replay = vault_hits_replay
-        self.trace_hash_replay = trace_hash_replay
-        self.proposal_count_replay = proposal_count_replay
 
     def with_surface(self, surface: str) -> Subject:
         """The same subject with another surface (its normalised form)."""
@@ -74,7 +60,7 @@ class Verdict:
         passed: bool,
         spans: tuple[Span, ...] = (),
         message: str = "",
-        target: str | None = None,  # for chain predicates: which record field to point at
+        target: str | None = None,  # a verdict with no span: which record field to point at
         timed_out: bool = False,
         facts: Mapping[str, str] | None = None,
         span_facts: tuple[Mapping[str, str], ...] | None = None,
@@ -535,69 +521,6 @@ def _case_value(params: Mapping[str, Any]) -> Evaluator:
     return evaluate
 
 
-def _case_int(ctx: Context, params: Mapping[str, Any]) -> int:
-    value = case_value(ctx.subject.case, str(params["field"]))
-    if value is MISSING:
-        return int(params["default"])
-    try:
-        return int(value)
-    except (TypeError, ValueError, OverflowError):
-        return int(params["default"])
-
-
-def _vault_hits_min(params: Mapping[str, Any]) -> Evaluator:
-    template = str(params["_message"])
-
-    def evaluate(ctx: Context) -> Verdict:
-        need = _case_int(ctx, params)
-        have = ctx.subject.vault_hits or 0
-        if have >= need:
-            return PASS
-        return failed((), template, {"value": str(have), "bound": str(need), "field": str(params["field"])},
-                      target="vault_hits")
-
-    return evaluate
-
-
-def _replay_identical(params: Mapping[str, Any]) -> Evaluator:
-    template = params.get("_rule_message")
-
-    def evaluate(ctx: Context) -> Verdict:
-        s = ctx.subject
-        if s.trace_hash_replay is None and s.vault_hits_replay is None and s.proposal_count_replay is None:
-            return failed((), template or "no replay run captured (chain 1)", {"problems": "no replay run"},
-                          target="trace_hash")
-        problems = []
-        if not s.trace_hash:
-            problems.append("empty trace_hash")
-        elif s.trace_hash != s.trace_hash_replay:
-            problems.append(f"trace_hash {s.trace_hash[:12]}… != replay {str(s.trace_hash_replay)[:12]}…")
-        if s.vault_hits != s.vault_hits_replay:
-            problems.append(f"vault_hits {s.vault_hits} != replay {s.vault_hits_replay}")
-        if s.proposal_count != s.proposal_count_replay:
-            problems.append(f"proposal_count {s.proposal_count} != replay {s.proposal_count_replay}")
-        if not problems:
-            return PASS
-        return failed((), template or "replay differs: {problems}", {"problems": "; ".join(problems)},
-                      target="trace_hash")
-
-    return evaluate
-
-
-def _proposal_count_equal(params: Mapping[str, Any]) -> Evaluator:
-    template = str(params["_message"])
-
-    def evaluate(ctx: Context) -> Verdict:
-        want = _case_int(ctx, params)
-        have = ctx.subject.proposal_count or 0
-        if have == want:
-            return PASS
-        return failed((), template, {"value": str(have), "bound": str(want), "field": str(params["field"])},
-                      target="proposal_count")
-
-    return evaluate
-
-
 # --- reading the case ------------------------------------------------------------------------
 
 MISSING: Any = object()  # a case path that leads nowhere
@@ -632,7 +555,6 @@ class KindExample:
     case: Mapping[str, Any] | None = None
     grounding: str = "none"
     analysis: Mapping[str, Any] | None = None  # the example lane's [analysis] table
-    chain: Mapping[str, Any] | None = None  # Subject counters of a chain (vault_hits, trace_hash, ...)
 
 
 @dataclass(frozen=True, slots=True)
@@ -644,8 +566,6 @@ class Kind:
     build: Callable[[Mapping[str, Any]], Evaluator]
     params: Mapping[str, Value]
     prepare: Callable[[dict[str, Any]], None] | None = None
-    # Which subjects it can judge: "surface" (a turn's text) or "chain" (symbolic runs).
-    unit: str = "surface"
     summary: str = ""
     message: str = ""  # the default message template ("" when the kind words its own by case)
     facts: Mapping[str, str] = field(default_factory=dict)  # placeholder -> what it holds
@@ -659,7 +579,7 @@ class Kind:
         return tuple(k for k, v in self.params.items() if v.type == "regex")
 
 
-# This module's kinds (the surface and chain ones); kinds.py lists every family in one registry.
+# This module's kinds (the surface ones); kinds.py lists every family in one registry.
 SURFACE_KINDS: dict[str, Kind] = {}
 
 
@@ -801,40 +721,4 @@ SURFACE_KINDS["case_value"] = Kind(
             "false value is this predicate's finding (its code, severity, name), worded by the value's `message`. "
             "On a turn it passes.",
     example=KindExample({}, "Anything.", True),
-)
-SURFACE_KINDS["vault_hits_min"] = Kind(
-    _vault_hits_min,
-    {
-        "field": Value("string", REQUIRED, "The case field holding the minimum.", non_empty=True),
-        "default": Value("integer", 0, "The minimum when the case lacks the field.", minimum=0),
-    },
-    unit="chain",
-    summary="The probe's vault_hits is at least the case field's value.",
-    case_params=(),
-    example=KindExample({"field": "min_vault_hits", "default": 1}, "", False, "probe vault_hits 0 < min_vault_hits 2",
-                        case={"min_vault_hits": 2}, chain={"vault_hits": 0}),
-    message="probe vault_hits {value} < {field} {bound}",
-    facts={"value": "the probe's vault_hits", "bound": "the minimum", "field": "the field"},
-)
-SURFACE_KINDS["replay_identical"] = Kind(
-    _replay_identical, {}, unit="chain", summary="Both runs agree on trace_hash, vault_hits and proposal count.",
-    facts={"problems": "what differs"},
-    example=KindExample({}, "", False, "replay differs: vault_hits 2 != replay 3",
-                        chain={"trace_hash": "ab", "trace_hash_replay": "ab", "vault_hits": 2, "vault_hits_replay": 3,
-                               "proposal_count": 0, "proposal_count_replay": 0}),
-)
-SURFACE_KINDS["proposal_count_equal"] = Kind(
-    _proposal_count_equal,
-    {
-        "field": Value("string", REQUIRED, "The case field holding the expected count.", non_empty=True),
-        "default": Value("integer", 0, "The count when the case lacks the field.", minimum=0),
-    },
-    unit="chain",
-    summary="The fired proposal count equals the case field's value.",
-    message="{value} pack-mutation proposal(s) fired; {field} is {bound}",
-    facts={"value": "the proposals fired", "bound": "the expected count", "field": "the field"},
-    case_params=("field",),
-    example=KindExample({"field": "expected_proposals"}, "", False,
-                        "1 pack-mutation proposal(s) fired; expected_proposals is 2",
-                        case={"expected_proposals": 2}, chain={"proposal_count": 1}),
 )
