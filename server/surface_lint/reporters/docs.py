@@ -197,9 +197,10 @@ def kinds_reference() -> str:
 def kind_markdown_lines(name: str) -> list[str]:
     """One kind's reference entry (the generated reference and the editor's hover show it)."""
     kind = KINDS[name]
-    parts = [f"### `{name}`", "", kind.summary or "(no summary)", ""]
+    parts = [f"### `{name}`", "", kind.summary or "(no summary)"]
     if kind.case_params:
         how = "judged anyway" if kind.judged_without_case else "not judged"
+        parts.append("")
         parts.append(f"Reads the case through {', '.join(f'`{p}`' for p in kind.case_params)}; "
                      f"a case without that field is {how}.")
     parts.append("")
