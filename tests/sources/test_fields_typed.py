@@ -142,11 +142,13 @@ def test_every_turn_field_with_every_hostile_value(field: str, value: str, tmp_p
     fits = value in FITS[expected_type]
     expected = [] if fits else [("t.jsonl", 1, column, 1, column + len(value), "SL003", "error",
                                  f"`{field}` must be {expected_type} or null, not {HOSTILE[value]}")]
-    for lane in ("deterministic_fluency", "symbolic_logic"):
+    # symbolic_logic is case-driven: scored with a case file (its one case, c1).
+    cases = write(tmp_path / "cases.jsonl", [VALID_CASE["symbolic_logic"] + "}"])
+    for lane, case_files in (("deterministic_fluency", []), ("symbolic_logic", [str(cases)])):
         result = check([line], path="t.jsonl", lane_name=lane)
         assert [f for f in fts(result.findings) if f[5] == "SL003"] == expected
         assert result.stats.records == 1
-        Engine().score(lane, [], [str(write(tmp_path / "t.jsonl", [line]))])
+        Engine().score(lane, case_files, [str(write(tmp_path / "t.jsonl", [line]))])
 
 
 def test_a_surface_nested_600_deep_and_proposals_of_any_shape(tmp_path: Path) -> None:
@@ -157,7 +159,8 @@ def test_a_surface_nested_600_deep_and_proposals_of_any_shape(tmp_path: Path) ->
     assert fts(result.findings, ["SL003"]) == [
         ("t.jsonl", 1, 30, 1, 1233, "SL003", "error", "`surface` must be a string or null, not an array")]
     assert (result.stats.records, result.stats.skipped) == (2, 1)
-    scored = Engine().score("symbolic_logic", [], [str(write(tmp_path / "t.jsonl", lines))])
+    cases = write(tmp_path / "cases.jsonl", [VALID_CASE["symbolic_logic"].replace('"c1"', '"c2"') + "}"])
+    scored = Engine().score("symbolic_logic", [str(cases)], [str(write(tmp_path / "t.jsonl", lines))])
     assert scored.case_count == 1
 
 
