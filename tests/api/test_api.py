@@ -18,14 +18,13 @@ from surface_lint import api
 from surface_lint.engine import UsageError
 
 FORMATS = ["text", "json", "json-lines", "sarif", "junit", "github", "markdown", "html"]
-# (lane, cases, captures) of the real corpus: surface lanes and the symbolic chain lane.
+# (lane, cases, captures) of the real corpus: the lanes that score turns (case-driven lanes,
+# symbolic_logic among them, are scored in parts of their cases: tests/api/test_case_parts.py).
 RUNS = [
     ("deterministic_fluency", "cases/deterministic_fluency/public/v1/cases.jsonl",
      "runtime/captures/deterministic_fluency_public_v1.jsonl"),
     ("multi_sentence_response", "cases/multi_sentence_response/public/v1/cases.jsonl",
      "runtime/captures/multi_sentence_response_public_v1.jsonl"),
-    ("symbolic_logic", "cases/symbolic_logic/public/v1/cases.jsonl",
-     "runtime/captures/symbolic_logic_public_v1.jsonl"),
 ]
 
 
@@ -136,10 +135,11 @@ def test_a_linter_and_a_part_pickle(linter: api.Linter) -> None:
 
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_lane_reports_as_parts(linter: api.Linter, corpus: Path, fmt: str) -> None:
+    # symbolic_logic's committed reports (case-driven: each report's entries are its cases' records).
     reports = sorted(str(p) for p in (corpus / "reports" / "symbolic_logic").glob("*.json"))[:3]
     one = cli("--lane", "symbolic_logic", "--transcripts", *reports, "--output-format", fmt)
     options = api.ScoreOptions.for_format(fmt)
-    parts = [linter.score_file(p, "symbolic_logic", key=k, options=options) for k, p in enumerate(reports)]
+    parts = [linter.score_cases(reports, "symbolic_logic", k, 3, [], options) for k in range(3)]
     whole = functools.reduce(api.PartialScore.merge, reversed(parts))
     assert linter.render(linter.finish(whole), fmt) == one.out
 

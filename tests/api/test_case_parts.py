@@ -30,6 +30,9 @@ def linter() -> api.Linter:
 
 
 def dev(corpus: Path, lane: str) -> tuple[str, str]:
+    if lane == "symbolic_logic":  # the runtime's own captures: its public split, each case run twice
+        return (str(corpus / "cases" / lane / "public" / "v1" / "cases.jsonl"),
+                str(corpus / "runtime" / "captures" / f"{lane}_public_v1.jsonl"))
     folder = corpus / "lanes" / lane
     flat = folder / "cases" / "cases" / "dev.jsonl"  # fabrication_control's own layout
     cases = flat if flat.is_file() else folder / "cases" / "dev" / "cases.jsonl"
@@ -46,7 +49,7 @@ def in_parts(linter: api.Linter, lane: str, cases: str, captures: list[str], par
     return linter.render(linter.finish(whole), fmt)
 
 
-@pytest.mark.parametrize("lane", ["calibration", "compositionality"])
+@pytest.mark.parametrize("lane", ["calibration", "compositionality", "symbolic_logic"])
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_parts_of_the_cases_give_the_bytes_of_one_process(linter: api.Linter, corpus: Path, lane: str,
                                                          fmt: str) -> None:
