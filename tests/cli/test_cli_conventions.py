@@ -66,9 +66,8 @@ def test_a_lane_whose_checks_read_case_fields_is_not_scored_without_cases(tmp_pa
     run = cli("--lane", "symbolic_logic", "--transcripts", "t.jsonl", cwd=tmp_path)
     assert (run.code, run.out) == (2, "")
     assert run.err == (
-        "surface-lint: error: lane symbolic_logic cannot be scored without its cases (proposal_storage reads "
-        "expected_proposals; all_three_pass_rate reads expected_proposals): give --cases C.jsonl or --split; "
-        "without them these metrics would read as 0.0\n")
+        "surface-lint: error: lane symbolic_logic scores captures joined with their cases: give --cases "
+        "(or give only lane reports, which carry their cases' records)\n")
 
 
 @pytest.mark.parametrize(("fmt", "expected"), [

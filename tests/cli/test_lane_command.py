@@ -50,7 +50,7 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
 def test_the_shipped_lanes_pass(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     assert run(["lane", "test", *SHIPPED], capsys) == (
-        0, "all 120 example(s) give their stated verdicts (15 lane file(s), contract profile)\n", "")
+        0, "all 124 example(s) give their stated verdicts (15 lane file(s), contract profile)\n", "")
 
 
 def test_the_reference_profile_names_its_one_documented_divergence(capsys: pytest.CaptureFixture[str],
@@ -87,8 +87,8 @@ def test_a_lane_file_that_does_not_load_exits_2(tmp_path: Path, capsys: pytest.C
     assert err == (f"{lane}:6:1: predicate 'p': unknown kind 'ends_wth' (known: case_field_in_surface, case_value, condition, "
                    "connective_present, count_between, ends_with, first_letter_upper, grounding_in, "
                    "grounding_marker_consistent, not_only_tail, pattern_absent, pattern_present, primed, "
-                   "proposal_count_equal, replay_identical, sentence_count_min, sentence_min_tokens, substring_absent, "
-                   "surface_in_list, terms_in_order, terms_present, vault_hits_min, words_present); did you mean "
+                   "sentence_count_min, sentence_min_tokens, substring_absent, "
+                   "surface_in_list, terms_in_order, terms_present, words_present); did you mean "
                    "'ends_with'?\n")
     assert out == "0 of 0 example(s) failed, 1 file(s) did not load (0 lane file(s), contract profile)\n"
 
@@ -101,24 +101,15 @@ def test_nothing_tested_is_no_pass(tmp_path: Path, capsys: pytest.CaptureFixture
         "nothing tested: no predicate documents an example (1 lane file(s), contract profile)\n"), "")
 
 
-def test_a_chain_example_and_a_json_case_example(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_chain_lane_is_a_load_error_and_a_json_case_example(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
     chains = tmp_path / "chains.toml"
-    chains.write_text('''[lane]
-name = "chains_demo"
-unit = "chain"
-
-[case_schema.fields.min_vault_hits]
-type = "integer"
-
-[[predicates]]
-name = "recall"
-code = "CH1"
-kind = "vault_hits_min"
-example_pass = "probe vault_hits 2, min_vault_hits 2"
-example_fail = "probe vault_hits 1, min_vault_hits 2"
-[predicates.params]
-field = "min_vault_hits"
-''', "utf-8")
+    chains.write_text('[lane]\nname = "chains_demo"\nunit = "chain"\n', "utf-8")
+    code, out, err = run(["lane", "test", str(chains)], capsys)
+    assert (code, out) == (2, "0 of 0 example(s) failed, 1 file(s) did not load (0 lane file(s), contract profile)\n")
+    assert err == (f'{chains}:3:1: [lane]: `unit` "chain" is no more accepted: write the runs of a case as '
+                   "[casework.views] over its capture records and the checks as [[casework.values]] (docs/rules.md, "
+                   '"Replay chains"; rules/symbolic_logic.toml)\n')
     primed = tmp_path / "primed.toml"
     primed.write_text('''[lane]
 name = "primed_demo"
@@ -130,11 +121,11 @@ kind = "primed"
 example_pass = '{"prompt": "And then?", "priming_prompts": ["Tell me of light."]}'
 example_fail = '{prompt: "And then?"}'
 ''', "utf-8")
-    code, out, _ = run(["lane", "test", str(chains), str(primed)], capsys)
+    code, out, _ = run(["lane", "test", str(primed)], capsys)
     assert (code, out.splitlines()) == (1, [
         f"{primed}:9:1: primed_demo.primed: example_fail is not a JSON object: Expecting property name enclosed in "
         "double quotes: line 1 column 2 (char 1): " + '"{prompt: \\"And then?\\"}"',
-        "1 of 4 example(s) failed, 0 file(s) did not load (2 lane file(s), contract profile)",
+        "1 of 2 example(s) failed, 0 file(s) did not load (1 lane file(s), contract profile)",
     ])
 
 
@@ -175,3 +166,27 @@ def test_an_example_expecting_an_unknown_value_does_not_load(tmp_path: Path, cap
     code, out, err = run(["lane", "test", str(lane)], capsys)
     assert (code, err) == (2, f"{lane}:46:1: example 'two words pass': `expect` names 'word', not a value of this lane "
                               "(its values: words, passed)\n")
+
+
+def test_a_check_judged_by_a_value_names_its_casework_example(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    # symbolic_logic's checks are `case_value` predicates: each example names a [[casework.examples]]
+    # entry that expects the check's value true (example_pass) or false (example_fail).
+    text = (ROOT / "rules" / "symbolic_logic.toml").read_text("utf-8")
+    text = text.replace('example_fail = "the replay differs"', 'example_fail = "no such example"', 1)
+    text = text.replace('example_fail = "the probe recalls nothing"', 'example_fail = "the replay differs"', 1)
+    lane = tmp_path / "symbolic_logic.toml"
+    lane.write_text(text, "utf-8")
+    lines = text.splitlines()
+    recall = next(i for i, l in enumerate(lines) if l.startswith('example_fail = "the replay differs"')) + 1
+    replay = next(i for i, l in enumerate(lines) if l.startswith('example_fail = "no such example"')) + 1
+    code, out, err = run(["lane", "test", str(lane)], capsys)
+    assert (code, err) == (1, "")
+    assert out.splitlines() == [
+        f"{lane}:{recall}:1: symbolic_logic.premise_recall: example_fail: [[casework.examples]] 'the replay differs' "
+        'must expect `premise_recall = false`: "the replay differs"',
+        f"{lane}:{replay}:1: symbolic_logic.replay_determinism: example_fail names no [[casework.examples]] entry "
+        "(known: 'both runs agree and recall enough', 'the probe recalls nothing', 'the replay differs', "
+        "'no replay captured, and a proposal missing'): \"no such example\"",
+        "2 of 10 example(s) failed, 0 file(s) did not load (1 lane file(s), contract profile)",
+    ]

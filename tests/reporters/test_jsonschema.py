@@ -54,7 +54,7 @@ def test_a_wrong_type_and_a_missing_required_key_are_refused() -> None:
     assert problems(LANE, '[lane]\nname = "demo"\n[[predicates]]\nname = "p"\nkind = "ends_with"\n') == [
         (["predicates", 0], "'code' is a required property")]
     assert problems(LANE, '[lane]\nname = "demo"\nunit = "turns"\n') == [
-        (["lane", "unit"], "'turns' is not one of ['surface', 'chain']")]
+        (["lane", "unit"], "'turns' is not one of ['surface']")]
 
 
 def test_an_extending_file_names_only_what_it_changes() -> None:

@@ -38,10 +38,6 @@ def _error(kind: str, params: str) -> str:
          "tiny.toml:12:3: predicate 'short': parameter `max` must be at least 0, not -0.5"),
         ("count_between", 'unit = "words"\nmin = 5\nmax = 2',
          "tiny.toml:9:1: predicate 'short' (count_between): `min` 5 is greater than `max` 2: no surface could pass"),
-        ("vault_hits_min", 'field = "min_vault_hits"\ndefault = -1',
-         "tiny.toml:11:1: predicate 'short': parameter `default` must be at least 0, not -1"),
-        ("proposal_count_equal", 'field = "expected_proposals"\ndefault = -3',
-         "tiny.toml:11:1: predicate 'short': parameter `default` must be at least 0, not -3"),
     ],
 )
 def test_a_negative_count_is_refused_where_it_stands(kind: str, params: str, expected: str) -> None:

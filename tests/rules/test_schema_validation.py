@@ -113,14 +113,14 @@ def test_the_base_lane_loads() -> None:
          (10, 1, "predicate 'no_marker': `report` must be boolean, not integer")),
         ('default_severity = "warning"', 'default_severity = "warning"\naliases = "other"',
          (10, 1, "predicate 'no_marker': `aliases` must be list[string], not string")),
-        ('name = "tiny"', 'name = "tiny"\nunit = "turn"', (3, 1, '[lane]: `unit` must be "surface" or "chain", not "turn"')),
+        ('name = "tiny"', 'name = "tiny"\nunit = "turn"', (3, 1, '[lane]: `unit` must be "surface", not "turn"')),
         ('name = "tiny"', "name = 3", (2, 1, "[lane]: `name` must be string, not integer")),
         ('checks = [{ metric = "no_marker_rate", op = ">=", value = 1.0 }]', "checks = 3",
          (19, 1, "threshold set 'v1': `checks` must be an array of tables, not integer")),
         ('[lane]\n', 'predicate = 3\n[lane]\n', (1, 1, "unknown key `predicate` at the top of the file (did you mean `[[predicates]]`?)")),
         # bad [details] sources
         ('case_id = "case.id"', 'case_id = "kase.id"',
-         (22, 1, "[details]: `case_id` reads `kase`; a [details] expression reads `case`, `turn`, `chain`, "
+         (22, 1, "[details]: `case_id` reads `kase`; a [details] expression reads `case`, `turn`, "
                  "`analysis`, `verdicts` and `signal('NAME')`")),
         ('case_id = "case.id"', 'case_id = "turn.promt"',
          (22, 1, "[details]: `case_id` reads `turn.promt`, which is not one of turn.prompt, turn.surface, "

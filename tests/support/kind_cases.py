@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from surface_lint.engine import Engine
-from surface_lint.engine.lanetest import example_subject
+from surface_lint.engine.casework import load_casework
+from surface_lint.engine.lanetest import _judge_by_value, example_subject
 from surface_lint.engine.scoring import evaluate
 from surface_lint.reporters.docs import example_rules, run_example
 from surface_lint.rules.kinds.core import Context, KindExample, Subject, Verdict
@@ -55,12 +56,11 @@ def judge(
     case: Mapping[str, Any] | None = None,
     grounding: str = "pack",
     analysis: Mapping[str, Any] | None = None,
-    chain: Mapping[str, Any] | None = None,
 ) -> Judged:
     """The verdict of a one-predicate lane of `kind` with `params` on one subject."""
-    example = KindExample(params, surface, True, case=case, grounding=grounding, analysis=analysis, chain=chain)
+    example = KindExample(params, surface, True, case=case, grounding=grounding, analysis=analysis)
     lane = parse_lane(example_rules(kind, KINDS[kind], example), f"<{kind}>")
-    subject = Subject(surface, grounding, case, primed=False, **(chain or {}))
+    subject = Subject(surface, grounding, case, primed=False)
     return judged(evaluate(lane, subject, None, dict(case or {})).get("example"))
 
 
@@ -93,6 +93,13 @@ def documented_examples(lane_name: str, name: str) -> dict[tuple[str, str], bool
         lane = engine.lane(lane_name)
         spec = lane.predicate(name)
         assert spec is not None
+        casework = load_casework(lane)
+        if spec.kind == "case_value" and casework is not None:
+            # Judged by a [[casework.values]] value: each example names a [[casework.examples]]
+            # entry that expects it true (pass) or false (fail) (engine/lanetest.py).
+            out[(profile, "example_pass")] = _judge_by_value(casework, spec, "example_pass", spec.example_pass) == ""
+            out[(profile, "example_fail")] = _judge_by_value(casework, spec, "example_fail", spec.example_fail) != ""
+            continue
         out[(profile, "example_pass")] = verdict(lane, spec, spec.example_pass).passed
         out[(profile, "example_fail")] = verdict(lane, spec, spec.example_fail).passed
     return out

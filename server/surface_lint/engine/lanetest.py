@@ -21,7 +21,7 @@ from typing import Any
 
 from ..rules.kinds.core import Context, Subject
 from ..rules.loader import CaseExample, Lane, LaneError, PredicateSpec, load_lane_document
-from .casework import CaseworkEvaluator, load_casework
+from .casework import Casework, CaseworkEvaluator, load_casework
 
 _META = re.compile(r"\s{2}\[(\w+): ([^\]]*)\]\s*$")
 _INTEGER = re.compile(r"-?[0-9]+")
@@ -94,21 +94,18 @@ def run_examples(path: Path, profile: str) -> tuple[Lane, list[ExampleOutcome], 
     outcomes: list[ExampleOutcome] = []
     untested: list[str] = []
     casework = load_casework(lane)
-    # A check a case-driven lane judges by a value is tested by the [[casework.examples]] that expect that value.
-    expected = {name for example in casework.examples for name in example.expect} if casework is not None else set()
-    by_values = {v.check for v in casework.values if v.check is not None and v.name in expected} \
-        if casework is not None else set()
     for spec in lane.predicates:
         if spec.hidden:
             continue
         pairs = [(key, text) for key, text in (("example_pass", spec.example_pass), ("example_fail", spec.example_fail))
                  if text.strip()]
-        if len(pairs) < 2 and not (not pairs and spec.name in by_values):
+        if len(pairs) < 2:
             untested.append(spec.name)
         for key, text in pairs:
             shown, line, column = positions.locate(("predicates", index.get(spec.name, 0), key))
-            outcomes.append(ExampleOutcome(shown, line, column, lane.name, spec.name, key, text,
-                                           _judge(lane, spec, key, text)))
+            judged = _judge_by_value(casework, spec, key, text) if spec.kind == "case_value" and casework \
+                else _judge(lane, spec, key, text)
+            outcomes.append(ExampleOutcome(shown, line, column, lane.name, spec.name, key, text, judged))
     if casework is not None and casework.examples:
         evaluator = CaseworkEvaluator(casework)
         for example in casework.examples:
@@ -117,6 +114,23 @@ def run_examples(path: Path, profile: str) -> tuple[Lane, list[ExampleOutcome], 
                                            json.dumps(dict(example.expect), ensure_ascii=False, sort_keys=True),
                                            _expected_values(evaluator, example)))
     return lane, outcomes, untested
+
+
+def _judge_by_value(casework: Casework, spec: PredicateSpec, key: str, text: str) -> str:
+    """A check judged by a [[casework.values]] value (kind `case_value`): its example names a
+    [[casework.examples]] entry whose `expect` gives that value true (example_pass) or false
+    (example_fail); the entry itself is judged with the other examples."""
+    values = [v.name for v in casework.values if v.check == spec.name]
+    if not values:
+        return f"{key}: no [[casework.values]] entry names `{spec.name}` as its `check`"
+    example = next((e for e in casework.examples if e.name == text.strip()), None)
+    if example is None:
+        known = ", ".join(repr(e.name) for e in casework.examples) or "none"
+        return f"{key} names no [[casework.examples]] entry (known: {known})"
+    want = key == "example_pass"
+    if example.expect.get(values[0]) is not want:
+        return f"{key}: [[casework.examples]] {example.name!r} must expect `{values[0]} = {str(want).lower()}`"
+    return ""
 
 
 def _expected_values(evaluator: CaseworkEvaluator, example: CaseExample) -> str:
