@@ -83,7 +83,9 @@ def test_a_symbolic_run_scores_the_first_chains_probe_and_keeps_the_rest_as_cont
         ("replay_determinism", "SL302", "error", "replay differs: trace_hash kp… != replay kX…")]
     assert review.select(predicate="replay_determinism") == [review.turns[2]]
     assert review.select(category="negation") == []
-    assert review.failing_counts() == {"premise_recall": 0, "replay_determinism": 1, "proposal_storage": 0}
+    # A case-driven lane's own checks (SL018-SL020) count as every case-driven lane's do.
+    assert review.failing_counts() == {"premise_recall": 0, "replay_determinism": 1, "proposal_storage": 0,
+                                       "case-check-failed": 0, "expression-budget": 0, "expression-failed": 0}
     # A case file's lens for the chain links to the first run's probe.
     runs = find_runs([root], ["runs/*.jsonl"])
     found = latest_outcomes(engine, run.lane, [cases], runs, {run_path: data, cases: Path(cases).read_bytes()})
