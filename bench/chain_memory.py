@@ -1,17 +1,18 @@
-"""Benchmark: peak memory and CPU of chain lanes and of `check <case file>` as the input doubles.
+"""Benchmark: peak memory and CPU of symbolic_logic's runs and of `check <case file>` as the input doubles.
 
 Builds, from the real shapes in ../shared/corpus (read at run time, never copied):
   * symbolic_logic turn files of N, 2N, 4N turns (default N = 100,000): the corpus captures'
     cases (premises and probe, chain 0 then chain 1) repeated under new case ids
     `chain_0000000`...; one case in 1,000 has its replay run (chain 1) written at the end of the
-    file, so its id comes back after every other case (the chain is read back from the store);
+    file, so its id comes back after every other case (its records past the case groups'
+    bound are on disk and read back whole), with a case file holding each of those ids once;
   * symbolic_logic case files of N, 2N, 4N cases: the corpus case files' cases under the same
     ids; one case in 1,000 repeats an earlier id (SL005, with its renumbering fix).
 Then, in the same run and on the same files, each in a fresh subprocess (bench/memory.py's
 `measure`: peak RSS and user+sys CPU from the child's rusage):
   * floor: a bare loop that reads every line and json.loads it;
-  * `surface-lint --lane symbolic_logic --transcripts T --output-format F -o /dev/null` (text, json);
-  * `surface-lint check T --lane symbolic_logic --output-format F -o /dev/null` (text, json);
+  * `surface-lint --lane symbolic_logic --cases TC --transcripts T --output-format F -o /dev/null` (text, json);
+  * `surface-lint check T --cases TC --lane symbolic_logic --output-format F -o /dev/null` (text, json);
   * `surface-lint check C --lane symbolic_logic --output-format F -o /dev/null` (text, json);
 each for the tree under test and, with `--baseline DIR` (a checkout of main, e.g.
 `git archive main | tar -x -C /tmp/base`), for that tree too, alternated. Prints a table, the
@@ -72,14 +73,17 @@ def case_templates(corpus: Path) -> list[dict[str, object]]:
 
 
 def build_turns(path: Path, turns: int, templates: list[list[dict[str, object]]]) -> int:
-    """About `turns` turns; every 1,000th case's replay run is held back to the end of the file."""
+    """About `turns` turns; every 1,000th case's replay run is held back to the end of the file.
+    Returns the number of cases (ids `chain_0000000`...)."""
     written = 0
     held: list[str] = []
     dump: Callable[[dict[str, object]], str] = json.dumps
     with path.open("w", encoding="utf-8") as fh:
+        cases = 0
         for i in itertools.count():
             if written >= turns:
                 break
+            cases += 1
             case_id = f"chain_{i:07d}"
             for turn in templates[i % len(templates)]:
                 line = dump({**turn, "case_id": case_id}) + "\n"
@@ -89,23 +93,24 @@ def build_turns(path: Path, turns: int, templates: list[list[dict[str, object]]]
                     fh.write(line)
                 written += 1
         fh.writelines(held)
-    return path.stat().st_size
+    return cases
 
 
-def build_cases(path: Path, cases: int, templates: list[dict[str, object]]) -> int:
+def build_cases(path: Path, cases: int, templates: list[dict[str, object]], duplicates: bool = True) -> int:
+    """`cases` cases with ids `chain_0000000`...; with `duplicates`, 1 in 1,000 repeats an earlier id."""
     with path.open("w", encoding="utf-8") as fh:
         for i in range(cases):
-            case_id = f"chain_{i:07d}" if i % 1000 != 999 else f"chain_{i - 500:07d}"  # a duplicate id
+            case_id = f"chain_{i:07d}" if i % 1000 != 999 or not duplicates else f"chain_{i - 500:07d}"
             fh.write(json.dumps({**templates[i % len(templates)], "id": case_id}) + "\n")
     return path.stat().st_size
 
 
-def lane_cmd(turns: Path, fmt: str) -> list[str]:
-    return memory.lane_cmd(turns, fmt, LANE)
+def lane_cmd(turns: Path, fmt: str, cases: Path) -> list[str]:
+    return [*memory.lane_cmd(turns, fmt, LANE), "--cases", str(cases)]
 
 
-def check_cmd(path: Path, fmt: str) -> list[str]:
-    return memory.check_cmd(path, fmt, LANE)
+def check_cmd(path: Path, fmt: str, cases: Path | None = None) -> list[str]:
+    return [*memory.check_cmd(path, fmt, LANE), *(("--cases", str(cases)) if cases is not None else ())]
 
 
 def main() -> None:
@@ -131,10 +136,12 @@ def main() -> None:
             if args.only != "cases":
                 n = args.turns * k
                 path = Path(tmp) / f"turns_{n}.jsonl"
-                size = build_turns(path, n, chains)
-                print(f"{n} turns: {size / 2**20:.1f} MiB", file=sys.stderr)
-                plans.append(("turns", n, path, [(f"--lane {f}", lane_cmd(path, f)) for f in formats]
-                              + [(f"check turns {f}", check_cmd(path, f)) for f in formats]))
+                count = build_turns(path, n, chains)
+                turn_cases = Path(tmp) / f"turn_cases_{n}.jsonl"
+                build_cases(turn_cases, count, cases, duplicates=False)
+                print(f"{n} turns: {path.stat().st_size / 2**20:.1f} MiB, {count} cases", file=sys.stderr)
+                plans.append(("turns", n, path, [(f"--lane {f}", lane_cmd(path, f, turn_cases)) for f in formats]
+                              + [(f"check turns {f}", check_cmd(path, f, turn_cases)) for f in formats]))
             if args.only != "turns":
                 n = args.cases * k
                 path = Path(tmp) / f"cases_{n}.jsonl"
