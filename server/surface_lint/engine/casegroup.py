@@ -26,7 +26,7 @@ from ..sources.cases import Case
 from ..sources.suppress import SUPPRESSION_KEY, disabled_rules
 from ..sources.transcripts import iter_turns
 from .caseindex import scratch_db
-from .casework import Blame, CaseOutcome, Casework, CaseworkEvaluator
+from .casework import Blame, CaseOutcome, Casework, CaseworkEvaluator, judges_without_case
 from .pipeline import Evaluator
 from .results import CaseIndex
 from .services import EngineServices
@@ -193,14 +193,32 @@ def case_findings(evaluator: Evaluator, casework: Casework, case: Case, records:
     return judge_case(evaluator, CaseworkEvaluator(casework), casework, case.id, case.data, records)[1]
 
 
+def group_findings(evaluator: Evaluator, casework: Casework, cases: CaseIndex | None, case_id: str,
+                   records: Sequence[Record]) -> list[Finding]:
+    """One grouped case's findings: judged with its case when the case files hold it, else (no
+    case files, or an id they do not hold) on its `without_case` checks alone, when it has any."""
+    case = cases.get(case_id) if cases is not None else None
+    if case is not None:
+        return case_findings(evaluator, casework, case, records)
+    if not records or not judges_without_case(casework):
+        return []
+    data = {casework.lane.schema.id_field: case_id}
+    return judge_case(evaluator, CaseworkEvaluator(casework), casework, case_id, data, records, without_case=True)[1]
+
+
 def judge_case(evaluator: Evaluator, cases: CaseworkEvaluator, casework: Casework, case_id: str,
-               data: Mapping[str, Any], records: Sequence[Record]) -> tuple[CaseOutcome | None, list[Finding]]:
+               data: Mapping[str, Any], records: Sequence[Record],
+               without_case: bool = False) -> tuple[CaseOutcome | None, list[Finding]]:
     """One case judged once: its outcome (metrics and details read it; None when it could not be
     judged) and what makes it fail, as findings on its records (nothing when it passes). `--lane`,
-    `check` and the editor all judge a case here."""
+    `check` and the editor all judge a case here. `without_case`: the case is not given (`data`
+    holds its id alone), only its `without_case` checks are judged."""
     first = records[0]
     try:
-        outcome, blames = cases.case_findings(data, [r.data for r in records])
+        if without_case:
+            outcome, blames = cases.without_case_findings(case_id, [r.data for r in records])
+        else:
+            outcome, blames = cases.case_findings(data, [r.data for r in records])
     except RegexTimeout as exc:  # a user pattern's character budget: the case is not judged
         return None, [check_finding(C.PATTERN_LIMIT, first.whole(), f"case `{case_id}` was not judged: a pattern {exc}",
                                     case_id, record_index=first.index)]
@@ -227,11 +245,11 @@ def report_findings(evaluator: Evaluator, casework: Casework, case_id: str, data
 
 
 def check_case_lines(engine: EngineServices, path: str, lines: Sequence[tuple[int, str]], kind: str, lane: Lane,
-                     cases: CaseIndex) -> list[Finding]:
+                     cases: CaseIndex | None) -> list[Finding]:
     """The case findings of a document's lines (the editor gives one case's lines): (number, text
     without its line end), read as the whole-file check reads them at those numbers (the
     reader's own findings are the line path's, not these), grouped by case and judged as
-    `check_bytes` judges them."""
+    `check_bytes` judges them (a case not given: on its `without_case` checks, `group_findings`)."""
     casework = lane.casework
     if casework is None:
         return []
@@ -246,9 +264,7 @@ def check_case_lines(engine: EngineServices, path: str, lines: Sequence[tuple[in
     evaluator = Evaluator(lane, engine.severity_levels)
     out: list[Finding] = []
     for case_id, records in groups.items():
-        case = cases.get(case_id)
-        if case is not None:
-            out.extend(case_findings(evaluator, casework, case, records))
+        out.extend(group_findings(evaluator, casework, cases, case_id, records))
     return sorted_findings(out)
 
 
@@ -285,4 +301,5 @@ def _rank_order(item: tuple[Any, ...]) -> tuple[int, int]:
     return item[0], item[1]
 
 
-__all__ = ["MEMORY_RECORDS", "CaseGroups", "case_findings", "check_case_lines", "judge_case", "report_findings"]
+__all__ = ["MEMORY_RECORDS", "CaseGroups", "case_findings", "check_case_lines", "group_findings", "judge_case",
+           "report_findings"]

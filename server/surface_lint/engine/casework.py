@@ -68,6 +68,11 @@ def _failure(exc: EvalFailure) -> CaseError:
     return CaseError(C.EXPR_BUDGET if exc.budget else C.EXPR_ERROR, exc.message, exc.expr.where)
 
 
+def judges_without_case(casework: Casework) -> bool:
+    """Whether a value of the lane's is judged on captures whose case is not given (`without_case`)."""
+    return any(spec.without_case for spec in casework.values)
+
+
 def category_order(key: Any) -> tuple[int, str, Any]:
     """The order of a `by` metric's categories: values of one type in their own order, types by
     name (booleans, numbers, strings), and null (a case without the field) last."""
@@ -555,6 +560,30 @@ class CaseworkEvaluator:
                 original = self._originals.get(id(blame.record)) if blame.record is not None else None
                 blames.append(blame if original is None else replace(blame, record=original))
         return outcome, [*blames, *problems]
+
+    def without_case_findings(self, case_id: str,
+                              records: Sequence[Mapping[str, Any]]) -> tuple[CaseOutcome, list[Blame]]:
+        """A case whose case record is not given (no case file, or an id the case files do not
+        hold), judged on a case of its id alone (every other `case.X` null): each `without_case`
+        check value that is false (not gated off by its `when`) is its predicate's finding, as
+        `case_findings` places it; `passed` and the other values give nothing. An expression that
+        fails (SL019) or runs past the budget (SL020) before every `without_case` value is
+        computed is that failure; the capture problems (SL003, SL021) are left to the turns'
+        own findings and to a check given the cases."""
+        self._originals = {}
+        trace = CaseTrace()
+        outcome = self.evaluate_case({self.lane.schema.id_field: case_id}, records, trace)
+        blames: list[Blame] = []
+        checks = [spec for spec in self.casework.values if spec.without_case]
+        if outcome.error is not None and any(spec.name not in trace.values for spec in checks):
+            blames.append(Blame("", None, None, None, outcome.error.message, None, outcome.error.code))
+        for spec in checks:
+            message = None if spec.name in trace.gated else self._message_of(spec, trace)
+            if message is not None:
+                blame = _check_blame(spec, trace, message)
+                original = self._originals.get(id(blame.record)) if blame.record is not None else None
+                blames.append(blame if original is None else replace(blame, record=original))
+        return outcome, blames
 
     def _explain(self, name: str, trace: CaseTrace, open_names: set[str], reads: _ReadIndex) -> list[Blame]:
         """Why value `name` is what made the case fail (false or null; true where it is negated)."""

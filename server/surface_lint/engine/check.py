@@ -19,7 +19,8 @@ from ..sources.cases import duplicate_findings, leak_findings, read_case_file, s
 from ..sources.streams import open_input
 from ..sources.transcripts import iter_turns, read_report, sniff, sniff_stream
 from .casefile import check_case_file, split_rank
-from .casegroup import CaseGroups, case_findings
+from .casegroup import CaseGroups, group_findings
+from .casework import judges_without_case
 from .detect import first_object
 from .pipeline import Evaluator, Joined, Suppressions, join_report, join_turns
 from .results import SURFACE_PATH, CaseIndex, DocResult, LineCheck, RecordInfo, UsageError
@@ -132,23 +133,29 @@ def turn_stream(engine: EngineServices, path: str, stream: IO[bytes] | NumberedL
     pending = reader.findings = BoundedFindings(reader.findings)
     held = HeldFindings(pending)
     pending.held = held
-    # A case-driven lane with its cases judges each case as `score` does, once its turns are read.
+    # A case-driven lane with its cases judges each case as `score` does, once its turns are read;
+    # one with `without_case` checks groups the turns whose case is not given too (judged on those).
     by_case = judges_cases(lane, cases)
-    shared = groups is not None and by_case
+    alone = judges_alone(lane)
+    grouping = by_case or alone
+    shared = groups is not None and grouping
     if not shared:
-        groups = CaseGroups() if by_case and case_groups else None
+        groups = CaseGroups() if grouping and case_groups else None
     turns = iter_turns(path, stream, kind, reader)
     for joined in join_turns(lane, turns, cases, primed):
         for batch in held.drain():
             yield suppressions.filter(batch), None
-        if groups is not None and not want_records:  # the case findings say it all: no turn verdicts needed
+        if by_case and groups is not None and not want_records:  # the case findings say it all: no turn verdicts needed
             found = joined.problems
             done = None
         else:
             done = evaluator.evaluate(joined, findings=not by_case)
             found = done.all_findings()
-        if groups is not None and joined.case is not None:
-            groups.add(joined.case.id, joined.record)
+        if groups is not None:
+            if joined.case is not None:
+                groups.add(joined.case.id, joined.record)
+            elif alone and joined.case_id:
+                groups.add(joined.case_id, joined.record)
         if pending:
             found = [*pending, *found]
             pending.clear()
@@ -168,16 +175,20 @@ def judges_cases(lane: Lane, cases: CaseIndex | None) -> bool:
     return lane.casework is not None and cases is not None
 
 
+def judges_alone(lane: Lane) -> bool:
+    """A case-driven lane with `without_case` checks: the turns of a case not given (no case
+    files, or an id they do not hold) are grouped by case and judged on those checks."""
+    return lane.casework is not None and judges_without_case(lane.casework)
+
+
 def _case_findings(evaluator: Evaluator, lane: Lane, cases: CaseIndex | None,
                    groups: CaseGroups) -> Iterator[tuple[list[Finding], RecordInfo | None]]:
     """Each grouped case's findings (what makes it fail), case by case."""
-    assert lane.casework is not None and cases is not None
+    assert lane.casework is not None
     for case_id, records in groups.groups():
-        case = cases.get(case_id)
-        if case is not None:
-            found = case_findings(evaluator, lane.casework, case, records)
-            if found:
-                yield found, None
+        found = group_findings(evaluator, lane.casework, cases, case_id, records)
+        if found:
+            yield found, None
 
 
 class CaseSession:
@@ -194,7 +205,7 @@ class CaseSession:
 
     def groups(self, lane: Lane) -> CaseGroups | None:
         """Where `lane`'s turns are grouped (None when the lane does not judge cases)."""
-        if not judges_cases(lane, self.cases):
+        if not judges_cases(lane, self.cases) and not judges_alone(lane):
             return None
         if lane.name not in self._lanes:
             self._lanes[lane.name] = (lane, CaseGroups())
@@ -377,9 +388,8 @@ class DocumentChecker:
 
     def judges_cases_of(self, path: str, kind: str | None, lane_name: str | None, cases: CaseIndex | None) -> bool:
         """Whether `file` groups this file's turns by case (a turn or telemetry file of a case-driven
-        lane, given its cases). Unreadable or of no lane it can tell: False (its own check says why)."""
-        if cases is None:
-            return False
+        lane, given its cases or with `without_case` checks). Unreadable or of no lane it can tell:
+        False (its own check says why)."""
         try:
             with open_input(path) as fh:
                 head = fh.read(HEAD_BYTES)
@@ -387,7 +397,8 @@ class DocumentChecker:
                 detected = kind or sniff_stream(fh)
             if detected in ("cases", "report"):
                 return False
-            return judges_cases(self._lane(path, detected or "turns", lane_name, head), cases)
+            lane = self._lane(path, detected or "turns", lane_name, head)
+            return judges_cases(lane, cases) or judges_alone(lane)
         except (OSError, UsageError):
             return False
 

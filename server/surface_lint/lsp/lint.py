@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from ..engine import CaseIndex, DocResult, Engine, RecordInfo, first_object
 from ..engine.casegroup import check_case_lines
+from ..engine.casework import judges_without_case
 from ..engine.config import ConfigError
 from ..engine.results import shift_finding, shift_record
 from ..model.checks import CHECK_CODES as C
@@ -222,7 +223,7 @@ def lint_document(state: CaseSource, entry: EngineEntry, snap: Snapshot, memo: D
         memo.reset(memo_key)
         before = memo.misses
         findings, pairs = lint_lines(engine, snap, lane, kind, cases, memo, token, progress)
-        if lane.casework is not None and cases is not None:
+        if lane.casework is not None and (cases is not None or judges_without_case(lane.casework)):
             findings = sorted([*findings, *case_findings(engine, snap, lane, kind, cases, memo)], key=Finding.sort_key)
         return LintResult(snap.uri, snap.path, snap.version, snap.lines, kind, lane.name, findings, None,
                           entry, case_paths, line_mode=True, rechecked=memo.misses - before, _pairs=pairs,
@@ -402,11 +403,12 @@ def lint_lines(engine: Engine, snap: Snapshot, lane: Lane, kind: str, cases: Cas
     return all_findings, all_pairs
 
 
-def case_findings(engine: Engine, snap: Snapshot, lane: Lane, kind: str, cases: CaseIndex,
+def case_findings(engine: Engine, snap: Snapshot, lane: Lane, kind: str, cases: CaseIndex | None,
                   memo: DocMemo) -> list[Finding]:
     """A case-driven lane judges cases, not lines: an edit re-judges every case whose lines
     changed (all of its lines, wherever they are in the document); the other cases' findings
-    come from the memo, moved with their first line."""
+    come from the memo, moved with their first line. A case not given (no case files found, or
+    an id they do not hold) is judged on the lane's `without_case` checks."""
     path = snap.path
     by_case: dict[str, list[tuple[int, str]]] = {}
     for i, raw in enumerate(snap.lines):

@@ -59,6 +59,9 @@ VALUE_TABLE = Table({
                 "empty view: the case's first record).", non_empty=True),
     "field": Value("string", None, "With `check`: the record's key the finding points at (the whole record when "
                    "the record lacks it; default: where the predicate's own finding would be).", non_empty=True),
+    "without_case": Value("boolean", False, "With `check`: judged on captures whose case is not given too (no case "
+                          "file, or an id the case files do not hold), on a case of its id alone (every other "
+                          "`case.X` null); a false value is its finding."),
     "description": _TEXT,
 })
 # --- the one metric table and the one threshold check, of every lane ---------------------

@@ -1281,6 +1281,9 @@ class ValueSpec:
     check: str | None = None
     at: str | None = None
     field: str | None = None
+    # `without_case`: the check is judged on captures whose case is not given too (a case of
+    # its id alone; engine/casework.py `CaseworkEvaluator.without_case_findings`).
+    without_case: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -1587,6 +1590,7 @@ def parse_casework(lane: Lane, table: Mapping[str, Any], positions: LanePosition
             message=template(item["message"], f"{what} `message`", (*path, "message"),
                              [*_SCOPE_NAMES, *views, *all_values], True) if "message" in item else None,
             check=check, at=at, field=str(item["field"]) if "field" in item else None,
+            without_case=item.get("without_case") is True,
         ))
 
     metrics = _case_metrics(lane, metric_entries, views, fail_at, compile_at)
@@ -1619,17 +1623,17 @@ def _value_check(lane: Lane, item: Mapping[str, Any], what: str, views: Mapping[
                  path: tuple[str | int, ...], fail_at: Callable[[tuple[str | int, ...], str], LaneError],
                  ) -> tuple[str | None, str | None]:
     """A value's `check` (the predicate its finding is told as, by its canonical name) and `at`
-    (the view whose first record the finding sits on); `at` and `field` need a `check`, a `check`
-    needs a `message` (the finding's text)."""
+    (the view whose first record the finding sits on); `at`, `field` and `without_case` need a
+    `check`, a `check` needs a `message` (the finding's text)."""
 
     def fail(key: str, message: str) -> LaneError:
         return fail_at((*path, key), message)
 
     if "check" not in item:
-        for key in ("at", "field"):
+        for key in ("at", "field", "without_case"):
             if key in item:
-                raise fail(key, f"{what}: `{key}` places the finding of a `check`; give `check` (a predicate of "
-                                f"this lane) or leave `{key}` out")
+                does = "judges a `check` without its case" if key == "without_case" else "places the finding of a `check`"
+                raise fail(key, f"{what}: `{key}` {does}; give `check` (a predicate of this lane) or leave `{key}` out")
         return None, None
     spec = lane.predicate(str(item["check"]))
     if spec is None or spec.hidden:
