@@ -71,7 +71,6 @@ def test_the_suggested_expressions_load_and_give_the_old_values() -> None:
         "tagged = \"case.id + ':' + default(case.category, '?')\"",
         'ratio = "1 / len(default(case.expected, []))"',
         'sentences = "analysis.sentence_count"',
-        'hits = "chain.vault_hits"',
         'passes = "verdicts"',
     ]) + "\n", "det.toml")
     plan = DetailsPlan(lane)
@@ -84,18 +83,18 @@ def test_the_suggested_expressions_load_and_give_the_old_values() -> None:
 
     assert details("a x b. c", {"id": "c1", "category": "math", "expected": ["no_x"]}) == {
         "id": "c1", "category": "math", "expected": ["no_x"], "mixed": False, "expected_pass": False,
-        "words": 4, "tagged": "c1:math", "ratio": 1.0, "sentences": 0, "hits": 0, "passes": {"no_x": False}}
+        "words": 4, "tagged": "c1:math", "ratio": 1.0, "sentences": 0, "passes": {"no_x": False}}
     # Without case fields: the record's id, the defaults, nothing expected; 1 / 0 is null.
     assert details("fine", None) == {
         "id": "r1", "category": "none", "expected": [], "mixed": False, "expected_pass": True,
-        "words": 1, "tagged": "r1:?", "ratio": None, "sentences": 0, "hits": 0, "passes": {"no_x": True}}
+        "words": 1, "tagged": "r1:?", "ratio": None, "sentences": 0, "passes": {"no_x": True}}
 
 
 def test_a_details_expression_reads_only_its_scope() -> None:
     with pytest.raises(LaneError) as info:
         parse_lane(LANE + 'id = "record.id"\n', "det.toml")
     assert str(info.value) == ("det.toml:21:1: [details]: `id` reads `record`; a [details] expression reads `case`, "
-                               "`turn`, `chain`, `analysis`, `verdicts` and `signal('NAME')`")
+                               "`turn`, `analysis`, `verdicts` and `signal('NAME')`")
 
 
 def test_no_shipped_lane_uses_a_removed_form() -> None:

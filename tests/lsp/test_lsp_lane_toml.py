@@ -76,7 +76,7 @@ async def test_hover_and_completion_in_a_lane_file(client: RecordingClient, work
     # A kind's name after `kind = "`; a key's choices; the lane's case fields for a field parameter.
     change(client, uri, [(rng(11, 0, 11, 0), 'kind = "')])
     kinds = await _labels(client, uri, 11, 8)
-    assert kinds[:3] == ["case_field_in_surface", "case_value", "condition"] and len(kinds) == 23
+    assert kinds[:3] == ["case_field_in_surface", "case_value", "condition"] and len(kinds) == 20
     change(client, uri, [(rng(11, 0, 11, 8), 'default_severity = "')])
     assert await _labels(client, uri, 11, 20) == ["error", "warning", "information", "hint"]
     change(client, uri, [(rng(13, 9, 13, 16), '"')])
