@@ -10,7 +10,9 @@ is not said: they are reported as changed). A metric that is an object (a case-d
 `name.member` (`by_domain.kinship`): a category falls on its own; of a thresholds record only
 its `passed` flag gates. A predicate regresses when it passed on a case before and fails now;
 in a case-driven lane (`[casework]`) the case's verdict is its `passed` value (a case whose
-outcome lists no failed check), compared as the check `passed`.
+outcome lists no failed check), compared as the check `passed`, and each predicate a value
+names as its `check` (symbolic_logic's SL301-SL303) is judged on every case: a check that
+flips is the case's flip (its code and message), its `passed` is then not listed again.
 """
 
 from __future__ import annotations
@@ -318,9 +320,10 @@ def _old_view(case_id: str, verdicts: Verdicts, body: tuple[Any, ...]) -> tuple[
         for name, code, level, message, spans in failures), ()), fields
 
 
-def case_verdict_view(outcome: Outcome, view: CaseView) -> CaseView:
+def case_verdict_view(outcome: Outcome, view: CaseView, checks: Sequence[str] = ()) -> CaseView:
     """A case-driven lane's case as diff compares it: the check `passed` judged on every case
-    (failed when the outcome lists a failed check), and each other failed check the outcome
+    (failed when the outcome lists a failed check), each of the lane's `checks` (the predicates
+    its values name as `check`) judged on every case, and each other failed check the outcome
     names (with its verdict's message, when it gives one)."""
     verdicts = outcome.verdicts or {}
     levels = outcome.levels or {}
@@ -337,7 +340,7 @@ def case_verdict_view(outcome: Outcome, view: CaseView) -> CaseView:
                                          level if isinstance(level, Severity) else None,
                                          verdict.message if verdict is not None else "",
                                          tuple(verdict.spans) if verdict is not None else ()))
-    judged = (CASE_VERDICT, *dict.fromkeys([*view.judged, *failed]))
+    judged = (CASE_VERDICT, *dict.fromkeys([*checks, *view.judged, *failed]))
     return CaseView(view.case_id, view.group, view.surface, judged, tuple(failures), view.findings)
 
 
@@ -387,10 +390,12 @@ def diff_results(old: LaneResult, new: LaneResult, lane: Lane,
                          "diff compares two runs of one lane")
     # The old run indexed by case id (on disk past a few thousand cases), the new one streamed by.
     case_driven = is_case_driven(lane)
+    casework = getattr(lane, "casework", None)
+    checks = tuple(dict.fromkeys(v.check for v in getattr(casework, "values", ()) if v.check is not None))
     old_rows = KeyedRows()
     for outcome, view in iter_outcome_views(old, lane):
         if case_driven:
-            view = case_verdict_view(outcome, view)
+            view = case_verdict_view(outcome, view, checks)
         old_rows.put(view.case_id, _verdicts(view), _body(view, outcome.details))
     codes = {p.name: p.code for p in lane.predicates}
     changed: Spool[CaseChange] = Spool()
@@ -401,7 +406,7 @@ def diff_results(old: LaneResult, new: LaneResult, lane: Lane,
         kept = old_rows.get_many([view.case_id for _, view in chunk])
         for outcome, view in chunk:
             if case_driven:
-                view = case_verdict_view(outcome, view)
+                view = case_verdict_view(outcome, view, checks)
             row = kept.get(view.case_id)
             if row is None:
                 new_cases.append(view)
@@ -422,6 +427,9 @@ def diff_results(old: LaneResult, new: LaneResult, lane: Lane,
                         continue
                     flips.append(PredicateFlip(name, codes.get(name, ""), a, b,
                                                _message(before, name), _message(view, name)))
+            if case_driven and any(f.predicate != CASE_VERDICT for f in flips):
+                # A check that flipped says why the case did: its verdict `passed` is not repeated.
+                flips = [f for f in flips if f.predicate != CASE_VERDICT]
             if flips:
                 fields = _changed_fields(before_fields, outcome.details)
                 if case_driven:  # its `passed` is the verdict flipped above; per-turn records are
