@@ -695,6 +695,8 @@ class _ReportPlan:
 
     casework: Casework
     reads: tuple[frozenset[str], ...]  # per value, in order; a predicate's: its view
+    # per value, the case fields it reads (`case.X`); None: the case as a whole (`case[k]`, `case`)
+    case_fields: tuple[frozenset[str] | None, ...]
     detail_of: Mapping[str, str]  # value name -> the first bare-name detail field giving it
     unknowable: frozenset[str]  # names a report entry never holds: views, `failures`, `runs`, `run`
 
@@ -708,21 +710,18 @@ def _plan(casework: Casework) -> _ReportPlan:
         return found
     names = {v.name for v in casework.values}
     reads: list[frozenset[str]] = []
+    case_fields: list[frozenset[str] | None] = []
     for spec in casework.values:
-        if spec.predicate is not None:
-            reads.append(frozenset({spec.view or ""}))
-            continue
-        got: set[str] = set()
-        for expr in (spec.expr, spec.when, spec.otherwise):
-            if expr is not None:
-                got |= expr_reads(expr)
-        reads.append(frozenset(got))
+        exprs = [e for e in (spec.expr, spec.when, spec.otherwise) if e is not None]
+        reads.append(frozenset({spec.view or ""}) if spec.predicate is not None
+                     else frozenset(n for e in exprs for n in expr_reads(e)))
+        case_fields.append(_case_fields(exprs))
     detail_of: dict[str, str] = {}
     for key, expr in casework.details.items():
         name = expr.text.strip()
         if name in names:
             detail_of.setdefault(name, key)
-    plan = _ReportPlan(casework, tuple(reads), detail_of,
+    plan = _ReportPlan(casework, tuple(reads), tuple(case_fields), detail_of,
                        frozenset({*casework.views, "failures", "runs", "run"}))
     if len(_PLANS) >= 64:  # lanes reloaded (the editor): forget the old ones
         _PLANS.clear()
@@ -743,10 +742,12 @@ class ReportValues:
     error: CaseError | None = None
 
 
-def report_values(casework: Casework, entry: Mapping[str, Any], case: Mapping[str, Any]) -> ReportValues:
+def report_values(casework: Casework, entry: Mapping[str, Any], case: Mapping[str, Any],
+                  case_file: bool = False) -> ReportValues:
     """The values of a lane report's entry, a case whose views are not recorded, in the lane's
-    order: a value whose expressions read only what is known (`case`, the values known before it)
-    is recomputed; else `[casework.from_report]` gives it (an expression over `report`, the
+    order: a value whose expressions read only what is known (the values known before it, and
+    `case`: the case file's record when `case_file`, else only the fields of `case`, those the
+    entry embeds) is recomputed; else `[casework.from_report]` gives it (an expression over `report`, the
     entry), else its bare-name detail field when the entry has it; else it is unknown, and so is
     every value reading it."""
     plan = _plan(casework)
@@ -756,10 +757,11 @@ def report_values(casework: Casework, entry: Mapping[str, Any], case: Mapping[st
     out = ReportValues({}, {}, scope)
     unknown = set(plan.unknowable) | {v.name for v in casework.values}
     report_scope = {"report": entry}
-    for spec, reads in zip(casework.values, plan.reads, strict=True):
+    for spec, reads, fields in zip(casework.values, plan.reads, plan.case_fields, strict=True):
         name = spec.name
         try:
-            if not reads & unknown:
+            case_known = case_file or "case" not in reads or (fields is not None and fields <= case.keys())
+            if case_known and not reads & unknown:
                 if spec.when is not None and not spec.when.evaluate(scope, fns, budget):
                     value = spec.otherwise.evaluate(scope, fns, budget) if spec.otherwise is not None else None
                 else:
@@ -782,6 +784,22 @@ def report_values(casework: Casework, entry: Mapping[str, Any], case: Mapping[st
     return out
 
 
+def _case_fields(exprs: Sequence[Expr]) -> frozenset[str] | None:
+    """The case fields expressions read as `case.X`; None when one reads `case` otherwise."""
+    import ast
+
+    fields: set[str] = set()
+    for expr in exprs:
+        bases = set()
+        for node in ast.walk(expr.tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "case":
+                fields.add(node.attr)
+                bases.add(id(node.value))
+        if any(isinstance(n, ast.Name) and n.id == "case" and id(n) not in bases for n in ast.walk(expr.tree)):
+            return None
+    return frozenset(fields)
+
+
 _REPORT_FNS: dict[int, tuple[Casework, dict[str, Callable[..., Any]]]] = {}
 
 
@@ -797,7 +815,7 @@ def _report_functions(casework: Casework) -> dict[str, Callable[..., Any]]:
 
 
 def report_outcome(casework: Casework, case_id: str, entry: Mapping[str, Any],
-                   case: Mapping[str, Any]) -> tuple[CaseOutcome, list[Blame]]:
+                   case: Mapping[str, Any], case_file: bool = False) -> tuple[CaseOutcome, list[Blame]]:
     """A case of a lane report (the runner's per-case record, `entry`), judged again from its
     raw fields (`report_values`): the record is the case's details, the metrics fold the values
     known as they fold a judged case's. A false `check` value is its predicate's finding on the
@@ -805,7 +823,7 @@ def report_outcome(casework: Casework, case_id: str, entry: Mapping[str, Any],
     record has it, else at the detail field that is the value's bare name (else the whole entry);
     worded by its `message` when every name the message reads is known. An expression that fails
     (SL019/SL020) is a finding on the entry; the values reading it are unknown."""
-    got = report_values(casework, entry, case)
+    got = report_values(casework, entry, case, case_file)
     values = got.values
     passed = values.get("passed") is True if casework.has_verdict else True
     blames: list[Blame] = []
@@ -826,12 +844,12 @@ def report_outcome(casework: Casework, case_id: str, entry: Mapping[str, Any],
     return outcome, blames
 
 
-def report_mismatches(casework: Casework, entry: Mapping[str, Any],
-                      case: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
+def report_mismatches(casework: Casework, entry: Mapping[str, Any], case: Mapping[str, Any],
+                      case_file: bool = False) -> list[tuple[str, Any, Any]]:
     """The bare-name detail fields of a report entry whose value was recomputed from its raw
     fields and differs from the stored one: (field, stored, recomputed), in the details' order
     (SL011, as a classic lane's derived details)."""
-    got = report_values(casework, entry, case)
+    got = report_values(casework, entry, case, case_file)
     out = []
     for key, expr in casework.details.items():
         name = expr.text.strip()
@@ -841,13 +859,13 @@ def report_mismatches(casework: Casework, entry: Mapping[str, Any],
 
 
 def report_verdicts(casework: Casework, case_id: str | None, entry: Mapping[str, Any] | None,
-                    case: Mapping[str, Any] | None) -> tuple[dict[str, Verdict], CaseError | None]:
+                    case: Mapping[str, Any] | None, case_file: bool = False) -> tuple[dict[str, Verdict], CaseError | None]:
     """The failing `check` predicates of a report entry judged again (`report_outcome`), by name,
     and the expression that failed there (SL019/SL020), if one did: what `check` reports on a lane
     report's entry."""
     if entry is None or case_id is None:
         return {}, None
-    outcome, blames = report_outcome(casework, case_id, entry, case or {})
+    outcome, blames = report_outcome(casework, case_id, entry, case or {}, case_file)
     return {b.predicate: b.verdict for b in blames if b.predicate is not None and b.verdict is not None}, outcome.error
 
 

@@ -404,7 +404,8 @@ class Evaluator:
         elif casework is not None and joined.kind == REPORT_CASE:
             # A case-driven lane's report entry is its per-case record, not a turn: what it fails
             # is its `check` values read back (casework.report_outcome), as `score` reads them.
-            verdicts, error = report_verdicts(casework, joined.case_id, joined.stored, joined.fields)
+            verdicts, error = report_verdicts(casework, joined.case_id, joined.stored, joined.fields,
+                                             joined.case is not None)
         elif joined.context:
             findings = False  # the review shows it as context, Problems lists nothing on it
         found = self.predicate_findings(verdicts, joined.record, joined.judged, joined.case_id,
@@ -496,7 +497,8 @@ class Evaluator:
         if reference.casework is not None:
             if joined.case_id is None:
                 return []
-            pairs = [((key,), old, new) for key, old, new in report_mismatches(reference.casework, entry, fields)]
+            pairs = [((key,), old, new) for key, old, new in report_mismatches(reference.casework, entry, fields,
+                                                                                joined.case is not None)]
             return mismatch_findings(record, joined.case_id, pairs)
         subject = joined.subject  # a report entry's subject reads no lane setting
         verdicts = lane_verdicts(reference, subject, entry, fields)
