@@ -355,7 +355,7 @@ def score_casework(lane: Lane, casework: Casework, index: CaseIndex | None, leve
     """`Engine.score` of a case-driven lane (the case index is the run's, read once); `set_name`:
     the threshold set checked (default: the lane's)."""
     reports = index is None or not case_paths
-    if reports and not (capture_paths and all(is_report(p, texts) for p in capture_paths)):
+    if reports and not all_reports(capture_paths, texts):
         raise UsageError(f"lane {lane.name} scores captures joined with their cases: give --cases "
                          "(or give only lane reports, which carry their cases' records)")
     scorer = CaseworkScorer(lane, casework, None if reports else index, levels, want_rows, finding_limit,
@@ -372,14 +372,21 @@ def score_casework(lane: Lane, casework: Casework, index: CaseIndex | None, leve
                          capture_paths[0] if capture_paths else "")
 
 
-def is_report(path: str, texts: Mapping[str, bytes]) -> bool:
-    """Whether `path` (or its given bytes) is a lane report."""
+def all_reports(paths: Sequence[str], texts: Mapping[str, bytes]) -> bool:
+    """Whether `paths` (or their given bytes) are lane reports, scored without cases: a file whose
+    kind cannot be told (empty, undecodable, not an object, broken at its start) is read as one,
+    its problems findings at their positions; one that is another kind (captures) is not."""
+    return bool(paths) and all(_sniffed(p, texts) in ("report", None) for p in paths)
+
+
+def _sniffed(path: str, texts: Mapping[str, bytes]) -> str | None:
+    """The kind of `path` (or its given bytes); "unreadable" when it cannot be opened."""
     given = texts.get(path)
     try:
         with io.BytesIO(given) if given is not None else open_input(path) as fh:
-            return sniff_stream(fh) == "report"
+            return sniff_stream(fh)
     except OSError:
-        return False
+        return "unreadable"
 
 
 __all__ = ["CaseworkScorer", "score_casework"]

@@ -43,6 +43,7 @@ from ..rules.loader import format_message as format_message
 from ..rules.loader import load_casework as load_casework
 from ..rules.loader import parse_casework as parse_casework
 from ..rules.loader import template_problem as template_problem
+from ..sources.transcripts import typed_report_entry
 from .scoring import check_thresholds
 
 
@@ -756,6 +757,7 @@ def report_values(casework: Casework, entry: Mapping[str, Any], case: Mapping[st
     scope: dict[str, Any] = {"case": case}
     out = ReportValues({}, {}, scope)
     unknown = set(plan.unknowable) | {v.name for v in casework.values}
+    entry = typed_report_entry(entry if isinstance(entry, dict) else dict(entry))  # a wrong-typed field (the reader's SL003) reads as null
     report_scope = {"report": entry}
     for spec, reads, fields in zip(casework.values, plan.reads, plan.case_fields, strict=True):
         name = spec.name
