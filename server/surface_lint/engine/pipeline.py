@@ -497,13 +497,12 @@ class Evaluator:
         if reference.casework is not None:
             if joined.case_id is None:
                 return []
-            pairs = [((key,), old, new) for key, old, new in report_mismatches(reference.casework, entry, fields,
-                                                                                joined.case is not None)]
-            return mismatch_findings(record, joined.case_id, pairs)
+            found = report_mismatches(reference.casework, entry, fields, joined.case is not None)
+            return mismatch_findings(record, joined.case_id, [((key,), old, new) for key, old, new in found])
         subject = joined.subject  # a report entry's subject reads no lane setting
         verdicts = lane_verdicts(reference, subject, entry, fields)
         computed = build_details(reference, verdicts, subject, fields, entry, Context(subject, reference.analysis))
-        pairs = []
+        pairs: list[tuple[tuple[str, ...], Any, Any]] = []
         for key, source in reference.details.items():
             if not detail_is_derived(source) or key not in entry:
                 continue
