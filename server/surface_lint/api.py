@@ -27,7 +27,7 @@ from typing import Any, cast
 
 from .engine import Engine, LaneResult, UsageError
 from .engine.caseparts import CasePart, finish_case_parts, score_case_part
-from .engine.casescore import is_report
+from .engine.casescore import all_reports
 from .engine.casework import load_casework
 from .engine.config import Config, find_config, load_config
 from .engine.lanechoice import flag_choice
@@ -233,7 +233,7 @@ class Linter:
                              "with Linter.score_file")
         index = self._index(lane_obj, cases)
         paths = unique_paths([str(t) for t in transcripts])
-        if index is None and not (paths and all(is_report(p, {}) for p in paths)):
+        if index is None and not all_reports(paths, {}):
             raise UsageError(f"lane {lane} scores captures joined with their cases: give cases "
                              "(or only lane reports, which carry their cases' records)")
         engine = self.engine

@@ -345,12 +345,53 @@ def test_fuzz_check_equals_the_editors_line_by_line_path(doc: tuple[bytes, str |
 @_settings(2000)
 @given(reports(), st.sampled_from(LANES))
 def test_fuzz_report_documents(data: bytes, any_lane: str) -> None:
+    _check_and_score_report(ENGINE, data, (None, any_lane))
+
+
+# The case-driven symbolic_logic (the runs fixture, named symbolic_logic: it replaces the shipped
+# lane in this engine) judges a report entry again from its raw fields.
+RUNS_ENGINE = Engine(Config(max_line_bytes=LIMIT, lane_files=[
+    Path(__file__).resolve().parents[1] / "fixtures" / "engine" / "lanes" / "symbolic_logic_runs.toml"]))
+SYMBOLIC_KEYS = ["id", "case_id", "vault_hits", "trace_hash", "trace_hash_replay", "proposal_count",
+                 "expected_proposals", "min_vault_hits", "premise_recall_pass", "replay_pass", "proposal_pass",
+                 "passed", "pattern"]
+
+
+@st.composite
+def symbolic_reports(draw: st.DrawFn) -> bytes:
+    """symbolic_logic reports whose entries hold its raw fields and flags, of any type, some damaged."""
+    rng = random.Random(draw(st.integers(0, 2**64)))
+    drawn = draw(hypothesis_values)
+    cases = []
+    for _ in range(rng.randrange(4)):
+        entry: dict[str, Any] = {"id": rng.choice(IDS)}
+        for key in rng.sample(SYMBOLIC_KEYS, rng.randrange(len(SYMBOLIC_KEYS))):
+            entry[key] = drawn if rng.random() < 0.2 else rng.choice(
+                [_value(rng), rng.randrange(-2, 4), rng.choice(["", "aa", "bb"]), rng.random() < 0.5])
+        cases.append(entry)
+    obj = {"lane": "symbolic_logic", "version": "v1", rng.choice(["cases", "case_details"]): cases}
+    text = json.dumps(obj, ensure_ascii=rng.random() < 0.5, indent=rng.choice([None, 2]))
+    return _damage(text, rng).encode("utf-8", "surrogatepass")
+
+
+@_settings(800)
+@given(st.one_of(symbolic_reports(), reports()))
+def test_fuzz_report_documents_on_the_case_driven_symbolic_lane(data: bytes) -> None:
+    _check_and_score_report(RUNS_ENGINE, data, (None, "symbolic_logic"))
+
+
+def _check_and_score_report(engine: Engine, data: bytes, lanes: tuple[str | None, ...]) -> None:
+    """Nothing raises, not even a usage error, and every position lies inside its line."""
     text_lines = _source_lines(data.decode("utf-8", "surrogatepass"))
-    for lane in (None, any_lane):
-        result = ENGINE.check_bytes("/fuzz/r.json", data, None, lane, None)
+    for lane in lanes:
+        result = engine.check_bytes("/fuzz/r.json", data, None, lane, None)
         assert result.kind in ("report", "turns", "cases", "telemetry")
         for location in _locations(result):
             if location.path == "/fuzz/r.json":
                 _assert_inside(Location(P, location.line, location.column, location.end_line, location.end_column),
                                text_lines)
-        ENGINE.score(lane, [], ["/fuzz/r.json"], texts={"/fuzz/r.json": data})
+        scored = engine.score(lane, [], ["/fuzz/r.json"], texts={"/fuzz/r.json": data})
+        for f in scored.findings:
+            if f.location.path == "/fuzz/r.json":
+                _assert_inside(Location(P, f.location.line, f.location.column, f.location.end_line,
+                                        f.location.end_column), text_lines)

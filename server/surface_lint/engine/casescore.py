@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import io
 import zlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..model.checks import CASE_PROBLEMS
@@ -27,10 +27,10 @@ from ..sources.streams import open_input, read_input
 from ..sources.transcripts import read_report, sniff_stream
 from .casegroup import CaseGroups, judge_case, report_findings
 from .caseindex import IdSet, ids_list
-from .casework import CaseOutcome, Casework, CaseworkEvaluator, report_outcome
+from .casework import CaseOutcome, Casework, CaseworkEvaluator, report_mismatches, report_outcome
 from .details import report_case_fields
 from .fold import MetricsFold
-from .pipeline import Evaluator
+from .pipeline import Evaluator, mismatch_findings
 from .results import CaseIndex, LaneResult, Rows, UsageError
 from .score import Scored, _finding_order, _row, _row_light, _row_order, _row_outcome, _second
 from .scoring import threshold_results
@@ -69,6 +69,9 @@ class CaseworkScorer:
         self.finding_limit = finding_limit
         self.max_line_bytes = max_line_bytes
         self.evaluator = Evaluator(lane, levels)
+        # The reference profile's lane (engine.reference_lane), asked for when a report is read.
+        self.reference_of: Callable[[], Lane | None] | None = None
+        self._reference: Casework | None = None
         self.cases = CaseworkEvaluator(casework)
         self._checks = [(v.name, v.check) for v in casework.values if v.check is not None]  # (value, predicate)
         self.fold = MetricsFold.for_casework(casework, self.cases.functions())
@@ -81,6 +84,13 @@ class CaseworkScorer:
         self.failing_count = 0
         self.failing_shown = 0
         self.missing: Spool[str] = Spool()
+
+    def reference_casework(self) -> Casework | None:
+        """The reference profile's casework of this lane (SL011 on lane reports), loaded once."""
+        if self._reference is None:
+            lane = self.reference_of() if self.reference_of is not None else None
+            self._reference = (lane.casework if lane is not None else None) or self.casework
+        return self._reference
 
     def problem(self, finding: Finding) -> None:
         self.findings.append((-1, finding))
@@ -208,6 +218,11 @@ class CaseworkScorer:
                     case = report_case_fields(self.lane, entry, None)
                     outcome, blames = report_outcome(self.casework, case_id, entry.data, case)
                     found = report_findings(self.evaluator, self.casework, case_id, case, entry.record, blames)
+                    reference = self.reference_casework()
+                    if reference is not None:  # stored flags the raw fields contradict (SL011)
+                        pairs = [((k,), old, new) for k, old, new in report_mismatches(reference, entry.data, case)]
+                        for f in mismatch_findings(entry.record, case_id, pairs):
+                            self.problem(f)
                     judged = _placed(rank, case_id, outcome, found, entry.record)
                     if self.part_of_run:
                         self._reported.append(judged)
@@ -335,16 +350,18 @@ def score_casework(lane: Lane, casework: Casework, index: CaseIndex | None, leve
                    profile: str, case_paths: Sequence[str], capture_paths: Sequence[str],
                    texts: Mapping[str, bytes], stats: ReadStats, want_rows: bool = True,
                    finding_limit: int | None = None, row_findings: bool = True,
-                   max_line_bytes: int | None = None, set_name: str | None = None) -> LaneResult:
+                   max_line_bytes: int | None = None, set_name: str | None = None,
+                   reference_of: Callable[[], Lane | None] | None = None) -> LaneResult:
     """`Engine.score` of a case-driven lane (the case index is the run's, read once); `set_name`:
     the threshold set checked (default: the lane's)."""
     reports = index is None or not case_paths
-    if reports and not (capture_paths and all(is_report(p, texts) for p in capture_paths)):
+    if reports and not all_reports(capture_paths, texts):
         raise UsageError(f"lane {lane.name} scores captures joined with their cases: give --cases "
                          "(or give only lane reports, which carry their cases' records)")
     scorer = CaseworkScorer(lane, casework, None if reports else index, levels, want_rows, finding_limit,
                             max_line_bytes)
     scorer.row_findings = row_findings
+    scorer.reference_of = reference_of
     if set_name is not None:
         scorer.set_name = set_name
     if reports:
@@ -355,14 +372,21 @@ def score_casework(lane: Lane, casework: Casework, index: CaseIndex | None, leve
                          capture_paths[0] if capture_paths else "")
 
 
-def is_report(path: str, texts: Mapping[str, bytes]) -> bool:
-    """Whether `path` (or its given bytes) is a lane report."""
+def all_reports(paths: Sequence[str], texts: Mapping[str, bytes]) -> bool:
+    """Whether `paths` (or their given bytes) are lane reports, scored without cases: a file whose
+    kind cannot be told (empty, undecodable, not an object, broken at its start) is read as one,
+    its problems findings at their positions; one that is another kind (captures) is not."""
+    return bool(paths) and all(_sniffed(p, texts) in ("report", None) for p in paths)
+
+
+def _sniffed(path: str, texts: Mapping[str, bytes]) -> str | None:
+    """The kind of `path` (or its given bytes); "unreadable" when it cannot be opened."""
     given = texts.get(path)
     try:
         with io.BytesIO(given) if given is not None else open_input(path) as fh:
-            return sniff_stream(fh) == "report"
+            return sniff_stream(fh)
     except OSError:
-        return False
+        return "unreadable"
 
 
 __all__ = ["CaseworkScorer", "score_casework"]

@@ -34,7 +34,7 @@ from ..rules.loader import LANE_FUNCTION_DOCS as LANE_FUNCTION_DOCS
 from ..rules.loader import LANE_FUNCTIONS as LANE_FUNCTIONS
 from ..rules.loader import CaseMetric as CaseMetric
 from ..rules.loader import Casework as Casework
-from ..rules.loader import ThresholdSet, _entry_of, _text_fields, json_type_ok
+from ..rules.loader import ThresholdSet, _entry_of, _text_fields, expr_reads, json_type_ok
 from ..rules.loader import ThresholdSpec as ThresholdSpec
 from ..rules.loader import TurnValueSpec as TurnValueSpec
 from ..rules.loader import ValueSpec as ValueSpec
@@ -43,6 +43,7 @@ from ..rules.loader import format_message as format_message
 from ..rules.loader import load_casework as load_casework
 from ..rules.loader import parse_casework as parse_casework
 from ..rules.loader import template_problem as template_problem
+from ..sources.transcripts import typed_report_entry
 from .scoring import check_thresholds
 
 
@@ -717,46 +718,186 @@ class CaseworkEvaluator:
         return out
 
 
-def report_outcome(casework: Casework, case_id: str, entry: Mapping[str, Any],
-                   case: Mapping[str, Any]) -> tuple[CaseOutcome, list[Blame]]:
-    """A case of a lane report (the runner's per-case record, `entry`), read back: the record is
-    the case's details; each `[casework.details]` field written as a bare value name (`passed =
-    "passed"`, `replay_pass = "replay_determinism"`) gives that value, and the metrics fold those
-    values as they fold a judged case's. A false value with a `check` is its predicate's finding
-    on the record (`record` None: the caller puts it on the entry), at the check's `field` when the
-    record has it, else at the detail field that gave the value; worded by its `message` when the
-    report holds every name the message reads."""
+@dataclass(frozen=True, slots=True)
+class _ReportPlan:
+    """How a lane's values are had on a report entry (`report_values`): each value's reads (its
+    `expr`, `when` and `otherwise`), and the detail field that is its bare name."""
+
+    casework: Casework
+    reads: tuple[frozenset[str], ...]  # per value, in order; a predicate's: its view
+    # per value, the case fields it reads (`case.X`); None: the case as a whole (`case[k]`, `case`)
+    case_fields: tuple[frozenset[str] | None, ...]
+    detail_of: Mapping[str, str]  # value name -> the first bare-name detail field giving it
+    unknowable: frozenset[str]  # names a report entry never holds: views, `failures`, `runs`, `run`
+
+
+_PLANS: dict[int, _ReportPlan] = {}  # by id(casework); the plan holds its casework, so the id stays its own
+
+
+def _plan(casework: Casework) -> _ReportPlan:
+    found = _PLANS.get(id(casework))
+    if found is not None and found.casework is casework:
+        return found
     names = {v.name for v in casework.values}
-    values: dict[str, Any] = {}
-    field_of: dict[str, str] = {}
+    reads: list[frozenset[str]] = []
+    case_fields: list[frozenset[str] | None] = []
+    for spec in casework.values:
+        exprs = [e for e in (spec.expr, spec.when, spec.otherwise) if e is not None]
+        reads.append(frozenset({spec.view or ""}) if spec.predicate is not None
+                     else frozenset(n for e in exprs for n in expr_reads(e)))
+        case_fields.append(_case_fields(exprs))
+    detail_of: dict[str, str] = {}
     for key, expr in casework.details.items():
         name = expr.text.strip()
-        if name in names and key in entry and name not in values:
-            values[name], field_of[name] = entry[key], key
+        if name in names:
+            detail_of.setdefault(name, key)
+    plan = _ReportPlan(casework, tuple(reads), tuple(case_fields), detail_of,
+                       frozenset({*casework.views, "failures", "runs", "run"}))
+    if len(_PLANS) >= 64:  # lanes reloaded (the editor): forget the old ones
+        _PLANS.clear()
+    _PLANS[id(casework)] = plan
+    return plan
+
+
+@dataclass
+class ReportValues:
+    """A report entry's values (`report_values`): each known value, how it was had (`how`:
+    "recomputed", "report" from `[casework.from_report]`, "detail" from its bare-name detail
+    field), the field each was given by (`given_by`), and the expression that failed, if one did
+    (SL019/SL020: the values reading it are unknown)."""
+
+    values: dict[str, Any]
+    how: dict[str, str]
+    scope: dict[str, Any]
+    error: CaseError | None = None
+
+
+def report_values(casework: Casework, entry: Mapping[str, Any], case: Mapping[str, Any],
+                  case_file: bool = False) -> ReportValues:
+    """The values of a lane report's entry, a case whose views are not recorded, in the lane's
+    order: a value whose expressions read only what is known (the values known before it, and
+    `case`: the case file's record when `case_file`, else only the fields of `case`, those the
+    entry embeds) is recomputed; else `[casework.from_report]` gives it (an expression over `report`, the
+    entry), else its bare-name detail field when the entry has it; else it is unknown, and so is
+    every value reading it."""
+    plan = _plan(casework)
+    fns = _report_functions(casework)
+    budget = Budget()
+    scope: dict[str, Any] = {"case": case}
+    out = ReportValues({}, {}, scope)
+    unknown = set(plan.unknowable) | {v.name for v in casework.values}
+    entry = typed_report_entry(entry if isinstance(entry, dict) else dict(entry))  # a wrong-typed field (the reader's SL003) reads as null
+    report_scope = {"report": entry}
+    for spec, reads, fields in zip(casework.values, plan.reads, plan.case_fields, strict=True):
+        name = spec.name
+        try:
+            case_known = case_file or "case" not in reads or (fields is not None and fields <= case.keys())
+            if case_known and not reads & unknown:
+                if spec.when is not None and not spec.when.evaluate(scope, fns, budget):
+                    value = spec.otherwise.evaluate(scope, fns, budget) if spec.otherwise is not None else None
+                else:
+                    assert spec.expr is not None
+                    value = spec.expr.evaluate(scope, fns, budget)
+                how = "recomputed"
+            elif name in casework.from_report:
+                value, how = casework.from_report[name].evaluate(report_scope, fns, budget), "report"
+            elif name in plan.detail_of and plan.detail_of[name] in entry:
+                value, how = entry[plan.detail_of[name]], "detail"
+            else:
+                continue
+        except EvalFailure as exc:
+            if out.error is None:
+                out.error = _failure(exc)
+            continue
+        scope[name] = out.values[name] = value
+        out.how[name] = how
+        unknown.discard(name)
+    return out
+
+
+def _case_fields(exprs: Sequence[Expr]) -> frozenset[str] | None:
+    """The case fields expressions read as `case.X`; None when one reads `case` otherwise."""
+    import ast
+
+    fields: set[str] = set()
+    for expr in exprs:
+        bases = set()
+        for node in ast.walk(expr.tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "case":
+                fields.add(node.attr)
+                bases.add(id(node.value))
+        if any(isinstance(n, ast.Name) and n.id == "case" and id(n) not in bases for n in ast.walk(expr.tree)):
+            return None
+    return frozenset(fields)
+
+
+_REPORT_FNS: dict[int, tuple[Casework, dict[str, Callable[..., Any]]]] = {}
+
+
+def _report_functions(casework: Casework) -> dict[str, Callable[..., Any]]:
+    """The lane functions, as a case's evaluation has them (`passes`/`reasons` read a view's turn,
+    which a report entry has none of: a value calling them reads a view and is never recomputed)."""
+    found = _REPORT_FNS.get(id(casework))
+    if found is None or found[0] is not casework:
+        if len(_REPORT_FNS) >= 64:
+            _REPORT_FNS.clear()
+        found = _REPORT_FNS[id(casework)] = (casework, CaseworkEvaluator(casework).functions())
+    return found[1]
+
+
+def report_outcome(casework: Casework, case_id: str, entry: Mapping[str, Any],
+                   case: Mapping[str, Any], case_file: bool = False) -> tuple[CaseOutcome, list[Blame]]:
+    """A case of a lane report (the runner's per-case record, `entry`), judged again from its
+    raw fields (`report_values`): the record is the case's details, the metrics fold the values
+    known as they fold a judged case's. A false `check` value is its predicate's finding on the
+    record (`record` None: the caller puts it on the entry), at the check's `field` when the
+    record has it, else at the detail field that is the value's bare name (else the whole entry);
+    worded by its `message` when every name the message reads is known. An expression that fails
+    (SL019/SL020) is a finding on the entry; the values reading it are unknown."""
+    got = report_values(casework, entry, case, case_file)
+    values = got.values
     passed = values.get("passed") is True if casework.has_verdict else True
     blames: list[Blame] = []
+    if got.error is not None:
+        blames.append(Blame("", None, None, None, got.error.message, None, got.error.code))
     if not passed:
-        scope = {**values, "case": case}
+        detail_of = _plan(casework).detail_of
         for spec in casework.values:
             if spec.check is None or values.get(spec.name) is not False or spec.message is None:
                 continue
-            key = field_of[spec.name]
-            message = (_render(spec.message, scope) if _renders(spec.message, scope)
-                       else f"the report's `{key}` is false")
-            at = spec.field if spec.field is not None and spec.field in entry else key
+            key = detail_of.get(spec.name)
+            message = (_render(spec.message, got.scope) if _renders(spec.message, got.scope)
+                       else f"the report's `{key}` is false" if key is not None else f"`{spec.name}` is false")
+            at = spec.field if spec.field is not None and spec.field in entry else key if key in entry else None
             blames.append(Blame(spec.name, None, spec.check, Verdict(False, message=message, target=at), message))
-    outcome = CaseOutcome(case_id, passed, values, {next(iter(casework.runs)): values}, [], dict(entry), 1, case)
+    outcome = CaseOutcome(case_id, passed, values, {next(iter(casework.runs)): values}, [], dict(entry), 1, case,
+                          error=got.error)
     return outcome, blames
 
 
+def report_mismatches(casework: Casework, entry: Mapping[str, Any], case: Mapping[str, Any],
+                      case_file: bool = False) -> list[tuple[str, Any, Any]]:
+    """The bare-name detail fields of a report entry whose value was recomputed from its raw
+    fields and differs from the stored one: (field, stored, recomputed), in the details' order
+    (SL011, as a classic lane's derived details)."""
+    got = report_values(casework, entry, case, case_file)
+    out = []
+    for key, expr in casework.details.items():
+        name = expr.text.strip()
+        if key in entry and got.how.get(name) == "recomputed" and entry[key] != got.values[name]:
+            out.append((key, entry[key], got.values[name]))
+    return out
+
+
 def report_verdicts(casework: Casework, case_id: str | None, entry: Mapping[str, Any] | None,
-                    case: Mapping[str, Any] | None) -> dict[str, Verdict]:
-    """The failing `check` predicates of a report entry read back (`report_outcome`), by name:
-    what `check` reports on a lane report's entry."""
+                    case: Mapping[str, Any] | None, case_file: bool = False) -> tuple[dict[str, Verdict], CaseError | None]:
+    """The failing `check` predicates of a report entry judged again (`report_outcome`), by name,
+    and the expression that failed there (SL019/SL020), if one did: what `check` reports on a lane
+    report's entry."""
     if entry is None or case_id is None:
-        return {}
-    _, blames = report_outcome(casework, case_id, entry, case or {})
-    return {b.predicate: b.verdict for b in blames if b.predicate is not None and b.verdict is not None}
+        return {}, None
+    outcome, blames = report_outcome(casework, case_id, entry, case or {}, case_file)
+    return {b.predicate: b.verdict for b in blames if b.predicate is not None and b.verdict is not None}, outcome.error
 
 
 def _renders(template: str, scope: Mapping[str, Any]) -> bool:

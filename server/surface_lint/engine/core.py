@@ -205,7 +205,7 @@ class Engine:
                                               want_details, finding_limit, row_findings, stats, mapper, progress)
             return score_casework(lane, casework, index, self.severity_levels, self.profile, case_paths,
                                   transcript_paths, texts, stats, want_details, finding_limit, row_findings,
-                                  self.config.max_line_bytes, set_name)
+                                  self.config.max_line_bytes, set_name, lambda: self.reference_lane(lane.name))
         stats = ReadStats()
         if index is not None:
             stats.add(index.stats)

@@ -22,7 +22,7 @@ from ..sources.cases import Case
 from ..sources.suppress import Suppressions
 from ..sources.transcripts import Transcript, Turn
 from .caseindex import IdSet
-from .casework import report_verdicts
+from .casework import report_mismatches, report_verdicts
 from .details import build_details, is_primed, report_case_fields, report_subject
 from .results import SURFACE_PATH, CaseIndex
 from .scoring import EvaluationMemo, expected_names
@@ -153,15 +153,22 @@ class Evaluator:
         a case-driven lane's [casework] names what it judges on each turn, context turns included."""
         verdicts = lane_verdicts(self.lane, joined.subject, joined.stored, joined.fields, self.memo)
         casework = self.lane.casework
+        error = None
         if casework is not None and joined.kind == TURN:  # only what the lane judges on this turn
             verdicts = {k: v for k, v in verdicts.items() if casework.judges(k, joined.record.data, joined.fields)}
         elif casework is not None and joined.kind == REPORT_CASE:
             # A case-driven lane's report entry is its per-case record, not a turn: what it fails
             # is its `check` values read back (casework.report_outcome), as `score` reads them.
-            verdicts = report_verdicts(casework, joined.case_id, joined.stored, joined.fields)
+            verdicts, error = report_verdicts(casework, joined.case_id, joined.stored, joined.fields,
+                                             joined.case is not None)
         elif joined.context:
             findings = False  # the review shows it as context, Problems lists nothing on it
         found = self.predicate_findings(verdicts, joined.record, joined.judged, joined.case_id) if findings else []
+        if error is not None:  # an expression failed on a report entry: at its case field, as a case's
+            record = joined.record
+            where = record.location(casework.case_field) if casework is not None and casework.case_field in \
+                record.data else record.whole()
+            found.append(check_finding(error.code, where, error.message, joined.case_id, record_index=record.index))
         mismatches = self.stored_mismatches(joined) if joined.kind == REPORT_CASE else []
         return Evaluated(joined, verdicts, found, mismatches)
 
@@ -233,27 +240,37 @@ class Evaluator:
         return out
 
     def stored_mismatches(self, joined: Joined) -> list[Finding]:
-        """Stored per-case flags that do not follow from the entry's raw fields (reference profile)."""
+        """Stored per-case flags that do not follow from the entry's raw fields (reference profile):
+        a classic lane's derived details, a case-driven lane's bare-name details of the values
+        recomputed on the entry (casework.report_mismatches)."""
         reference = self.reference
         entry, record = joined.stored or {}, joined.record
         fields = joined.fields or {}
+        if reference.casework is not None:
+            if joined.case_id is None:
+                return []
+            found = report_mismatches(reference.casework, entry, fields, joined.case is not None)
+            return mismatch_findings(record, joined.case_id, [((key,), old, new) for key, old, new in found])
         subject = joined.subject  # a report entry's subject reads no lane setting
         verdicts = lane_verdicts(reference, subject, entry, fields)
         computed = build_details(reference, verdicts, subject, fields, entry, Context(subject, reference.analysis))
-        out = []
+        pairs: list[tuple[tuple[str, ...], Any, Any]] = []
         for key, source in reference.details.items():
             if not detail_is_derived(source) or key not in entry:
                 continue
             stored, ours = entry[key], computed.get(key)
-            pairs = ([((key, k), stored.get(k), v) for k, v in ours.items() if k in stored]
-                     if isinstance(stored, dict) and isinstance(ours, dict) else [((key,), stored, ours)])
-            for path, old, new in pairs:
-                if old != new:
-                    out.append(check_finding(
-                        C.STORED_MISMATCH, record.location(*path),
-                        f"stored `{'.'.join(map(str, path))}` is {json.dumps(old)} but the raw fields give "
-                        f"{json.dumps(new)}", joined.case_id, record_index=record.index))
-        return out
+            pairs += ([((key, k), stored.get(k), v) for k, v in ours.items() if k in stored]
+                      if isinstance(stored, dict) and isinstance(ours, dict) else [((key,), stored, ours)])
+        return mismatch_findings(record, joined.case_id, pairs)
+
+
+def mismatch_findings(record: Record, case_id: str | None,
+                      pairs: Iterable[tuple[tuple[str, ...], Any, Any]]) -> list[Finding]:
+    """SL011 at each stored field (path) whose value the raw fields do not give: (path, stored, ours)."""
+    return [check_finding(C.STORED_MISMATCH, record.location(*path),
+                          f"stored `{'.'.join(map(str, path))}` is {json.dumps(old)} but the raw fields give "
+                          f"{json.dumps(new)}", case_id, record_index=record.index)
+            for path, old, new in pairs if old != new]
 
 
 def _ending_fix(spec: PredicateSpec, verdict: Verdict, where: Location) -> tuple[Fix, ...]:

@@ -135,6 +135,8 @@ CASEWORK_TABLE = Table({
                        "one of the two)."),
     "details": MapOf(Value("string", non_empty=True), "The per-case record: field = expression."),
     "details_if": MapOf(Value("string", non_empty=True), "A detail field is written only when its condition holds."),
+    "from_report": MapOf(Value("string", non_empty=True), "A value a lane report's entry gives when it cannot be recomputed "
+                         "there: value name = expression over `report` (the entry's fields)."),
     "not_judged": Value("list[string]", [], "What the runner reads that a transcript does not hold.", non_empty=True),
     "examples": ArrayOf(EXAMPLE_TABLE, "Cases with their records and the values they must give (`surface-lint lane test`)."),
 })

@@ -27,6 +27,7 @@ from .casework_schema import (
     METRIC_TABLE,
     THRESHOLD_SET_TABLE,
 )
+from .expressions import _NAME_DEFAULTS as LITERAL_NAMES
 from .expressions import EvalFailure, Expr, ExprError, resolve_path
 from .extends import LanePositions, MergeProblem, merge
 from .kinds.case import FOLDED_KINDS, FOLDED_PARAMS, Condition, condition_fields, expression_literal, toml_string, when_problem
@@ -1331,6 +1332,9 @@ class Casework:
     # `check` holds a captured turn to a predicate only where the lane itself would.
     judged_on: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     examples: tuple[CaseExample, ...] = ()  # [[casework.examples]], run by `lane test`
+    # [casework.from_report]: value name -> expression over `report` (a lane report's entry),
+    # giving the value on a report entry where it cannot be recomputed (casework.report_outcome).
+    from_report: Mapping[str, Expr] = field(default_factory=dict)
 
     @property
     def has_verdict(self) -> bool:
@@ -1601,6 +1605,17 @@ def parse_casework(lane: Lane, table: Mapping[str, Any], positions: LanePosition
             raise fail(("details_if", key), f"[casework.details_if]: `{key}` is not a field of [casework.details]")
     details_if = {key: compile_expr(source, f"details_if {key!r}", ("details_if", key))
                   for key, source in table.get("details_if", {}).items()}
+    from_report: dict[str, Expr] = {}
+    for key, source in table.get("from_report", {}).items():
+        if key not in all_values:
+            raise fail(("from_report", key), f"[casework.from_report]: `{key}` is not a value of [[casework.values]] "
+                       f"({', '.join(all_values) or 'none'})")
+        expr = compile_expr(source, f"from_report {key!r}", ("from_report", key))
+        other = sorted(expr_reads(expr) - {"report"})
+        if other:
+            raise fail(("from_report", key), f"from_report {key!r}: reads `{other[0]}`; an expression of "
+                       "[casework.from_report] reads only `report` (the report entry's fields)")
+        from_report[key] = expr
     return Casework(
         lane=lane,
         case_field=str(table.get("case_field", "case_id")),
@@ -1616,7 +1631,16 @@ def parse_casework(lane: Lane, table: Mapping[str, Any], positions: LanePosition
         not_judged=tuple(table.get("not_judged", [])),
         judged_on=_judged_on(values, turn_values, views, [p.name for p in lane.predicates]),
         examples=_case_examples(table, [v.name for v in values], fail),
+        from_report=from_report,
     )
+
+
+def expr_reads(expr: Expr) -> set[str]:
+    """The names an expression reads from its scope: not a function it calls, a comprehension's
+    own variables or a literal name (`true`, `null`, ...)."""
+    bound = {n.id for n in ast.walk(expr.tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    called = {n.func.id for n in ast.walk(expr.tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    return expr.names - bound - called - set(LITERAL_NAMES)
 
 
 def _value_check(lane: Lane, item: Mapping[str, Any], what: str, views: Mapping[str, ViewSpec],

@@ -103,6 +103,13 @@ class Transcript:
     stats: ReadStats = field(default_factory=ReadStats)
 
 
+def typed_report_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    """A report entry as expressions read it: a REPORT_FIELDS field of the wrong type (the
+    reader's SL003) is null, as a capture's is."""
+    wrong = [k for k, kind in REPORT_FIELDS.items() if k in entry and _opt(entry, k, kind) is _WRONG]
+    return {k: (None if k in wrong else v) for k, v in entry.items()} if wrong else entry
+
+
 def _opt(data: dict[str, Any], key: str, kind: str) -> Any:
     value = data.get(key)
     if value is None:
