@@ -19,7 +19,7 @@ from surface_lint.engine.config import Config
 from surface_lint.engine.results import UsageError
 from surface_lint.rules.loader import LaneError, parse_lane
 
-LANE_FILE = Path(__file__).resolve().parents[1] / "fixtures" / "engine" / "lanes" / "symbolic_logic_runs.toml"
+LANE_FILE = Path(__file__).resolve().parents[2] / "rules" / "symbolic_logic.toml"
 LANE_TEXT = LANE_FILE.read_text(encoding="utf-8")
 
 

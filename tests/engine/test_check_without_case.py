@@ -3,7 +3,7 @@
 file, or an id the given case files do not hold), on a case of its id alone (every other
 `case.X` null); a false one is its predicate's finding at the capture line its `at`/`field`
 name; `passed` and the other values give nothing. Run on the case-driven symbolic_logic lane
-(tests/fixtures/engine/lanes/symbolic_logic_runs.toml), which replaces the shipped lane of that
+(rules/symbolic_logic.toml, given as a lane file), which replaces the shipped lane of that
 name in an engine given it as a lane file."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from surface_lint.engine.config import Config
 from surface_lint.rules.loader import LaneError, parse_lane
 
 ROOT = Path(__file__).resolve().parents[2]
-LANE_FILE = ROOT / "tests" / "fixtures" / "engine" / "lanes" / "symbolic_logic_runs.toml"
+LANE_FILE = ROOT / "rules" / "symbolic_logic.toml"
 LANE = "symbolic_logic"
 P = "t.jsonl"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from lsp_support import RecordingClient, change, no_server_errors, open_file, published, rng, start
 
-LANE_FILE = Path(__file__).resolve().parents[1] / "fixtures" / "engine" / "lanes" / "symbolic_logic_runs.toml"
+LANE_FILE = Path(__file__).resolve().parents[2] / "rules" / "symbolic_logic.toml"
 
 
 def _turn(case_id: str, chain: int, role: str, hits: int, trace: str) -> str:

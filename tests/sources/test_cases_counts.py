@@ -108,7 +108,7 @@ def test_a_negative_count_between_bound_is_sl003_top_level_and_nested(tmp_path: 
     assert c2.data == {"id": "c2", "max_words": 4.5, "limits": {}}
 
 
-RUNS_LANE = Path(__file__).resolve().parents[1] / "fixtures" / "engine" / "lanes" / "symbolic_logic_runs.toml"
+RUNS_LANE = Path(__file__).resolve().parents[2] / "rules" / "symbolic_logic.toml"
 
 
 def test_a_case_field_declared_a_count_is_sl003_when_negative_in_a_case_driven_lane(tmp_path: Path) -> None:

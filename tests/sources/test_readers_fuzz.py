@@ -351,7 +351,7 @@ def test_fuzz_report_documents(data: bytes, any_lane: str) -> None:
 # The case-driven symbolic_logic (the runs fixture, named symbolic_logic: it replaces the shipped
 # lane in this engine) judges a report entry again from its raw fields.
 RUNS_ENGINE = Engine(Config(max_line_bytes=LIMIT, lane_files=[
-    Path(__file__).resolve().parents[1] / "fixtures" / "engine" / "lanes" / "symbolic_logic_runs.toml"]))
+    Path(__file__).resolve().parents[2] / "rules" / "symbolic_logic.toml"]))
 SYMBOLIC_KEYS = ["id", "case_id", "vault_hits", "trace_hash", "trace_hash_replay", "proposal_count",
                  "expected_proposals", "min_vault_hits", "premise_recall_pass", "replay_pass", "proposal_pass",
                  "passed", "pattern"]

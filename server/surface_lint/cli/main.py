@@ -609,7 +609,11 @@ def _diff_run(engine: Engine, lane_name: str | None, declared: str | None, cases
                 whole = json.loads(engine.read_bytes(path).decode("utf-8-sig"))
             except (UnicodeDecodeError, ValueError, RecursionError):
                 whole = None  # _report_lane read it a moment ago: changed since, scored as it is now
-            if isinstance(whole, dict):
+            # A runner's report of a lane whose values name checks is scored: each entry's checks
+            # judged again from its raw fields, its findings at their fields (SARIF anchors them).
+            runner = isinstance(whole, dict) and "failed_predicates" not in whole and lane.casework is not None \
+                and any(v.check is not None for v in lane.casework.values)
+            if isinstance(whole, dict) and not runner:
                 return report_result(lane, path, whole)
     return engine.score(lane_name, cases, [path], thresholds, True, None)
 
