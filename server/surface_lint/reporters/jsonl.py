@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..engine import LaneResult
-from .common import SafeOut, capture, iter_outcome_views, lane_records
+from .common import SafeOut, capture, case_status, lane_records, reported_predicates
 from .diff_text import diff_payload
 from .records import FindingRecords
 
@@ -49,9 +49,13 @@ def render_check(run: CheckRun, options: RenderOptions) -> str:
 
 def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     w = SafeOut(out).write
-    for outcome, view in iter_outcome_views(result, options.lane):
-        w(_line({"type": "case", "case_id": view.case_id, "status": view.status,
-                 "failed_predicates": view.failed_names(), "details": outcome.details}) + "\n")
+    lane = options.lane
+    predicates = reported_predicates(lane, result.outcomes if lane is None else ())
+    case_verdict = lane is not None and lane.casework is not None
+    for outcome in result.outcomes:
+        status, failed = case_status(outcome, predicates, case_verdict)
+        w(_line({"type": "case", "case_id": outcome.case_id, "status": status, "failed_predicates": failed,
+                 "details": outcome.details}) + "\n")
     line = _finding_lines()
     for f in result.findings:
         w(line(f) + "\n")
