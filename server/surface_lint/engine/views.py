@@ -156,13 +156,7 @@ def case_view(outcome: Outcome, predicates: Sequence[tuple[str, str]],
                 passing[had] = judged_names
         return CaseView(outcome.case_id, group, surface, judged_names, (), tuple(outcome.findings), case_ok)
     verdicts = outcome.verdicts or {}
-    severity: dict[str, Severity] = {}
-    if outcome.levels is not None:  # known whether or not its findings were kept
-        severity = {name: level for name, level in outcome.levels.items() if level is not None}
-    else:
-        for f in outcome.findings:
-            if f.rule not in severity or f.severity > severity[f.rule]:
-                severity[f.rule] = f.severity
+    severity = _severities(outcome)
     judged: list[str] = []
     failures: list[PredicateFailure] = []
     failed = set(outcome.failed)
@@ -177,6 +171,35 @@ def case_view(outcome: Outcome, predicates: Sequence[tuple[str, str]],
                 name, code, severity.get(name), verdict.message if verdict else "",
                 tuple(verdict.spans) if verdict else ()))
     return CaseView(outcome.case_id, group, surface, tuple(judged), tuple(failures), tuple(outcome.findings), case_ok)
+
+
+def _severities(outcome: Outcome) -> dict[str, Severity]:
+    """Each failed predicate's severity (none for one that reports nothing)."""
+    if outcome.levels is not None:  # known whether or not its findings were kept
+        return {name: level for name, level in outcome.levels.items() if level is not None}
+    severity: dict[str, Severity] = {}
+    for f in outcome.findings:
+        if f.rule not in severity or f.severity > severity[f.rule]:
+            severity[f.rule] = f.severity
+    return severity
+
+
+def case_status(outcome: Outcome, predicates: Sequence[tuple[str, str]],
+                case_verdict: bool = False) -> tuple[str, list[str]]:
+    """`case_view(outcome, predicates, case_verdict=case_verdict)`'s `status` and `failed_names()`,
+    without the view (a JSON Lines case line needs only these)."""
+    if case_verdict:
+        view = case_view(outcome, predicates, None, True)
+        return view.status, view.failed_names()
+    if not outcome.failed:
+        return "pass", []
+    failed = set(outcome.failed)
+    names = [name for name, _ in predicates if name in failed]
+    if not names:
+        return "pass", []
+    severity = _severities(outcome)
+    blocking = any((level := severity.get(name)) is not None and level >= Severity.WARNING for name in names)
+    return ("fail" if blocking else "note"), names
 
 
 def case_views(result: LaneResult, lane: Lane | None) -> list[CaseView]:

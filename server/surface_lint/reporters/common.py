@@ -21,6 +21,7 @@ from ..engine.views import GROUP_FIELDS as GROUP_FIELDS
 from ..engine.views import CaseView as CaseView
 from ..engine.views import PredicateFailure as PredicateFailure
 from ..engine.views import Span as Span
+from ..engine.views import case_status as case_status
 from ..engine.views import case_view as case_view
 from ..engine.views import case_views as case_views
 from ..engine.views import fmt_value as fmt_value

@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ..engine import LaneResult
 from ..engine.scoring import Outcome
 from ..engine.spool import Spool
+from ..model.findings import Finding
 from .common import FindingFilter, LaneChoices, SafeOut, capture, lane_records
+from .records import FindingRecords
 
 if TYPE_CHECKING:
     from .options import CheckRun
@@ -219,13 +221,28 @@ class ObjectWriter:
         self.write(indented(value, self.inner, self.sort_keys))
 
     def array(self, key: str, items: Iterable[Any]) -> None:
+        pad = self.item_pad
+        self.encoded(key, (indented(item, pad, self.sort_keys) for item in items))
+
+    def encoded(self, key: str, texts: Iterable[str]) -> None:
+        """An array member whose items come encoded, each at this array's item indentation
+        (`item_pad`)."""
         self._member(key)
-        pad = self.inner + "  "
+        pad = self.item_pad
         empty = True
-        for item in items:
-            self.write(("[\n" if empty else ",\n") + pad + indented(item, pad, self.sort_keys))
+        for text in texts:
+            self.write(("[\n" if empty else ",\n") + pad + text)
             empty = False
         self.write("[]" if empty else "\n" + self.inner + "]")
+
+    @property
+    def item_pad(self) -> str:
+        return self.inner + "  "
+
+    def findings(self, key: str, findings: Iterable[Finding]) -> None:
+        """An array of findings, each as `Finding.to_dict` gives it (one template per record shape)."""
+        pad = self.item_pad
+        self.encoded(key, map(FindingRecords(lambda record: indented(record, pad, self.sort_keys)), findings))
 
     def mapping(self, key: str, items: Iterable[tuple[str, Any]]) -> None:
         """An object member whose own members stream by (keys already in order)."""
@@ -246,17 +263,17 @@ def write_check(run: CheckRun, out: TextIO, lanes: LaneChoices = ()) -> None:
     obj = ObjectWriter(w)
     n = 0
 
-    def counted() -> Iterable[dict[str, object]]:
+    def counted() -> Iterable[Finding]:
         nonlocal n
         for f in run.findings:
             n += 1
-            yield f.to_dict()
+            yield f
 
     # Sorted keys: counts (which holds the findings count) comes before findings.
     obj.value("counts", {"blank": run.blank, "errors": run.errors, "findings": len(run.findings),
                          "lines": run.lines, "records": run.records, "skipped": run.skipped})
     obj.value("files", run.files)
-    obj.array("findings", counted())
+    obj.findings("findings", counted())
     if lanes:  # each lane and how it was chosen, with its files
         obj.value("lanes", lane_records(lanes))
     obj.value("profile", run.profile)
@@ -304,7 +321,7 @@ def write_lane(result: LaneResult, out: TextIO, lanes: LaneChoices = (),
                          "records": s.records, "skipped": s.skipped})
     obj.mapping("failed_predicates", iter(failed))
     failed.close()
-    obj.array("findings", (f.to_dict() for f in result.findings))
+    obj.findings("findings", result.findings)
     obj.value("headline", result.headline)
     obj.value("lane", result.lane)
     if lanes:  # how the lane was chosen (beside the runner-shaped keys, which stay as they are)

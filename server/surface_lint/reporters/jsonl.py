@@ -12,8 +12,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..engine import LaneResult
-from .common import SafeOut, capture, iter_outcome_views, lane_records
+from .common import SafeOut, capture, case_status, lane_records, reported_predicates
 from .diff_text import diff_payload
+from .records import FindingRecords
 
 if TYPE_CHECKING:
     from ..engine.diff import LaneDiff
@@ -28,10 +29,16 @@ def _line(obj: dict[str, Any]) -> str:
     return _ENCODER.encode(obj)
 
 
+def _finding_lines() -> FindingRecords:
+    """`_line({"type": "finding", **f.to_dict()})` per finding `f`."""
+    return FindingRecords(_ENCODER.encode, {"type": "finding"})
+
+
 def write_check(run: CheckRun, options: RenderOptions, out: TextIO) -> None:
     w = SafeOut(out).write
+    line = _finding_lines()
     for f in run.findings:
-        w(_line({"type": "finding", **f.to_dict()}) + "\n")
+        w(line(f) + "\n")
     if options.lanes:  # the closing line: the lanes, how each was chosen, the profile
         w(_line({"type": "run", "lanes": lane_records(options.lanes), "profile": run.profile}) + "\n")
 
@@ -42,11 +49,16 @@ def render_check(run: CheckRun, options: RenderOptions) -> str:
 
 def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     w = SafeOut(out).write
-    for outcome, view in iter_outcome_views(result, options.lane):
-        w(_line({"type": "case", "case_id": view.case_id, "status": view.status,
-                 "failed_predicates": view.failed_names(), "details": outcome.details}) + "\n")
+    lane = options.lane
+    predicates = reported_predicates(lane, result.outcomes if lane is None else ())
+    case_verdict = lane is not None and lane.casework is not None
+    for outcome in result.outcomes:
+        status, failed = case_status(outcome, predicates, case_verdict)
+        w(_line({"type": "case", "case_id": outcome.case_id, "status": status, "failed_predicates": failed,
+                 "details": outcome.details}) + "\n")
+    line = _finding_lines()
     for f in result.findings:
-        w(_line({"type": "finding", **f.to_dict()}) + "\n")
+        w(line(f) + "\n")
     for t in result.thresholds:
         w(_line({"type": "threshold", "metric": t.check.metric, "op": t.check.op, "value": t.check.value,
                  "tolerance": t.check.tolerance, "actual": t.actual, "passed": t.passed}) + "\n")

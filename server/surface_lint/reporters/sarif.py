@@ -12,7 +12,7 @@ import functools
 import hashlib
 import json
 from array import array
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from json.encoder import encode_basestring
 from pathlib import Path
@@ -24,6 +24,7 @@ from ..engine import LaneResult
 from ..model.findings import Finding, Location, Severity
 from .common import LaneChoices, RuleInfo, SafeOut, capture, display_path, lane_records, printable
 from .json_format import indented
+from .records import slot_template
 
 if TYPE_CHECKING:
     from ..engine.diff import LaneDiff
@@ -214,14 +215,13 @@ def _result(f: Finding, index: Mapping[str, int], fp: str) -> dict[str, Any]:
 
 
 _RESULTS = "\0surface-lint-results\0"  # where the streamed results go in the log's text
-_SLOT = "\0surface-lint-slot-%d\0"  # a value's place in a result template
 
 
 class _ResultText:
     """`indented(_result(f, index, fp), pad, sort_keys=False)` for a finding without related
     locations: one %-template per shape (artifact keys, with or without a case id), made by
-    that same `indented` from a result whose values are slots, and the values encoded as it
-    encodes them (strings by json's `encode_basestring`, ints by `int.__repr__`)."""
+    that same `indented` from a result whose values are slots (`records.slot_template`), and the
+    values encoded as it encodes them (strings by json's `encode_basestring`, ints by `int.__repr__`)."""
 
     def __init__(self, pad: str) -> None:
         self.pad = pad
@@ -231,24 +231,21 @@ class _ResultText:
         key = (artifact, case)
         found = self.templates.get(key)
         if found is None:
-            slots = iter(range(1000))
 
-            def slot() -> str:
-                return _SLOT % next(slots)
+            def build(slot: Callable[[], str]) -> dict[str, Any]:
+                result: dict[str, Any] = {
+                    "ruleId": slot(), "ruleIndex": slot(), "level": slot(), "message": {"text": slot()},
+                    "locations": [{"physicalLocation": {"artifactLocation": {k: slot() for k in artifact},
+                                                        "region": {"startLine": slot(), "startColumn": slot(),
+                                                                   "endLine": slot(), "endColumn": slot()}}}],
+                    "partialFingerprints": {FINGERPRINT_KEY: slot()},
+                }
+                if case:
+                    result["properties"] = {"caseId": slot()}
+                return result
 
-            result: dict[str, Any] = {
-                "ruleId": slot(), "ruleIndex": slot(), "level": slot(), "message": {"text": slot()},
-                "locations": [{"physicalLocation": {"artifactLocation": {k: slot() for k in artifact},
-                                                    "region": {"startLine": slot(), "startColumn": slot(),
-                                                               "endLine": slot(), "endColumn": slot()}}}],
-                "partialFingerprints": {FINGERPRINT_KEY: slot()},
-            }
-            if case:
-                result["properties"] = {"caseId": slot()}
-            found = indented(result, self.pad, sort_keys=False).replace("%", "%%")
-            for i in range(next(slots)):
-                found = found.replace(indented(_SLOT % i), "%s", 1)
-            self.templates[key] = found
+            # Keys unsorted: the slots are written in the order they were made.
+            found = self.templates[key] = slot_template(build, lambda r: indented(r, self.pad, sort_keys=False))[0]
         return found
 
     def __call__(self, f: Finding, index: Mapping[str, int], fp: str) -> str:
