@@ -317,20 +317,27 @@ def test_a_crlf_line_of_exactly_the_limit_counts_the_same_in_the_editor() -> Non
     _assert_editor_agrees(text.encode(), text, "deterministic_fluency", known_divergence=False)
 
 
+SYMBOLIC_CASES = "/fuzz/cases.jsonl"
+SYMBOLIC_CASE = (b'{"id": "c1", "premises": ["Actually truth is real."], "probe": "What is truth?", '
+                 b'"expected_proposals": 1, "min_vault_hits": 1}\n')
+
+
 @_settings(4000)
 @given(documents(), st.sampled_from(LANES))
 def test_fuzz_jsonl_documents_read_every_line_and_position_inside_it(doc: tuple[bytes, str | None, str],
                                                                      lane: str) -> None:
     data, _, source = doc
     _check_document(data, source, lane)
+    # A case-driven lane (symbolic_logic) scores captures with their cases: one case file, c1's.
+    cases = [SYMBOLIC_CASES] if ENGINE.lane(lane).casework is not None else []
     try:
-        result = ENGINE.score(lane, [], [P], texts={P: data})
+        result = ENGINE.score(lane, cases, [P], texts={P: data, SYMBOLIC_CASES: SYMBOLIC_CASE})
     except UsageError as exc:  # exit 2 with a message: the file is a case file, not a transcript
         assert str(exc) == f"{P}: this is a case file; pass it with --cases"
         return
     if sniff(data)[0] != "report":
         _assert_counts(result.stats)
-        assert result.stats.lines == _line_count(source), result.stats
+        assert result.stats.lines == _line_count(source) + len(cases), result.stats  # the case file's line too
 
 
 @_settings(4400)
