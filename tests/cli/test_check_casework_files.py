@@ -7,14 +7,14 @@ files are read in one process, the others still spread)."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 from cli_support import ROOT, cli
 
-CORPUS = ROOT.parent / "shared" / "corpus" / "lanes" / "compositionality"
-if not CORPUS.is_dir():
-    CORPUS = Path("/work/shared/corpus/lanes/compositionality")
+# The corpus as tests/conftest.py finds it: SURFACE_LINT_CORPUS, else ../shared/corpus.
+CORPUS = Path(os.environ.get("SURFACE_LINT_CORPUS") or ROOT.parent / "shared" / "corpus") / "lanes" / "compositionality"
 CASES = str(CORPUS / "cases" / "public" / "v1" / "cases.jsonl")
 CAPTURES = CORPUS / "captures" / "public_v1.jsonl"
 

@@ -4,6 +4,7 @@ say on the same files (the expected values below are those commands' output, run
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,8 @@ from typing import Any
 from lsp_support import RecordingClient, no_server_errors, open_file, published, start
 from lsprotocol import types
 
-CORPUS = Path("/work/shared/corpus")
+# The corpus as tests/conftest.py finds it: SURFACE_LINT_CORPUS, else ../shared/corpus.
+CORPUS = Path(os.environ.get("SURFACE_LINT_CORPUS") or Path(__file__).resolve().parents[2].parent / "shared" / "corpus")
 CALIBRATION = CORPUS / "lanes" / "calibration"
 COMPOSITIONALITY = CORPUS / "lanes" / "compositionality"
 
