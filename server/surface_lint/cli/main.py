@@ -601,6 +601,7 @@ def _diff_run(engine: Engine, lane_name: str | None, declared: str | None, cases
     if declared is not None and lane_name == declared:
         import json
 
+        from ..engine.casework import checked_predicates
         from ..engine.diff import is_case_driven, report_result
 
         lane = engine.lane(declared)
@@ -611,8 +612,8 @@ def _diff_run(engine: Engine, lane_name: str | None, declared: str | None, cases
                 whole = None  # _report_lane read it a moment ago: changed since, scored as it is now
             # A runner's report of a lane whose values name checks is scored: each entry's checks
             # judged again from its raw fields, its findings at their fields (SARIF anchors them).
-            runner = isinstance(whole, dict) and "failed_predicates" not in whole and lane.casework is not None \
-                and any(v.check is not None for v in lane.casework.values)
+            runner = isinstance(whole, dict) and "failed_predicates" not in whole \
+                and bool(checked_predicates(lane.casework))
             if isinstance(whole, dict) and not runner:
                 return report_result(lane, path, whole)
     return engine.score(lane_name, cases, [path], thresholds, True, None)

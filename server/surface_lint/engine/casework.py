@@ -74,6 +74,13 @@ def judges_without_case(casework: Casework) -> bool:
     return any(spec.without_case for spec in casework.values)
 
 
+def checked_predicates(casework: Casework | None) -> tuple[str, ...]:
+    """The predicates the lane's values name as their `check`, in the values' order, once each."""
+    if casework is None:
+        return ()
+    return tuple(dict.fromkeys(spec.check for spec in casework.values if spec.check is not None))
+
+
 def category_order(key: Any) -> tuple[int, str, Any]:
     """The order of a `by` metric's categories: values of one type in their own order, types by
     name (booleans, numbers, strings), and null (a case without the field) last."""

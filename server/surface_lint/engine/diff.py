@@ -27,6 +27,7 @@ from ..rules.kinds.core import Verdict
 from ..rules.loader import Lane
 from . import LaneResult, UsageError
 from .caseindex import KeyedRows
+from .casework import checked_predicates
 from .results import Rows
 from .scoring import Outcome, ThresholdResult
 from .spool import Spool
@@ -390,8 +391,7 @@ def diff_results(old: LaneResult, new: LaneResult, lane: Lane,
                          "diff compares two runs of one lane")
     # The old run indexed by case id (on disk past a few thousand cases), the new one streamed by.
     case_driven = is_case_driven(lane)
-    casework = getattr(lane, "casework", None)
-    checks = tuple(dict.fromkeys(v.check for v in getattr(casework, "values", ()) if v.check is not None))
+    checks = checked_predicates(lane.casework)
     old_rows = KeyedRows()
     for outcome, view in iter_outcome_views(old, lane):
         if case_driven:
