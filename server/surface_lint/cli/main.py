@@ -599,15 +599,14 @@ def _diff_run(engine: Engine, lane_name: str | None, declared: str | None, cases
     """One run `diff` compares: scored by the engine, except a lane report of a case-driven lane
     (its cases are judged from captures, which a report does not hold): read back as it is."""
     if declared is not None and lane_name == declared:
-        import json
-
         from ..engine.casework import checked_predicates
         from ..engine.diff import is_case_driven, report_result
+        from ..model.jsonread import loads
 
         lane = engine.lane(declared)
         if is_case_driven(lane):
             try:
-                whole = json.loads(engine.read_bytes(path).decode("utf-8-sig"))
+                whole = loads(engine.read_bytes(path).decode("utf-8-sig"))
             except (UnicodeDecodeError, ValueError, RecursionError):
                 whole = None  # _report_lane read it a moment ago: changed since, scored as it is now
             # A runner's report of a lane whose values name checks is scored: each entry's checks
@@ -621,8 +620,7 @@ def _diff_run(engine: Engine, lane_name: str | None, declared: str | None, cases
 
 def _report_lane(engine: Engine, path: str) -> str | None:
     """The `lane` a lane report names itself (None for transcripts and reports without one)."""
-    import json
-
+    from ..model.jsonread import loads
     from ..sources.lintable import HEAD_BYTES
     from ..sources.streams import open_input
     from ..sources.transcripts import sniff
@@ -632,7 +630,7 @@ def _report_lane(engine: Engine, path: str) -> str | None:
             head = fh.read(HEAD_BYTES)
         if sniff(head)[0] != "report":
             return None
-        whole = json.loads(engine.read_bytes(path).decode("utf-8-sig"))
+        whole = loads(engine.read_bytes(path).decode("utf-8-sig"))
     except (OSError, UsageError, ValueError, RecursionError):
         return None  # unreadable or broken: scoring has already said so, or reports it as findings
     lane = whole.get("lane") if isinstance(whole, dict) else None

@@ -12,7 +12,6 @@ the case files (duplicates, leaks) are the in-memory functions' own, in the same
 from __future__ import annotations
 
 import itertools
-import json
 import pickle
 import re
 import sqlite3
@@ -22,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO, Any, overload
 
 from ..model.findings import Finding
+from ..model.jsonread import loads
 from ..rules.loader import Lane
 from ..sources.base import JsonlReader, ReadStats, Record
 from ..sources.cases import (
@@ -232,7 +232,7 @@ def _blob(record: Record, case: Case) -> bytes:
 def _case(case_id: str, case_file: CaseFile, blob: bytes) -> Case:
     data, typed, line, index, text = pickle.loads(blob)
     if data is None:
-        record = Record(json.loads(text), line, index, None, (), case_file.path, text)
+        record = Record(loads(text), line, index, None, (), case_file.path, text)
         case = check_case_record(record, case_file.lane, [])
         assert case is not None
         return case

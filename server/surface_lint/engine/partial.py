@@ -21,7 +21,6 @@ import hashlib
 import heapq
 import io
 import itertools
-import json
 import os
 import pickle
 import shutil
@@ -38,6 +37,7 @@ from typing import IO, Any, cast
 
 from ..model.checks import CHECK_CODES as C
 from ..model.findings import Finding, Location
+from ..model.jsonread import loads
 from ..rules.loader import Lane
 from ..sources.base import JsonlReader, ReadStats, Record, _CrlfCount, crlf_notice
 from ..sources.lines import UTF8, UTF8_BOM, _Prefixed, _utf8_lines, detect_encoding
@@ -238,7 +238,7 @@ class Span:
 
 def _case_of(raw: bytes) -> object:
     try:
-        data = json.loads(raw)
+        data = loads(raw)
     except (ValueError, RecursionError):
         return None
     return data.get("case_id") if isinstance(data, dict) else None

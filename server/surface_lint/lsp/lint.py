@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-import json
 import threading
 import time
 from collections.abc import Callable
@@ -24,6 +23,7 @@ from ..engine.config import ConfigError
 from ..engine.results import shift_finding, shift_record
 from ..model.checks import CHECK_CODES as C
 from ..model.findings import Finding
+from ..model.jsonread import loads
 from ..rules.loader import Lane, LaneError
 from ..sources.base import crlf_notice
 from ..sources.lintable import HEAD_BYTES, document_kind
@@ -246,7 +246,7 @@ def lint_document(state: CaseSource, entry: EngineEntry, snap: Snapshot, memo: D
 def _report_lane(engine: Engine, snap: Snapshot) -> Lane | None:
     """The lane `check_bytes` would pick for a report (its `lane`, the path, its first entry)."""
     try:
-        obj = json.loads(snap.data())
+        obj = loads(snap.data())
     except (ValueError, RecursionError):
         obj = None
     hint = None
@@ -508,7 +508,7 @@ def _pair_line(pair: tuple[int, RecordInfo]) -> int:
 def _turn_info(text: str, kind: str) -> tuple[str | None, bool]:
     """(case id, is a priming turn) as the engine's turn reader would see this line."""
     try:
-        data = json.loads(text)
+        data = loads(text)
     except (ValueError, RecursionError):
         return None, False
     if not isinstance(data, dict) or not isinstance(data.get("surface"), str):

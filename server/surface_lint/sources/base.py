@@ -12,11 +12,11 @@ from typing import IO, Any
 from ..model.checks import CHECK_CODES as C
 from ..model.checks import CHECKS
 from ..model.findings import Finding, Location, Severity
+from ..model.jsonread import loads
 from ..model.positions import JsonPath, JsonSyntaxError, LineIndex, StringSpan, ValueSpan, value_spans
 from .lines import UTF8, UTF8_BOM, Encoding, decode_text, detect_encoding, open_lines
 
 DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024
-_loads = json.loads
 
 
 def check_finding(
@@ -558,7 +558,7 @@ class JsonlReader:
                 stats.blank += 1
                 continue
             try:
-                data = _loads(text)
+                data = loads(text, raw)  # json.loads's value (msgspec reads the bytes where installed)
             except (json.JSONDecodeError, RecursionError):
                 data = None
             if type(data) is not dict:
@@ -582,7 +582,7 @@ class JsonlReader:
 
     def _parse(self, text: str, number: int) -> dict[str, Any] | None:
         try:
-            data = _loads(text)
+            data = loads(text)
         except json.JSONDecodeError as exc:
             self._error(number, exc.colno, f"invalid JSON: {exc.msg}", 1, len(text))
             return None

@@ -13,6 +13,7 @@ import json
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
+from ..model.jsonread import loads
 from .lines import UTF8_BOM, decode_text, detect_encoding, open_lines
 
 # Non-blank lines looked at for a record that tells the kind; past them the kind stays
@@ -112,7 +113,7 @@ def _decide(lines: Iterator[tuple[int, bytes | None]], whole: Callable[[], Any])
 
 def _whole_of(data: bytes) -> Any:
     try:
-        return json.loads(decode_text(data, detect_encoding(data[:8])).lstrip("\ufeff"))
+        return loads(decode_text(data, detect_encoding(data[:8])).lstrip("\ufeff"))
     except (ValueError, RecursionError):
         return None
 

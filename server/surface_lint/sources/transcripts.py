@@ -13,6 +13,7 @@ from typing import IO, Any
 
 from ..model.checks import CheckCode
 from ..model.findings import Finding, Location
+from ..model.jsonread import loads
 from ..model.positions import JsonSyntaxError, value_spans
 from .base import (
     DocLocator,
@@ -251,7 +252,7 @@ def read_report(path: str, data: bytes) -> Transcript:
     # Counted in the decoded text: a UTF-16 document's bytes hold 0x0A in other characters too.
     out.stats.lines = text.count("\n") + (0 if text.endswith("\n") else 1)
     try:
-        obj = json.loads(text)
+        obj = loads(text)
     except json.JSONDecodeError as exc:
         out.stats.errors += 1
         out.findings.append(
