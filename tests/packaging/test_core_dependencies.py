@@ -88,6 +88,6 @@ def test_the_recorder_sees_the_server_importing_them() -> None:
 def test_pygls_and_lsprotocol_are_core_dependencies() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     names = {dep.split(";")[0].split(">")[0].split("<")[0].split("=")[0].strip() for dep in project["dependencies"]}
-    assert {"pygls", "lsprotocol", "google-re2"} <= names
+    assert {"pygls", "lsprotocol", "google-re2", "msgspec"} <= names
     assert "regex" not in names  # nothing imports it since the rules moved to RE2
     assert project["optional-dependencies"]["lsp"] == []

@@ -1,7 +1,7 @@
 """The VS Code extension's launcher (vscode-extension/bundled/tool/surface_lint_server.py) on a
 bundle laid out as scripts/bundle_python.py lays it out: bundled/libs (pure Python) and
-bundled/native/cpXY (the compiled google-re2). The bundle is made of links to this environment's packages, and the
-launcher runs with `-S` (no site-packages), so it can only import what the bundle holds."""
+bundled/native/cpXY (the compiled google-re2 and msgspec). The bundle is made of links to this environment's packages,
+and the launcher runs with `-S` (no site-packages), so it can only import what the bundle holds."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 LAUNCHER = ROOT / "vscode-extension" / "bundled" / "tool" / "surface_lint_server.py"
@@ -29,7 +31,7 @@ def link_package(name: str, into: Path) -> None:
     (into / source.name).symlink_to(source, target_is_directory=source.is_dir())
 
 
-def make_bundle(root: Path, *, native: bool = True, libs: bool = True) -> Path:
+def make_bundle(root: Path, *, native: bool = True, libs: bool = True, msgspec: bool = True) -> Path:
     bundled = root / "bundled"
     (bundled / "tool").mkdir(parents=True)
     shutil.copy(LAUNCHER, bundled / "tool" / LAUNCHER.name)
@@ -40,10 +42,17 @@ def make_bundle(root: Path, *, native: bool = True, libs: bool = True) -> Path:
             link_package(name, bundled / "libs")
     if native:
         link_package("re2", bundled / "native" / TAG)
-    # As scripts/bundle_python.py writes it.
+    if native and msgspec:
+        link_package("msgspec", bundled / "native" / TAG)
+    # As scripts/bundle_python.py writes it (msgspec: optional, the server reads JSON without it).
     manifest = {
         "target": "linux-x64" if native else "universal",
-        "native": {"google_re2": {"requirement": "google-re2>=1.1", "modules": ["re2"], "pythons": {TAG: "1.1"} if native else {}}},
+        "native": {
+            "google_re2": {"requirement": "google-re2>=1.1", "modules": ["re2"], "pythons": {TAG: "1.1"} if native else {},
+                           "optional": False},
+            "msgspec": {"requirement": "msgspec>=0.23", "modules": ["msgspec"], "pythons": {TAG: "0.23.0"} if native and msgspec else {},
+                        "optional": True},
+        },
     }
     (bundled / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     return bundled / "tool" / LAUNCHER.name
@@ -88,6 +97,25 @@ def test_check_names_the_missing_compiled_package_and_the_fix(tmp_path: Path) ->
         f"(this .vsix: target universal, built for none) and {sys.executable} does not have it (No module named 're2'): "
         f"run `{sys.executable} -m pip install 'google-re2>=1.1'`, or install the .vsix built for your platform",
     }
+
+
+# The server's JSON decoder as the launcher leaves it: msgspec's (bundled/native) or json.loads alone.
+DECODER_PROBE = ("import runpy, sys; launcher = runpy.run_path(sys.argv[1]); problem = launcher['_problem'](); "
+                 "from surface_lint.model.jsonread import fast_decoder, loads; "
+                 "print(problem, fast_decoder() is not None, loads(b'[18446744073709551616, NaN]', None))")
+
+
+@pytest.mark.parametrize(("msgspec", "fast"), [(True, "True"), (False, "False")], ids=["bundled", "not-built-here"])
+def test_msgspec_is_used_where_bundled_and_not_asked_for_where_not(tmp_path: Path, msgspec: bool, fast: str) -> None:
+    # An optional compiled package without a build for this Python (or platform) is no problem:
+    # the check passes and the server reads JSON with json.loads alone, the same values.
+    launcher = make_bundle(tmp_path, msgspec=msgspec)
+    done = run_launcher(launcher, "--check")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["ok"] is True
+    probe = subprocess.run([sys.executable, "-S", "-E", "-c", DECODER_PROBE, str(launcher)], capture_output=True, text=True,
+                           timeout=120, check=False)
+    assert probe.stdout.strip() == f"None {fast} [18446744073709551616, nan]", probe.stderr
 
 
 def test_without_a_bundle_it_says_so_and_the_server_does_not_start(tmp_path: Path) -> None:

@@ -5,10 +5,11 @@
 bundled/libs: surface-lint itself (a wheel built from this checkout) and its pure-Python
 dependencies, resolved from pyproject.toml for Python 3.10 (the oldest supported: its backports
 are harmless on newer Pythons), as `pip install --target` lays them out (licences in dist-info).
-bundled/native/cpXY: the compiled dependencies (today google-re2, module re2) for CPython X.Y on
-the target's platform, for every Python in PYTHONS that has a wheel there; the `universal`
-target has none (the server then needs them from the user's Python: see the README).
-Which dependencies are compiled is read from their wheels (Root-Is-Purelib), not listed here.
+bundled/native/cpXY: the compiled dependencies (today google-re2, module re2, and msgspec) for
+CPython X.Y on the target's platform, for every Python in PYTHONS that has a wheel there; the
+`universal` target has none (the server then needs them from the user's Python: see the README).
+Which dependencies are compiled is read from their wheels (Root-Is-Purelib), not listed here;
+which of them the server runs without (OPTIONAL) is, and the manifest says so.
 bundled/manifest.json records what was bundled; the launcher reads it.
 Needs pip and the package registry (PyPI); run with any Python >= 3.10.
 """
@@ -43,6 +44,10 @@ TARGETS: dict[str, tuple[str, ...]] = {
 UNIVERSAL = "universal"
 # Where the dependency tree is resolved to tell pure from compiled packages (every one has wheels there).
 REFERENCE = "linux-x64"
+# Compiled dependencies the server runs without, with the same results (manifest `optional`: the
+# launcher does not ask for them): msgspec only speeds JSON up (surface_lint/model/jsonread.py
+# reads with json.loads where it cannot be imported).
+OPTIONAL = frozenset({"msgspec"})
 
 
 def pip(*args: str, allow_no_match: bool = False) -> bool:
@@ -164,7 +169,8 @@ def bundle(target: str) -> dict[str, object]:
                 continue
             modules = [top for top in top_levels(info) if not top.endswith(".dist-info") and not top.endswith(".libs")]
             pythons: dict[str, str] = {}
-            native[name] = {"requirement": specs.get(name, name), "modules": modules, "pythons": pythons}
+            native[name] = {"requirement": specs.get(name, name), "modules": modules, "pythons": pythons,
+                            "optional": name in OPTIONAL}
             if target == UNIVERSAL:
                 continue
             for python in PYTHONS:

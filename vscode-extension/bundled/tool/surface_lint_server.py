@@ -12,7 +12,7 @@ workspace folder), every relative entry and this script's folder leave sys.path:
 pure-Python packages (bundled/libs) and the compiled ones built for this Python
 (bundled/native/cpXY, listed in bundled/manifest.json) go first on sys.path, so an older
 surface-lint in the environment never shadows them; a compiled one not built for this Python is
-taken from the environment. Stays
+taken from the environment, and an optional one (msgspec) may be missing. Stays
 importable by Python 3.6, so that an old interpreter gets a clear message, not a SyntaxError.
 """
 
@@ -81,9 +81,13 @@ def _problem():
     if sys.implementation.name == "cpython" and os.path.isdir(native):
         paths.append(native)
     sys.path[0:0] = paths
-    # The compiled dependencies (google-re2): this Python's bundled build, else its own.
+    # The compiled dependencies (google-re2): this Python's bundled build, else its own. An
+    # optional one (msgspec) is not asked for: the server uses it where it is importable, and
+    # reads the same without it.
     manifest = _manifest()
     for name, native_info in sorted(manifest.get("native", {}).items()):
+        if native_info.get("optional"):
+            continue
         for module in native_info.get("modules", []):
             try:
                 __import__(module)
