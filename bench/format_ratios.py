@@ -11,6 +11,10 @@ the per-round ratios (both sides measured in the same round), so a machine share
 jobs moves seconds, not ratios.
 
     PYTHONPATH=server python bench/format_ratios.py [--turns 200000] [--repeat 3]
+
+`--against DIR`: another checkout (its `server/`, e.g. `git archive` of the base commit), each
+format run from it too in the same rounds (rows `FORMAT@base`, and `/ base`: this tree's CPU over
+the base's, the median of the rounds' ratios).
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ def main() -> None:
     ap.add_argument("--turns", type=int, default=200_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--formats", default=",".join(FORMATS))
+    ap.add_argument("--against", type=Path, help="another checkout whose server runs the same formats in the same rounds")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         environ = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -57,22 +62,31 @@ def main() -> None:
         environ["PYTHONPATH"] = str(ROOT / "server")
         path = Path(tmp) / "turns.jsonl"
         build_corpus(path, args.turns)
-        cmds = {"floor": [sys.executable, "-c", FLOOR, str(path)]}
+        base = {**environ, "PYTHONPATH": str(args.against.resolve() / "server")} if args.against else None
+        cmds: dict[str, tuple[list[str], dict[str, str]]] = {"floor": ([sys.executable, "-c", FLOOR, str(path)], environ)}
         for fmt in args.formats.split(","):
-            cmds[fmt] = [sys.executable, "-m", "surface_lint", "--lane", "deterministic_fluency", "--transcripts",
-                         str(path), "--output-format", fmt, "-o", os.devnull]
-        cpu([sys.executable, "-m", "surface_lint", "--help"], environ)  # bytecode compiled once
+            run = [sys.executable, "-m", "surface_lint", "--lane", "deterministic_fluency", "--transcripts",
+                   str(path), "--output-format", fmt, "-o", os.devnull]
+            if base is not None:
+                cmds[f"{fmt}@base"] = (run, base)
+            cmds[fmt] = (run, environ)
+        for env in (environ, base) if base is not None else (environ,):
+            cpu([sys.executable, "-m", "surface_lint", "--help"], env)  # bytecode compiled once
         rows: dict[str, list[float]] = {k: [] for k in cmds}
         for r in range(args.repeat):
-            for name, cmd in cmds.items():
-                rows[name].append(cpu(cmd, environ))
+            for name, (cmd, env) in cmds.items():
+                rows[name].append(cpu(cmd, env))
                 print(f"round {r + 1} {name}: {rows[name][-1]:.2f} s (load {load()})", file=sys.stderr, flush=True)
     print(f"python {sys.version.split()[0]} · {os.cpu_count()} cores · {args.turns} turns · {args.repeat} rounds")
-    print(f"{'run':<12} {'cpu s':>7} {'/ floor':>8} {'/ text':>7}  runs")
+    print(f"{'run':<12} {'cpu s':>7} {'/ floor':>8} {'/ text':>7} {'/ base':>7}  runs")
+
+    def ratio(runs: list[float], other: str) -> float:
+        return statistics.median(x / y for x, y in zip(runs, rows[other], strict=True)) if other in rows else float("nan")
+
     for name, runs in rows.items():
-        floor = statistics.median(x / y for x, y in zip(runs, rows["floor"], strict=True))
-        text = statistics.median(x / y for x, y in zip(runs, rows["text"], strict=True)) if "text" in rows else float("nan")
-        print(f"{name:<12} {statistics.median(runs):7.2f} {floor:8.2f} {text:7.2f}  {' '.join(f'{x:.2f}' for x in runs)}")
+        text = "text@base" if name.endswith("@base") else "text"
+        print(f"{name:<12} {statistics.median(runs):7.2f} {ratio(runs, 'floor'):8.2f} {ratio(runs, text):7.2f} "
+              f"{ratio(runs, name + '@base'):7.2f}  {' '.join(f'{x:.2f}' for x in runs)}")
 
 
 if __name__ == "__main__":
