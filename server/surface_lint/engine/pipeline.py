@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from ..model.checks import CHECK_CODES as C
 from ..model.findings import Finding, Fix, Location, Severity
@@ -29,6 +29,7 @@ from .scoring import EvaluationMemo, expected_names
 from .scoring import evaluate as lane_verdicts
 
 TURN, REPORT_CASE = "turn", "report-case"
+_NO_PROBLEMS: list[Finding] = []  # shared by every record joined without case files (never changed)
 
 
 @dataclass(slots=True)
@@ -106,7 +107,7 @@ def join_turns(lane: Lane, turns: Iterable[Turn], cases: CaseIndex | None,
             primed_ids.add(case_id)
             any_primed = True
         if cases is None:  # nothing to join with (join.case's answer, without the call)
-            case, known, problems = None, True, cast("list[Finding]", [])
+            case, known, problems = None, True, _NO_PROBLEMS
         else:
             case, known, problems = join.case(case_id, turn.record)
         fields = case.data if case is not None else None

@@ -132,10 +132,11 @@ def reported_predicates(lane: Lane | None, outcomes: Iterable[Outcome] = ()) -> 
 
 
 def case_view(outcome: Outcome, predicates: Sequence[tuple[str, str]],
-              passing: dict[tuple[str, ...], tuple[str, ...]] | None = None, case_verdict: bool = False) -> CaseView:
-    """`passing`: judged names by the outcome's judged tuple for these `predicates`, kept across
-    the cases of one report (a passing case's view needs nothing else). `case_verdict`: the lane
-    is case-driven, and the outcome's one signal is its verdict on the case."""
+              memo: dict[tuple[Any, ...], Any] | None = None, case_verdict: bool = False) -> CaseView:
+    """`memo`: what a view takes from `predicates` by the outcome's judged and failed names (the
+    names judged in lane order, the failed ones with their codes), kept across the cases of one
+    report: the cases of a run repeat a few such sets. `case_verdict`: the lane is case-driven,
+    and the outcome's one signal is its verdict on the case."""
     case_ok = bool(outcome.signals[0]) if case_verdict and outcome.signals else None
     details: Mapping[str, Any] = outcome.details or {}
     group = None
@@ -147,30 +148,26 @@ def case_view(outcome: Outcome, predicates: Sequence[tuple[str, str]],
     surface = details.get("surface")
     if not isinstance(surface, str):
         surface = None
-    if not outcome.failed:
-        had = outcome.judged
-        judged_names = passing.get(had) if passing is not None else None
-        if judged_names is None:
-            judged_names = tuple(name for name, _ in predicates if name in had)
-            if passing is not None and len(passing) < 4096:
-                passing[had] = judged_names
-        return CaseView(outcome.case_id, group, surface, judged_names, (), tuple(outcome.findings), case_ok)
+    key = (outcome.judged, outcome.failed)
+    known = memo.get(key) if memo is not None else None
+    if known is None:
+        failed = set(outcome.failed)
+        had_verdict = set(outcome.judged)
+        known = (tuple(name for name, _ in predicates if name in had_verdict or name in failed),
+                 tuple((name, code) for name, code in predicates if name in failed))
+        if memo is not None and len(memo) < 4096:
+            memo[key] = known
+    judged, failing = known
+    if not failing:
+        return CaseView(outcome.case_id, group, surface, judged, (), tuple(outcome.findings), case_ok)
     verdicts = outcome.verdicts or {}
     severity = _severities(outcome)
-    judged: list[str] = []
-    failures: list[PredicateFailure] = []
-    failed = set(outcome.failed)
-    had_verdict = set(outcome.judged)
-    for name, code in predicates:
+    failures = []
+    for name, code in failing:
         verdict = verdicts.get(name)
-        if name not in had_verdict and name not in failed:
-            continue
-        judged.append(name)
-        if name in failed:
-            failures.append(PredicateFailure(
-                name, code, severity.get(name), verdict.message if verdict else "",
-                tuple(verdict.spans) if verdict else ()))
-    return CaseView(outcome.case_id, group, surface, tuple(judged), tuple(failures), tuple(outcome.findings), case_ok)
+        failures.append(PredicateFailure(name, code, severity.get(name), verdict.message if verdict else "",
+                                         tuple(verdict.spans) if verdict else ()))
+    return CaseView(outcome.case_id, group, surface, judged, tuple(failures), tuple(outcome.findings), case_ok)
 
 
 def _severities(outcome: Outcome) -> dict[str, Severity]:
@@ -216,6 +213,6 @@ def iter_case_views(result: LaneResult, lane: Lane | None) -> Iterator[CaseView]
 def iter_outcome_views(result: LaneResult, lane: Lane | None) -> Iterator[tuple[Outcome, CaseView]]:
     """Each outcome with its case view, the outcomes read once."""
     predicates = reported_predicates(lane, result.outcomes if lane is None else ())
-    passing: dict[tuple[str, ...], tuple[str, ...]] = {}
+    memo: dict[tuple[Any, ...], Any] = {}
     for outcome in result.outcomes:
-        yield outcome, case_view(outcome, predicates, passing, lane is not None and lane.casework is not None)
+        yield outcome, case_view(outcome, predicates, memo, lane is not None and lane.casework is not None)

@@ -61,9 +61,15 @@ def printable(text: str, keep: str = "") -> str:
     known = _KEEPING.get(keep)
     if known is None:
         table = {c: e for c, e in _ESCAPES.items() if chr(c) not in keep}
-        known = _KEEPING[keep] = (table, re.compile("[" + "".join(re.escape(chr(c)) for c in table) + "]").search)
+        known = _KEEPING[keep] = (table, re.compile("[" + printable_class(keep) + "]").search)
     table, search = known
     return text.translate(table) if search(text) is not None else text
+
+
+def printable_class(keep: str = "") -> str:
+    """The characters `printable(text, keep)` escapes, as the inside of a regex character set (a
+    format whose own escaping leaves most text alone too tests for these and its own at once)."""
+    return "".join(re.escape(chr(c)) for c in _ESCAPES if chr(c) not in keep)
 
 
 def display_path(path: str) -> str:

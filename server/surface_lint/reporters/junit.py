@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, TextIO
 from ..engine import LaneResult
 from ..engine.spool import ScratchText
 from ..model.findings import Finding
-from .common import CaseView, SafeOut, capture, display_path, fmt_value, lane_notes, printable, shown_views, where
+from .common import CaseView, SafeOut, capture, display_path, fmt_value, lane_notes, printable, printable_class, shown_views, where
 
 if TYPE_CHECKING:
     from ..engine.diff import LaneDiff
@@ -68,11 +68,21 @@ def _properties(suite: ET.Element, values: Sequence[tuple[str, str]]) -> None:
         _el(props, "property", name=name, value=value)
 
 
+# Any character `_esc_text` / `_esc_attr` change (one `printable` escapes, one XML 1.0 cannot hold,
+# one XML escapes): most text has none and is written as it is, after one search.
+_TEXT_CHANGES = re.compile("[&<>" + printable_class("\n\r\t") + _INVALID_XML.pattern[1:-1] + "]").search
+_ATTR_CHANGES = re.compile('[&<>"\r\n\t' + printable_class("\n\r\t") + _INVALID_XML.pattern[1:-1] + "]").search
+
+
 def _esc_text(text: str) -> str:
+    if _TEXT_CHANGES(text) is None:
+        return text
     return _clean(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _esc_attr(text: str) -> str:
+    if _ATTR_CHANGES(text) is None:
+        return text
     return (_esc_text(text).replace('"', "&quot;").replace("\r", "&#13;").replace("\n", "&#10;")
             .replace("\t", "&#09;"))
 

@@ -158,14 +158,19 @@ def _metric_table(result: LaneResult, options: RenderOptions) -> list[str]:
 
 def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     """Every metric; the first SHOW_PER_PREDICATE failing cases of each predicate, with how many
-    more there are; within the byte limit. A first pass over the cases counts them."""
+    more there are; within the byte limit. One pass over the cases counts them and keeps the
+    failing ones the quota admits (at most SHOW_PER_PREDICATE a predicate: memory stays bounded)."""
     w = SafeOut(out).write
     failing = notes = 0
     surfaces = False
+    quota = PerPredicateQuota()
+    admitted: list[CaseView] = []
     for view in shown_views(result, options.lane, options.findings_filter):
         if view.failing:
             failing += 1
             surfaces = surfaces or view.surface is not None
+            if quota.admit([f.name for f in view.deciding]):
+                admitted.append(view)
         elif view.status == "note":
             notes += 1
     head = [
@@ -211,13 +216,8 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     budget = _Budget(options.byte_limit, text)
     w("\n" + "\n".join(section) + "\n" + table_head)
     budget.fits("\n".join(section) + "\n" + table_head + "\n")
-    quota = PerPredicateQuota()
     cut = 0
-    for view in shown_views(result, options.lane, options.findings_filter):
-        if not view.failing:
-            continue
-        if not quota.admit([f.name for f in view.deciding]):
-            continue
+    for view in admitted:
         if cut:
             cut += 1
             continue

@@ -127,16 +127,6 @@ def _opt(data: dict[str, Any], key: str, kind: str) -> Any:
 _WRONG = object()
 
 
-def _chain_of(data: dict[str, Any]) -> int:
-    chain = data.get("chain")
-    if isinstance(chain, int) and not isinstance(chain, bool):
-        return chain
-    run = data.get("run")
-    if run == "replay" or data.get("replay_run") is True:
-        return 1
-    return 0
-
-
 def turn_from_record(record: Record, findings: list[Finding], telemetry: bool = False) -> Turn | None:
     """Validate one turn object; wrong types become findings, the turn is kept when usable."""
     data = record.data
@@ -198,8 +188,9 @@ def turn_from_record(record: Record, findings: list[Finding], telemetry: bool = 
         grounding = grounding or "none"
     # Positional (record, case_id, surface, grounding, role, scored, chain, prompt, turn_index):
     # one Turn per line. (`vault_hits` and `trace_hash` are typed above: a wrong type is a finding.)
-    return Turn(record, case_id, surface, grounding, role, bool(scored),
-                chain if type(chain) is int else _chain_of(data), prompt, turn_index)
+    if type(chain) is not int:  # absent, null or not an integer: a replay run's turn is chain 1
+        chain = 1 if get("run") == "replay" or get("replay_run") is True else 0
+    return Turn(record, case_id, surface, grounding, role, bool(scored), chain, prompt, turn_index)
 
 
 def iter_turns(path: str, stream: IO[bytes] | NumberedLines, kind: str, reader: JsonlReader) -> Iterator[Turn]:
