@@ -319,8 +319,10 @@ def test_texts_msgspec_refuses_are_read_by_json_loads(text: str, expected: Any) 
     ("{} x", (json.JSONDecodeError, "Extra data: line 1 column 4 (char 3)")),
     ("[01]", (json.JSONDecodeError, "Expecting ',' delimiter: line 1 column 3 (char 2)")),
     ("", (json.JSONDecodeError, "Expecting value: line 1 column 1 (char 0)")),
-    ("[" + "9" * 4301 + "]", (ValueError, "Exceeds the limit (4300 digits) for integer string conversion: value has 4301 digits;"
-                                          " use sys.set_int_max_str_digits() to increase the limit")),
+    # json.loads's plain ValueError (which no caller catches) as a JSONDecodeError at the integer.
+    ("[" + "9" * 4301 + "]", (json.JSONDecodeError, "an integer of more than 4300 digits: line 1 column 2 (char 1)")),
+    ('{"s": "' + "1" * 5000 + '", "n": [1.' + "5" * 5000 + ", -" + "7" * 4301 + "]}",
+     (json.JSONDecodeError, "an integer of more than 4300 digits: line 1 column 10021 (char 10020)")),
     ("[" * 100_000 + "]" * 100_000, (RecursionError, "maximum recursion depth exceeded while decoding a JSON array from a unicode string")),
 ])
 def test_refused_texts_raise_json_loads_own_error(text: str, error: tuple[type[Exception], str]) -> None:
@@ -380,6 +382,7 @@ LINES = [
     '{"id": "trail"} x',
     '{"a": "\x01"}',
     '{"id": "é", "s": "caf\\u00e9 ☕"}',
+    '{"id": "long", "n": ' + "9" * 4301 + "}",
 ]
 
 
@@ -410,8 +413,9 @@ def test_the_reader_gives_json_loads_records_and_findings(fast: Callable[[bytes 
         (("t.jsonl", 8, 1, 8, 2), "SL001", "invalid JSON: nesting too deep to read", None, None),
         (("t.jsonl", 9, 17, 9, 18), "SL001", "invalid JSON: Extra data", None, None),
         (("t.jsonl", 10, 8, 10, 9), "SL001", "invalid JSON: Invalid control character at", None, None),
+        (("t.jsonl", 12, 21, 12, 22), "SL001", "invalid JSON: an integer of more than 4300 digits", None, None),
     ]
-    assert reader.stats == ReadStats(lines=11, records=6, errors=5, blank=0, skipped=0)
+    assert reader.stats == ReadStats(lines=12, records=6, errors=6, blank=0, skipped=0)
 
 
 def test_the_reader_hands_msgspec_the_line_bytes() -> None:

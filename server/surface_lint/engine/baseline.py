@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..model.jsonread import loads
 from ..rules.loader import Lane
 from . import LaneResult, UsageError
 from .diff import MetricDelta, compare_metrics
@@ -76,7 +77,7 @@ def read_baseline(path: Path) -> dict[str, Any]:
         raise BaselineUnreadable(f"{path}:{line}:{column}: the baseline is not UTF-8 "
                                  f"(byte 0x{body[exc.start]:02x})") from None
     try:
-        parsed = json.loads(text)
+        parsed = loads(text)
     except json.JSONDecodeError as exc:
         raise BaselineUnreadable(f"{path}:{exc.lineno}:{exc.colno}: the baseline is not JSON: {exc.msg}") from None
     except RecursionError:

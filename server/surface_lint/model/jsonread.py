@@ -18,6 +18,7 @@ lint of a short document never pays it.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -40,6 +41,13 @@ def fast_decoder() -> Callable[[bytes | str], Any] | None:
 def loads(text: str | bytes, raw: bytes | None = None) -> Any:
     """`json.loads(text)`. `raw`: the same text as UTF-8 bytes, when the caller has them
     (msgspec reads bytes without attaching a UTF-8 copy to a `str` that outlives the call)."""
+    return decode(text, raw)[0]
+
+
+def decode(text: str | bytes, raw: bytes | None = None) -> tuple[Any, bool]:
+    """`loads(text, raw)`, and whether msgspec read it: then the text holds no lone surrogate
+    escape (`"\\ud800"`), which msgspec refuses and `json.loads` reads (a reader that flags
+    them need not look)."""
     global _countdown, _fast
     fast = _fast
     if fast is None:
@@ -47,12 +55,57 @@ def loads(text: str | bytes, raw: bytes | None = None) -> Any:
             _countdown -= len(text)
             if _countdown <= 0:
                 _fast = fast_decoder()
-        return _json_loads(text)
+        return _slow(text), False
     try:
         if raw is not None:
-            return fast(raw)
+            return fast(raw), True
         if type(text) is str and not text.isascii():
-            return fast(text.encode("utf-8"))
-        return fast(text)
+            return fast(text.encode("utf-8")), True
+        return fast(text), True
     except Exception:  # any refusal (DecodeError, RecursionError, a lone surrogate to encode): json.loads says
+        return _slow(text), False
+
+
+def _slow(text: str | bytes) -> Any:
+    """`json.loads(text)`; an integer longer than Python converts (`sys.get_int_max_str_digits`,
+    a plain ValueError from json.loads, which no caller expects) is a JSONDecodeError at it."""
+    try:
         return _json_loads(text)
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:
+        doc = text if isinstance(text, str) else text.decode("utf-8", "replace")
+        limit = sys.get_int_max_str_digits()
+        at = _long_integer(doc, limit) if limit else None
+        if at is None:
+            raise
+        raise json.JSONDecodeError(f"an integer of more than {limit} digits", doc, at) from exc
+
+
+_DIGITS = frozenset("0123456789")
+_NUMBER = frozenset("0123456789.eE+-")
+
+
+def _long_integer(doc: str, limit: int) -> int | None:
+    """Where the first integer of more than `limit` digits outside a string starts (a scan of
+    the text, only after json.loads refused it)."""
+    i, n = 0, len(doc)
+    while i < n:
+        c = doc[i]
+        if c == '"':  # a string: to its closing quote, escapes skipped
+            i += 1
+            while i < n and doc[i] != '"':
+                i += 2 if doc[i] == "\\" else 1
+            i += 1
+        elif c in _DIGITS or c == "-":
+            j = k = i + (c == "-")
+            while k < n and doc[k] in _DIGITS:
+                k += 1
+            if k - j > limit and (k == n or doc[k] not in ".eE"):
+                return i
+            while k < n and doc[k] in _NUMBER:  # a fraction or exponent: the same number
+                k += 1
+            i = max(k, i + 1)
+        else:
+            i += 1
+    return None

@@ -12,7 +12,7 @@ from typing import IO, Any
 from ..model.checks import CHECK_CODES as C
 from ..model.checks import CHECKS
 from ..model.findings import Finding, Location, Severity
-from ..model.jsonread import loads
+from ..model.jsonread import decode, loads
 from ..model.positions import JsonPath, JsonSyntaxError, LineIndex, StringSpan, ValueSpan, value_spans
 from .lines import UTF8, UTF8_BOM, Encoding, decode_text, detect_encoding, open_lines
 
@@ -558,9 +558,11 @@ class JsonlReader:
                 stats.blank += 1
                 continue
             try:
-                data = loads(text, raw)  # json.loads's value (msgspec reads the bytes where installed)
+                # json.loads's value (msgspec reads the bytes where installed; what it reads holds
+                # no lone surrogate escape, so only the other lines are scanned for one below).
+                data, clean = decode(text, raw)
             except (json.JSONDecodeError, RecursionError):
-                data = None
+                data, clean = None, False
             if type(data) is not dict:
                 data = self._parse(text, number)  # the finding for a line that is not an object
                 if data is None:
@@ -568,7 +570,7 @@ class JsonlReader:
             stats.records += 1
             self.yielded += 1
             record = Record(data, number, self.yielded - 1, None, (), path, text)
-            if _surrogate_escape(text):  # one scan: faster than a substring prefilter
+            if not clean and _surrogate_escape(text):  # one scan: faster than a substring prefilter
                 self.findings.extend(surrogate_findings(record, repair_surrogates(data)))
             yield record
 

@@ -52,7 +52,7 @@ def _parse_line(raw: bytes) -> tuple[Any, bool]:
     except UnicodeDecodeError:
         return None, False
     try:
-        return json.loads(text), False
+        return loads(text), False
     except json.JSONDecodeError as exc:  # the text ran out (inside a string, too)
         return None, exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
     except RecursionError:  # too deep to tell where it ends: the whole document decides
