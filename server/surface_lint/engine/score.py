@@ -403,7 +403,7 @@ class LaneScorer:
         if nothing is not None and has_thresholds:
             passed = False
         count = _count_kept(self.findings, replaced) if replaced else len(self.findings)
-        findings: Rows[Finding] = Mapped(_Kept(self.findings, replaced), count, _second)
+        findings: Rows[Finding] = KeptFindings(self.findings, replaced, count)
         outcomes: Rows[Outcome]
         case_rows: Rows[tuple[str, tuple[str, ...], dict[str, Any] | None]]
         if self.want_rows:
@@ -480,6 +480,32 @@ def _unpack_row(row: tuple[Any, ...]) -> tuple[Any, ...]:
 
 def _second(item: tuple[int, Finding]) -> Finding:
     return item[1]
+
+
+def _stored_order(item: tuple[int, Any]) -> tuple[Any, ...]:
+    """`_finding_order` of a finding or of its packed tuple (model/findings.py packed_finding)."""
+    f = item[1]
+    if type(f) is tuple:
+        return (*f[0], f[1], f[4])
+    return f.sort_key()  # type: ignore[no-any-return]
+
+
+class KeptFindings(Mapped[Finding]):
+    """A run's findings, sorted (those of a replaced record left out); `stored()` gives each as
+    the spool holds it, a Finding or its packed tuple, for a writer that reads both
+    (reporters/records.py) and need not rebuild every Finding."""
+
+    def __init__(self, spool: Spool[tuple[int, Finding]], replaced: Collection[int], count: int) -> None:
+        super().__init__(_Kept(spool, replaced), count, _second)
+        self.spool = spool
+        self.replaced = replaced
+
+    def stored(self) -> Iterator[Finding | tuple[Any, ...]]:
+        replaced = self.replaced
+        with fewer_collections():
+            for position, f in self.spool.stored(_stored_order):
+                if position not in replaced:
+                    yield f
 
 
 class _Kept:
