@@ -6,6 +6,7 @@ case rows (engine/score.py light_row)."""
 from __future__ import annotations
 
 import enum
+import hashlib
 import json
 from pathlib import Path
 
@@ -104,3 +105,25 @@ def test_light_rows_keep_what_the_json_report_reads(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError, match="outcomes were not kept"):
         list(light.outcomes)
     assert list(light.findings) == list(full.findings)
+
+
+def test_a_packed_finding_makes_the_sarif_result_of_its_finding() -> None:
+    from surface_lint.reporters.sarif import Fingerprints, _ResultText
+
+    findings = [_finding(i) for i in range(6)]  # 0 and 3 have related locations: the whole path
+    index = {"SL101": 0}
+    text, fps = _ResultText("  "), Fingerprints()
+    expected = [text(f, index, fps(f)) for f in findings]
+    text, fps = _ResultText("  "), Fingerprints()
+    assert [text.stored(packed_finding(f), index, fps) for f in findings] == expected
+    # A plain one, written out: its fingerprint (code, path, case id) and the occurrence count.
+    assert expected[1] == (
+        '{\n    "ruleId": "SL101",\n    "ruleIndex": 0,\n    "level": "warning",\n    "message": {\n'
+        '      "text": "m1 é"\n    },\n    "locations": [\n      {\n        "physicalLocation": {\n'
+        '          "artifactLocation": {\n            "uri": "a.jsonl",\n            "uriBaseId": "%SRCROOT%"\n'
+        '          },\n          "region": {\n            "startLine": 19,\n            "startColumn": 3,\n'
+        '            "endLine": 19,\n            "endColumn": 9\n          }\n        }\n      }\n    ],\n'
+        '    "partialFingerprints": {\n      "surfaceLint/v1": "e21c135ac42817af:1"\n    },\n'
+        '    "properties": {\n      "caseId": "case1"\n    }\n  }')
+    # sha256 of "SL101\0a.jsonl\0case:case1", its first 16 hex digits; the first of its key.
+    assert hashlib.sha256(b"SL101\0a.jsonl\0case:case1").hexdigest()[:16] == "e21c135ac42817af"
