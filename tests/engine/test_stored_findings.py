@@ -127,3 +127,11 @@ def test_a_packed_finding_makes_the_sarif_result_of_its_finding() -> None:
         '    "properties": {\n      "caseId": "case1"\n    }\n  }')
     # sha256 of "SL101\0a.jsonl\0case:case1", its first 16 hex digits; the first of its key.
     assert hashlib.sha256(b"SL101\0a.jsonl\0case:case1").hexdigest()[:16] == "e21c135ac42817af"
+
+
+def test_findings_merged_from_workers_are_stored_as_findings() -> None:
+    """`--jobs`: the merged findings are no Spool (partial.MergedFindings): read as Findings."""
+    items = [(0, _finding(2)), (1, _finding(1)), (2, _finding(0))]
+    kept = KeptFindings(items, {1}, 2)
+    assert list(kept.stored()) == [_finding(2), _finding(0)]
+    assert list(kept) == [_finding(2), _finding(0)]

@@ -493,17 +493,20 @@ def _stored_order(item: tuple[int, Any]) -> tuple[Any, ...]:
 class KeptFindings(Mapped[Finding]):
     """A run's findings, sorted (those of a replaced record left out); `stored()` gives each as
     the spool holds it, a Finding or its packed tuple, for a writer that reads both
-    (reporters/records.py) and need not rebuild every Finding."""
+    (reporters/records.py) and need not rebuild every Finding. Findings merged from `--jobs`
+    workers (partial.MergedFindings, not a Spool) come as Findings."""
 
-    def __init__(self, spool: Spool[tuple[int, Finding]], replaced: Collection[int], count: int) -> None:
+    def __init__(self, spool: Iterable[tuple[int, Finding]], replaced: Collection[int], count: int) -> None:
         super().__init__(_Kept(spool, replaced), count, _second)
         self.spool = spool
         self.replaced = replaced
 
     def stored(self) -> Iterator[Finding | tuple[Any, ...]]:
         replaced = self.replaced
+        spool = self.spool
         with fewer_collections():
-            for position, f in self.spool.stored(_stored_order):
+            items = spool.stored(_stored_order) if isinstance(spool, Spool) else iter(spool)
+            for position, f in items:
                 if position not in replaced:
                     yield f
 
