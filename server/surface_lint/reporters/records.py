@@ -93,12 +93,6 @@ class FindingRecords:
         loc = f.location
         related, fixes, record_id = f.related, f.fixes, f.record_id
         shape = (len(related), len(fixes), record_id is not None)
-        found = self.templates.get(shape)
-        if found is None:
-            found = self._template(shape)
-            if len(self.templates) < _TEMPLATES_KEPT:
-                self.templates[shape] = found
-        template, reorder, types, encoders = found
         label = _LABELS.get(f.severity) if type(f.severity) is Severity else None
         values: list[Any] = [loc.path, loc.line, loc.column, loc.end_line, loc.end_column, f.code, f.rule, label,
                              f.message]
@@ -110,29 +104,34 @@ class FindingRecords:
         for x in fixes:
             at = x.location
             values += (x.title, at.line, at.column, at.end_line, at.end_column, x.replacement)
-        if tuple(map(type, values)) != types:  # a value this template does not encode as the encoder would
-            return self._whole(f)
-        return template % reorder(list(map(call, encoders, values)))
+        text = self._written(shape, values)
+        return text if text is not None else self._whole(f)
 
     def _packed(self, packed: tuple[Any, ...]) -> str:
         """`self(unpacked_finding(packed))`, from the tuple (model/findings.py packed_finding)."""
         loc, code, rule, severity, message, record_id, related, fixes, _, _ = packed
         shape = (len(related), len(fixes), record_id is not None)
+        values: list[Any] = [*loc, code, rule, _INT_LABELS.get(severity), message]
+        if record_id is not None:
+            values.append(record_id)
+        for at, note in related:
+            values += (*at, note)
+        for title, at, replacement in fixes:
+            values += (title, *at[1:], replacement)
+        text = self._written(shape, values)
+        return text if text is not None else self._whole(unpacked_finding(packed))
+
+    def _written(self, shape: tuple[int, int, bool], values: list[Any]) -> str | None:
+        """A record of this shape with these values by its template; None when a value is not of
+        the type the template encodes as the encoder would (the caller takes the encoder)."""
         found = self.templates.get(shape)
         if found is None:
             found = self._template(shape)
             if len(self.templates) < _TEMPLATES_KEPT:
                 self.templates[shape] = found
         template, reorder, types, encoders = found
-        values: list[Any] = [*loc, code, rule, _INT_LABELS.get(severity), message]
-        if record_id is not None:
-            values.append(record_id)
-        for at, text in related:
-            values += (*at, text)
-        for title, at, replacement in fixes:
-            values += (title, *at[1:], replacement)
         if tuple(map(type, values)) != types:
-            return self._whole(unpacked_finding(packed))
+            return None
         return template % reorder(list(map(call, encoders, values)))
 
 
