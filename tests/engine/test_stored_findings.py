@@ -1,4 +1,4 @@
-"""A run's findings read as the spool stores them (engine/score.py KeptFindings.stored: a packed
+"""A run's findings read as the spool stores them (engine/score.py KeptFindings.stored_items: a packed
 tuple for a marshalled batch, a Finding for a pickled one) and encoded from either form by
 reporters/records.py FindingRecords, text for text as from the Finding; and a JSON run's light
 case rows (engine/score.py light_row)."""
@@ -133,5 +133,5 @@ def test_findings_merged_from_workers_are_stored_as_findings() -> None:
     """`--jobs`: the merged findings are no Spool (partial.MergedFindings): read as Findings."""
     items = [(0, _finding(2)), (1, _finding(1)), (2, _finding(0))]
     kept = KeptFindings(items, {1}, 2)
-    assert list(kept.stored()) == [_finding(2), _finding(0)]
+    assert list(kept.stored_items()) == [_finding(2), _finding(0)]
     assert list(kept) == [_finding(2), _finding(0)]

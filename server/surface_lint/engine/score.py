@@ -491,8 +491,8 @@ def _stored_order(item: tuple[int, Any]) -> tuple[Any, ...]:
 
 
 class KeptFindings(Mapped[Finding]):
-    """A run's findings, sorted (those of a replaced record left out); `stored()` gives each as
-    the spool holds it, a Finding or its packed tuple, for a writer that reads both
+    """A run's findings, sorted (those of a replaced record left out); `stored_items()` gives
+    each as the spool holds it, a Finding or its packed tuple, for a writer that reads both
     (reporters/records.py) and need not rebuild every Finding. Findings merged from `--jobs`
     workers (partial.MergedFindings, not a Spool) come as Findings."""
 
@@ -501,7 +501,7 @@ class KeptFindings(Mapped[Finding]):
         self.spool = spool
         self.replaced = replaced
 
-    def stored(self) -> Iterator[Finding | tuple[Any, ...]]:
+    def stored_items(self) -> Iterator[Finding | tuple[Any, ...]]:
         replaced = self.replaced
         spool = self.spool
         with fewer_collections():

@@ -136,7 +136,7 @@ class FindingRecords:
 
 
 def stored_findings(findings: Iterable[Finding]) -> Iterable[Finding | tuple[Any, ...]]:
-    """The findings as their run keeps them (engine/score.py KeptFindings.stored: a Finding or its
+    """The findings as their run keeps them (engine/score.py KeptFindings.stored_items: a Finding or its
     packed tuple), else as they are: what `FindingRecords` encodes without rebuilding them."""
-    stored = getattr(findings, "stored", None)
+    stored = getattr(findings, "stored_items", None)
     return stored() if stored is not None else findings

@@ -273,7 +273,7 @@ class _ResultText:
 
     def stored(self, f: Finding | tuple[Any, ...], index: Mapping[str, int], fingerprints: Fingerprints) -> str:
         """`self(f, index, fingerprints(f))` of a finding or of its packed tuple (engine/score.py
-        KeptFindings.stored): a plain packed one from its fields, any other as its Finding."""
+        KeptFindings.stored_items): a plain packed one from its fields, any other as its Finding."""
         if type(f) is not tuple:
             assert isinstance(f, Finding)
             return self(f, index, fingerprints(f))
