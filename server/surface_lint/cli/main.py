@@ -351,7 +351,11 @@ def run_lane(argv: Sequence[str], seen: list[str] | None = None) -> int:
                               args.show if args.output_format in TEXT_FORMATS and given is None else None,
                               texts=texts,
                               mapper=process_mapper(jobs), progress=progress.advance,
-                              row_findings=args.output_format in ("junit", "html"))
+                              row_findings=args.output_format in ("junit", "html"),
+                              # The JSON report reads a case's id, failed names and details; the
+                              # summary and the baseline read every case's outcome.
+                              light_rows=args.output_format == "json" and not (
+                                  args.github_summary or args.baseline or args.update_baseline))
     split = args.split_name or args.split
     if split is not None or args.timestamp is not None:
         result = replace(result, split=split, timestamp=args.timestamp)

@@ -175,6 +175,7 @@ class Engine:
         mapper: FileMapper | None = None,
         progress: Callable[[str], None] | None = None,
         row_findings: bool = True,
+        light_rows: bool = False,
     ) -> LaneResult:
         """Score a lane from files; `texts` gives the bytes of any path not to be read from disk
         (an editor's unsaved buffers). With a `mapper` (cli.process_mapper over parallel.ordered_map), transcript files
@@ -182,7 +183,9 @@ class Engine:
         result is the one of a single process. `progress` is called with each transcript path
         once it is done. Case rows and findings are kept on disk: memory stays flat.
         `row_findings=False`: the case rows leave out their findings (`result.findings` has
-        them all), for reports that do not list findings per case."""
+        them all), for reports that do not list findings per case. `light_rows=True`: the case
+        rows hold only what the JSON report reads (`result.case_rows`); `result.outcomes` is then
+        a count that cannot be iterated (a case-driven lane, and the workers' rows, keep them whole)."""
         texts = texts or {}
         case_paths, transcript_paths = unique_paths(case_paths), unique_paths(transcript_paths)
         lane = self.lane(lane_name) if lane_name else None
@@ -211,6 +214,7 @@ class Engine:
             stats.add(index.stats)
         scorer = LaneScorer(self, lane, index, want_details, finding_limit)
         scorer.row_findings = row_findings
+        scorer.light_rows = light_rows
         if mapper is not None and hasattr(mapper, "stream") and not texts:
             # Spans scored in workers and merged here; else (one span, or spans that share a case
             # one reader must see whole) a fresh fold of everything in this process.
@@ -219,6 +223,7 @@ class Engine:
                 scorer.rows.close()
                 scorer = LaneScorer(self, lane, index, want_details, finding_limit)
                 scorer.row_findings = row_findings
+                scorer.light_rows = light_rows
                 scorer.read(transcript_paths, texts, progress)
         else:
             parts = None

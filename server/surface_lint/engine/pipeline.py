@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model.checks import CHECK_CODES as C
-from ..model.findings import Finding, Fix, Location, Severity
+from ..model.findings import Finding, Fix, Location, Severity, new_finding, new_location
 from ..rules.kinds.core import Context, Subject, Verdict
 from ..rules.loader import Lane, PredicateSpec, detail_is_derived
 from ..sources.base import Record, check_finding
@@ -30,6 +30,9 @@ from .scoring import evaluate as lane_verdicts
 
 TURN, REPORT_CASE = "turn", "report-case"
 _NO_PROBLEMS: list[Finding] = []  # shared by every record joined without case files (never changed)
+# A failed reported predicate: its spec, its verdict, its findings' messages (one per span, else one).
+_Failing = tuple[PredicateSpec, Verdict, tuple[str, ...]]
+_FAILING_KEPT = 4096  # verdict mappings whose failures are remembered (cleared when full)
 
 
 @dataclass(slots=True)
@@ -146,6 +149,8 @@ class Evaluator:
         self.reference = reference or lane
         self._levels: dict[str, Severity | None] = {}  # configured severity per predicate, parsed once
         self.memo = EvaluationMemo(lane)  # this evaluation's plan and verdict memo (never the Lane's)
+        # id(verdicts) -> (verdicts, what they fail): see `_failing`.
+        self._failing_by_verdicts: dict[int, tuple[Mapping[str, Verdict], tuple[_Failing, ...]]] = {}
 
     def evaluate(self, joined: Joined, findings: bool = True) -> Evaluated:
         """Verdicts always; predicate findings when `findings` (scoring asks only for the first
@@ -164,7 +169,8 @@ class Evaluator:
                                              joined.case is not None)
         elif joined.context:
             findings = False  # the review shows it as context, Problems lists nothing on it
-        found = self.predicate_findings(verdicts, joined.record, joined.judged, joined.case_id) if findings else []
+        found = self.predicate_findings(verdicts, joined.record, joined.judged, joined.case_id,
+                                        shared=casework is None) if findings else []
         if error is not None:  # an expression failed on a report entry: at its case field, as a case's
             record = joined.record
             where = record.location(casework.case_field) if casework is not None and casework.case_field in \
@@ -200,18 +206,40 @@ class Evaluator:
             return None
         return self.severity(spec, case_fields)
 
+    def _failing(self, verdicts: Mapping[str, Verdict], shared: bool) -> tuple[_Failing, ...]:
+        """The lane's reported predicates `verdicts` fails, in the lane's order, each with its
+        findings' messages (one per span, else one). `shared`: the mapping is the evaluation
+        memo's (repeated subjects share one), so what it fails is remembered by its identity."""
+        if shared:
+            seen = self._failing_by_verdicts.get(id(verdicts))
+            if seen is not None and seen[0] is verdicts:
+                return seen[1]
+        out: list[_Failing] = []
+        for spec in self.lane.predicates:
+            verdict = verdicts.get(spec.name)
+            if verdict is None or verdict.passed or not spec.report:
+                continue
+            messages = tuple(f"{spec.name}: {verdict.span_message(index)}"  # each span its own match
+                             for index in range(max(1, len(verdict.spans))))
+            out.append((spec, verdict, messages))
+        failing = tuple(out)
+        if shared and not self.memo.paused:  # a paused memo gives every record a new mapping
+            memo = self._failing_by_verdicts
+            if len(memo) >= _FAILING_KEPT:
+                memo.clear()
+            memo[id(verdicts)] = (verdicts, failing)  # held: its id is not reused while here
+        return failing
+
     def predicate_findings(
         self,
         verdicts: Mapping[str, Verdict],
         record: Record,
         case_fields: Mapping[str, Any] | None,
         case_id: str | None,
+        shared: bool = False,
     ) -> list[Finding]:
         out: list[Finding] = []
-        for spec in self.lane.predicates:
-            verdict = verdicts.get(spec.name)
-            if verdict is None or verdict.passed or not spec.report:
-                continue
+        for spec, verdict, messages in self._failing(verdicts, shared):
             if spec.applies_if and not (case_fields or {}).get(spec.applies_if):
                 continue
             severity = self.severity(spec, case_fields)
@@ -234,10 +262,10 @@ class Evaluator:
             else:
                 locations = [record.whole()]
             fixes = _ending_fix(spec, verdict, locations[-1]) if spec.kind == "ends_with" else ()
-            for index, loc in enumerate(locations):
-                out.append(Finding(location=loc, code=spec.code, rule=spec.name, severity=severity,
-                                   message=f"{spec.name}: {verdict.span_message(index)}",  # each span its own match
-                                   record_id=case_id, record_index=record.index, fixes=fixes))
+            code, rule, index = spec.code, spec.name, record.index
+            for i, loc in enumerate(locations):
+                message = messages[i] if i < len(messages) else f"{rule}: {verdict.span_message(i)}"
+                out.append(new_finding(loc, code, rule, severity, message, case_id, (), fixes, index))
         return out
 
     def stored_mismatches(self, joined: Joined) -> list[Finding]:
@@ -279,7 +307,7 @@ def _ending_fix(spec: PredicateSpec, verdict: Verdict, where: Location) -> tuple
     endings = spec.params.get("endings") or ()
     if not endings or not verdict.spans or verdict.spans[-1][1] <= verdict.spans[-1][0]:
         return ()
-    at = Location(where.path, where.end_line, where.end_column, where.end_line, where.end_column)
+    at = new_location(where.path, where.end_line, where.end_column, where.end_line, where.end_column)
     return (Fix(f"Add terminal punctuation `{endings[0]}`", at, str(endings[0])),)
 
 

@@ -113,6 +113,9 @@ class LaneScorer:
         self.index = index
         self.want_rows = want_rows
         self.row_findings = True  # rows carry their case's findings (JUnit and HTML show them)
+        # Rows hold only what the JSON report reads of a case (its id, failed names, details):
+        # `result.outcomes` is then a count, not iterable (see `light_row`).
+        self.light_rows = False
         self.finding_limit = finding_limit
         # The reference profile's lane checks a lane report's stored flags: loaded when one is read.
         self.evaluator = Evaluator(lane, engine.severity_levels)
@@ -226,16 +229,17 @@ class LaneScorer:
             plan = self.details
             ctx = Context(subject, self.lane.analysis) if plan.needs_context else None
             details = plan.build(verdicts, subject, joined.fields, data, ctx, case_id)
-            # The reported predicates judged, in the lane's order: one tuple per set of judged names.
-            names = tuple(verdicts)
-            known = self._judged.get(names)
-            if known is None:
-                known = self._judged[names] = tuple(n for n in self.report_order if n in verdicts)
-            judged = known
-            if failed:
-                failures = {n: verdicts[n] for n in failed}
-                severity = self.evaluator.reported_severity
-                levels = {n: severity(n, verdicts[n], joined.judged) for n in failed}
+            if not self.light_rows:  # what the other reports read of a case (light_row keeps none of it)
+                # The reported predicates judged, in the lane's order: one tuple per set of judged names.
+                names = tuple(verdicts)
+                known = self._judged.get(names)
+                if known is None:
+                    known = self._judged[names] = tuple(n for n in self.report_order if n in verdicts)
+                judged = known
+                if failed:
+                    failures = {n: verdicts[n] for n in failed}
+                    severity = self.evaluator.reported_severity
+                    levels = {n: severity(n, verdicts[n], joined.judged) for n in failed}
         # Only a record that repeats a case needs its range: computed then (or here, for a worker).
         where = whole_record(joined.record) if self.on_scored is not None else None
         return Scored(case_id, signals, failed, where, joined.record.index, joined.subject.grounding, details,
@@ -252,7 +256,8 @@ class LaneScorer:
         position, rank = self.count(scored.case_id, scored.signals, scored.failed, where, scored.record_index,
                                     scored.findings)
         if self.want_rows:
-            self.rows.append(_row(rank, position, scored, self.row_findings))
+            self.rows.append(light_row(rank, position, scored) if self.light_rows else
+                             _row(rank, position, scored, self.row_findings))
 
     def count(self, case_id: str, signals: tuple[Any, ...], failed: tuple[str, ...], where: Record | Location,
               record_index: int | None, findings: Iterable[Finding]) -> tuple[int, int]:
@@ -398,12 +403,12 @@ class LaneScorer:
         if nothing is not None and has_thresholds:
             passed = False
         count = _count_kept(self.findings, replaced) if replaced else len(self.findings)
-        findings: Rows[Finding] = Mapped(_Kept(self.findings, replaced), count, _second)
+        findings: Rows[Finding] = KeptFindings(self.findings, replaced, count)
         outcomes: Rows[Outcome]
         case_rows: Rows[tuple[str, tuple[str, ...], dict[str, Any] | None]]
         if self.want_rows:
             kept = _Kept(self.rows, replaced, position_at=1)
-            outcomes = Mapped(kept, summary.case_count, _row_outcome)
+            outcomes = Mapped(_NotKept() if self.light_rows else kept, summary.case_count, _row_outcome)
             case_rows = Mapped(kept, summary.case_count, _row_light)
         else:
             outcomes = Mapped((), 0, _row_outcome)
@@ -477,6 +482,35 @@ def _second(item: tuple[int, Finding]) -> Finding:
     return item[1]
 
 
+def _stored_order(item: tuple[int, Any]) -> tuple[Any, ...]:
+    """`_finding_order` of a finding or of its packed tuple (model/findings.py packed_finding)."""
+    f = item[1]
+    if type(f) is tuple:
+        return (*f[0], f[1], f[4])
+    return f.sort_key()  # type: ignore[no-any-return]
+
+
+class KeptFindings(Mapped[Finding]):
+    """A run's findings, sorted (those of a replaced record left out); `stored_items()` gives
+    each as the spool holds it, a Finding or its packed tuple, for a writer that reads both
+    (reporters/records.py) and need not rebuild every Finding. Findings merged from `--jobs`
+    workers (partial.MergedFindings, not a Spool) come as Findings."""
+
+    def __init__(self, spool: Iterable[tuple[int, Finding]], replaced: Collection[int], count: int) -> None:
+        super().__init__(_Kept(spool, replaced), count, _second)
+        self.spool = spool
+        self.replaced = replaced
+
+    def stored_items(self) -> Iterator[Finding | tuple[Any, ...]]:
+        replaced = self.replaced
+        spool = self.spool
+        with fewer_collections():
+            items = spool.stored(_stored_order) if isinstance(spool, Spool) else iter(spool)
+            for position, f in items:
+                if position not in replaced:
+                    yield f
+
+
 class _Kept:
     """The items of a spool whose position a later record did not replace."""
 
@@ -507,6 +541,19 @@ def _row(rank: int, position: int, scored: Scored, findings: bool = True) -> tup
         levels = tuple((n, int(v) if v is not None else None) for n, v in scored.levels.items())
     return (rank, position, scored.case_id, scored.signals, scored.grounding, scored.details, scored.failed,
             scored.judged, failures, scored.findings if findings else (), levels)
+
+
+def light_row(rank: int, position: int, scored: Scored) -> tuple[Any, ...]:
+    """`_row`'s shape with only what the JSON report reads of a case (its id, failed names and
+    details; the rest empty): a JSON run marshals and reads back a third of a row's bytes."""
+    return (rank, position, scored.case_id, (), "", scored.details, scored.failed, (), (), (), ())
+
+
+class _NotKept:
+    """A light run's outcomes (`LaneScorer.light_rows`): counted, never iterated."""
+
+    def __iter__(self) -> Iterator[Any]:
+        raise RuntimeError("this run kept light case rows (case_rows): its outcomes were not kept")
 
 
 # A row's (case_id, failed, details): what the JSON writer reads of a case (see _row).

@@ -280,6 +280,23 @@ class Spool(Generic[T]):
         self._spill()
         yield from heapq.merge(*(_read(fh, self._unpack) for fh in self._runs), key=self._key)
 
+    def stored(self, key: Callable[[Any], Any] | None = None) -> Iterator[Any]:
+        """The items as `__iter__` gives them, but each item of a marshalled batch as `pack` made
+        it (not unpacked); the others (a pickled batch's, those never written) as appended. A
+        sorted spool needs `key`, the order of both forms (the same order as its own key)."""
+        if self._key is None:
+            if self._runs:
+                yield from _read(self._runs[0])
+            yield from list(self._buffer)
+            return
+        if key is None:
+            raise ValueError("a sorted spool's stored items need a key that reads both forms")
+        if not self._runs:
+            yield from sorted(self._buffer, key=self._key)
+            return
+        self._spill()
+        yield from heapq.merge(*(_read(fh) for fh in self._runs), key=key)
+
     def close(self) -> None:
         self._finalizer()
 

@@ -148,15 +148,40 @@ def packed_location(loc: Location) -> tuple[object, ...]:
 def unpacked_location(packed: tuple[Any, ...]) -> Location:
     """The Location `packed_location` gave (built slot by slot: a frozen dataclass's own
     `__init__` costs more than the rest of a spool's read)."""
+    return new_location(*packed)
+
+
+def new_location(path: str, line: int, column: int, end_line: int, end_column: int) -> Location:
+    """`Location(path, line, column, end_line, end_column)`, slot by slot (half the frozen
+    dataclass's `__init__`: a run locates every finding it keeps)."""
     loc = _new(Location)
     s_path, s_line, s_column, s_end_line, s_end_column = _SET_LOCATION
-    path, line, column, end_line, end_column = packed
     s_path(loc, path)
     s_line(loc, line)
     s_column(loc, column)
     s_end_line(loc, end_line)
     s_end_column(loc, end_column)
     return loc
+
+
+def new_finding(location: Location, code: str, rule: str, severity: Severity, message: str,
+                record_id: str | None = None, related: tuple[Related, ...] = (), fixes: tuple[Fix, ...] = (),
+                record_index: int | None = None, extra: dict[str, object] | None = None) -> Finding:
+    """`Finding(...)` with these fields, slot by slot (as `new_location`); `extra` a new dict when
+    not given, as the dataclass's default."""
+    f = _new(Finding)
+    s_loc, s_code, s_rule, s_severity, s_message, s_record_id, s_related, s_fixes, s_index, s_extra = _SET_FINDING
+    s_loc(f, location)
+    s_code(f, code)
+    s_rule(f, rule)
+    s_severity(f, severity)
+    s_message(f, message)
+    s_record_id(f, record_id)
+    s_related(f, related)
+    s_fixes(f, fixes)
+    s_index(f, record_index)
+    s_extra(f, {} if extra is None else extra)
+    return f
 
 
 def packed_finding(f: Finding) -> tuple[object, ...]:
@@ -176,19 +201,10 @@ def packed_finding(f: Finding) -> tuple[object, ...]:
 
 def unpacked_finding(packed: tuple[Any, ...]) -> Finding:
     loc, code, rule, severity, message, record_id, related, fixes, record_index, extra = packed
-    f = _new(Finding)
-    s_loc, s_code, s_rule, s_severity, s_message, s_record_id, s_related, s_fixes, s_index, s_extra = _SET_FINDING
-    s_loc(f, unpacked_location(loc))
-    s_code(f, code)
-    s_rule(f, rule)
-    s_severity(f, _SEVERITIES[severity])
-    s_message(f, message)
-    s_record_id(f, record_id)
-    s_related(f, tuple(Related(unpacked_location(at), text) for at, text in related) if related else ())
-    s_fixes(f, tuple(Fix(title, unpacked_location(at), text) for title, at, text in fixes) if fixes else ())
-    s_index(f, record_index)
-    s_extra(f, extra)
-    return f
+    return new_finding(new_location(*loc), code, rule, _SEVERITIES[severity], message, record_id,
+                       tuple(Related(new_location(*at), text) for at, text in related) if related else (),
+                       tuple(Fix(title, new_location(*at), text) for title, at, text in fixes) if fixes else (),
+                       record_index, extra)
 
 
 def sorted_findings(findings: list[Finding]) -> list[Finding]:

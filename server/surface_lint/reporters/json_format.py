@@ -18,7 +18,7 @@ from ..engine.scoring import Outcome
 from ..engine.spool import Spool
 from ..model.findings import Finding
 from .common import FindingFilter, LaneChoices, SafeOut, capture, lane_records
-from .records import FindingRecords
+from .records import FindingRecords, stored_findings
 
 if TYPE_CHECKING:
     from .options import CheckRun
@@ -242,7 +242,8 @@ class ObjectWriter:
     def findings(self, key: str, findings: Iterable[Finding]) -> None:
         """An array of findings, each as `Finding.to_dict` gives it (one template per record shape)."""
         pad = self.item_pad
-        self.encoded(key, map(FindingRecords(lambda record: indented(record, pad, self.sort_keys)), findings))
+        self.encoded(key, map(FindingRecords(lambda record: indented(record, pad, self.sort_keys)),
+                              stored_findings(findings)))
 
     def mapping(self, key: str, items: Iterable[tuple[str, Any]]) -> None:
         """An object member whose own members stream by (keys already in order)."""

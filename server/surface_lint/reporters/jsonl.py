@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ..engine import LaneResult
 from .common import SafeOut, capture, case_status, lane_records, reported_predicates
 from .diff_text import diff_payload
-from .records import FindingRecords
+from .records import FindingRecords, stored_findings
 
 if TYPE_CHECKING:
     from ..engine.diff import LaneDiff
@@ -57,7 +57,7 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
         w(_line({"type": "case", "case_id": outcome.case_id, "status": status, "failed_predicates": failed,
                  "details": outcome.details}) + "\n")
     line = _finding_lines()
-    for f in result.findings:
+    for f in stored_findings(result.findings):
         w(line(f) + "\n")
     for t in result.thresholds:
         w(_line({"type": "threshold", "metric": t.check.metric, "op": t.check.op, "value": t.check.value,

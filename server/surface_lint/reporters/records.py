@@ -10,16 +10,17 @@ record, so the text is the encoder's own in every case.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from json.encoder import encode_basestring
 from operator import call, itemgetter
 from typing import Any
 
-from ..model.findings import Finding, Severity
+from ..model.findings import Finding, Severity, unpacked_finding
 
 _SLOT = "\0surface-lint-slot-%d\0"  # a value's place in a record, unique in the encoded text
 _TEMPLATES_KEPT = 256  # record shapes remembered per encoder (findings take few: related and fixes are rare)
 _LABELS = {s: s.label for s in Severity}
+_INT_LABELS = {int(s): s.label for s in Severity}  # a packed finding's severity is its number
 
 Encode = Callable[[Any], str]
 Reorder = Callable[[Sequence[str]], tuple[str, ...]]
@@ -85,16 +86,13 @@ class FindingRecords:
                  *((str, int, int, int, int, str) * related), *((str, int, int, int, int, str) * fixes))
         return text, reorder, types, tuple(encode_basestring if t is str else int.__repr__ for t in types)
 
-    def __call__(self, f: Finding) -> str:
+    def __call__(self, f: Finding | tuple[Any, ...]) -> str:
+        if type(f) is tuple:
+            return self._packed(f)
+        assert isinstance(f, Finding)
         loc = f.location
         related, fixes, record_id = f.related, f.fixes, f.record_id
         shape = (len(related), len(fixes), record_id is not None)
-        found = self.templates.get(shape)
-        if found is None:
-            found = self._template(shape)
-            if len(self.templates) < _TEMPLATES_KEPT:
-                self.templates[shape] = found
-        template, reorder, types, encoders = found
         label = _LABELS.get(f.severity) if type(f.severity) is Severity else None
         values: list[Any] = [loc.path, loc.line, loc.column, loc.end_line, loc.end_column, f.code, f.rule, label,
                              f.message]
@@ -106,6 +104,39 @@ class FindingRecords:
         for x in fixes:
             at = x.location
             values += (x.title, at.line, at.column, at.end_line, at.end_column, x.replacement)
-        if tuple(map(type, values)) != types:  # a value this template does not encode as the encoder would
-            return self._whole(f)
+        text = self._written(shape, values)
+        return text if text is not None else self._whole(f)
+
+    def _packed(self, packed: tuple[Any, ...]) -> str:
+        """`self(unpacked_finding(packed))`, from the tuple (model/findings.py packed_finding)."""
+        loc, code, rule, severity, message, record_id, related, fixes, _, _ = packed
+        shape = (len(related), len(fixes), record_id is not None)
+        values: list[Any] = [*loc, code, rule, _INT_LABELS.get(severity), message]
+        if record_id is not None:
+            values.append(record_id)
+        for at, note in related:
+            values += (*at, note)
+        for title, at, replacement in fixes:
+            values += (title, *at[1:], replacement)
+        text = self._written(shape, values)
+        return text if text is not None else self._whole(unpacked_finding(packed))
+
+    def _written(self, shape: tuple[int, int, bool], values: list[Any]) -> str | None:
+        """A record of this shape with these values by its template; None when a value is not of
+        the type the template encodes as the encoder would (the caller takes the encoder)."""
+        found = self.templates.get(shape)
+        if found is None:
+            found = self._template(shape)
+            if len(self.templates) < _TEMPLATES_KEPT:
+                self.templates[shape] = found
+        template, reorder, types, encoders = found
+        if tuple(map(type, values)) != types:
+            return None
         return template % reorder(list(map(call, encoders, values)))
+
+
+def stored_findings(findings: Iterable[Finding]) -> Iterable[Finding | tuple[Any, ...]]:
+    """The findings as their run keeps them (engine/score.py KeptFindings.stored_items: a Finding or its
+    packed tuple), else as they are: what `FindingRecords` encodes without rebuilding them."""
+    stored = getattr(findings, "stored_items", None)
+    return stored() if stored is not None else findings

@@ -21,10 +21,10 @@ from urllib.parse import quote
 
 from .. import __version__
 from ..engine import LaneResult
-from ..model.findings import Finding, Location, Severity
+from ..model.findings import Finding, Location, Severity, unpacked_finding
 from .common import LaneChoices, RuleInfo, SafeOut, capture, display_path, lane_records, printable
 from .json_format import indented
-from .records import slot_template
+from .records import slot_template, stored_findings
 
 if TYPE_CHECKING:
     from ..engine.diff import LaneDiff
@@ -40,6 +40,7 @@ LEVELS = {
     Severity.INFORMATION: "note",
     Severity.HINT: "note",
 }
+_LEVEL_OF = {int(s): level for s, level in LEVELS.items()}  # a packed finding's severity is its number
 
 
 def artifact_location(path: str) -> dict[str, str]:
@@ -74,8 +75,12 @@ class Fingerprints:
         self.seen = _FlatLru(FINGERPRINT_MEMORY)
 
     def __call__(self, f: Finding) -> str:
-        anchor = f"case:{f.record_id}" if f.record_id is not None else f"line:{f.location.line}"
-        key = "\0".join((f.code, display_path(f.path), anchor))
+        return self.of(f.code, f.path, f.record_id, f.location.line)
+
+    def of(self, code: str, path: str, record_id: str | None, line: int) -> str:
+        """The fingerprint of a finding of these fields (`self(f)`, from a packed finding)."""
+        anchor = f"case:{record_id}" if record_id is not None else f"line:{line}"
+        key = "\0".join((code, display_path(path), anchor))
         digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
         return f"{digest}:{self.seen.bump(int(digest, 16))}"
 
@@ -251,15 +256,36 @@ class _ResultText:
     def __call__(self, f: Finding, index: Mapping[str, int], fp: str) -> str:
         if f.related or (f.record_id is not None and type(f.record_id) is not str):
             return indented(_result(f, index, fp), self.pad, sort_keys=False)
-        enc, num = encode_basestring, int.__repr__
         loc = f.location
-        artifact = _artifact(display_path(loc.path))
-        values = [enc(f.code), num(index[f.code]), enc(LEVELS[f.severity]), enc(printable(f.message, keep="\n")),
-                  *map(enc, artifact.values()), num(loc.line), num(loc.column), num(loc.end_line),
-                  num(loc.end_column), enc(fp)]
-        if f.record_id is not None:
-            values.append(enc(f.record_id))
-        return self.template(tuple(artifact), f.record_id is not None) % tuple(values)
+        return self.plain(f.code, index[f.code], LEVELS[f.severity], f.message, loc.path, loc.line, loc.column,
+                          loc.end_line, loc.end_column, fp, f.record_id)
+
+    def plain(self, code: str, rule_index: int, level: str, message: str, path: str, line: int, column: int,
+              end_line: int, end_column: int, fp: str, record_id: str | None) -> str:
+        """The result of a finding without related locations, from its fields."""
+        enc, num = encode_basestring, int.__repr__
+        artifact = _artifact(display_path(path))
+        values = [enc(code), num(rule_index), enc(level), enc(printable(message, keep="\n")),
+                  *map(enc, artifact.values()), num(line), num(column), num(end_line), num(end_column), enc(fp)]
+        if record_id is not None:
+            values.append(enc(record_id))
+        return self.template(tuple(artifact), record_id is not None) % tuple(values)
+
+    def stored(self, f: Finding | tuple[Any, ...], index: Mapping[str, int], fingerprints: Fingerprints) -> str:
+        """`self(f, index, fingerprints(f))` of a finding or of its packed tuple (engine/score.py
+        KeptFindings.stored_items): a plain packed one from its fields, any other as its Finding."""
+        if type(f) is not tuple:
+            assert isinstance(f, Finding)
+            return self(f, index, fingerprints(f))
+        loc, code, _, severity, message, record_id, related, _, _, _ = f
+        path, line, column, end_line, end_column = loc
+        if related or (record_id is not None and type(record_id) is not str) or not (
+                type(line) is type(column) is type(end_line) is type(end_column) is int and type(code) is str
+                and type(path) is str and type(message) is str):
+            whole = unpacked_finding(f)
+            return self(whole, index, fingerprints(whole))
+        return self.plain(code, index[code], _LEVEL_OF[severity], message, path, line, column, end_line, end_column,
+                          fingerprints.of(code, path, record_id, line), record_id)
 
 
 def write_log(findings: Iterable[Finding], rules: Mapping[str, RuleInfo], out: TextIO,
@@ -267,7 +293,8 @@ def write_log(findings: Iterable[Finding], rules: Mapping[str, RuleInfo], out: T
     """The SARIF log, its results written as the findings stream by (a first pass collects the
     rule codes the driver lists before them)."""
     w = SafeOut(out).write
-    codes = sorted({f.code for f in findings})
+    stored = stored_findings(findings)  # packed findings where the run keeps them so: none rebuilt
+    codes = sorted({f[1] if type(f) is tuple else f.code for f in stored})  # type: ignore[union-attr]
     index = {code: i for i, code in enumerate(codes)}
     run: dict[str, Any] = {
         "tool": {"driver": {
@@ -288,8 +315,8 @@ def write_log(findings: Iterable[Finding], rules: Mapping[str, RuleInfo], out: T
     fp = Fingerprints()
     text = _ResultText(pad)
     empty = True
-    for f in findings:
-        w(("[\n" if empty else ",\n") + pad + text(f, index, fp(f)))
+    for f in stored_findings(findings):
+        w(("[\n" if empty else ",\n") + pad + text.stored(f, index, fp))
         empty = False
     w("[]" if empty else "\n      ]")
     w(tail + "\n")

@@ -11,7 +11,7 @@ from typing import IO, Any
 
 from ..model.checks import CHECK_CODES as C
 from ..model.checks import CHECKS
-from ..model.findings import Finding, Location, Severity
+from ..model.findings import Finding, Location, Severity, new_location
 from ..model.jsonread import decode, loads
 from ..model.positions import JsonPath, JsonSyntaxError, LineIndex, StringSpan, ValueSpan, value_spans
 from .lines import UTF8, UTF8_BOM, Encoding, decode_text, detect_encoding, open_lines
@@ -83,10 +83,11 @@ class DocLocator:
         return self._index
 
     def location_of_offsets(self, start: int, end: int) -> Location:
-        line, col = self.index.position(start)
-        end_line, end_col = self.index.position(end)
+        index = self.index
+        line, col = index.position(start)
+        end_line, end_col = index.position(end)
         off = self.first_line - 1
-        return Location(self.path, line + off, col, end_line + off, end_col)
+        return new_location(self.path, line + off, col, end_line + off, end_col)
 
     def _member_range(self, member: str) -> tuple[int, int] | None:
         """[start, end) of a top-level member's value. The first member asked for (a finding's
@@ -142,6 +143,9 @@ class DocLocator:
                         if len(_RANGES) >= _RANGES_SIZE:
                             _RANGES.clear()
                         _RANGES[key] = ranges
+                if "\n" not in text:  # one line (a JSONL record's): a column is its offset + 1
+                    line, where, base = self.first_line, self.path, start + 1
+                    return [new_location(where, line, base + a, line, base + b) for a, b in ranges]
                 at = self.location_of_offsets
                 return [at(start + a, start + b) for a, b in ranges]
         return [self.location(path, inner) for inner in spans]
