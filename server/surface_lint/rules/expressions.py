@@ -472,12 +472,61 @@ class Expr:
             return code(env)
         except (EvalFailure, RegexTimeout):
             raise
-        except BudgetExceeded as exc:
-            raise EvalFailure(self, str(exc), True) from None
-        except RecursionError:  # pragma: no cover - the depth bound at load keeps it out
-            raise EvalFailure(self, f"nests more than {LIMITS.depth} levels deep", True) from None
         except Exception as exc:  # a user expression's error is the case's finding, never a traceback
-            raise EvalFailure(self, _reason(exc), False) from None
+            raise self._failed(exc) from None
+
+    def _failed(self, exc: Exception) -> EvalFailure:
+        """The failure `evaluate` raises for an error of the expression's evaluation."""
+        if isinstance(exc, BudgetExceeded):
+            return EvalFailure(self, str(exc), True)
+        if isinstance(exc, RecursionError):  # pragma: no cover - the depth bound at load keeps it out
+            return EvalFailure(self, f"nests more than {LIMITS.depth} levels deep", True)
+        return EvalFailure(self, _reason(exc), False)
+
+    def bind(self, functions: Mapping[str, Callable[..., Any]] | None, budget: Budget) -> Callable[[Scope], Any]:
+        """`evaluate(scope, functions, budget)` as a function of the scope alone, for a caller that
+        evaluates the expression many times with the same functions and budget (a view's `where`
+        on each record of a case): the same value, failure and charge, its set-up done once (one
+        environment, reused). An evaluation that is being recorded (`recording()`), or one
+        within another of the bound function, is `evaluate`'s own. The bound function is its
+        caller's: one thread's."""
+        if self._path is not None:  # `evaluate` reads a name or a field path without an environment
+            return lambda scope: self.evaluate(scope, functions, budget)
+        cost, code, key = self._cost, self._code, id(self)
+        env = _Env({}, functions or _NO_FUNCTIONS, budget)
+        busy = False
+        test = _leading_test(self.tree)
+        name, attr, wanted = test if test is not None else ("", "", None)
+        fallback = _NAME_DEFAULTS.get(name)
+
+        def bound(scope: Scope) -> Any:
+            nonlocal busy
+            recording = _RECORDING.get()
+            if busy or (recording is not None and key in recording.exprs):
+                return self.evaluate(scope, functions, budget)
+            try:
+                budget.steps -= cost  # _charge, inlined
+                if budget.steps < 0:
+                    budget.step(0)
+                if test is not None:  # `name.attr == wanted and ...` (`_leading_test`): false, it is False
+                    base = scope[name] if name in scope else fallback
+                    left = base.get(attr) if isinstance(base, dict) else get_field(base, attr)
+                    try:
+                        same = left == wanted
+                    except TypeError:  # pragma: no cover - as `_field_equal`: false
+                        same = False
+                    if not same:
+                        return False
+                busy = True
+                env.scopes = [scope]
+                return code(env)
+            except (EvalFailure, RegexTimeout):
+                raise
+            except Exception as exc:
+                raise self._failed(exc) from None
+            finally:
+                busy = False
+        return bound
 
     def __repr__(self) -> str:
         return f"Expr({self.text!r})"
@@ -727,7 +776,13 @@ class _Compiler:
         return lambda env: -operand(env)
 
     def _Compare(self, node: ast.Compare, bound: frozenset[str]) -> Code:
-        left_code = self.code(node.left, bound)
+        left = node.left
+        if (not self.recording and len(node.ops) == 1 and type(node.ops[0]) in (ast.Eq, ast.NotEq)
+                and isinstance(node.comparators[0], ast.Constant) and isinstance(left, ast.Attribute)
+                and isinstance(left.value, ast.Name) and left.value.id not in bound):
+            # `record.role == 'probe'`: the caller's name, its field and the comparison in one closure
+            return _field_equal(left.value.id, left.attr, type(node.ops[0]) is ast.Eq, node.comparators[0].value)
+        left_code = self.code(left, bound)
         if len(node.ops) == 1:
             literal = _compare_literal(type(node.ops[0]), left_code, node.comparators[0])
             if literal is not None:
@@ -887,6 +942,36 @@ def _one_for(source_code: Code, name: str, cost: int, elt: Code) -> Callable[[_E
             finally:
                 scopes.pop()
     return run
+
+
+def _leading_test(tree: ast.AST) -> tuple[str, str, Any] | None:
+    """(name, field, constant) when the expression is `name.field == constant`, or an `and` whose
+    first operand is: where that comparison is false, the expression's value is False and its
+    evaluation reads nothing more (`Expr.bind` tests it before setting the evaluation up)."""
+    first = tree.values[0] if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And) else tree
+    if (isinstance(first, ast.Compare) and len(first.ops) == 1 and isinstance(first.ops[0], ast.Eq)
+            and isinstance(first.comparators[0], ast.Constant) and isinstance(first.left, ast.Attribute)
+            and isinstance(first.left.value, ast.Name)):
+        return first.left.value.id, first.left.attr, first.comparators[0].value
+    return None
+
+
+def _field_equal(name: str, attr: str, equal: bool, value: Any) -> Code:
+    """`name.attr == value` (`!=` when not `equal`), `name` read from the caller's scope: the
+    `_Attribute` path and the `_compare_literal` comparison in one closure, the same value."""
+    fallback = _NAME_DEFAULTS.get(name)
+
+    def field_equal(env: _Env) -> bool:
+        scope = env.scopes[0]
+        base = scope[name] if name in scope else fallback
+        left = base.get(attr) if isinstance(base, dict) else get_field(base, attr)
+        try:
+            if equal:
+                return True if left == value else False
+            return True if left != value else False
+        except TypeError:  # pragma: no cover - no JSON value raises on == or !=
+            return False
+    return field_equal
 
 
 def _compare_literal(op: type[ast.cmpop], left_code: Code, right: ast.AST) -> Code | None:
