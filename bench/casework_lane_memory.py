@@ -1,6 +1,7 @@
 """Benchmark: peak memory and CPU of `--lane` on case-driven lanes at N and 2N distinct cases.
 
-The inputs are the corpus's real splits (`../shared/corpus/lanes/<lane>/{cases,captures}`)
+The inputs are the corpus's real splits (`../shared/corpus/lanes/<lane>/{cases,captures}`;
+symbolic_logic's `cases/symbolic_logic/` and `runtime/captures/symbolic_logic_*.jsonl`)
 repeated with suffixed ids (`CAL-DEV-001~000017`), each copy's captures in the order the runner
 made them, so a case's records sit where the runner's sit. Runs, in fresh subprocesses in the
 same run, `surface-lint --lane LANE --cases C --transcripts T --output-format F -o /dev/null`
@@ -45,20 +46,27 @@ FLOOR = ("import json, sys\n"
 
 
 def split_files(lane: str) -> list[tuple[Path, Path]]:
-    """Every (case file, capture file) pair of a lane's corpus folder."""
+    """Every (case file, capture file) pair of a lane's corpus folder (symbolic_logic, the
+    runtime's own lane: `cases/symbolic_logic/...` and `runtime/captures/symbolic_logic_*.jsonl`)."""
     folder = CORPUS / "lanes" / lane
+    if folder.is_dir():
+        cases_dir, prefix = folder / "cases", ""
+        captures = sorted((folder / "captures").glob("*.jsonl"))
+    else:
+        cases_dir, prefix = CORPUS / "cases" / lane, f"{lane}_"
+        captures = sorted((CORPUS / "runtime" / "captures").glob(f"{prefix}*.jsonl"))
     out = []
-    for capture in sorted((folder / "captures").glob("*.jsonl")):
-        stem = capture.stem
-        flat = folder / "cases" / "cases" / f"{stem}.jsonl"
+    for capture in captures:
+        stem = capture.stem.removeprefix(prefix)
+        flat = cases_dir / "cases" / f"{stem}.jsonl"
         if flat.is_file():
             out.append((flat, capture))
             continue
         if stem == "dev":
-            cases = folder / "cases" / "dev" / "cases.jsonl"
+            cases = cases_dir / "dev" / "cases.jsonl"
         else:
             split, _, version = stem.partition("_")
-            cases = folder / "cases" / split / version / "cases.jsonl"
+            cases = cases_dir / split / version / "cases.jsonl"
         if cases.is_file():
             out.append((cases, capture))
     return out

@@ -186,24 +186,30 @@ class CaseGroups:
             self._sorted = None
 
 
-def case_findings(evaluator: Evaluator, casework: Casework, case: Case, records: Sequence[Record]) -> list[Finding]:
-    """What makes one case fail (nothing when it passes), as findings on its records."""
+def case_findings(evaluator: Evaluator, casework: Casework, case: Case, records: Sequence[Record],
+                  judge: CaseworkEvaluator | None = None) -> list[Finding]:
+    """What makes one case fail (nothing when it passes), as findings on its records. `judge`:
+    the lane's evaluator, one for the cases of a run (its set-up is not repeated per case);
+    none given, one of the case's own."""
     if not records:
         return []
-    return judge_case(evaluator, CaseworkEvaluator(casework), casework, case.id, case.data, records)[1]
+    judge = judge if judge is not None else CaseworkEvaluator(casework)
+    return judge_case(evaluator, judge, casework, case.id, case.data, records)[1]
 
 
 def group_findings(evaluator: Evaluator, casework: Casework, cases: CaseIndex | None, case_id: str,
-                   records: Sequence[Record]) -> list[Finding]:
+                   records: Sequence[Record], judge: CaseworkEvaluator | None = None) -> list[Finding]:
     """One grouped case's findings: judged with its case when the case files hold it, else (no
-    case files, or an id they do not hold) on its `without_case` checks alone, when it has any."""
+    case files, or an id they do not hold) on its `without_case` checks alone, when it has any
+    (`judge` as `case_findings` takes it)."""
     case = cases.get(case_id) if cases is not None else None
     if case is not None:
-        return case_findings(evaluator, casework, case, records)
+        return case_findings(evaluator, casework, case, records, judge)
     if not records or not judges_without_case(casework):
         return []
     data = {casework.lane.schema.id_field: case_id}
-    return judge_case(evaluator, CaseworkEvaluator(casework), casework, case_id, data, records, without_case=True)[1]
+    judge = judge if judge is not None else CaseworkEvaluator(casework)
+    return judge_case(evaluator, judge, casework, case_id, data, records, without_case=True)[1]
 
 
 def judge_case(evaluator: Evaluator, cases: CaseworkEvaluator, casework: Casework, case_id: str,
@@ -262,9 +268,10 @@ def check_case_lines(engine: EngineServices, path: str, lines: Sequence[tuple[in
             groups.setdefault(case_id, []).append(
                 Record(turn.record.data, number, number - 1, None, (), path, turn.record.text))
     evaluator = Evaluator(lane, engine.severity_levels)
+    judge = CaseworkEvaluator(casework)
     out: list[Finding] = []
     for case_id, records in groups.items():
-        out.extend(group_findings(evaluator, casework, cases, case_id, records))
+        out.extend(group_findings(evaluator, casework, cases, case_id, records, judge))
     return sorted_findings(out)
 
 

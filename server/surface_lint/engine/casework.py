@@ -21,6 +21,7 @@ Captures are read as they are (the runtime's turn records: `case_id`, `turn_inde
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -143,10 +144,7 @@ class _Turn(dict[str, Any]):
     `t.entry.x` (the case's entry for this turn in `turn_list`), `t.index` (position in its view)."""
 
     __slots__ = ("verdicts",)
-
-    def __init__(self, **fields: Any) -> None:
-        super().__init__(**fields)
-        self.verdicts: dict[str, Verdict] = {}
+    verdicts: dict[str, Verdict]  # set by `_views`, which makes every turn (dict's own constructor: no __init__ of ours)
 
 
 @dataclass
@@ -244,7 +242,8 @@ class _ReadIndex:
         return out
 
 
-def _negated_names(expr: Expr) -> set[str]:
+@functools.lru_cache(maxsize=1024)  # by the expression's identity: its tree never changes
+def _negated_names(expr: Expr) -> frozenset[str]:
     """The names an expression reads under an odd number of `not`s (`not x`, `not (a or x)`)."""
     import ast
 
@@ -259,7 +258,7 @@ def _negated_names(expr: Expr) -> set[str]:
             walk(child, negated)
 
     walk(expr.tree, False)
-    return out
+    return frozenset(out)
 
 
 def _is_scalar(value: Any) -> bool:
@@ -298,9 +297,15 @@ class CaseworkEvaluator:
         self._recorded_exprs = [e for v in casework.values for e in (v.expr,) if e is not None and v.name in explained]
         self._recorded_exprs += [e for v in casework.turn_values for e in (v.expr,) if e is not None]
         self._functions = self.functions()  # one table for every case (its entries read `self` when called)
+        # Each expression evaluated with those functions and the case's budget (`_budget`, reset
+        # for each case), its set-up done once (`Expr.bind`).
+        self._bound: dict[Expr, Callable[[Mapping[str, Any]], Any]] = {}
 
     def _eval(self, expr: Expr, scope: Mapping[str, Any], fns: Mapping[str, Callable[..., Any]]) -> Any:
-        return expr.evaluate(scope, fns, self._budget)
+        bound = self._bound.get(expr)
+        if bound is None:
+            bound = self._bound[expr] = expr.bind(self._functions, self._budget)
+        return bound(scope)
 
     # Lane functions: expressions call these with the turn and a predicate name.
     def passes(self, turn: Any, name: str) -> bool:
@@ -352,21 +357,23 @@ class CaseworkEvaluator:
         for record in records:
             entry = _entry_of(cw, case, record)
             scoped.append((record, entry, {"record": record, "case": case, "entry": entry}))
-        budget = self._budget  # the case's (`evaluate_case`), as `_eval` passes it
+        ev = self._eval
         for view in cw.views.values():
             turns: list[_Turn] = []
             where, surface_of, grounding_of = view.where, view.surface, view.grounding
+            holds = self._bound.get(where) if where is not None else None
+            if holds is None and where is not None:
+                holds = self._bound[where] = where.bind(fns, self._budget)
             for record, entry, scope in scoped:
-                if where is not None and not where.evaluate(scope, fns, budget):
+                if holds is not None and not holds(scope):
                     continue
-                surface = surface_of.evaluate(scope, fns, budget) if surface_of is not None else record.get("surface")
-                grounding = (grounding_of.evaluate(scope, fns, budget) if grounding_of is not None
-                             else record.get("grounding_source"))
-                turns.append(_Turn(
-                    record=record, case=case, entry=entry, index=len(turns),
-                    surface=surface if isinstance(surface, str) else "",
-                    grounding="none" if grounding is None else str(grounding),
-                ))
+                surface = ev(surface_of, scope, fns) if surface_of is not None else record.get("surface")
+                grounding = ev(grounding_of, scope, fns) if grounding_of is not None else record.get("grounding_source")
+                turn = _Turn(record=record, case=case, entry=entry, index=len(turns),
+                             surface=surface if isinstance(surface, str) else "",
+                             grounding="none" if grounding is None else str(grounding))
+                turn.verdicts = {}
+                turns.append(turn)
             out[view.name] = turns
         for spec in cw.turn_values:
             for t in out[spec.view]:
@@ -390,7 +397,7 @@ class CaseworkEvaluator:
         SL013: the case is not judged) passes through."""
         cw = self.casework
         fns = self._functions
-        self._budget = Budget()
+        self._budget.reset()  # the case's budget: as a new one, and the one `_bound` evaluates with
         problems: list[CaseError] = []
         case = self._typed_case(case)
         records = [self._typed_record(r, problems) for r in records]

@@ -20,7 +20,7 @@ from ..sources.streams import open_input
 from ..sources.transcripts import iter_turns, read_report, sniff, sniff_stream
 from .casefile import check_case_file, split_rank
 from .casegroup import CaseGroups, group_findings
-from .casework import judges_without_case
+from .casework import CaseworkEvaluator, judges_without_case
 from .detect import first_object
 from .pipeline import Evaluator, Joined, Suppressions, join_report, join_turns
 from .results import SURFACE_PATH, CaseIndex, DocResult, LineCheck, RecordInfo, UsageError
@@ -185,8 +185,9 @@ def _case_findings(evaluator: Evaluator, lane: Lane, cases: CaseIndex | None,
                    groups: CaseGroups) -> Iterator[tuple[list[Finding], RecordInfo | None]]:
     """Each grouped case's findings (what makes it fail), case by case."""
     assert lane.casework is not None
+    judge = CaseworkEvaluator(lane.casework)  # one for the lane's cases, not one per case
     for case_id, records in groups.groups():
-        found = group_findings(evaluator, lane.casework, cases, case_id, records)
+        found = group_findings(evaluator, lane.casework, cases, case_id, records, judge)
         if found:
             yield found, None
 

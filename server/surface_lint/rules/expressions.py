@@ -472,12 +472,61 @@ class Expr:
             return code(env)
         except (EvalFailure, RegexTimeout):
             raise
-        except BudgetExceeded as exc:
-            raise EvalFailure(self, str(exc), True) from None
-        except RecursionError:  # pragma: no cover - the depth bound at load keeps it out
-            raise EvalFailure(self, f"nests more than {LIMITS.depth} levels deep", True) from None
         except Exception as exc:  # a user expression's error is the case's finding, never a traceback
-            raise EvalFailure(self, _reason(exc), False) from None
+            raise self._failed(exc) from None
+
+    def _failed(self, exc: Exception) -> EvalFailure:
+        """The failure `evaluate` raises for an error of the expression's evaluation."""
+        if isinstance(exc, BudgetExceeded):
+            return EvalFailure(self, str(exc), True)
+        if isinstance(exc, RecursionError):  # pragma: no cover - the depth bound at load keeps it out
+            return EvalFailure(self, f"nests more than {LIMITS.depth} levels deep", True)
+        return EvalFailure(self, _reason(exc), False)
+
+    def bind(self, functions: Mapping[str, Callable[..., Any]] | None, budget: Budget) -> Callable[[Scope], Any]:
+        """`evaluate(scope, functions, budget)` as a function of the scope alone, for a caller that
+        evaluates the expression many times with the same functions and budget (a view's `where`
+        on each record of a case): the same value, failure and charge, its set-up done once (one
+        environment, reused). An evaluation that is being recorded (`recording()`), or one
+        within another of the bound function, is `evaluate`'s own. The bound function is its
+        caller's: one thread's."""
+        if self._path is not None:  # `evaluate` reads a name or a field path without an environment
+            return lambda scope: self.evaluate(scope, functions, budget)
+        cost, code, key = self._cost, self._code, id(self)
+        env = _Env({}, functions or _NO_FUNCTIONS, budget)
+        busy = False
+        test = _leading_test(self.tree)
+        name, attr, wanted = test if test is not None else ("", "", None)
+        fallback = _NAME_DEFAULTS.get(name)
+
+        def bound(scope: Scope) -> Any:
+            nonlocal busy
+            recording = _RECORDING.get()
+            if busy or (recording is not None and key in recording.exprs):
+                return self.evaluate(scope, functions, budget)
+            try:
+                budget.steps -= cost  # _charge, inlined
+                if budget.steps < 0:
+                    budget.step(0)
+                if test is not None:  # `name.attr == wanted and ...` (`_leading_test`): false, it is False
+                    base = scope[name] if name in scope else fallback
+                    left = base.get(attr) if isinstance(base, dict) else get_field(base, attr)
+                    try:
+                        same = left == wanted
+                    except TypeError:  # pragma: no cover - as `_field_equal`: false
+                        same = False
+                    if not same:
+                        return False
+                busy = True
+                env.scopes = [scope]
+                return code(env)
+            except (EvalFailure, RegexTimeout):
+                raise
+            except Exception as exc:
+                raise self._failed(exc) from None
+            finally:
+                busy = False
+        return bound
 
     def __repr__(self) -> str:
         return f"Expr({self.text!r})"
@@ -603,23 +652,49 @@ class _Compiler:
                     env.reads.names.add(name)
                 return env.lookup(name)
             return recorded
-        return lambda env: env.lookup(name)
+
+        def inner(env: _Env) -> Any:  # most often the innermost `for`'s: its scope first, as `lookup` reads
+            top = env.scopes[-1]
+            return top[name] if name in top else env.lookup(name)
+        return inner
 
     def _Attribute(self, node: ast.Attribute, bound: frozenset[str]) -> Code:
-        base_code, attr = self.code(node.value, bound), node.attr
+        # `a.b.c` is one closure: the root read once, then each field (not one closure per level).
+        attrs: list[str] = []
+        root: ast.AST = node
+        while isinstance(root, ast.Attribute):
+            attrs.append(root.attr)
+            root = root.value
+        names = tuple(reversed(attrs))
         if self.recording:
+            base_code = self.code(root, bound)
+
             def recorded(env: Any) -> Any:
-                base = base_code(env)
-                if isinstance(base, Mapping):
-                    env.reads.fields.add((id(base), attr))
-                return get_field(base, attr)
+                value = base_code(env)
+                fields = env.reads.fields
+                for attr in names:
+                    if isinstance(value, dict) or isinstance(value, Mapping):
+                        fields.add((id(value), attr))
+                    value = value.get(attr) if isinstance(value, dict) else get_field(value, attr)
+                return value
             return recorded
+        if isinstance(root, ast.Name) and root.id not in bound:  # a field path of the caller's scope
+            name, fallback = root.id, _NAME_DEFAULTS.get(root.id)
+
+            def path(env: _Env) -> Any:
+                scope = env.scopes[0]
+                value = scope[name] if name in scope else fallback
+                for attr in names:  # get_field, its common case (a dict) first
+                    value = value.get(attr) if isinstance(value, dict) else get_field(value, attr)
+                return value
+            return path
+        base_code = self.code(root, bound)
 
         def plain(env: _Env) -> Any:
-            base = base_code(env)
-            if isinstance(base, dict):  # get_field's common case, without the Mapping check
-                return base.get(attr)
-            return get_field(base, attr)
+            value = base_code(env)
+            for attr in names:
+                value = value.get(attr) if isinstance(value, dict) else get_field(value, attr)
+            return value
         return plain
 
     def _Subscript(self, node: ast.Subscript, bound: frozenset[str]) -> Code:
@@ -665,6 +740,16 @@ class _Compiler:
                         return value
                 return value
             return recorded
+        if len(parts) == 2:  # the loops below, unrolled: the same operand returned
+            first, second = parts
+            if every:
+                return lambda env: first(env) and second(env)
+            return lambda env: first(env) or second(env)
+        if len(parts) == 3:
+            first, second, third = parts
+            if every:
+                return lambda env: first(env) and second(env) and third(env)
+            return lambda env: first(env) or second(env) or third(env)
         if every:
             def conjunction(env: _Env) -> Any:
                 value: Any = True
@@ -691,7 +776,17 @@ class _Compiler:
         return lambda env: -operand(env)
 
     def _Compare(self, node: ast.Compare, bound: frozenset[str]) -> Code:
-        left_code = self.code(node.left, bound)
+        left = node.left
+        if (not self.recording and len(node.ops) == 1 and type(node.ops[0]) in (ast.Eq, ast.NotEq)
+                and isinstance(node.comparators[0], ast.Constant) and isinstance(left, ast.Attribute)
+                and isinstance(left.value, ast.Name) and left.value.id not in bound):
+            # `record.role == 'probe'`: the caller's name, its field and the comparison in one closure
+            return _field_equal(left.value.id, left.attr, type(node.ops[0]) is ast.Eq, node.comparators[0].value)
+        left_code = self.code(left, bound)
+        if len(node.ops) == 1:
+            literal = _compare_literal(type(node.ops[0]), left_code, node.comparators[0])
+            if literal is not None:
+                return literal
         pairs = tuple((_CMP[type(op)], self.code(c, bound)) for op, c in zip(node.ops, node.comparators, strict=True))
         if len(pairs) == 1:
             ((cmp, right_code),) = pairs
@@ -803,6 +898,8 @@ class _Compiler:
             levels.append((source, gen.target, tuple(self.code(c, names) for c in gen.ifs), _per_item(node, index)))
         elt = self.code(node.elt, names)
         depth = len(levels)
+        if depth == 1 and not levels[0][2] and isinstance(levels[0][1], ast.Name):
+            return _one_for(levels[0][0], levels[0][1].id, levels[0][3], elt)
 
         def run(env: _Env, index: int) -> Iterator[Any]:
             source_code, target, ifs, cost = levels[index]
@@ -824,6 +921,105 @@ class _Compiler:
                 finally:
                     scopes.pop()
         return lambda env: run(env, 0)
+
+
+def _one_for(source_code: Code, name: str, cost: int, elt: Code) -> Callable[[_Env], Iterator[Any]]:
+    """`_Compiler._items` of one `for` binding a name, without conditions (`f(x.a for x in xs)`):
+    its loop without the target binding's walk and the conditions' test, charged the same."""
+
+    def run(env: _Env) -> Iterator[Any]:
+        budget, scopes = env.budget, env.scopes
+        source = source_code(env) or ()
+        if isinstance(source, (str, list, dict)):
+            _charge(budget, len(source))
+        for item in list(source):
+            budget.steps -= cost  # _charge, inlined
+            if budget.steps < 0:
+                budget.step(0)
+            scopes.append({name: item})
+            try:
+                yield elt(env)
+            finally:
+                scopes.pop()
+    return run
+
+
+def _leading_test(tree: ast.AST) -> tuple[str, str, Any] | None:
+    """(name, field, constant) when the expression is `name.field == constant`, or an `and` whose
+    first operand is: where that comparison is false, the expression's value is False and its
+    evaluation reads nothing more (`Expr.bind` tests it before setting the evaluation up)."""
+    first = tree.values[0] if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And) else tree
+    if (isinstance(first, ast.Compare) and len(first.ops) == 1 and isinstance(first.ops[0], ast.Eq)
+            and isinstance(first.comparators[0], ast.Constant) and isinstance(first.left, ast.Attribute)
+            and isinstance(first.left.value, ast.Name)):
+        return first.left.value.id, first.left.attr, first.comparators[0].value
+    return None
+
+
+def _field_equal(name: str, attr: str, equal: bool, value: Any) -> Code:
+    """`name.attr == value` (`!=` when not `equal`), `name` read from the caller's scope: the
+    `_Attribute` path and the `_compare_literal` comparison in one closure, the same value."""
+    fallback = _NAME_DEFAULTS.get(name)
+
+    def field_equal(env: _Env) -> bool:
+        scope = env.scopes[0]
+        base = scope[name] if name in scope else fallback
+        left = base.get(attr) if isinstance(base, dict) else get_field(base, attr)
+        try:
+            if equal:
+                return True if left == value else False
+            return True if left != value else False
+        except TypeError:  # pragma: no cover - no JSON value raises on == or !=
+            return False
+    return field_equal
+
+
+def _compare_literal(op: type[ast.cmpop], left_code: Code, right: ast.AST) -> Code | None:
+    """`left op literal`, the comparison inline (None: not this shape). The literal is a constant
+    (`record.role == 'probe'`), or for `in`/`not in` a list or tuple of constants (`x not in [None,
+    False]`): built once, charged per evaluation as `_List` charges the list it builds. As
+    `_Compare` gives it: a comparison of values that do not compare (TypeError) is false."""
+    if isinstance(right, ast.Constant):
+        value = right.value
+        if op is ast.Eq:
+            def equal(env: _Env) -> bool:
+                left = left_code(env)
+                try:
+                    return True if left == value else False
+                except TypeError:  # pragma: no cover - no JSON value raises on ==
+                    return False
+            return equal
+        if op is ast.NotEq:
+            def unequal(env: _Env) -> bool:
+                left = left_code(env)
+                try:
+                    return True if left != value else False
+                except TypeError:  # pragma: no cover - no JSON value raises on !=
+                    return False
+            return unequal
+        cmp = _CMP[op]
+
+        def against(env: _Env) -> bool:
+            left = left_code(env)
+            try:
+                return cmp(left, value)
+            except TypeError:
+                return False
+        return against
+    if (op in (ast.In, ast.NotIn) and isinstance(right, (ast.List, ast.Tuple))
+            and all(isinstance(e, ast.Constant) for e in right.elts)):
+        items = tuple(e.value for e in right.elts)  # type: ignore[attr-defined]
+        built, within = len(items), op is ast.In
+
+        def member(env: _Env) -> bool:
+            left = left_code(env)
+            env.budget.would_build(built, "list")  # what `_List`'s budget.size charges
+            try:
+                return (left in items) is within
+            except TypeError:
+                return False
+        return member
+    return None
 
 
 class Reads:
