@@ -11,8 +11,10 @@ the same turn JSONL with json.loads per line, builds the runner's case list (`id
 `runner.run_lane(cases)`.
 
 For N/2 and N turns (the generator of bench/lane_throughput.py, every turn its own case id),
-once with the example surfaces repeating and once with every surface distinct (`--distinct`:
-no verdict memo can help), in the same run and on the same file, each in a fresh subprocess
+once with the example surfaces repeating and once with every surface distinct (`--surfaces
+distinct`: no verdict memo can help), or (`--surfaces corpus`) on issue 17's input: the 866
+distinct real surfaces of the corpus's `surfaces/records.jsonl` cycled, each turn its own case
+(`lane_throughput.build_corpus`, as `bench/format_ratios.py` reads), in the same run and on the same file, each in a fresh subprocess
 (CPU = user+sys from the child's rusage, bench/memory.py `measure()`):
   * floor:  a bare loop that json.loads every line (lane_throughput.FLOOR);
   * ours:   `surface-lint --lane deterministic_fluency --transcripts F --output-format text
@@ -49,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lane_throughput import FLOOR, build
+from lane_throughput import FLOOR, build, build_corpus
 from memory import measure
 
 LANE = "deterministic_fluency"
@@ -195,7 +197,8 @@ def main() -> None:
     ap.add_argument("--runtime", help=f"checkout of AssetOverflow/core at {COMMIT} (default: ${RUNTIME_ENV})")
     ap.add_argument("--turns", type=int, default=400_000, help="N (the run also measures N/2)")
     ap.add_argument("--repeat", type=int, default=3, help="alternated runs of each command per file")
-    ap.add_argument("--surfaces", choices=("both", "examples", "distinct"), default="both")
+    ap.add_argument("--surfaces", choices=("both", "examples", "distinct", "corpus"), default="both",
+                    help="both = examples and distinct; corpus = issue 17's input (the corpus's real surfaces cycled)")
     ap.add_argument("--replay", help=argparse.SUPPRESS)  # the child: TURNS
     ap.add_argument("--metrics-out", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -203,7 +206,8 @@ def main() -> None:
     if args.replay:
         replay(runtime, Path(args.replay), Path(args.metrics_out))
         return
-    kinds = {"both": (False, True), "examples": (False,), "distinct": (True,)}[args.surfaces]
+    kinds = {"both": ("examples", "distinct"), "examples": ("examples",), "distinct": ("distinct",),
+             "corpus": ("corpus",)}[args.surfaces]
     rows = []
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
@@ -215,12 +219,11 @@ def main() -> None:
         for cmd in (ours_cmd(warm, "text", "reference"), ours_cmd(warm, "json", "contract"),
                     runner_cmd(runtime, warm, tmp / "warm.json"), [sys.executable, "-c", FLOOR, str(warm)]):
             measure(cmd)
-        for distinct in kinds:
+        for kind in kinds:
             for turns in (args.turns // 2, args.turns):
-                path = tmp / f"turns_{turns}_{'distinct' if distinct else 'examples'}.jsonl"
-                size = build(path, turns, distinct)
-                print(f"{turns} turns, {'distinct' if distinct else 'example'} surfaces: {size / 2**20:.1f} MiB",
-                      file=sys.stderr)
+                path = tmp / f"turns_{turns}_{kind}.jsonl"
+                size = build_corpus(path, turns) if kind == "corpus" else build(path, turns, kind == "distinct")
+                print(f"{turns} turns, {kind} surfaces: {size / 2**20:.1f} MiB", file=sys.stderr)
                 metrics = verify(runtime, path, tmp)
                 times = timed({
                     "floor": cpu([sys.executable, "-c", FLOOR, str(path)]),
@@ -230,7 +233,7 @@ def main() -> None:
                 }, args.repeat)
                 print("  " + ", ".join(f"{k} {' '.join(f'{v:.2f}' for v in vs)}" for k, vs in times.items()),
                       file=sys.stderr)
-                rows.append(("distinct" if distinct else "examples", turns, size, times, metrics))
+                rows.append((kind, turns, size, times, metrics))
                 path.unlink()
     print(f"python {sys.version.split()[0]} · {os.cpu_count()} cores · load {Path('/proc/loadavg').read_text().split()[0]}"
           f" · runtime {runtime} at {runtime_commit(runtime)} · median of {args.repeat} alternated runs")
