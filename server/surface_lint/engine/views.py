@@ -159,15 +159,50 @@ def case_view(outcome: Outcome, predicates: Sequence[tuple[str, str]],
             memo[key] = known
     judged, failing = known
     if not failing:
-        return CaseView(outcome.case_id, group, surface, judged, (), tuple(outcome.findings), case_ok)
+        return _new_view(outcome.case_id, group, surface, judged, (), tuple(outcome.findings), case_ok)
     verdicts = outcome.verdicts or {}
     severity = _severities(outcome)
     failures = []
     for name, code in failing:
         verdict = verdicts.get(name)
-        failures.append(PredicateFailure(name, code, severity.get(name), verdict.message if verdict else "",
-                                         tuple(verdict.spans) if verdict else ()))
-    return CaseView(outcome.case_id, group, surface, judged, tuple(failures), tuple(outcome.findings), case_ok)
+        failures.append(_new_failure(name, code, severity.get(name), verdict.message if verdict else "",
+                                     tuple(verdict.spans) if verdict else ()))
+    return _new_view(outcome.case_id, group, surface, judged, tuple(failures), tuple(outcome.findings), case_ok)
+
+
+# A report views every case: its views are built slot by slot (as model/findings.py new_finding),
+# not by the frozen dataclasses' `__init__`, which costs about twice as much.
+_new = object.__new__
+_SET_VIEW = tuple(CaseView.__dict__[name].__set__ for name in CaseView.__slots__)
+_SET_FAILURE = tuple(PredicateFailure.__dict__[name].__set__ for name in PredicateFailure.__slots__)
+
+
+def _new_view(case_id: str, group: str | None, surface: str | None, judged: tuple[str, ...],
+              failures: tuple[PredicateFailure, ...], findings: tuple[Finding, ...], verdict: bool | None) -> CaseView:
+    """`CaseView(case_id, group, surface, judged, failures, findings, verdict)`."""
+    view = _new(CaseView)
+    s_id, s_group, s_surface, s_judged, s_failures, s_findings, s_verdict = _SET_VIEW
+    s_id(view, case_id)
+    s_group(view, group)
+    s_surface(view, surface)
+    s_judged(view, judged)
+    s_failures(view, failures)
+    s_findings(view, findings)
+    s_verdict(view, verdict)
+    return view
+
+
+def _new_failure(name: str, code: str, severity: Severity | None, message: str,
+                 spans: tuple[Span, ...]) -> PredicateFailure:
+    """`PredicateFailure(name, code, severity, message, spans)`."""
+    failure = _new(PredicateFailure)
+    s_name, s_code, s_severity, s_message, s_spans = _SET_FAILURE
+    s_name(failure, name)
+    s_code(failure, code)
+    s_severity(failure, severity)
+    s_message(failure, message)
+    s_spans(failure, spans)
+    return failure
 
 
 def _severities(outcome: Outcome) -> dict[str, Severity]:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, TextIO
 from .. import __version__
 from ..engine import LaneResult
 from ..engine.spool import ScratchText
-from ..model.findings import Severity
+from ..model.findings import Severity, unpacked_finding
 from .common import (
     LIST_LIMIT,
     CaseView,
@@ -38,6 +38,7 @@ from .common import (
     verdict_word,
     where,
 )
+from .records import stored_findings
 
 if TYPE_CHECKING:
     from ..engine.diff import LaneDiff, MetricDelta
@@ -448,9 +449,16 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     w("</section>\n")
     codes = {c for _, c in predicates}
     others = 0
-    for f in result.findings:
-        if f.code in codes:
+    # Most findings are the predicates' own: read as the run keeps them, only the others rebuilt.
+    for item in stored_findings(result.findings):
+        if isinstance(item, tuple):
+            if item[1] in codes:  # a packed finding's code (model/findings.py packed_finding)
+                continue
+            f = unpacked_finding(item)
+        elif item.code in codes:
             continue
+        else:
+            f = item
         if not others:
             w('<section id="findings"><h2>Other findings</h2><table>\n'
               "<tr><th>Where</th><th>Code</th><th>Severity</th><th>Message</th></tr>\n")

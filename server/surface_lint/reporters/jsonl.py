@@ -52,10 +52,13 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     lane = options.lane
     predicates = reported_predicates(lane, result.outcomes if lane is None else ())
     case_verdict = lane is not None and lane.casework is not None
+    encode = _ENCODER.encode
     for outcome in result.outcomes:
         status, failed = case_status(outcome, predicates, case_verdict)
-        w(_line({"type": "case", "case_id": outcome.case_id, "status": status, "failed_predicates": failed,
-                 "details": outcome.details}) + "\n")
+        # `_line({"type": "case", "case_id": ..., "status": ..., "failed_predicates": ..., "details": ...})`,
+        # its members in sorted order, each encoded as the encoder encodes it nested.
+        w(f'{{"case_id":{encode(outcome.case_id)},"details":{encode(outcome.details)},'
+          f'"failed_predicates":{encode(failed)},"status":{encode(status)},"type":"case"}}\n')
     line = _finding_lines()
     for f in stored_findings(result.findings):
         w(line(f) + "\n")
