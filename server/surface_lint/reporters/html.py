@@ -10,14 +10,14 @@ predicate x case pass matrix, the failing surfaces with their failing characters
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from html import escape
 from typing import TYPE_CHECKING, TextIO
 
 from .. import __version__
 from ..engine import LaneResult
 from ..engine.spool import ScratchText
-from ..model.findings import Severity, unpacked_finding
+from ..model.findings import Finding, Severity, unpacked_finding
 from .common import (
     LIST_LIMIT,
     CaseView,
@@ -361,6 +361,18 @@ def _id_list(title: str, ids: Sequence[str]) -> list[str]:
     return out
 
 
+def _other_findings(findings: Iterable[Finding], codes: Collection[str]) -> Iterator[Finding]:
+    """The findings whose code is not in `codes`. Most of a run's are the predicates' own: read
+    as the run keeps them (a packed tuple, reporters/records.py stored_findings), only the others
+    rebuilt."""
+    for item in stored_findings(findings):
+        if isinstance(item, tuple):
+            if item[1] not in codes:  # a packed finding's code (model/findings.py packed_finding)
+                yield unpacked_finding(item)
+        elif item.code not in codes:
+            yield item
+
+
 def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     """Every metric; the predicate x case matrix of the first LIST_LIMIT cases; the first
     SHOW_PER_PREDICATE failing cases of each predicate; counts of the rest. A first pass over
@@ -449,16 +461,7 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     w("</section>\n")
     codes = {c for _, c in predicates}
     others = 0
-    # Most findings are the predicates' own: read as the run keeps them, only the others rebuilt.
-    for item in stored_findings(result.findings):
-        if isinstance(item, tuple):
-            if item[1] in codes:  # a packed finding's code (model/findings.py packed_finding)
-                continue
-            f = unpacked_finding(item)
-        elif item.code in codes:
-            continue
-        else:
-            f = item
+    for f in _other_findings(result.findings, codes):
         if not others:
             w('<section id="findings"><h2>Other findings</h2><table>\n'
               "<tr><th>Where</th><th>Code</th><th>Severity</th><th>Message</th></tr>\n")
