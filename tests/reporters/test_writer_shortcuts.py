@@ -8,7 +8,7 @@ import io
 from types import SimpleNamespace
 
 from surface_lint.engine.scoring import Outcome
-from surface_lint.engine.views import CaseView, PredicateFailure, case_view
+from surface_lint.engine.views import CaseView, PredicateFailure, case_standing, case_view
 from surface_lint.model.findings import Finding, Location, Severity, packed_finding
 from surface_lint.reporters import github, html, jsonl, junit
 from surface_lint.rules.kinds.core import Verdict
@@ -134,3 +134,29 @@ def test_a_case_view_built_slot_by_slot_is_the_dataclass() -> None:
     assert passing == CaseView("c2", None, None, ("no_placeholder",), (), (), True)
     assert repr(passing) == ("CaseView(case_id='c2', group=None, surface=None, judged=('no_placeholder',), "
                              "failures=(), findings=(), verdict=True)")
+
+
+def test_case_standing_is_the_views_status_failures_and_deciding_names() -> None:
+    predicates = [("no_placeholder", "SL101"), ("complete_punctuation", "SL103"), ("no_dotted_inventory", "SL105")]
+    names: dict[tuple[str, ...], tuple[str, ...]] = {}
+    passing = Outcome("c0", (True,))
+    assert case_standing(passing, predicates, names) == ("pass", (), ())
+    # Failed names in lane order; only those at warning or above decide.
+    both = Outcome("c1", (False,), failed=("no_dotted_inventory", "complete_punctuation"),
+                   levels={"no_dotted_inventory": Severity.INFORMATION, "complete_punctuation": Severity.WARNING})
+    assert case_standing(both, predicates, names) == (
+        "fail", ("complete_punctuation", "no_dotted_inventory"), ("complete_punctuation",))
+    assert names == {("no_dotted_inventory", "complete_punctuation"): ("complete_punctuation", "no_dotted_inventory")}
+    note = Outcome("c2", (False,), failed=("no_dotted_inventory", "complete_punctuation"),
+                   levels={"no_dotted_inventory": Severity.INFORMATION, "complete_punctuation": None})
+    assert case_standing(note, predicates, names) == ("note", ("complete_punctuation", "no_dotted_inventory"), ())
+    # Without levels, the severities are the findings' (the most severe of each rule).
+    by_findings = Outcome("c3", (False,), failed=("no_placeholder",), findings=(PLACEHOLDER,))
+    assert case_standing(by_findings, predicates) == ("fail", ("no_placeholder",), ("no_placeholder",))
+    # A failed name the report does not list is no failure.
+    assert case_standing(Outcome("c4", (False,), failed=("unlisted",), levels={"unlisted": Severity.ERROR}),
+                         predicates, names) == ("pass", (), ())
+    for outcome in (passing, both, note, by_findings):
+        view = case_view(outcome, predicates)
+        assert case_standing(outcome, predicates)[:2] == (view.status, tuple(view.failed_names()))
+        assert case_standing(outcome, predicates)[2] == tuple(f.name for f in view.deciding)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from html import escape
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .. import __version__
 from ..engine import LaneResult
@@ -26,6 +26,10 @@ from .common import (
     PredicateFailure,
     SafeOut,
     capture,
+    case_group,
+    case_standing,
+    case_surface,
+    case_view,
     display_path,
     fmt_value,
     highlight_segments,
@@ -386,16 +390,34 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     # The failing cases' articles are written in the same pass, to scratch text (copied out below).
     quota = PerPredicateQuota()
     articles = ScratchText()
-    for i, view in enumerate(shown_views(result, options.lane, options.findings_filter)):
-        n_views += 1
-        n_fail += view.failing
-        if view.failures or view.failing:  # failing on checks --select/--ignore hides: no failure shown
-            n_failures += 1
-            surfaces = surfaces or view.surface is not None
-        if view.group and len(groups) < LIST_LIMIT:
-            groups.add(view.group)
-        if view.failures and quota.admit(view.failed_names()):
-            articles.write(_case_article(view, f"case-{i + 1}") + "\n")
+    lane = options.lane
+    if lane is not None and lane.casework is None and options.findings_filter is None:
+        # Every case counted from its outcome; a view built only for the articles the quota admits.
+        names: dict[tuple[str, ...], tuple[str, ...]] = {}
+        views: dict[tuple[Any, ...], Any] = {}
+        for i, outcome in enumerate(result.outcomes):
+            n_views += 1
+            status, failure_names, _ = case_standing(outcome, predicates, names)
+            n_fail += status == "fail"
+            details = outcome.details or {}
+            if failure_names:  # failing implies a failure here (no case verdict, no --select/--ignore)
+                n_failures += 1
+                surfaces = surfaces or case_surface(details) is not None
+            if len(groups) < LIST_LIMIT and (group := case_group(details)):
+                groups.add(group)
+            if failure_names and quota.admit(failure_names):
+                articles.write(_case_article(case_view(outcome, predicates, views), f"case-{i + 1}") + "\n")
+    else:
+        for i, view in enumerate(shown_views(result, lane, options.findings_filter)):
+            n_views += 1
+            n_fail += view.failing
+            if view.failures or view.failing:  # failing on checks --select/--ignore hides: no failure shown
+                n_failures += 1
+                surfaces = surfaces or view.surface is not None
+            if view.group and len(groups) < LIST_LIMIT:
+                groups.add(view.group)
+            if view.failures and quota.admit(view.failed_names()):
+                articles.write(_case_article(view, f"case-{i + 1}") + "\n")
     for o in result.outcomes:
         pattern = any(k == "pattern" for k in (o.details or {}))
         break

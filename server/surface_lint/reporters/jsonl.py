@@ -60,8 +60,9 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     lane = options.lane
     predicates = reported_predicates(lane, result.outcomes if lane is None else ())
     case_verdict = lane is not None and lane.casework is not None
+    names: dict[tuple[str, ...], tuple[str, ...]] = {}
     for outcome in result.outcomes:
-        status, failed = case_status(outcome, predicates, case_verdict)
+        status, failed = case_status(outcome, predicates, case_verdict, names)
         w(_case_line(outcome.case_id, details=outcome.details, failed=failed, status=status) + "\n")
     line = _finding_lines()
     for f in stored_findings(result.findings):
