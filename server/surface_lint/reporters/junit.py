@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from ..engine import LaneResult
 from ..engine.spool import ScratchText
-from ..model.findings import Finding
+from ..model.findings import Finding, Severity
 from .common import CaseView, PredicateFailure, SafeOut, capture, display_path, fmt_value, lane_notes, printable, printable_class, shown_views, where
 
 if TYPE_CHECKING:
@@ -124,6 +124,10 @@ def _properties_xml(x: XmlWriter, values: Sequence[tuple[str, str]]) -> None:
     x.close()
 
 
+# `Severity.label` and `PredicateFailure.severity_label` (None: a failure that reports nothing), looked up.
+_LABELS: dict[Severity | None, str] = {**{s: s.label for s in Severity}, None: "off"}
+
+
 class _CaseXml:
     """Each case's `<testcase>` of the cases suite (two levels in), written as one string: what
     `XmlWriter` would write of it, without its per-element attribute dicts, and with what
@@ -170,15 +174,16 @@ class _CaseXml:
             names = ", ".join([f"{f.name} ({f.code})" for f in deciding]) or "checks not selected (--select/--ignore)"
             levels = [f.severity for f in failures if f.severity is not None]
             worst = max(levels) if levels else None
+            labels = _LABELS
             body = []
             for f in failures:
                 places = [f"{self._file(z.path)}:{z.location.line}:{z.location.column}"
                           for z in findings if z.rule == f.name]
                 at = f" at {', '.join(places)}" if places else ""
-                body.append(f"{f.name} ({f.code}, {f.severity_label}): {f.message}{at}")
+                body.append(f"{f.name} ({f.code}, {labels[f.severity]}): {f.message}{at}")
             # A case-driven case fails on its verdict even when no reported check says why.
             attrs = (f' message="{_esc_attr(f"failed: {names}")}"'
-                     f' type="{_esc_attr(worst.label if worst is not None else "error")}"')
+                     f' type="{_esc_attr(labels[worst] if worst is not None else "error")}"')
             text = "\n".join(body)
             parts.append(f"      <failure{attrs}>{_esc_text(text)}</failure>\n" if text else
                          f"      <failure{attrs} />\n")
