@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 from types import SimpleNamespace
+from typing import Any
 
 from surface_lint.engine.scoring import Outcome
 from surface_lint.engine.views import CaseView, PredicateFailure, case_standing, case_view
@@ -160,3 +161,13 @@ def test_case_standing_is_the_views_status_failures_and_deciding_names() -> None
         view = case_view(outcome, predicates)
         assert case_standing(outcome, predicates)[:2] == (view.status, tuple(view.failed_names()))
         assert case_standing(outcome, predicates)[2] == tuple(f.name for f in view.deciding)
+
+
+def test_junit_class_names_remembered_up_to_a_bound(monkeypatch: Any) -> None:
+    monkeypatch.setattr(junit, "_MEMO_SIZE", 2)
+    out: list[str] = []
+    writer = junit._CaseXml("lane_a", out.append)
+    for group in ("g1", "g2", "g3", "g1"):
+        writer.case(CaseView("c", group, None, (), (), ()))
+    assert writer._classnames == {"g3": "lane_a.g3", "g1": "lane_a.g1"}  # cleared when the third came
+    assert out == [f'    <testcase classname="lane_a.{g}" name="c" />\n' for g in ("g1", "g2", "g3", "g1")]

@@ -128,6 +128,9 @@ def _properties_xml(x: XmlWriter, values: Sequence[tuple[str, str]]) -> None:
 _LABELS: dict[Severity | None, str] = {**{s: s.label for s in Severity}, None: "off"}
 
 
+_MEMO_SIZE = 4096  # class names and display paths a report remembers (cleared when full)
+
+
 class _CaseXml:
     """Each case's `<testcase>` of the cases suite (two levels in), written as one string: what
     `XmlWriter` would write of it, without its per-element attribute dicts, and with what
@@ -142,6 +145,8 @@ class _CaseXml:
     def _file(self, path: str) -> str:
         shown = self._files.get(path)
         if shown is None:
+            if len(self._files) >= _MEMO_SIZE:
+                self._files.clear()
             shown = self._files[path] = display_path(path)
         return shown
 
@@ -159,6 +164,8 @@ class _CaseXml:
         group = view.group
         classname = self._classnames.get(group)
         if classname is None:
+            if len(self._classnames) >= _MEMO_SIZE:  # groups are the data's: as many as the cases, at worst
+                self._classnames.clear()
             classname = self._classnames[group] = _esc_attr(f"{self.lane}.{group}" if group else self.lane)
         head = f'    <testcase classname="{classname}" name="{_esc_attr(view.case_id)}"'
         findings = view.findings
