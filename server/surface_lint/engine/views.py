@@ -131,6 +131,21 @@ def reported_predicates(lane: Lane | None, outcomes: Iterable[Outcome] = ()) -> 
     return sorted(seen.items())
 
 
+def case_group(details: Mapping[str, Any]) -> str | None:
+    """A case view's `group`: the first of GROUP_FIELDS its details name as a non-empty string."""
+    for k in GROUP_FIELDS:
+        value = details.get(k)
+        if isinstance(value, str) and value:
+            return str(value)
+    return None
+
+
+def case_surface(details: Mapping[str, Any]) -> str | None:
+    """A case view's `surface`: its details' `surface` when a string."""
+    surface = details.get("surface")
+    return surface if isinstance(surface, str) else None
+
+
 def case_view(outcome: Outcome, predicates: Sequence[tuple[str, str]],
               memo: dict[tuple[Any, ...], Any] | None = None, case_verdict: bool = False) -> CaseView:
     """`memo`: what a view takes from `predicates` by the outcome's judged and failed names (the
@@ -139,15 +154,8 @@ def case_view(outcome: Outcome, predicates: Sequence[tuple[str, str]],
     and the outcome's one signal is its verdict on the case."""
     case_ok = bool(outcome.signals[0]) if case_verdict and outcome.signals else None
     details: Mapping[str, Any] = outcome.details or {}
-    group = None
-    for k in GROUP_FIELDS:
-        value = details.get(k)
-        if isinstance(value, str) and value:
-            group = str(value)
-            break
-    surface = details.get("surface")
-    if not isinstance(surface, str):
-        surface = None
+    group = case_group(details)
+    surface = case_surface(details)
     key = (outcome.judged, outcome.failed)
     known = memo.get(key) if memo is not None else None
     if known is None:
@@ -159,15 +167,50 @@ def case_view(outcome: Outcome, predicates: Sequence[tuple[str, str]],
             memo[key] = known
     judged, failing = known
     if not failing:
-        return CaseView(outcome.case_id, group, surface, judged, (), tuple(outcome.findings), case_ok)
+        return _new_view(outcome.case_id, group, surface, judged, (), tuple(outcome.findings), case_ok)
     verdicts = outcome.verdicts or {}
     severity = _severities(outcome)
     failures = []
     for name, code in failing:
         verdict = verdicts.get(name)
-        failures.append(PredicateFailure(name, code, severity.get(name), verdict.message if verdict else "",
-                                         tuple(verdict.spans) if verdict else ()))
-    return CaseView(outcome.case_id, group, surface, judged, tuple(failures), tuple(outcome.findings), case_ok)
+        failures.append(_new_failure(name, code, severity.get(name), verdict.message if verdict else "",
+                                     tuple(verdict.spans) if verdict else ()))
+    return _new_view(outcome.case_id, group, surface, judged, tuple(failures), tuple(outcome.findings), case_ok)
+
+
+# A report views every case: its views are built slot by slot (as model/findings.py new_finding),
+# not by the frozen dataclasses' `__init__`, which costs about twice as much.
+_new = object.__new__
+_SET_VIEW = tuple(CaseView.__dict__[name].__set__ for name in CaseView.__slots__)
+_SET_FAILURE = tuple(PredicateFailure.__dict__[name].__set__ for name in PredicateFailure.__slots__)
+
+
+def _new_view(case_id: str, group: str | None, surface: str | None, judged: tuple[str, ...],
+              failures: tuple[PredicateFailure, ...], findings: tuple[Finding, ...], verdict: bool | None) -> CaseView:
+    """`CaseView(case_id, group, surface, judged, failures, findings, verdict)`."""
+    view = _new(CaseView)
+    s_id, s_group, s_surface, s_judged, s_failures, s_findings, s_verdict = _SET_VIEW
+    s_id(view, case_id)
+    s_group(view, group)
+    s_surface(view, surface)
+    s_judged(view, judged)
+    s_failures(view, failures)
+    s_findings(view, findings)
+    s_verdict(view, verdict)
+    return view
+
+
+def _new_failure(name: str, code: str, severity: Severity | None, message: str,
+                 spans: tuple[Span, ...]) -> PredicateFailure:
+    """`PredicateFailure(name, code, severity, message, spans)`."""
+    failure = _new(PredicateFailure)
+    s_name, s_code, s_severity, s_message, s_spans = _SET_FAILURE
+    s_name(failure, name)
+    s_code(failure, code)
+    s_severity(failure, severity)
+    s_message(failure, message)
+    s_spans(failure, spans)
+    return failure
 
 
 def _severities(outcome: Outcome) -> dict[str, Severity]:
@@ -181,22 +224,43 @@ def _severities(outcome: Outcome) -> dict[str, Severity]:
     return severity
 
 
+_PASSING: tuple[str, tuple[str, ...], tuple[str, ...]] = ("pass", (), ())
+
+
+def case_standing(outcome: Outcome, predicates: Sequence[tuple[str, str]],
+                  memo: dict[tuple[str, ...], tuple[str, ...]] | None = None) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """`case_view(outcome, predicates)`'s `status`, its failures' names and its deciding failures'
+    names, without the view, for a lane whose predicates decide (not a case-driven lane's verdict):
+    what a report counts of every case, most of which it does not show. `memo`: the failed names
+    in lane order by the outcome's failed tuple, kept across the cases of one report (4,096 sets,
+    cleared when full)."""
+    failed = outcome.failed
+    if not failed:
+        return _PASSING
+    names = memo.get(failed) if memo is not None else None
+    if names is None:
+        failed_set = set(failed)
+        names = tuple([name for name, _ in predicates if name in failed_set])
+        if memo is not None:
+            if len(memo) >= 4096:
+                memo.clear()
+            memo[failed] = names
+    if not names:
+        return _PASSING
+    severity = _severities(outcome)
+    deciding = tuple([name for name in names if (level := severity.get(name)) is not None and level >= Severity.WARNING])
+    return ("fail" if deciding else "note"), names, deciding
+
+
 def case_status(outcome: Outcome, predicates: Sequence[tuple[str, str]],
-                case_verdict: bool = False) -> tuple[str, list[str]]:
+                case_verdict: bool = False, memo: dict[tuple[str, ...], tuple[str, ...]] | None = None) -> tuple[str, list[str]]:
     """`case_view(outcome, predicates, case_verdict=case_verdict)`'s `status` and `failed_names()`,
-    without the view (a JSON Lines case line needs only these)."""
+    without the view (a JSON Lines case line needs only these); `memo` as `case_standing`'s."""
     if case_verdict:
         view = case_view(outcome, predicates, None, True)
         return view.status, view.failed_names()
-    if not outcome.failed:
-        return "pass", []
-    failed = set(outcome.failed)
-    names = [name for name, _ in predicates if name in failed]
-    if not names:
-        return "pass", []
-    severity = _severities(outcome)
-    blocking = any((level := severity.get(name)) is not None and level >= Severity.WARNING for name in names)
-    return ("fail" if blocking else "note"), names
+    status, names, _ = case_standing(outcome, predicates, memo)
+    return status, list(names)
 
 
 def case_views(result: LaneResult, lane: Lane | None) -> list[CaseView]:

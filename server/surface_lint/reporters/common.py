@@ -21,7 +21,10 @@ from ..engine.views import GROUP_FIELDS as GROUP_FIELDS
 from ..engine.views import CaseView as CaseView
 from ..engine.views import PredicateFailure as PredicateFailure
 from ..engine.views import Span as Span
+from ..engine.views import case_group as case_group
+from ..engine.views import case_standing as case_standing
 from ..engine.views import case_status as case_status
+from ..engine.views import case_surface as case_surface
 from ..engine.views import case_view as case_view
 from ..engine.views import case_views as case_views
 from ..engine.views import fmt_value as fmt_value

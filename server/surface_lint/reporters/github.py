@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..engine import LaneResult
-from ..model.findings import Finding, Severity
+from ..model.findings import Finding, Severity, unpacked_finding
 from .common import SafeOut, capture, display_path, fmt_value, printable, run_note
+from .records import stored_findings
 
 if TYPE_CHECKING:
     from ..engine.diff import LaneDiff
@@ -66,18 +67,41 @@ def finding_annotation(f: Finding, title_prefix: str = "") -> Annotation:
 def write_annotations(annotations: Iterable[Annotation], limit: int, out: TextIO) -> None:
     """Most severe first (stable within a severity), cut at `limit`, with a closing count. Only
     the first `limit` of each severity are held while the annotations stream by."""
+    _write_kept(annotations, limit, out)
+
+
+# What `_write_kept` takes: an annotation, or a finding as the run keeps it (a Finding or its
+# packed tuple, reporters/records.py stored_findings), annotated only if it is shown.
+_Item = Annotation | Finding | tuple[Any, ...]
+
+
+def _severity_key(item: _Item) -> int:
+    if isinstance(item, tuple):
+        return -int(item[3])  # a packed finding's severity (model/findings.py packed_finding)
+    return -int(item.severity)
+
+
+def _annotation(item: _Item) -> Annotation:
+    if isinstance(item, Annotation):
+        return item
+    return finding_annotation(unpacked_finding(item) if isinstance(item, tuple) else item)
+
+
+def _write_kept(items: Iterable[_Item], limit: int, out: TextIO) -> None:
+    """`write_annotations`, the findings among `items` made annotations only when shown (a run
+    has hundreds of thousands; GitHub is shown a few)."""
     w = SafeOut(out).write
     limit = max(0, limit)
-    kept: dict[int, list[Annotation]] = {}
+    kept: dict[int, list[_Item]] = {}
     total = 0
-    for a in annotations:
+    for a in items:
         total += 1
-        bucket = kept.setdefault(-int(a.severity), [])
+        bucket = kept.setdefault(_severity_key(a), [])
         if len(bucket) < limit:
             bucket.append(a)
     shown = [a for key in sorted(kept) for a in kept[key]][:limit]
     for a in shown:
-        w(a.command() + "\n")
+        w(_annotation(a).command() + "\n")
     left_out = total - len(shown)
     if left_out:
         w(Annotation(
@@ -115,17 +139,16 @@ def threshold_annotations(result: LaneResult) -> list[Annotation]:
 
 
 def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
-    def annotations() -> Iterator[Annotation]:
+    def annotations() -> Iterator[_Item]:
         if options.baseline is not None:
             for line in options.baseline.regression_lines():
                 yield Annotation(Severity.ERROR, line, f"surface-lint {result.lane}: below baseline")
         yield from threshold_annotations(result)
-        for f in result.findings:
-            yield finding_annotation(f)
+        yield from stored_findings(result.findings)
 
     shown = [options.findings_filter.note()] if options.findings_filter is not None else []
     SafeOut(out).write(f"surface-lint: {printable('; '.join([run_note(options.lanes, result.profile), *shown]))}\n")
-    write_annotations(annotations(), options.annotation_limit, out)
+    _write_kept(annotations(), options.annotation_limit, out)
 
 
 def render_lane(result: LaneResult, options: RenderOptions) -> str:

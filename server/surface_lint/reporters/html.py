@@ -10,14 +10,14 @@ predicate x case pass matrix, the failing surfaces with their failing characters
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from html import escape
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .. import __version__
 from ..engine import LaneResult
 from ..engine.spool import ScratchText
-from ..model.findings import Severity
+from ..model.findings import Finding, Severity, unpacked_finding
 from .common import (
     LIST_LIMIT,
     CaseView,
@@ -26,6 +26,10 @@ from .common import (
     PredicateFailure,
     SafeOut,
     capture,
+    case_group,
+    case_standing,
+    case_surface,
+    case_view,
     display_path,
     fmt_value,
     highlight_segments,
@@ -38,6 +42,7 @@ from .common import (
     verdict_word,
     where,
 )
+from .records import stored_findings
 
 if TYPE_CHECKING:
     from ..engine.diff import LaneDiff, MetricDelta
@@ -360,6 +365,18 @@ def _id_list(title: str, ids: Sequence[str]) -> list[str]:
     return out
 
 
+def _other_findings(findings: Iterable[Finding], codes: Collection[str]) -> Iterator[Finding]:
+    """The findings whose code is not in `codes`. Most of a run's are the predicates' own: read
+    as the run keeps them (a packed tuple, reporters/records.py stored_findings), only the others
+    rebuilt."""
+    for item in stored_findings(findings):
+        if isinstance(item, tuple):
+            if item[1] not in codes:  # a packed finding's code (model/findings.py packed_finding)
+                yield unpacked_finding(item)
+        elif item.code not in codes:
+            yield item
+
+
 def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     """Every metric; the predicate x case matrix of the first LIST_LIMIT cases; the first
     SHOW_PER_PREDICATE failing cases of each predicate; counts of the rest. A first pass over
@@ -373,16 +390,34 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     # The failing cases' articles are written in the same pass, to scratch text (copied out below).
     quota = PerPredicateQuota()
     articles = ScratchText()
-    for i, view in enumerate(shown_views(result, options.lane, options.findings_filter)):
-        n_views += 1
-        n_fail += view.failing
-        if view.failures or view.failing:  # failing on checks --select/--ignore hides: no failure shown
-            n_failures += 1
-            surfaces = surfaces or view.surface is not None
-        if view.group and len(groups) < LIST_LIMIT:
-            groups.add(view.group)
-        if view.failures and quota.admit(view.failed_names()):
-            articles.write(_case_article(view, f"case-{i + 1}") + "\n")
+    lane = options.lane
+    if lane is not None and lane.casework is None and options.findings_filter is None:
+        # Every case counted from its outcome; a view built only for the articles the quota admits.
+        names: dict[tuple[str, ...], tuple[str, ...]] = {}
+        views: dict[tuple[Any, ...], Any] = {}
+        for i, outcome in enumerate(result.outcomes):
+            n_views += 1
+            status, failure_names, _ = case_standing(outcome, predicates, names)
+            n_fail += status == "fail"
+            details = outcome.details or {}
+            if failure_names:  # failing implies a failure here (no case verdict, no --select/--ignore)
+                n_failures += 1
+                surfaces = surfaces or case_surface(details) is not None
+            if len(groups) < LIST_LIMIT and (group := case_group(details)):
+                groups.add(group)
+            if failure_names and quota.admit(failure_names):
+                articles.write(_case_article(case_view(outcome, predicates, views), f"case-{i + 1}") + "\n")
+    else:
+        for i, view in enumerate(shown_views(result, lane, options.findings_filter)):
+            n_views += 1
+            n_fail += view.failing
+            if view.failures or view.failing:  # failing on checks --select/--ignore hides: no failure shown
+                n_failures += 1
+                surfaces = surfaces or view.surface is not None
+            if view.group and len(groups) < LIST_LIMIT:
+                groups.add(view.group)
+            if view.failures and quota.admit(view.failed_names()):
+                articles.write(_case_article(view, f"case-{i + 1}") + "\n")
     for o in result.outcomes:
         pattern = any(k == "pattern" for k in (o.details or {}))
         break
@@ -448,9 +483,7 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     w("</section>\n")
     codes = {c for _, c in predicates}
     others = 0
-    for f in result.findings:
-        if f.code in codes:
-            continue
+    for f in _other_findings(result.findings, codes):
         if not others:
             w('<section id="findings"><h2>Other findings</h2><table>\n'
               "<tr><th>Where</th><th>Code</th><th>Severity</th><th>Message</th></tr>\n")

@@ -29,6 +29,14 @@ def _line(obj: dict[str, Any]) -> str:
     return _ENCODER.encode(obj)
 
 
+def _case_line(case_id: str, details: Any, failed: list[str], status: str, encode: Callable[[Any], str] = _ENCODER.encode) -> str:
+    """`_line({"type": "case", "case_id": ..., "status": ..., "failed_predicates": ..., "details": ...})`:
+    its members in sorted order, each encoded as the encoder encodes it nested (no dict built and
+    sorted per case)."""
+    return (f'{{"case_id":{encode(case_id)},"details":{encode(details)},"failed_predicates":{encode(failed)},'
+            f'"status":{encode(status)},"type":"case"}}')
+
+
 def _finding_lines() -> FindingRecords:
     """`_line({"type": "finding", **f.to_dict()})` per finding `f`."""
     return FindingRecords(_ENCODER.encode, {"type": "finding"})
@@ -52,10 +60,10 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     lane = options.lane
     predicates = reported_predicates(lane, result.outcomes if lane is None else ())
     case_verdict = lane is not None and lane.casework is not None
+    names: dict[tuple[str, ...], tuple[str, ...]] = {}
     for outcome in result.outcomes:
-        status, failed = case_status(outcome, predicates, case_verdict)
-        w(_line({"type": "case", "case_id": outcome.case_id, "status": status, "failed_predicates": failed,
-                 "details": outcome.details}) + "\n")
+        status, failed = case_status(outcome, predicates, case_verdict, names)
+        w(_case_line(outcome.case_id, details=outcome.details, failed=failed, status=status) + "\n")
     line = _finding_lines()
     for f in stored_findings(result.findings):
         w(line(f) + "\n")

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, TextIO
 
 from ..engine import LaneResult
 from ..engine.spool import ScratchText
-from ..model.findings import Finding
-from .common import CaseView, SafeOut, capture, display_path, fmt_value, lane_notes, printable, printable_class, shown_views, where
+from ..model.findings import Finding, Severity
+from .common import CaseView, PredicateFailure, SafeOut, capture, display_path, fmt_value, lane_notes, printable, printable_class, shown_views, where
 
 if TYPE_CHECKING:
     from ..engine.diff import LaneDiff
@@ -124,33 +124,84 @@ def _properties_xml(x: XmlWriter, values: Sequence[tuple[str, str]]) -> None:
     x.close()
 
 
-def _case_xml(x: XmlWriter, lane: str, view: CaseView) -> None:
-    attrs = {"classname": f"{lane}.{view.group}" if view.group else lane, "name": view.case_id}
-    if view.findings:
-        first = min(view.findings, key=Finding.sort_key)
-        attrs.update(file=display_path(first.path), line=str(first.location.line))
-    out = []
-    if view.surface is not None:
-        out.append(f"surface: {view.surface}")
-    if not view.failing and view.failures:
-        out += [f"note: {f.name} ({f.code}) failed: {f.message}" for f in view.failures]
-    if not view.failing and not out:
-        x.leaf("testcase", **attrs)
-        return
-    x.open("testcase", **attrs)
-    if view.failing:
-        names = ", ".join(f"{f.name} ({f.code})" for f in view.deciding) or "checks not selected (--select/--ignore)"
-        worst = view.worst
-        body = []
-        for f in view.failures:
-            places = [where(z) for z in view.findings if z.rule == f.name]
-            at = f" at {', '.join(places)}" if places else ""
-            body.append(f"{f.name} ({f.code}, {f.severity_label}): {f.message}{at}")
-        # A case-driven case fails on its verdict even when no reported check says why.
-        x.leaf("failure", "\n".join(body), message=f"failed: {names}", type=worst.label if worst is not None else "error")
-    if out:
-        x.leaf("system-out", "\n".join(out))
-    x.close()
+# `Severity.label` and `PredicateFailure.severity_label` (None: a failure that reports nothing), looked up.
+_LABELS: dict[Severity | None, str] = {**{s: s.label for s in Severity}, None: "off"}
+
+
+_MEMO_SIZE = 4096  # class names and display paths a report remembers (cleared when full)
+
+
+class _CaseXml:
+    """Each case's `<testcase>` of the cases suite (two levels in), written as one string: what
+    `XmlWriter` would write of it, without its per-element attribute dicts, and with what
+    repeats across cases (a group's class name, a file's display path) escaped once per report."""
+
+    def __init__(self, lane: str, write: Callable[[str], None]) -> None:
+        self.lane = lane
+        self.write = write
+        self._classnames: dict[str | None, str] = {}
+        self._files: dict[str, str] = {}  # path -> display path (the working directory is one report's)
+
+    def _file(self, path: str) -> str:
+        shown = self._files.get(path)
+        if shown is None:
+            if len(self._files) >= _MEMO_SIZE:
+                self._files.clear()
+            shown = self._files[path] = display_path(path)
+        return shown
+
+    def case(self, view: CaseView) -> bool:
+        """Writes the case; whether it fails (`view.failing`)."""
+        failures = view.failures
+        verdict = view.verdict
+        deciding: tuple[PredicateFailure, ...]
+        if verdict is not None:
+            failing = not verdict
+            deciding = () if verdict else failures
+        else:
+            deciding = tuple([f for f in failures if f.blocking]) if failures else ()
+            failing = bool(deciding)
+        group = view.group
+        classname = self._classnames.get(group)
+        if classname is None:
+            if len(self._classnames) >= _MEMO_SIZE:  # groups are the data's: as many as the cases, at worst
+                self._classnames.clear()
+            classname = self._classnames[group] = _esc_attr(f"{self.lane}.{group}" if group else self.lane)
+        head = f'    <testcase classname="{classname}" name="{_esc_attr(view.case_id)}"'
+        findings = view.findings
+        if findings:
+            first = findings[0] if len(findings) == 1 else min(findings, key=Finding.sort_key)
+            head += f' file="{_esc_attr(self._file(first.path))}" line="{_esc_attr(str(first.location.line))}"'
+        surface = view.surface
+        if not failing and surface is None and not failures:
+            self.write(head + " />\n")
+            return False
+        parts = [head, ">\n"]
+        if failing:
+            names = ", ".join([f"{f.name} ({f.code})" for f in deciding]) or "checks not selected (--select/--ignore)"
+            levels = [f.severity for f in failures if f.severity is not None]
+            worst = max(levels) if levels else None
+            labels = _LABELS
+            body = []
+            for f in failures:
+                places = [f"{self._file(z.path)}:{z.location.line}:{z.location.column}"
+                          for z in findings if z.rule == f.name]
+                at = f" at {', '.join(places)}" if places else ""
+                body.append(f"{f.name} ({f.code}, {labels[f.severity]}): {f.message}{at}")
+            # A case-driven case fails on its verdict even when no reported check says why.
+            attrs = (f' message="{_esc_attr(f"failed: {names}")}"'
+                     f' type="{_esc_attr(labels[worst] if worst is not None else "error")}"')
+            text = "\n".join(body)
+            parts.append(f"      <failure{attrs}>{_esc_text(text)}</failure>\n" if text else
+                         f"      <failure{attrs} />\n")
+        out = [f"surface: {surface}"] if surface is not None else []
+        if not failing and failures:
+            out += [f"note: {f.name} ({f.code}) failed: {f.message}" for f in failures]
+        if out:
+            parts.append(f"      <system-out>{_esc_text(chr(10).join(out))}</system-out>\n")
+        parts.append("    </testcase>\n")
+        self.write("".join(parts))
+        return failing
 
 
 def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
@@ -160,12 +211,10 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     lane = result.lane
     n_cases = failing = 0
     cases = ScratchText()
-    body = XmlWriter(cases.write)
-    body.stack = ["testsuites", "testsuite"]  # where the cases are written: inside the cases suite
+    case_xml = _CaseXml(lane, cases.write).case  # written inside the cases suite
     for view in shown_views(result, options.lane, options.findings_filter):
         n_cases += 1
-        failing += view.failing
-        _case_xml(body, lane, view)
+        failing += case_xml(view)
     missing = len(result.missing_transcripts)
     threshold_fail = sum(1 for t in result.thresholds if not t.passed)
     baseline = [d for d in options.baseline.deltas if d.better is not None] if options.baseline else []

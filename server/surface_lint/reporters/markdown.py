@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..engine import LaneResult
 from .common import (
@@ -19,12 +19,16 @@ from .common import (
     PredicateFailure,
     SafeOut,
     capture,
+    case_standing,
+    case_surface,
+    case_view,
     display_path,
     fmt_value,
     highlight_segments,
     lane_notes,
     metric_rows,
     printable,
+    reported_predicates,
     shown_views,
     verdict_word,
     where,
@@ -165,14 +169,30 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     surfaces = False
     quota = PerPredicateQuota()
     admitted: list[CaseView] = []
-    for view in shown_views(result, options.lane, options.findings_filter):
-        if view.failing:
-            failing += 1
-            surfaces = surfaces or view.surface is not None
-            if quota.admit([f.name for f in view.deciding]):
-                admitted.append(view)
-        elif view.status == "note":
-            notes += 1
+    lane = options.lane
+    if lane is not None and lane.casework is None and options.findings_filter is None:
+        # Every case counted from its outcome; a view built only for the cases the quota admits.
+        predicates = reported_predicates(lane)
+        names: dict[tuple[str, ...], tuple[str, ...]] = {}
+        views: dict[tuple[Any, ...], Any] = {}
+        for outcome in result.outcomes:
+            status, _, deciding = case_standing(outcome, predicates, names)
+            if status == "fail":
+                failing += 1
+                surfaces = surfaces or case_surface(outcome.details or {}) is not None
+                if quota.admit(deciding):
+                    admitted.append(case_view(outcome, predicates, views))
+            elif status == "note":
+                notes += 1
+    else:
+        for view in shown_views(result, lane, options.findings_filter):
+            if view.failing:
+                failing += 1
+                surfaces = surfaces or view.surface is not None
+                if quota.admit([f.name for f in view.deciding]):
+                    admitted.append(view)
+            elif view.status == "note":
+                notes += 1
     head = [
         f"## surface-lint · {md_code(result.lane)} {md_text(result.version)} · {verdict_word(result.passed)}",
         "",
