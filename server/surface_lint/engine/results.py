@@ -228,8 +228,9 @@ class LaneResult:
     declared_lane: str | None = None
     nothing_scored: str | None = None  # why no case was scored (exit 1 with thresholds), else None
     # The same cases as `outcomes`, as (case_id, failed names, details) without rebuilding an
-    # Outcome: the JSON writer's view. None when only `outcomes` is given.
-    case_rows: Rows[tuple[str, tuple[str, ...], dict[str, Any] | None]] | None = None
+    # Outcome: the JSON writer's view. None when only `outcomes` is given. Light rows (`score`'s
+    # `light_rows`) give the details as their JSON text in three parts (DetailsPlan.encoded).
+    case_rows: Rows[tuple[str, tuple[str, ...], dict[str, Any] | tuple[str, str, str] | None]] | None = None
     # Report sections a case-driven lane computes beside `metrics` (fabrication_control's `by_class`).
     sections: Mapping[str, Any] = field(default_factory=dict)
     split: str | None = None  # the split scored, when known (`--split`, `--split-name`): the runner's `split`

@@ -191,6 +191,35 @@ def _small_dict(value: dict[Any, Any], pad: str) -> str:
     return hit
 
 
+# A case's indentation in the report's `cases` array (the top-level object's array items).
+CASE_PAD = "    "
+# The value put at a case id's place to find where its text goes (a NUL never ends up in a case
+# id or a detail unescaped; a detail that holds this very text makes the split refuse).
+_ID_MARK = "\x00surface-lint case id\x00"
+_ID_MARK_TEXT = _encode_str(_ID_MARK)
+
+
+def case_text(details: Mapping[str, Any]) -> str:
+    """A case's details as the report writes them in `cases`."""
+    return indented(details, CASE_PAD)
+
+
+def case_id_text(value: Any) -> str:
+    """A detail's value as it is written at a case's member indentation (the case id's)."""
+    return _encode_str(value) if type(value) is str else indented(value, CASE_PAD + "  ")
+
+
+def case_text_around(details: dict[str, Any], id_key: str) -> tuple[str, str] | None:
+    """`case_text(details)` as the text before and after `id_key`'s value (whatever the value:
+    it is replaced), for a case whose details repeat another's but for its id; None when that
+    place cannot be told from the text (another value holds the mark)."""
+    text = case_text({**details, id_key: _ID_MARK})
+    at = text.find(_ID_MARK_TEXT)
+    if at < 0 or text.find(_ID_MARK_TEXT, at + 1) >= 0:
+        return None
+    return text[:at], text[at + len(_ID_MARK_TEXT):]
+
+
 def _key(key: Any) -> str:
     if isinstance(key, str):
         return _encode_str(key) + ": "
@@ -304,19 +333,22 @@ def write_lane(result: LaneResult, out: TextIO, lanes: LaneChoices = (),
     w = SafeOut(out).write
     obj = ObjectWriter(w)
     # failed_predicates is keyed by case id (sorted): gathered while the cases stream by.
-    failed: Spool[tuple[str, list[str]]] = Spool(key=_first)
+    failed: Spool[tuple[str, tuple[str, ...]]] = Spool(key=_first)
 
     rows = result.case_rows
 
-    def cases() -> Iterable[dict[str, Any]]:
+    def cases() -> Iterator[str]:
         append = failed.append
         for case_id, failed_names, details in rows if rows is not None else _light(result.outcomes):
             if failed_names:
-                append((case_id, list(failed_names)))
-            if details is not None:
-                yield details
+                append((case_id, failed_names))
+            if isinstance(details, tuple):  # a light row's text (engine/score.py light_row): before, id, after
+                yield details[0] + details[1] + details[2]
+            elif details is not None:
+                yield case_text(details)
 
-    obj.array("cases", cases())
+    assert obj.item_pad == CASE_PAD
+    obj.encoded("cases", cases())
     s = result.stats
     obj.value("counts", {"blank": s.blank, "cases": len(result.outcomes), "errors": s.errors, "lines": s.lines,
                          "records": s.records, "skipped": s.skipped})
@@ -359,7 +391,7 @@ def _light(outcomes: Iterable[Outcome]) -> Iterator[tuple[str, tuple[str, ...], 
         yield o.case_id, o.failed, o.details
 
 
-def _first(item: tuple[str, list[str]]) -> str:
+def _first(item: tuple[str, tuple[str, ...]]) -> str:
     return item[0]
 
 
