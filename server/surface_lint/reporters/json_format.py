@@ -276,11 +276,17 @@ class ObjectWriter:
 
     def mapping(self, key: str, items: Iterable[tuple[str, Any]]) -> None:
         """An object member whose own members stream by (keys already in order)."""
-        self._member(key)
         pad = self.inner + "  "
+        self.members(key, (_key(k) + indented(v, pad, self.sort_keys) for k, v in items))
+
+    def members(self, key: str, texts: Iterable[str]) -> None:
+        """An object member whose own members come encoded (`"key": value`, keys in order), each
+        at this object's member indentation (`item_pad`)."""
+        self._member(key)
+        pad = self.item_pad
         empty = True
-        for k, v in items:
-            self.write(("{\n" if empty else ",\n") + pad + _key(k) + indented(v, pad, self.sort_keys))
+        for text in texts:
+            self.write(("{\n" if empty else ",\n") + pad + text)
             empty = False
         self.write("{}" if empty else "\n" + self.inner + "}")
 
@@ -333,7 +339,7 @@ def write_lane(result: LaneResult, out: TextIO, lanes: LaneChoices = (),
     w = SafeOut(out).write
     obj = ObjectWriter(w)
     # failed_predicates is keyed by case id (sorted): gathered while the cases stream by.
-    failed: Spool[tuple[str, tuple[str, ...]]] = Spool(key=_first)
+    failed: Spool[tuple[str, tuple[str, ...]]] = Spool(key=_first)  # in order already, mostly: cheap to sort
 
     rows = result.case_rows
 
@@ -341,7 +347,7 @@ def write_lane(result: LaneResult, out: TextIO, lanes: LaneChoices = (),
         append = failed.append
         for case_id, failed_names, details in rows if rows is not None else _light(result.outcomes):
             if failed_names:
-                append((case_id, failed_names))
+                append((case_id, failed_names if type(failed_names) is tuple else tuple(failed_names)))
             if isinstance(details, tuple):  # a light row's text (engine/score.py light_row): before, id, after
                 yield details[0] + details[1] + details[2]
             elif details is not None:
@@ -352,7 +358,7 @@ def write_lane(result: LaneResult, out: TextIO, lanes: LaneChoices = (),
     s = result.stats
     obj.value("counts", {"blank": s.blank, "cases": len(result.outcomes), "errors": s.errors, "lines": s.lines,
                          "records": s.records, "skipped": s.skipped})
-    obj.mapping("failed_predicates", iter(failed))
+    obj.members("failed_predicates", _failed_members(failed, obj.item_pad))
     failed.close()
     obj.findings("findings", result.findings)
     obj.value("headline", result.headline)
@@ -391,8 +397,21 @@ def _light(outcomes: Iterable[Outcome]) -> Iterator[tuple[str, tuple[str, ...], 
         yield o.case_id, o.failed, o.details
 
 
-def _first(item: tuple[str, tuple[str, ...]]) -> str:
-    return item[0]
+_first: Callable[[tuple[str, tuple[str, ...]]], str] = itemgetter(0)
+
+
+def _failed_members(failed: Iterable[tuple[str, tuple[str, ...]]], pad: str) -> Iterator[str]:
+    """`failed_predicates`' members: each case's failed names, one text per set of names (a
+    lane's failing cases fail few distinct sets)."""
+    texts: dict[tuple[str, ...], str] = {}
+    for case_id, names in failed:
+        text = texts.get(names)
+        if text is None:
+            text = indented(names, pad)
+            if len(texts) >= 4096:
+                texts.clear()
+            texts[names] = text
+        yield (_encode_str(case_id) + ": " if type(case_id) is str else _key(case_id)) + text
 
 
 def lane_payload(result: LaneResult) -> dict[str, Any]:
