@@ -132,3 +132,12 @@ def test_the_joined_text_is_json_dumps_of_the_details() -> None:
     got = _encoded(lane, plan, "fine", {"b": [1, 2.5], "a": None}, "r1")
     details = {"id": "r1", "expected": [], "passes": {"no_x": True}, "prompt": {"b": [1, 2.5], "a": None}}
     assert "".join(got) == json.dumps(details, indent=2, sort_keys=True).replace("\n", "\n    ")
+
+
+def test_without_a_record_id_the_id_is_its_default() -> None:
+    lane, plan = _plan("id = \"default(case.id, 'anon')\"\nprompt = \"turn.prompt\"\n")
+    verdicts = evaluate(lane, Subject("fine", "none", None), None, None)
+    assert _encoded(lane, plan, "fine", "p", "", verdicts=verdicts)[1] == '"anon"'
+    assert _encoded(lane, plan, "fine", "p", "r9", verdicts=verdicts)[1] == '"r9"'
+    lane, plan = _plan()
+    assert _encoded(lane, plan, "fine", "p", "")[1] == '""'

@@ -67,6 +67,7 @@ class DetailsPlan:
         "_id_key",
         "_input_texts",
         "_keys",
+        "_no_id",
         "_texts",
         "_verdicts",
         "empty_getters",
@@ -119,6 +120,9 @@ class DetailsPlan:
         # mapping are known by those inputs (`encoded`): the text around the id by them.
         self._by_inputs = reads <= {_ID, _TURN, _VERDICTS, _CONSTANT} and len(id_keys) <= 1
         self._input_texts: dict[tuple[Any, ...], tuple[tuple[Any, ...], str, str]] = {}
+        # The case id detail without case fields nor a record id: its default, else "".
+        self._no_id: Any = (self._empty_calls[self._empty_id]({}, _NO_SUBJECT, {}, None, None, None, None)
+                            if self._by_inputs and self._empty_id >= 0 else "")
 
     def build(self, verdicts: Mapping[str, Verdict], subject: Subject, case_fields: Mapping[str, Any] | None,
               turn: Mapping[str, Any] | None, ctx: Context | None, case_id: str | None = None) -> dict[str, Any]:
@@ -155,10 +159,9 @@ class DetailsPlan:
                                         case_fields, turn, ctx, case_id)
                     if seen is None:
                         return self._whole(verdicts, subject, case_fields, turn, ctx, case_id), "", ""
-                at = self._empty_id
-                if at < 0:
+                if self._empty_id < 0:
                     return seen[1], "", seen[2]
-                id_value = self._empty_calls[at](verdicts, subject, _NO_FIELDS, case_fields, turn, ctx, case_id)
+                id_value = case_id or self._no_id  # the id getter's value without case fields
                 return seen[1], _encode_str(id_value) if type(id_value) is str else _id_text(id_value), seen[2]
         if cased:
             fields: Mapping[str, Any] = case_fields  # type: ignore[assignment]
