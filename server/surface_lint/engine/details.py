@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import ast
+import itertools
 import math
 from collections.abc import Callable, Mapping
-from json.encoder import encode_basestring as _encode_str
 from typing import Any
 
 from ..rules.expressions import Expr
@@ -57,7 +57,8 @@ class DetailsPlan:
     `and`) get a direct getter, any other expression is interpreted over the details scope."""
 
     __slots__ = (
-        "_by_inputs",
+        "_by_input",
+        "_by_values",
         "_calls",
         "_empty_calls",
         "_empty_id",
@@ -65,10 +66,9 @@ class DetailsPlan:
         "_empty_verdicts",
         "_id",
         "_id_key",
-        "_input_texts",
         "_keys",
         "_no_id",
-        "_texts",
+        "_plain_inputs",
         "_verdicts",
         "empty_getters",
         "empty_template",
@@ -104,7 +104,7 @@ class DetailsPlan:
         self.empty_template: dict[str, Any] = {key: value for key, _, value in empty}
         self.empty_getters: tuple[tuple[str, _Getter], ...] = tuple((k, g) for k, g, _ in empty if g is not None)
         self.needs_context = needs_context
-        # For `encoded`: the getters alone, and where the case id and the verdict dicts are among them.
+        # For `shared`: the getters alone, and where the case id and the verdict dicts are among them.
         self._id_key = id_keys[0] if id_keys else ""
         self._keys = keys = tuple(k for k, _ in getters)
         self._empty_keys = tuple(k for k, _ in self.empty_getters)
@@ -114,15 +114,15 @@ class DetailsPlan:
         self._empty_id = self._empty_keys.index(self._id_key) if id_keys and self._id_key in self._empty_keys else -1
         self._verdicts = tuple(i for i, k in enumerate(keys) if k in verdict_keys)
         self._empty_verdicts = tuple(i for i, k in enumerate(self._empty_keys) if k in verdict_keys)
-        # Details text around the case id, by the other values (see `encoded`).
-        self._texts: dict[tuple[Any, ...], tuple[tuple[Any, ...], str, str]] = {}
+        # Shared details by the other values than the id (see `shared`): (held, serial, details).
+        self._by_values: dict[tuple[Any, ...], tuple[tuple[Any, ...], int, dict[str, Any]]] = {}
         # Without case fields, details that read only the case id, the turn and the verdicts
-        # mapping are known by those inputs (`encoded`): the text around the id by them.
-        self._by_inputs = reads <= {_ID, _TURN, _VERDICTS, _CONSTANT} and len(id_keys) <= 1
-        self._input_texts: dict[tuple[Any, ...], tuple[tuple[Any, ...], str, str]] = {}
+        # mapping are known by those inputs (`shared`): their shared details by them.
+        self._plain_inputs = reads <= {_ID, _TURN, _VERDICTS, _CONSTANT} and len(id_keys) <= 1
+        self._by_input: dict[tuple[Any, ...], tuple[tuple[Any, ...], int, dict[str, Any]]] = {}
         # The case id detail without case fields nor a record id: its default, else "".
         self._no_id: Any = (self._empty_calls[self._empty_id]({}, _NO_SUBJECT, {}, None, None, None, None)
-                            if self._by_inputs and self._empty_id >= 0 else "")
+                            if self._plain_inputs and self._empty_id >= 0 else "")
 
     def build(self, verdicts: Mapping[str, Verdict], subject: Subject, case_fields: Mapping[str, Any] | None,
               turn: Mapping[str, Any] | None, ctx: Context | None, case_id: str | None = None) -> dict[str, Any]:
@@ -137,32 +137,30 @@ class DetailsPlan:
             details[key] = get(verdicts, subject, fields, case_fields, turn, ctx, case_id)
         return details
 
-    def encoded(self, verdicts: Mapping[str, Verdict], subject: Subject, case_fields: Mapping[str, Any] | None,
-                turn: Mapping[str, Any] | None, ctx: Context | None,
-                case_id: str | None = None) -> tuple[str, str, str]:
-        """`build`'s details as the JSON report writes them in its `cases` (json_format.case_text),
-        in three parts to be joined: the text before the case id's value, that value's text, the
-        text after it. Cases whose other values are the same (a repeated surface with its prompt
-        and grounding, the verdict dict of one verdicts mapping) share the text around the id, made
-        once: each case costs its getters and a lookup, not an encoding."""
+    def shared(self, verdicts: Mapping[str, Verdict], subject: Subject, case_fields: Mapping[str, Any] | None,
+               turn: Mapping[str, Any] | None, ctx: Context | None, case_id: str | None = None) -> SharedDetails:
+        """`build`'s details as (serial, details, id key, id value): the details of this case's
+        id key set to the id value, given as one dict (and one serial number) shared by every
+        case whose other values are the same (a repeated surface with its prompt and grounding,
+        the verdict dict of one verdicts mapping), so that a writer encodes the text around the
+        id once per serial (reporters/json_format.py) and a spool marshals the dict once a batch.
+        The id key is "" (and the value None) when no detail is the case id; the dict is read,
+        never changed."""
         cased = bool(case_fields)
-        if not cased and self._by_inputs:
-            # The values are a function of the verdicts mapping (held with the text), the
+        if not cased and self._plain_inputs:
+            # The values are a function of the verdicts mapping (held with the dict), the
             # surface, the grounding and the prompt (by value when it is a str, int, bool or null).
             prompt = turn.get("prompt") if turn else None
             kind = type(prompt)
             if kind is str or prompt is None or kind is int or kind is bool:
                 key = (id(verdicts), subject.surface, subject.grounding, kind, prompt)
-                seen = self._input_texts.get(key)
+                seen = self._by_input.get(key)
                 if seen is None:
-                    seen = self._encode(self._input_texts, key, [verdicts], verdicts, subject, _NO_FIELDS,
-                                        case_fields, turn, ctx, case_id)
-                    if seen is None:
-                        return self._whole(verdicts, subject, case_fields, turn, ctx, case_id), "", ""
+                    seen = self._remember(self._by_input, key, [verdicts],
+                                          self.build(verdicts, subject, case_fields, turn, ctx, case_id))
                 if self._empty_id < 0:
-                    return seen[1], "", seen[2]
-                id_value = case_id or self._no_id  # the id getter's value without case fields
-                return seen[1], _encode_str(id_value) if type(id_value) is str else _id_text(id_value), seen[2]
+                    return seen[1], seen[2], "", None
+                return seen[1], seen[2], self._id_key, case_id or self._no_id  # the id getter's value
         if cased:
             fields: Mapping[str, Any] = case_fields  # type: ignore[assignment]
             calls, at, verdict_at = self._calls, self._id, self._verdicts
@@ -171,7 +169,7 @@ class DetailsPlan:
             calls, at, verdict_at = self._empty_calls, self._empty_id, self._empty_verdicts
         # The key: the values but the id's, a str, int, bool or null by value (and type: True == 1
         # is written `true` and `1`), anything else by identity (a float too: -0.0 == 0.0), that
-        # object held with the text so that its id cannot be reused while it is there. A
+        # object held with the dict so that its id cannot be reused while it is there. A
         # `verdicts` dict is made once per verdicts mapping (`_verdicts_getter`).
         parts = [get(verdicts, subject, fields, case_fields, turn, ctx, case_id) for get in calls]
         held: list[Any] = []
@@ -189,51 +187,32 @@ class DetailsPlan:
                     held.append(v)
                     parts[i] = id(v)
         key = (cased, types, *parts)
-        seen = self._texts.get(key)
+        seen = self._by_values.get(key)
         if seen is None:
-            seen = self._encode(self._texts, key, held, verdicts, subject, fields, case_fields, turn, ctx, case_id)
-            if seen is None:  # the id cannot be told apart in the text: the whole text, this once
-                return self._whole(verdicts, subject, case_fields, turn, ctx, case_id), "", ""
+            seen = self._remember(self._by_values, key, held, self.build(verdicts, subject, case_fields, turn, ctx,
+                                                                     case_id))
         if at < 0:
-            return seen[1], "", seen[2]
-        return seen[1], _encode_str(id_value) if type(id_value) is str else _id_text(id_value), seen[2]
+            return seen[1], seen[2], "", None
+        return seen[1], seen[2], self._id_key, id_value
 
-    def _encode(self, texts: dict[tuple[Any, ...], tuple[tuple[Any, ...], str, str]], key: tuple[Any, ...],
-                held: list[Any], verdicts: Mapping[str, Verdict], subject: Subject,
-                fields: Mapping[str, Any], case_fields: Mapping[str, Any] | None, turn: Mapping[str, Any] | None,
-                ctx: Context | None, case_id: str | None) -> tuple[tuple[Any, ...], str, str] | None:
-        """`encoded`'s text around the id for a new key (remembered in `texts`), or None."""
-        from ..reporters.json_format import case_text, case_text_around
-
-        details = self.build(verdicts, subject, case_fields, turn, ctx, case_id)
-        if (self._id if fields else self._empty_id) < 0:
-            before, after = case_text(details), ""
-        else:
-            around = case_text_around(details, self._id_key)
-            if around is None:
-                return None
-            before, after = around
-        if len(texts) >= _MEMO_SIZE:
-            texts.clear()
-        entry = texts[key] = (tuple(held), before, after)
+    @staticmethod
+    def _remember(memo: dict[tuple[Any, ...], tuple[tuple[Any, ...], int, dict[str, Any]]], key: tuple[Any, ...],
+                  held: list[Any], details: dict[str, Any]) -> tuple[tuple[Any, ...], int, dict[str, Any]]:
+        if len(memo) >= _MEMO_SIZE:
+            memo.clear()
+        entry = memo[key] = (tuple(held), next(_SERIALS), details)
         return entry
 
-    def _whole(self, verdicts: Mapping[str, Verdict], subject: Subject, case_fields: Mapping[str, Any] | None,
-               turn: Mapping[str, Any] | None, ctx: Context | None, case_id: str | None) -> str:
-        from ..reporters.json_format import case_text
 
-        return case_text(self.build(verdicts, subject, case_fields, turn, ctx, case_id))
-
-
-def _id_text(value: Any) -> str:
-    from ..reporters.json_format import case_id_text
-
-    return case_id_text(value)
+# A case's details shared by its repeats (`DetailsPlan.shared`): (serial, details, id key, id value).
+SharedDetails = tuple[int, dict[str, Any], str, Any]
+# Serial numbers of shared details: one count for the process (no two plans give one number).
+_SERIALS = itertools.count()
 
 
 _NO_SUBJECT = Subject(surface="")
 _NO_FIELDS: Mapping[str, Any] = {}
-_BY_VALUE = frozenset((str, int, bool, type(None)))  # detail values an `encoded` key holds as they are
+_BY_VALUE = frozenset((str, int, bool, type(None)))  # detail values a `shared` key holds as they are
 
 
 def _reads_case_id(lane: Lane, expr: Expr) -> bool:

@@ -14,6 +14,7 @@ from operator import call, itemgetter
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..engine import LaneResult
+from ..engine.details import SharedDetails
 from ..engine.scoring import Outcome
 from ..engine.spool import Spool
 from ..model.findings import Finding
@@ -209,7 +210,7 @@ def case_id_text(value: Any) -> str:
     return _encode_str(value) if type(value) is str else indented(value, CASE_PAD + "  ")
 
 
-def case_text_around(details: dict[str, Any], id_key: str) -> tuple[str, str] | None:
+def case_text_around(details: Mapping[str, Any], id_key: str) -> tuple[str, str] | None:
     """`case_text(details)` as the text before and after `id_key`'s value (whatever the value:
     it is replaced), for a case whose details repeat another's but for its id; None when that
     place cannot be told from the text (another value holds the mark)."""
@@ -218,6 +219,29 @@ def case_text_around(details: dict[str, Any], id_key: str) -> tuple[str, str] | 
     if at < 0 or text.find(_ID_MARK_TEXT, at + 1) >= 0:
         return None
     return text[:at], text[at + len(_ID_MARK_TEXT):]
+
+
+class SharedCases:
+    """The text of shared case details (engine/details.py `SharedDetails`): the text around the
+    id made once per serial (at most 4,096 remembered), the id's own text per case."""
+
+    def __init__(self) -> None:
+        self._around: dict[int, tuple[str, ...]] = {}  # () when the id cannot be told apart in the text
+
+    def __call__(self, shared: SharedDetails) -> str:
+        serial, details, id_key, id_value = shared
+        around = self._around.get(serial)
+        if around is None:
+            made = case_text_around(details, id_key) if id_key else (case_text(details), "")
+            around = made if made is not None else ()
+            if len(self._around) >= 4096:
+                self._around.clear()
+            self._around[serial] = around
+        if not around:  # the whole text, each time
+            return case_text({**details, id_key: id_value})
+        if not id_key:
+            return around[0]
+        return around[0] + (_encode_str(id_value) if type(id_value) is str else case_id_text(id_value)) + around[1]
 
 
 def _key(key: Any) -> str:
@@ -345,11 +369,12 @@ def write_lane(result: LaneResult, out: TextIO, lanes: LaneChoices = (),
 
     def cases() -> Iterator[str]:
         append = failed.append
+        shared = SharedCases()
         for case_id, failed_names, details in rows if rows is not None else _light(result.outcomes):
             if failed_names:
                 append((case_id, failed_names if type(failed_names) is tuple else tuple(failed_names)))
-            if isinstance(details, tuple):  # a light row's text (engine/score.py light_row): before, id, after
-                yield details[0] + details[1] + details[2]
+            if isinstance(details, tuple):  # shared by repeated cases (engine/score.py light_row)
+                yield shared(details)
             elif details is not None:
                 yield case_text(details)
 
