@@ -99,8 +99,16 @@ def test_light_rows_keep_what_the_json_report_reads(tmp_path: Path) -> None:
     full = engine.score("deterministic_fluency", [], [str(turns)], want_details=True)
     light = engine.score("deterministic_fluency", [], [str(turns)], want_details=True, light_rows=True)
     assert full.case_rows is not None and light.case_rows is not None
-    assert list(light.case_rows) == list(full.case_rows)
-    assert [row[0] for row in light.case_rows] == ["c0", "c1", "c2"]
+    full_rows, light_rows = list(full.case_rows), list(light.case_rows)
+    assert [row[:2] for row in light_rows] == [row[:2] for row in full_rows]
+    assert [row[0] for row in light_rows] == ["c0", "c1", "c2"]
+    # A light row's details: (serial, one dict shared by repeats, the id's key, the case's id).
+    serials = [row[2][0] for row in light_rows]
+    assert serials[0] == serials[2] != serials[1]
+    assert light_rows[2][2][1] is light_rows[0][2][1]
+    assert [row[2][2:] for row in light_rows] == [("case_id", "c0"), ("case_id", "c1"), ("case_id", "c2")]
+    for (_, _, shared), (_, _, details) in zip(light_rows, full_rows, strict=True):
+        assert {**shared[1], shared[2]: shared[3]} == details
     assert len(light.outcomes) == len(full.outcomes) == 3
     with pytest.raises(RuntimeError, match="outcomes were not kept"):
         list(light.outcomes)

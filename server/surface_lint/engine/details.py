@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import itertools
 import math
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -55,17 +56,43 @@ class DetailsPlan:
     `default(case.X, LITERAL)`, `turn.X`, `analysis.X`, `verdicts`, signals joined by
     `and`) get a direct getter, any other expression is interpreted over the details scope."""
 
-    __slots__ = ("empty_getters", "empty_template", "getters", "needs_context")
+    __slots__ = (
+        "_by_input",
+        "_by_values",
+        "_calls",
+        "_empty_calls",
+        "_empty_id",
+        "_empty_keys",
+        "_empty_verdicts",
+        "_id",
+        "_id_key",
+        "_keys",
+        "_no_id",
+        "_plain_inputs",
+        "_verdicts",
+        "empty_getters",
+        "empty_template",
+        "getters",
+        "needs_context",
+    )
 
     def __init__(self, lane: Lane) -> None:
         getters: list[tuple[str, _Getter]] = []
         # Without case fields a `case.X` is its default (the id aside): a constant, not a call.
         empty: list[tuple[str, _Getter | None, Any]] = []
         needs_context = False
+        id_keys: list[str] = []  # the details that are the case id (`case.<id field>`)
+        verdict_keys: set[str] = set()  # the details that are `verdicts` (one dict per verdicts mapping)
+        reads: set[str] = set()  # what the details read without case fields
         for key, source in lane.details.items():
             expr = detail_expression(source)
             needs_context = needs_context or "analysis" in expr.names
-            get, constant = _compiled(lane, expr)
+            get, constant, read = _compiled(lane, expr)
+            reads.add(read)
+            if _reads_case_id(lane, expr):
+                id_keys.append(key)
+            if isinstance(expr.tree, ast.Name) and expr.tree.id == "verdicts":
+                verdict_keys.add(key)
             getters.append((key, get))
             if constant:
                 empty.append((key, None, get({}, _NO_SUBJECT, {}, None, None, None, None)))
@@ -77,6 +104,25 @@ class DetailsPlan:
         self.empty_template: dict[str, Any] = {key: value for key, _, value in empty}
         self.empty_getters: tuple[tuple[str, _Getter], ...] = tuple((k, g) for k, g, _ in empty if g is not None)
         self.needs_context = needs_context
+        # For `shared`: the getters alone, and where the case id and the verdict dicts are among them.
+        self._id_key = id_keys[0] if id_keys else ""
+        self._keys = keys = tuple(k for k, _ in getters)
+        self._empty_keys = tuple(k for k, _ in self.empty_getters)
+        self._calls = tuple(g for _, g in getters)
+        self._empty_calls = tuple(g for _, g in self.empty_getters)
+        self._id = keys.index(self._id_key) if id_keys else -1
+        self._empty_id = self._empty_keys.index(self._id_key) if id_keys and self._id_key in self._empty_keys else -1
+        self._verdicts = tuple(i for i, k in enumerate(keys) if k in verdict_keys)
+        self._empty_verdicts = tuple(i for i, k in enumerate(self._empty_keys) if k in verdict_keys)
+        # Shared details by the other values than the id (see `shared`): (held, serial, details).
+        self._by_values: dict[tuple[Any, ...], tuple[tuple[Any, ...], int, dict[str, Any]]] = {}
+        # Without case fields, details that read only the case id, the turn and the verdicts
+        # mapping are known by those inputs (`shared`): their shared details by them.
+        self._plain_inputs = reads <= {_ID, _TURN, _VERDICTS, _CONSTANT} and len(id_keys) <= 1
+        self._by_input: dict[tuple[Any, ...], tuple[tuple[Any, ...], int, dict[str, Any]]] = {}
+        # The case id detail without case fields nor a record id: its default, else "".
+        self._no_id: Any = (self._empty_calls[self._empty_id]({}, _NO_SUBJECT, {}, None, None, None, None)
+                            if self._plain_inputs and self._empty_id >= 0 else "")
 
     def build(self, verdicts: Mapping[str, Verdict], subject: Subject, case_fields: Mapping[str, Any] | None,
               turn: Mapping[str, Any] | None, ctx: Context | None, case_id: str | None = None) -> dict[str, Any]:
@@ -91,9 +137,91 @@ class DetailsPlan:
             details[key] = get(verdicts, subject, fields, case_fields, turn, ctx, case_id)
         return details
 
+    def shared(self, verdicts: Mapping[str, Verdict], subject: Subject, case_fields: Mapping[str, Any] | None,
+               turn: Mapping[str, Any] | None, ctx: Context | None, case_id: str | None = None) -> SharedDetails:
+        """`build`'s details as (serial, details, id key, id value): the details of this case's
+        id key set to the id value, given as one dict (and one serial number) shared by every
+        case whose other values are the same (a repeated surface with its prompt and grounding,
+        the verdict dict of one verdicts mapping), so that a writer encodes the text around the
+        id once per serial (reporters/json_format.py) and a spool marshals the dict once a batch.
+        The id key is "" (and the value None) when no detail is the case id; the dict is read,
+        never changed."""
+        cased = bool(case_fields)
+        if not cased and self._plain_inputs:
+            # The values are a function of the verdicts mapping (held with the dict), the
+            # surface, the grounding and the prompt (by value when it is a str, int, bool or null).
+            prompt = turn.get("prompt") if turn else None
+            kind = type(prompt)
+            if kind is str or prompt is None or kind is int or kind is bool:
+                key = (id(verdicts), subject.surface, subject.grounding, kind, prompt)
+                seen = self._by_input.get(key)
+                if seen is None:
+                    seen = self._remember(self._by_input, key, [verdicts],
+                                          self.build(verdicts, subject, case_fields, turn, ctx, case_id))
+                if self._empty_id < 0:
+                    return seen[1], seen[2], "", None
+                return seen[1], seen[2], self._id_key, case_id or self._no_id  # the id getter's value
+        if cased:
+            fields: Mapping[str, Any] = case_fields  # type: ignore[assignment]
+            calls, at, verdict_at = self._calls, self._id, self._verdicts
+        else:
+            fields = _NO_FIELDS
+            calls, at, verdict_at = self._empty_calls, self._empty_id, self._empty_verdicts
+        # The key: the values but the id's, a str, int, bool or null by value (and type: True == 1
+        # is written `true` and `1`), anything else by identity (a float too: -0.0 == 0.0), that
+        # object held with the dict so that its id cannot be reused while it is there. A
+        # `verdicts` dict is made once per verdicts mapping (`_verdicts_getter`).
+        parts = [get(verdicts, subject, fields, case_fields, turn, ctx, case_id) for get in calls]
+        held: list[Any] = []
+        for i in verdict_at:
+            held.append(parts[i])
+            parts[i] = id(parts[i])
+        id_value = None
+        if at >= 0:
+            id_value = parts[at]
+            parts[at] = None
+        types = tuple(map(type, parts))
+        if not _BY_VALUE.issuperset(types):
+            for i, v in enumerate(parts):
+                if type(v) not in _BY_VALUE:
+                    held.append(v)
+                    parts[i] = id(v)
+        key = (cased, types, *parts)
+        seen = self._by_values.get(key)
+        if seen is None:
+            seen = self._remember(self._by_values, key, held, self.build(verdicts, subject, case_fields, turn, ctx,
+                                                                     case_id))
+        if at < 0:
+            return seen[1], seen[2], "", None
+        return seen[1], seen[2], self._id_key, id_value
 
-_IMMUTABLE = (str, int, float, bool, type(None))
+    @staticmethod
+    def _remember(memo: dict[tuple[Any, ...], tuple[tuple[Any, ...], int, dict[str, Any]]], key: tuple[Any, ...],
+                  held: list[Any], details: dict[str, Any]) -> tuple[tuple[Any, ...], int, dict[str, Any]]:
+        if len(memo) >= _MEMO_SIZE:
+            memo.clear()
+        entry = memo[key] = (tuple(held), next(_SERIALS), details)
+        return entry
+
+
+# A case's details shared by its repeats (`DetailsPlan.shared`): (serial, details, id key, id value).
+SharedDetails = tuple[int, dict[str, Any], str, Any]
+# Serial numbers of shared details: one count for the process (no two plans give one number).
+_SERIALS = itertools.count()
+
+
 _NO_SUBJECT = Subject(surface="")
+_NO_FIELDS: Mapping[str, Any] = {}
+_BY_VALUE = frozenset((str, int, bool, type(None)))  # detail values a `shared` key holds as they are
+
+
+def _reads_case_id(lane: Lane, expr: Expr) -> bool:
+    """Whether a detail is the case id: `case.<id field>`, or it with a default."""
+    tree = expr.tree
+    if isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and tree.func.id == "default" \
+            and len(tree.args) == 2:
+        tree = tree.args[0]
+    return _field(tree, ("case",)) == ("case", lane.schema.id_field)
 
 
 def _literal(node: ast.AST) -> Any:
@@ -130,8 +258,13 @@ def _signals(node: ast.AST) -> tuple[str, ...] | None:
     return tuple(out)
 
 
-def _compiled(lane: Lane, expr: Expr) -> tuple[_Getter, bool]:
-    """A detail's getter, and whether it is a constant without case fields."""
+# What a detail reads without case fields (`_compiled`): the case id, the turn's prompt, surface or
+# grounding, the verdicts mapping (`verdicts`, signals), nothing (a constant), or anything else.
+_ID, _TURN, _VERDICTS, _CONSTANT, _OTHER = "id", "turn", "verdicts", "constant", "other"
+
+
+def _compiled(lane: Lane, expr: Expr) -> tuple[_Getter, bool, str]:
+    """A detail's getter, whether it is a constant without case fields, and what it reads then."""
     tree = expr.tree
     read = _field(tree, ("case", "turn", "analysis"))
     default: Any = None
@@ -142,15 +275,19 @@ def _compiled(lane: Lane, expr: Expr) -> tuple[_Getter, bool]:
     if read is not None:
         kind, name = read
         get = _getter(lane, kind, name, default)
-        return get, kind == "case" and name != lane.schema.id_field and type(default) in _IMMUTABLE
+        # A default that is a list or an object is one value too: the getter gives that one object.
+        constant = kind == "case" and name != lane.schema.id_field
+        reads = _CONSTANT if constant else _ID if kind == "case" else _TURN if kind == "turn" else _OTHER
+        return get, constant, reads
     if isinstance(tree, ast.Name) and tree.id == "verdicts":
-        return _verdicts_getter(lane), False
+        return _verdicts_getter(lane), False, _VERDICTS
     names = _signals(tree)
     if names is not None:
         get = _signal_getter(lane, names)
         # Without case fields `signal('@expected')` is True (False negated): a constant.
-        return get, all(n.lstrip("!") == EXPECTED for n in names)
-    return _expression_getter(lane, expr), False
+        constant = all(n.lstrip("!") == EXPECTED for n in names)
+        return get, constant, _CONSTANT if constant else _VERDICTS
+    return _expression_getter(lane, expr), False, _OTHER
 
 
 def _getter(lane: Lane, kind: str, name: str, default: Any) -> _Getter:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ..model.errors import UsageError as UsageError  # re-exported: raised by every layer, defined below them all
 from ..model.findings import Finding, Fix, Location, Related
@@ -13,6 +13,9 @@ from ..rules.kinds.core import Verdict
 from ..sources.base import ReadStats, Record, member_range
 from .caseindex import CaseIndex as CaseIndex  # re-exported: the engine's façade and the editor import it here
 from .scoring import Outcome, ThresholdResult
+
+if TYPE_CHECKING:
+    from .details import SharedDetails
 
 SURFACE_PATH = ("surface",)
 T_co = TypeVar("T_co", covariant=True)
@@ -228,8 +231,9 @@ class LaneResult:
     declared_lane: str | None = None
     nothing_scored: str | None = None  # why no case was scored (exit 1 with thresholds), else None
     # The same cases as `outcomes`, as (case_id, failed names, details) without rebuilding an
-    # Outcome: the JSON writer's view. None when only `outcomes` is given.
-    case_rows: Rows[tuple[str, tuple[str, ...], dict[str, Any] | None]] | None = None
+    # Outcome: the JSON writer's view. None when only `outcomes` is given. Light rows (`score`'s
+    # `light_rows`) give details shared by repeated cases (details.SharedDetails).
+    case_rows: Rows[tuple[str, tuple[str, ...], dict[str, Any] | SharedDetails | None]] | None = None
     # Report sections a case-driven lane computes beside `metrics` (fabrication_control's `by_class`).
     sections: Mapping[str, Any] = field(default_factory=dict)
     split: str | None = None  # the split scored, when known (`--split`, `--split-name`): the runner's `split`

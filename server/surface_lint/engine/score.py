@@ -24,7 +24,7 @@ from ..sources.streams import open_input
 from ..sources.transcripts import Turn, iter_turns, read_report, sniff_stream
 from .caseindex import IdSet, ids_list
 from .compact import CompactOutcomes, whole_record
-from .details import DetailsPlan
+from .details import DetailsPlan, SharedDetails
 from .fold import metrics_from_tally
 from .pipeline import Evaluated, Evaluator, Joined, join_report, join_turns
 from .results import CaseIndex, LaneResult, Rows, UsageError
@@ -54,7 +54,7 @@ class Scored:
     where: Location | None  # the record's whole range (a second record of a case is flagged there)
     record_index: int | None
     grounding: str
-    details: dict[str, Any] | None
+    details: dict[str, Any] | SharedDetails | None  # light rows: shared by repeats (DetailsPlan.shared)
     judged: tuple[str, ...]
     failures: Mapping[str, Verdict]  # the failed predicates' verdicts
     findings: tuple[Finding, ...]
@@ -219,7 +219,7 @@ class LaneScorer:
         verdicts = done.verdicts
         case_id = joined.case_id
         assert case_id is not None
-        details = None
+        details: dict[str, Any] | SharedDetails | None = None
         judged: tuple[str, ...] = ()
         failures: Mapping[str, Verdict] = _NO_FAILURES
         levels: Mapping[str, Severity | None] = _NO_LEVELS
@@ -228,7 +228,10 @@ class LaneScorer:
             data = joined.stored if joined.stored is not None else joined.record.data
             plan = self.details
             ctx = Context(subject, self.lane.analysis) if plan.needs_context else None
-            details = plan.build(verdicts, subject, joined.fields, data, ctx, case_id)
+            if self.light_rows:  # one dict for repeated cases (light_row)
+                details = plan.shared(verdicts, subject, joined.fields, data, ctx, case_id)
+            else:
+                details = plan.build(verdicts, subject, joined.fields, data, ctx, case_id)
             if not self.light_rows:  # what the other reports read of a case (light_row keeps none of it)
                 # The reported predicates judged, in the lane's order: one tuple per set of judged names.
                 names = tuple(verdicts)
@@ -405,7 +408,7 @@ class LaneScorer:
         count = _count_kept(self.findings, replaced) if replaced else len(self.findings)
         findings: Rows[Finding] = KeptFindings(self.findings, replaced, count)
         outcomes: Rows[Outcome]
-        case_rows: Rows[tuple[str, tuple[str, ...], dict[str, Any] | None]]
+        case_rows: Rows[tuple[str, tuple[str, ...], dict[str, Any] | SharedDetails | None]]
         if self.want_rows:
             kept = _Kept(self.rows, replaced, position_at=1)
             outcomes = Mapped(_NotKept() if self.light_rows else kept, summary.case_count, _row_outcome)
@@ -545,7 +548,10 @@ def _row(rank: int, position: int, scored: Scored, findings: bool = True) -> tup
 
 def light_row(rank: int, position: int, scored: Scored) -> tuple[Any, ...]:
     """`_row`'s shape with only what the JSON report reads of a case (its id, failed names and
-    details; the rest empty): a JSON run marshals and reads back a third of a row's bytes."""
+    details; the rest empty): a JSON run marshals and reads back a third of a row's bytes. The
+    details are shared by repeated cases when the scorer made them (`DetailsPlan.shared`: one
+    dict, marshalled once a batch, and a serial by which the writer encodes it once), else (a
+    worker's, through `absorb`) the case's own dict."""
     return (rank, position, scored.case_id, (), "", scored.details, scored.failed, (), (), (), ())
 
 
@@ -557,7 +563,8 @@ class _NotKept:
 
 
 # A row's (case_id, failed, details): what the JSON writer reads of a case (see _row).
-_row_light: Callable[[tuple[Any, ...]], tuple[str, tuple[str, ...], dict[str, Any] | None]] = itemgetter(2, 6, 5)
+_row_light: Callable[[tuple[Any, ...]], tuple[str, tuple[str, ...], dict[str, Any] | SharedDetails | None]] = (
+    itemgetter(2, 6, 5))
 
 
 def _row_outcome(row: tuple[Any, ...]) -> Outcome:

@@ -191,7 +191,7 @@ class Spool(Generic[T]):
         self._unpack = unpack
         self._buffer_size = buffer
         self._buffer: list[T] = []
-        self._count = 0
+        self._written = 0  # items written out (the others are in the buffer)
         # Unsorted: one file of batches. Sorted: one file per sorted run, with its merge level.
         self._runs: list[IO[bytes]] = []
         self._levels: list[int] = []
@@ -199,12 +199,13 @@ class Spool(Generic[T]):
         self._finalizer = weakref.finalize(self, _close, self._runs)
 
     def __len__(self) -> int:
-        return self._count
+        return self._written + len(self._buffer)
 
     def append(self, item: T) -> None:
-        self._buffer.append(item)
-        self._count += 1
-        if len(self._buffer) >= self._buffer_size:
+        # Called for every row and finding of a run: no counter of its own (see __len__).
+        buffer = self._buffer
+        buffer.append(item)
+        if len(buffer) >= self._buffer_size:
             self._spill()
 
     def extend(self, items: Iterable[T]) -> None:
@@ -238,6 +239,7 @@ class Spool(Generic[T]):
             out = self._runs[0]
             out.seek(0, os.SEEK_END)  # a reader may have moved the position
             _dump(self._buffer, out, self._pack)
+        self._written += len(self._buffer)
         self._buffer = []
 
     def _write_run(self, items: Iterable[T], level: int) -> None:

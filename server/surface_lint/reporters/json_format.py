@@ -14,6 +14,7 @@ from operator import call, itemgetter
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..engine import LaneResult
+from ..engine.details import SharedDetails
 from ..engine.scoring import Outcome
 from ..engine.spool import Spool
 from ..model.findings import Finding
@@ -191,6 +192,58 @@ def _small_dict(value: dict[Any, Any], pad: str) -> str:
     return hit
 
 
+# A case's indentation in the report's `cases` array (the top-level object's array items).
+CASE_PAD = "    "
+# The value put at a case id's place to find where its text goes (a NUL never ends up in a case
+# id or a detail unescaped; a detail that holds this very text makes the split refuse).
+_ID_MARK = "\x00surface-lint case id\x00"
+_ID_MARK_TEXT = _encode_str(_ID_MARK)
+
+
+def case_text(details: Mapping[str, Any]) -> str:
+    """A case's details as the report writes them in `cases`."""
+    return indented(details, CASE_PAD)
+
+
+def case_id_text(value: Any) -> str:
+    """A detail's value as it is written at a case's member indentation (the case id's)."""
+    return _encode_str(value) if type(value) is str else indented(value, CASE_PAD + "  ")
+
+
+def case_text_around(details: Mapping[str, Any], id_key: str) -> tuple[str, str] | None:
+    """`case_text(details)` as the text before and after `id_key`'s value (whatever the value:
+    it is replaced), for a case whose details repeat another's but for its id; None when that
+    place cannot be told from the text (another value holds the mark)."""
+    text = case_text({**details, id_key: _ID_MARK})
+    at = text.find(_ID_MARK_TEXT)
+    if at < 0 or text.find(_ID_MARK_TEXT, at + 1) >= 0:
+        return None
+    return text[:at], text[at + len(_ID_MARK_TEXT):]
+
+
+class SharedCases:
+    """The text of shared case details (engine/details.py `SharedDetails`): the text around the
+    id made once per serial (at most 4,096 remembered), the id's own text per case."""
+
+    def __init__(self) -> None:
+        self._around: dict[int, tuple[str, ...]] = {}  # () when the id cannot be told apart in the text
+
+    def __call__(self, shared: SharedDetails) -> str:
+        serial, details, id_key, id_value = shared
+        around = self._around.get(serial)
+        if around is None:
+            made = case_text_around(details, id_key) if id_key else (case_text(details), "")
+            around = made if made is not None else ()
+            if len(self._around) >= 4096:
+                self._around.clear()
+            self._around[serial] = around
+        if not around:  # the whole text, each time
+            return case_text({**details, id_key: id_value})
+        if not id_key:
+            return around[0]
+        return around[0] + (_encode_str(id_value) if type(id_value) is str else case_id_text(id_value)) + around[1]
+
+
 def _key(key: Any) -> str:
     if isinstance(key, str):
         return _encode_str(key) + ": "
@@ -247,11 +300,17 @@ class ObjectWriter:
 
     def mapping(self, key: str, items: Iterable[tuple[str, Any]]) -> None:
         """An object member whose own members stream by (keys already in order)."""
-        self._member(key)
         pad = self.inner + "  "
+        self.members(key, (_key(k) + indented(v, pad, self.sort_keys) for k, v in items))
+
+    def members(self, key: str, texts: Iterable[str]) -> None:
+        """An object member whose own members come encoded (`"key": value`, keys in order), each
+        at this object's member indentation (`item_pad`)."""
+        self._member(key)
+        pad = self.item_pad
         empty = True
-        for k, v in items:
-            self.write(("{\n" if empty else ",\n") + pad + _key(k) + indented(v, pad, self.sort_keys))
+        for text in texts:
+            self.write(("{\n" if empty else ",\n") + pad + text)
             empty = False
         self.write("{}" if empty else "\n" + self.inner + "}")
 
@@ -304,23 +363,27 @@ def write_lane(result: LaneResult, out: TextIO, lanes: LaneChoices = (),
     w = SafeOut(out).write
     obj = ObjectWriter(w)
     # failed_predicates is keyed by case id (sorted): gathered while the cases stream by.
-    failed: Spool[tuple[str, list[str]]] = Spool(key=_first)
+    failed: Spool[tuple[str, tuple[str, ...]]] = Spool(key=_first)  # in order already, mostly: cheap to sort
 
     rows = result.case_rows
 
-    def cases() -> Iterable[dict[str, Any]]:
+    def cases() -> Iterator[str]:
         append = failed.append
+        shared = SharedCases()
         for case_id, failed_names, details in rows if rows is not None else _light(result.outcomes):
             if failed_names:
-                append((case_id, list(failed_names)))
-            if details is not None:
-                yield details
+                append((case_id, failed_names if type(failed_names) is tuple else tuple(failed_names)))
+            if isinstance(details, tuple):  # shared by repeated cases (engine/score.py light_row)
+                yield shared(details)
+            elif details is not None:
+                yield case_text(details)
 
-    obj.array("cases", cases())
+    assert obj.item_pad == CASE_PAD
+    obj.encoded("cases", cases())
     s = result.stats
     obj.value("counts", {"blank": s.blank, "cases": len(result.outcomes), "errors": s.errors, "lines": s.lines,
                          "records": s.records, "skipped": s.skipped})
-    obj.mapping("failed_predicates", iter(failed))
+    obj.members("failed_predicates", _failed_members(failed, obj.item_pad))
     failed.close()
     obj.findings("findings", result.findings)
     obj.value("headline", result.headline)
@@ -359,8 +422,21 @@ def _light(outcomes: Iterable[Outcome]) -> Iterator[tuple[str, tuple[str, ...], 
         yield o.case_id, o.failed, o.details
 
 
-def _first(item: tuple[str, list[str]]) -> str:
-    return item[0]
+_first: Callable[[tuple[str, tuple[str, ...]]], str] = itemgetter(0)
+
+
+def _failed_members(failed: Iterable[tuple[str, tuple[str, ...]]], pad: str) -> Iterator[str]:
+    """`failed_predicates`' members: each case's failed names, one text per set of names (a
+    lane's failing cases fail few distinct sets)."""
+    texts: dict[tuple[str, ...], str] = {}
+    for case_id, names in failed:
+        text = texts.get(names)
+        if text is None:
+            text = indented(names, pad)
+            if len(texts) >= 4096:
+                texts.clear()
+            texts[names] = text
+        yield (_encode_str(case_id) + ": " if type(case_id) is str else _key(case_id)) + text
 
 
 def lane_payload(result: LaneResult) -> dict[str, Any]:
