@@ -344,6 +344,7 @@ def run_lane(argv: Sequence[str], seen: list[str] | None = None) -> int:
                     or args.update_baseline)
     jobs = _jobs(args)
     given = _selection_given(args)
+    whole_rows = bool(args.github_summary or args.baseline or args.update_baseline)
     with _progress(len(transcripts)) as progress:
         result = engine.score(choice.lane, cases, transcripts, args.thresholds, want_details,
                               # Text lists the positions of the first `--show` failing cases only
@@ -354,8 +355,9 @@ def run_lane(argv: Sequence[str], seen: list[str] | None = None) -> int:
                               row_findings=args.output_format in ("junit", "html"),
                               # The JSON report reads a case's id, failed names and details; the
                               # summary and the baseline read every case's outcome.
-                              light_rows=args.output_format == "json" and not (
-                                  args.github_summary or args.baseline or args.update_baseline))
+                              light_rows=args.output_format == "json" and not whole_rows,
+                              # A JSON Lines case line reads its id, details, failed names and their severities.
+                              status_rows=args.output_format == "json-lines" and not whole_rows)
     split = args.split_name or args.split
     if split is not None or args.timestamp is not None:
         result = replace(result, split=split, timestamp=args.timestamp)

@@ -176,6 +176,7 @@ class Engine:
         progress: Callable[[str], None] | None = None,
         row_findings: bool = True,
         light_rows: bool = False,
+        status_rows: bool = False,
     ) -> LaneResult:
         """Score a lane from files; `texts` gives the bytes of any path not to be read from disk
         (an editor's unsaved buffers). With a `mapper` (cli.process_mapper over parallel.ordered_map), transcript files
@@ -185,7 +186,9 @@ class Engine:
         `row_findings=False`: the case rows leave out their findings (`result.findings` has
         them all), for reports that do not list findings per case. `light_rows=True`: the case
         rows hold only what the JSON report reads (`result.case_rows`); `result.outcomes` is then
-        a count that cannot be iterated (a case-driven lane, and the workers' rows, keep them whole)."""
+        a count that cannot be iterated (a case-driven lane, and the workers' rows, keep them whole).
+        `status_rows=True`: each row holds the case's id, details, failed names and their
+        severities but not its verdicts (`score.status_row`: what the JSON Lines report reads)."""
         texts = texts or {}
         case_paths, transcript_paths = unique_paths(case_paths), unique_paths(transcript_paths)
         lane = self.lane(lane_name) if lane_name else None
@@ -215,6 +218,7 @@ class Engine:
         scorer = LaneScorer(self, lane, index, want_details, finding_limit)
         scorer.row_findings = row_findings
         scorer.light_rows = light_rows
+        scorer.status_rows = status_rows
         if mapper is not None and hasattr(mapper, "stream") and not texts:
             # Spans scored in workers and merged here; else (one span, or spans that share a case
             # one reader must see whole) a fresh fold of everything in this process.
@@ -224,6 +228,7 @@ class Engine:
                 scorer = LaneScorer(self, lane, index, want_details, finding_limit)
                 scorer.row_findings = row_findings
                 scorer.light_rows = light_rows
+                scorer.status_rows = status_rows
                 scorer.read(transcript_paths, texts, progress)
         else:
             parts = None

@@ -116,6 +116,9 @@ class LaneScorer:
         # Rows hold only what the JSON report reads of a case (its id, failed names, details):
         # `result.outcomes` is then a count, not iterable (see `light_row`).
         self.light_rows = False
+        # Rows hold a case's id, details, failed names and their severities, none of its
+        # verdicts: what a JSON Lines case line reads (see `status_row`).
+        self.status_rows = False
         self.finding_limit = finding_limit
         # The reference profile's lane checks a lane report's stored flags: loaded when one is read.
         self.evaluator = Evaluator(lane, engine.severity_levels)
@@ -228,7 +231,7 @@ class LaneScorer:
             data = joined.stored if joined.stored is not None else joined.record.data
             plan = self.details
             ctx = Context(subject, self.lane.analysis) if plan.needs_context else None
-            if self.light_rows:  # one dict for repeated cases (light_row)
+            if self.light_rows or self.status_rows:  # one dict for repeated cases (light_row, status_row)
                 details = plan.shared(verdicts, subject, joined.fields, data, ctx, case_id)
             else:
                 details = plan.build(verdicts, subject, joined.fields, data, ctx, case_id)
@@ -240,7 +243,8 @@ class LaneScorer:
                     known = self._judged[names] = tuple(n for n in self.report_order if n in verdicts)
                 judged = known
                 if failed:
-                    failures = {n: verdicts[n] for n in failed}
+                    if not self.status_rows:
+                        failures = {n: verdicts[n] for n in failed}
                     severity = self.evaluator.reported_severity
                     levels = {n: severity(n, verdicts[n], joined.judged) for n in failed}
         # Only a record that repeats a case needs its range: computed then (or here, for a worker).
@@ -260,6 +264,7 @@ class LaneScorer:
                                     scored.findings)
         if self.want_rows:
             self.rows.append(light_row(rank, position, scored) if self.light_rows else
+                             status_row(rank, position, scored) if self.status_rows else
                              _row(rank, position, scored, self.row_findings))
 
     def count(self, case_id: str, signals: tuple[Any, ...], failed: tuple[str, ...], where: Record | Location,
@@ -553,6 +558,18 @@ def light_row(rank: int, position: int, scored: Scored) -> tuple[Any, ...]:
     dict, marshalled once a batch, and a serial by which the writer encodes it once), else (a
     worker's, through `absorb`) the case's own dict."""
     return (rank, position, scored.case_id, (), "", scored.details, scored.failed, (), (), (), ())
+
+
+def status_row(rank: int, position: int, scored: Scored) -> tuple[Any, ...]:
+    """`_row`'s shape with a case's id, details, failed names and their severities (what the
+    JSON Lines report reads of a case: its line's status, failed names and details), none of its
+    verdicts, judged names, signals or findings. Its outcome is an `Outcome` whose `verdicts` and
+    `judged` are empty: a run keeps these rows only for that report (`Engine.score`'s
+    `status_rows`)."""
+    levels: tuple[Any, ...] = ()
+    if scored.levels:
+        levels = tuple((n, int(v) if v is not None else None) for n, v in scored.levels.items())
+    return (rank, position, scored.case_id, (), "", scored.details, scored.failed, (), (), (), levels)
 
 
 class _NotKept:

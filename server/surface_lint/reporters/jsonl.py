@@ -29,12 +29,52 @@ def _line(obj: dict[str, Any]) -> str:
     return _ENCODER.encode(obj)
 
 
-def _case_line(case_id: str, details: Any, failed: list[str], status: str, encode: Callable[[Any], str] = _ENCODER.encode) -> str:
+def _case_line(case_id: str, details: Any, failed: list[str], status: str, encode: Callable[[Any], str] = _ENCODER.encode,
+               encode_details: Callable[[Any], str] = _ENCODER.encode) -> str:
     """`_line({"type": "case", "case_id": ..., "status": ..., "failed_predicates": ..., "details": ...})`:
     its members in sorted order, each encoded as the encoder encodes it nested (no dict built and
-    sorted per case)."""
-    return (f'{{"case_id":{encode(case_id)},"details":{encode(details)},"failed_predicates":{encode(failed)},'
+    sorted per case); `encode_details` may take shared details (`_SharedDetails`)."""
+    return (f'{{"case_id":{encode(case_id)},"details":{encode_details(details)},"failed_predicates":{encode(failed)},'
             f'"status":{encode(status)},"type":"case"}}')
+
+
+class _SharedDetails:
+    """The compact text of shared case details (engine/details.py `SharedDetails`, a status
+    row's): the text around the id made once per serial (at most 4,096 remembered), the id's
+    own text per case; a row's plain dict (a worker's) encoded whole."""
+
+    def __init__(self) -> None:
+        self._around: dict[int, tuple[str, ...]] = {}  # () when the id cannot be told apart in the text
+
+    def __call__(self, details: Any) -> str:
+        if type(details) is not tuple:
+            return _ENCODER.encode(details)
+        serial, shared, id_key, id_value = details
+        around = self._around.get(serial)
+        if around is None:
+            around = _around(shared, id_key) if id_key else (_ENCODER.encode(shared), "")
+            if len(self._around) >= 4096:
+                self._around.clear()
+            self._around[serial] = around
+        if not around:
+            return _ENCODER.encode({**shared, id_key: id_value})
+        if not id_key:
+            return around[0]
+        return around[0] + _ENCODER.encode(id_value) + around[1]
+
+
+def _around(details: dict[str, Any], id_key: str) -> tuple[str, ...]:
+    """The compact text of `details` before and after `id_key`'s value, or () when the mark put
+    there is not found exactly once in it."""
+    text = _ENCODER.encode({**details, id_key: _ID_MARK})
+    at = text.find(_ID_MARK_TEXT)
+    if at < 0 or text.find(_ID_MARK_TEXT, at + 1) >= 0:
+        return ()
+    return text[:at], text[at + len(_ID_MARK_TEXT):]
+
+
+_ID_MARK = "\x00surface-lint case id\x00"
+_ID_MARK_TEXT = _ENCODER.encode(_ID_MARK)
 
 
 def _finding_lines() -> FindingRecords:
@@ -61,9 +101,10 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     predicates = reported_predicates(lane, result.outcomes if lane is None else ())
     case_verdict = lane is not None and lane.casework is not None
     names: dict[tuple[str, ...], tuple[str, ...]] = {}
+    details_text = _SharedDetails()
     for outcome in result.outcomes:
         status, failed = case_status(outcome, predicates, case_verdict, names)
-        w(_case_line(outcome.case_id, details=outcome.details, failed=failed, status=status) + "\n")
+        w(_case_line(outcome.case_id, outcome.details, failed, status, encode_details=details_text) + "\n")
     line = _finding_lines()
     for f in stored_findings(result.findings):
         w(line(f) + "\n")
