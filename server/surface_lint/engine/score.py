@@ -30,8 +30,8 @@ from .pipeline import Evaluated, Evaluator, Joined, join_report, join_turns
 from .results import CaseIndex, LaneResult, Rows, UsageError
 from .scoring import (
     VALUE_SLOTS,
-    evaluate_turn,
     Outcome,
+    evaluate_turn,
     lane_signals,
     reported_metrics,
     signal_values,
