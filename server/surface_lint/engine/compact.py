@@ -37,6 +37,8 @@ def unbucketed(lane: Lane, names: tuple[str, ...]) -> Callable[[tuple[bool, ...]
     return lambda signals: all(signals[i] != negate for i, negate in checks)
 
 
+# The 28 ways to pick two of a byte's eight bits (the filter's two bits of an id).
+_BIT_PAIRS = tuple((1 << a) | (1 << b) for a in range(8) for b in range(a + 1, 8))
 MEMORY_SUSPECTS = 4096  # records that may repeat an earlier id kept in memory; past it, in a scratch database
 MEMORY_IDS = 2048  # unbucketed ids (and the value slots' big ints) held in memory before they go to disk
 _SUSPECT_BATCH = 2048  # suspects written to the database at once
@@ -113,7 +115,11 @@ class CompactOutcomes:
         self.chunk = self.columns.memory  # entries in memory that make a chunk
         # The value slots' big ints of the chunks on disk, in position order.
         self.big: Spool[tuple[tuple[int, int], int]] = Spool(buffer=MEMORY_IDS)
+        # A blocked Bloom filter: an id sets two bits of one byte (one memory access a record, not
+        # two: the 8 MiB filter is mostly cache misses), the byte chosen by one digest, the pair of
+        # its eight bits by the other.
         self.filter = bytearray((self._FILTER_MASK + 1) // 8)
+        self.filter_bytes = len(self.filter) - 1  # a byte index mask (the filter's size is a power of 2)
         # Positions that may repeat an earlier id: position -> (case id, where it is).
         self.suspects: dict[int, tuple[str, Location, int | None]] = {}
         self.suspect_digests: set[tuple[int, int]] = set()
@@ -127,7 +133,9 @@ class CompactOutcomes:
     def add(self, case_id: str, signals: tuple[bool, ...], failed: tuple[str, ...], where: Record | Location,
             record_index: int | None) -> int:
         """Count one scored record; its position (a later record of the same id replaces it)."""
-        signals = self.values.take(signals)  # a value slot's number out of the key (scoring.SlotValues)
+        values = self.values
+        if values.slots:
+            signals = values.take(signals)  # a value slot's number out of the key (scoring.SlotValues)
         k = (signals, not failed)
         key = self.keys.get(k)
         if key is None:
@@ -141,15 +149,15 @@ class CompactOutcomes:
         self.high.append(high)
         self.low.append(low)
         keys.append(key)
-        bit1, bit2 = high & self._FILTER_MASK, low & self._FILTER_MASK
         f = self.filter
-        i1, m1, i2, m2 = bit1 >> 3, 1 << (bit1 & 7), bit2 >> 3, 1 << (bit2 & 7)
-        if f[i1] & m1 and f[i2] & m2:
+        i = (high >> 3) & self.filter_bytes
+        m = _BIT_PAIRS[low % 28]
+        seen = f[i]
+        if seen & m == m:
             self._suspect(position, case_id, where if isinstance(where, Location) else whole_record(where),
                           record_index, high, low)
         else:
-            f[i1] |= m1
-            f[i2] |= m2
+            f[i] = seen | m
         if self.key_unbucketed[key]:
             self.named.append((position, case_id))
         if held + 1 >= self.chunk:
@@ -178,7 +186,7 @@ class CompactOutcomes:
         first = len(self.columns)
         total = len(highs)
         values = self.values
-        f, mask = self.filter, self._FILTER_MASK
+        f, byte_mask = self.filter, self.filter_bytes
         big_at, named_at = 0, 0
         done = 0
         while done < total:
@@ -197,14 +205,14 @@ class CompactOutcomes:
                 big_at += 1
             for i in range(done, end):
                 high, low = highs[i], lows[i]
-                bit1, bit2 = high & mask, low & mask
-                i1, m1, i2, m2 = bit1 >> 3, 1 << (bit1 & 7), bit2 >> 3, 1 << (bit2 & 7)
-                if f[i1] & m1 and f[i2] & m2:
+                at = (high >> 3) & byte_mask
+                m = _BIT_PAIRS[low % 28]
+                seen = f[at]
+                if seen & m == m:
                     case_id, where, record_index = record(i)
                     self._suspect(base + i, case_id, where, record_index, high, low)
                 else:
-                    f[i1] |= m1
-                    f[i2] |= m2
+                    f[at] = seen | m
             while named_at < len(named) and named[named_at][0] < end:
                 position, case_id = named[named_at]
                 self.named.append((base + position, case_id))

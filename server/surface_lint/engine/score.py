@@ -31,6 +31,7 @@ from .results import CaseIndex, LaneResult, Rows, UsageError
 from .scoring import (
     VALUE_SLOTS,
     Outcome,
+    evaluate_turn,
     lane_signals,
     reported_metrics,
     signal_values,
@@ -191,27 +192,33 @@ class LaneScorer:
             reported = self.reported
             failed = tuple([n for n, v in verdicts.items() if not v.passed and n in reported])
         else:
-            by_verdicts = self._by_verdicts
-            seen = by_verdicts.get(id(verdicts))
+            seen = self._by_verdicts.get(id(verdicts))
             if seen is not None and seen[0] is verdicts:
                 signals, failed = seen[1], seen[2]
             else:
-                if self.plain_signals is not None:  # signal_values without case fields, inlined
-                    get = verdicts.get
-                    signals = tuple([expected or ((v := get(n)) is not None and v.passed)
-                                     for n, expected in self.plain_signals])
-                else:
-                    signals = signal_values(self.lane, self.signals, verdicts, fields)
-                reported = self.reported
-                failed = tuple([n for n, v in verdicts.items() if not v.passed and n in reported])
-                if not self.evaluator.memo.paused:  # a paused memo gives every record a new mapping
-                    if len(by_verdicts) >= _BY_VERDICTS_SIZE:
-                        by_verdicts.clear()
-                    # The mapping is held, so its id cannot be reused while it is here.
-                    by_verdicts[id(verdicts)] = (verdicts, signals, failed)
+                signals, failed = self._caseless_signals(verdicts)
         if failed and done.findings:
             self.failing_shown += 1
         return done, signals, failed
+
+    def _caseless_signals(self, verdicts: Mapping[str, Verdict]) -> tuple[tuple[Any, ...], tuple[str, ...]]:
+        """The signals and failed reported predicates of verdicts read without case fields
+        (a function of the mapping alone: remembered by its identity)."""
+        if self.plain_signals is not None:  # signal_values without case fields, inlined
+            get = verdicts.get
+            signals = tuple([expected or ((v := get(n)) is not None and v.passed)
+                             for n, expected in self.plain_signals])
+        else:
+            signals = signal_values(self.lane, self.signals, verdicts, None)
+        reported = self.reported
+        failed = tuple([n for n, v in verdicts.items() if not v.passed and n in reported])
+        if not self.evaluator.memo.paused:  # a paused memo gives every record a new mapping
+            by_verdicts = self._by_verdicts
+            if len(by_verdicts) >= _BY_VERDICTS_SIZE:
+                by_verdicts.clear()
+            # The mapping is held, so its id cannot be reused while it is here.
+            by_verdicts[id(verdicts)] = (verdicts, signals, failed)
+        return signals, failed
 
     def evaluate(self, joined: Joined) -> Scored | None:
         """A joined record's Scored, or None when it is not scored (counted by why)."""
@@ -302,6 +309,59 @@ class LaneScorer:
                 else:
                     keep(scored, item.record)
 
+    def _caseless_tally(self) -> bool:
+        """Whether `_fold_caseless` folds this run's turns as `fold(join_turns(...))` would: only
+        the tally and findings kept, no case files, not a case-driven lane, this class's own
+        judging and counting (a subclass's are honoured by the general path)."""
+        return (self.on_scored is None and not self.want_rows and self.index is None and self.lane.casework is None
+                and type(self).judge is LaneScorer.judge and type(self).count is LaneScorer.count)
+
+    def _fold_caseless(self, turns: Iterable[Turn]) -> None:
+        """`fold(join_turns(lane, turns, None))` without a Joined, an Evaluated or a Subject per
+        turn (the text report's run): what `join_turns`, `judge`, `Evaluator.evaluate` and `count`
+        do for a turn without case files, in one loop. Keep the two in step."""
+        lane = self.lane
+        memo = self.evaluator.memo
+        predicate_findings = self.evaluator.predicate_findings
+        add = self.compact.add
+        found_spool = self.findings
+        unscored = self.unscored
+        by_verdicts = self._by_verdicts
+        limit = self.finding_limit
+        primed_ids = IdSet()  # bounded, as join_turns's
+        any_primed = False
+        with fewer_collections():
+            for turn in turns:
+                case_id = turn.case_id
+                if turn.role == "priming" and case_id:
+                    primed_ids.add(case_id)
+                    any_primed = True
+                if not case_id:
+                    unscored[NO_CASE_ID] += 1
+                    continue
+                if self.track_touched:
+                    self.touched.add(case_id)
+                if not turn.scored or turn.chain != 0:
+                    unscored[NOT_SCORED] += 1
+                    continue
+                verdicts = evaluate_turn(lane, memo, turn.surface or "", turn.grounding,
+                                         any_primed and case_id in primed_ids)
+                seen = by_verdicts.get(id(verdicts))
+                if seen is not None and seen[0] is verdicts:
+                    signals, failed = seen[1], seen[2]
+                else:
+                    signals, failed = self._caseless_signals(verdicts)
+                record = turn.record
+                if limit is None or self.failing_shown < limit:
+                    found = predicate_findings(verdicts, record, None, case_id, shared=True)
+                    if failed and found:
+                        self.failing_shown += 1
+                    position = add(case_id, signals, failed, record, record.index)
+                    for f in found:
+                        found_spool.append((position, f))
+                else:
+                    add(case_id, signals, failed, record, record.index)
+
     def absorb(self, part: Part) -> None:
         """One file scored in another process, as if it had been read here."""
         self.unknown |= part.unknown
@@ -373,7 +433,11 @@ class LaneScorer:
         """Fold every transcript file, in order, as one stream."""
         self.unknown_reported = IdSet()
         self.progress = progress
-        self.fold(join_turns(self.lane, self.turns(paths, texts), self.index, unknown=self.unknown_reported))
+        turns = self.turns(paths, texts)
+        if self._caseless_tally():
+            self._fold_caseless(turns)
+        else:
+            self.fold(join_turns(self.lane, turns, self.index, unknown=self.unknown_reported))
         if progress is not None and self._pending_progress is not None:
             progress(self._pending_progress)
 

@@ -37,7 +37,7 @@ class EvaluationMemo:
     while). It belongs to whoever evaluates (engine.pipeline.Evaluator), never to the `Lane`:
     two evaluations of one lane share nothing, and a thread evaluating owns its memo."""
 
-    __slots__ = ("entries", "hits", "lane", "lookups", "needed", "paused", "plan")
+    __slots__ = ("absent", "entries", "hits", "lane", "lookups", "needed", "paused", "plan")
 
     WINDOW = 4096  # lookups per check of the hit rate
     PAUSE = 65536  # evaluations without the memo after a window with under 1% hits
@@ -53,6 +53,7 @@ class EvaluationMemo:
         self.plan: _Plan = _plan(lane)
         # The case fields those predicates read, in plan order (the memo key's tail).
         self.needed: tuple[str, ...] = tuple(dict.fromkeys(name for spec in lane.predicates for name in spec.reads))
+        self.absent: tuple[tuple[None, bool], ...] = tuple((None, False) for _ in self.needed)  # the key's tail without a case
 
 
 def evaluate(
@@ -93,6 +94,32 @@ def evaluate(
         memo.hits += 1
         return hit  # type: ignore[no-any-return]
     out = _evaluate(lane, plan, subject, stored, case_fields)
+    if len(entries) >= MEMO_SIZE:
+        entries.clear()
+    entries[key] = out
+    if memo.lookups >= memo.WINDOW:
+        if memo.hits * 100 < memo.lookups:
+            memo.paused = memo.PAUSE
+            entries.clear()
+        memo.hits = memo.lookups = 0
+    return out
+
+
+def evaluate_turn(lane: Lane, memo: EvaluationMemo, surface: str, grounding: str, primed: bool) -> Mapping[str, Verdict]:
+    """`evaluate(lane, Subject(surface, grounding, None, primed), None, None, memo)`, for a turn
+    read without case files or stored verdicts (the scoring fast path): the same memo key and
+    the same pausing, without the subject on a memo hit."""
+    if memo.paused or memo.lane is not lane:
+        return evaluate(lane, Subject(surface, grounding, None, primed), None, None, memo)
+    # No case: each field the predicates read is absent (None) and not given (False).
+    key = (surface, grounding, primed, *memo.absent)
+    entries = memo.entries
+    memo.lookups += 1
+    hit = entries.get(key)
+    if hit is not None:
+        memo.hits += 1
+        return hit  # type: ignore[no-any-return]
+    out = _evaluate(lane, memo.plan, Subject(surface, grounding, None, primed), None, None)
     if len(entries) >= MEMO_SIZE:
         entries.clear()
     entries[key] = out

@@ -1,0 +1,100 @@
+"""The caseless fold (`LaneScorer._fold_caseless`, the text report's run) scores exactly as the
+general path (`fold(join_turns(...))`): priming, replays, unscored turns, the finding limit."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from surface_lint.engine import Engine
+from surface_lint.engine import compact as compact_module
+from surface_lint.engine.compact import CompactOutcomes
+from surface_lint.engine.score import LaneScorer
+from surface_lint.engine.scoring import EvaluationMemo, evaluate, evaluate_turn
+from surface_lint.model.findings import Location
+from surface_lint.rules.kinds.core import Subject
+
+ROWS: list[dict[str, object]] = [
+    {"case_id": "p", "role": "priming", "surface": "Truth is what is real."},  # primes p, not scored
+    {"case_id": "p", "surface": "Truth is ... unfinished.", "grounding_source": "pack"},
+    {"surface": "No id here."},  # no case id
+    {"case_id": "r", "surface": "Truth is what is real.", "run": "replay"},  # chain 1: not scored
+    {"case_id": "q", "surface": "river flows valley", "grounding_source": "pack"},
+    {"case_id": "q", "surface": "river flows valley", "grounding_source": "pack"},  # replaces q
+    {"case_id": "s", "surface": "Light reveals ... truth", "grounding_source": "pack"},
+]
+
+
+def _path(tmp_path: Path) -> str:
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in ROWS), encoding="utf-8")
+    return str(path)
+
+
+def _scored(path: str, limit: int | None, caseless: bool, monkeypatch: pytest.MonkeyPatch) -> LaneScorer:
+    engine = Engine()
+    scorer = LaneScorer(engine, engine.lane("deterministic_fluency"), None, False, limit)
+    with monkeypatch.context() as patch:
+        if not caseless:
+            patch.setattr(LaneScorer, "_caseless_tally", lambda self: False)
+        else:
+            assert scorer._caseless_tally()
+        scorer.read([path], {})
+    return scorer
+
+
+@pytest.mark.parametrize("limit", [None, 1])
+def test_the_caseless_fold_counts_as_the_general_path(tmp_path: Path, limit: int | None,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _path(tmp_path)
+    fast = _scored(path, limit, True, monkeypatch)
+    slow = _scored(path, limit, False, monkeypatch)
+    assert fast.unscored == slow.unscored == {"no_case_id": 1, "unknown_id": 0, "not_scored": 2}
+    got, want = fast.compact.summary(), slow.compact.summary()
+    assert (got.case_count, got.failing_count) == (want.case_count, want.failing_count) == (3, 3)
+    assert sorted(got.replaced) == sorted(want.replaced) == [1]
+    assert got.tally == want.tally
+    assert fast.failing_shown == slow.failing_shown == (4 if limit is None else 1)  # records, before replacing
+    found = [(f.location.line, f.code) for _, f in fast.findings]
+    assert found == [(line, code) for _, f in slow.findings for line, code in [(f.location.line, f.code)]]
+    lines = {line for line, code in found if code.startswith("SL1")}
+    assert lines == ({2, 5, 6, 7} if limit is None else {2})
+
+
+def test_a_subclass_counting_its_own_way_takes_the_general_path() -> None:
+    class Counting(LaneScorer):
+        def count(self, *args: object, **kwargs: object) -> tuple[int, int]:  # type: ignore[override]
+            return super().count(*args, **kwargs)  # type: ignore[arg-type]
+
+    engine = Engine()
+    lane = engine.lane("deterministic_fluency")
+    assert LaneScorer(engine, lane, None, False, None)._caseless_tally()
+    assert not Counting(engine, lane, None, False, None)._caseless_tally()
+    assert not LaneScorer(engine, lane, None, True, None)._caseless_tally()  # rows wanted
+
+
+def test_evaluate_turn_shares_the_memo_with_evaluate() -> None:
+    lane = Engine().lane("deterministic_fluency")
+    memo = EvaluationMemo(lane)
+    first = evaluate_turn(lane, memo, "Truth is ... unfinished.", "pack", False)
+    assert evaluate(lane, Subject("Truth is ... unfinished.", "pack", None, False), None, None, memo) is first
+    assert evaluate_turn(lane, memo, "Truth is ... unfinished.", "pack", True) is not first  # primed: its own key
+    assert (memo.lookups, memo.hits) == (3, 1)
+    assert dict(first) == dict(evaluate(lane, Subject("Truth is ... unfinished.", "pack", None, False)))
+    assert first["no_placeholder"].passed is False
+
+
+def test_the_filter_sets_two_bits_of_one_byte() -> None:
+    assert len(set(compact_module._BIT_PAIRS)) == 28
+    assert all(bin(m).count("1") == 2 and m < 256 for m in compact_module._BIT_PAIRS)
+    outcomes = CompactOutcomes(Engine().lane("deterministic_fluency"))
+    where = Location("t.jsonl", 1, 1, 1, 2)
+    signals = tuple(True for _ in outcomes.names)
+    outcomes.add("only", signals, (), where, 0)
+    assert sum(bin(b).count("1") for b in outcomes.filter) == 2
+    assert outcomes.suspect_count == 0
+    outcomes.add("only", signals, (), where, 1)  # the same id again: a suspect
+    assert outcomes.suspect_count == 1
+    assert sum(bin(b).count("1") for b in outcomes.filter) == 2
