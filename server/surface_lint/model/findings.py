@@ -138,6 +138,7 @@ class Finding:
 _new = object.__new__
 _SEVERITIES = {int(s): s for s in Severity}
 _SET_FINDING = tuple(Finding.__dict__[name].__set__ for name in Finding.__slots__)  # in field order
+_SET_FIX = tuple(Fix.__dict__[name].__set__ for name in ("title", "location", "replacement"))
 _SET_LOCATION = tuple(Location.__dict__[name].__set__ for name in ("path", "line", "column", "end_line", "end_column"))
 
 
@@ -162,6 +163,16 @@ def new_location(path: str, line: int, column: int, end_line: int, end_column: i
     s_end_line(loc, end_line)
     s_end_column(loc, end_column)
     return loc
+
+
+def new_fix(title: str, location: Location, replacement: str) -> Fix:
+    """`Fix(title, location, replacement)`, slot by slot (as `new_location`)."""
+    x = _new(Fix)
+    s_title, s_location, s_replacement = _SET_FIX
+    s_title(x, title)
+    s_location(x, location)
+    s_replacement(x, replacement)
+    return x
 
 
 def new_finding(location: Location, code: str, rule: str, severity: Severity, message: str,

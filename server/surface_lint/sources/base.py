@@ -150,6 +150,17 @@ class DocLocator:
                 return [at(start + a, start + b) for a, b in ranges]
         return [self.location(path, inner) for inner in spans]
 
+    def top_string(self, member: str) -> tuple[int, str] | None:
+        """(offset, raw token) of the top-level string member `member` of a one-line text (a
+        JSONL record's), None when the text has several lines or the member is no string."""
+        text = self.text
+        if "\n" in text:
+            return None
+        span = self._get((member,))
+        if span is None or span.string is None:
+            return None
+        return span.start, text[span.start : span.end]
+
     def value(self, path: JsonPath) -> ValueSpan | None:
         return self._get(path)
 
@@ -396,6 +407,23 @@ class Record:
 
     def key_location(self, *path: str | int) -> Location:
         return self.locator.key_location((*self.prefix, *path))
+
+    def top_string(self, member: str) -> tuple[int, str] | None:
+        """(offset in the line, raw token with its quotes) of a top-level string member of a
+        one-line record (a JSONL line's, as `location(member)` finds it), else None. A record not
+        yet located is searched once without building its locator (a failing case asks only this)."""
+        if self.prefix:
+            return None
+        if self._locator is not None:
+            return self._locator.top_string(member)
+        text = self._text
+        if "\n" in text:
+            return None
+        found = member_range(text, member)
+        if found is None or text[found[0]] != '"':
+            return None
+        start, end = found
+        return start, text[start:end]
 
     def whole(self) -> Location:
         if self.prefix:
