@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 FINGERPRINT_KEY = "surfaceLint/v1"
 SRCROOT = "%SRCROOT%"
+_PARTIALS_KEPT = 1024  # partly written result templates per log (cleared when full)
 FINGERPRINT_MEMORY = 65536  # distinct fingerprint keys whose occurrence counts are kept
 LEVELS = {
     Severity.ERROR: "error",
@@ -73,14 +74,21 @@ class Fingerprints:
 
     def __init__(self) -> None:
         self.seen = _FlatLru(FINGERPRINT_MEMORY)
+        # (code, path) -> the hashed key's start, code and displayed path (a log's findings name few).
+        self._heads: dict[tuple[str, str], str] = {}
 
     def __call__(self, f: Finding) -> str:
         return self.of(f.code, f.path, f.record_id, f.location.line)
 
     def of(self, code: str, path: str, record_id: str | None, line: int) -> str:
         """The fingerprint of a finding of these fields (`self(f)`, from a packed finding)."""
-        anchor = f"case:{record_id}" if record_id is not None else f"line:{line}"
-        key = "\0".join((code, display_path(path), anchor))
+        head = self._heads.get((code, path))
+        if head is None:
+            head = f"{code}\0{display_path(path)}\0"
+            if len(self._heads) >= _PARTIALS_KEPT:
+                self._heads.clear()
+            self._heads[(code, path)] = head
+        key = f"{head}case:{record_id}" if record_id is not None else f"{head}line:{line}"
         digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
         return f"{digest}:{self.seen.bump(int(digest, 16))}"
 
@@ -231,6 +239,8 @@ class _ResultText:
     def __init__(self, pad: str) -> None:
         self.pad = pad
         self.templates: dict[tuple[tuple[str, ...], bool], str] = {}
+        # (code, severity, message, path, has a case id) -> `partial`'s template.
+        self.partials: dict[tuple[str, int, str, str, bool], str] = {}
 
     def template(self, artifact: tuple[str, ...], case: bool) -> str:
         key = (artifact, case)
@@ -284,8 +294,41 @@ class _ResultText:
                 and type(path) is str and type(message) is str):
             whole = unpacked_finding(f)
             return self(whole, index, fingerprints(whole))
-        return self.plain(code, index[code], _LEVEL_OF[severity], message, path, line, column, end_line, end_column,
-                          fingerprints.of(code, path, record_id, line), record_id)
+        key = (code, severity, message, path, record_id is not None)
+        partial = self.partials.get(key)
+        if partial is None:
+            try:
+                partial = self.partial(code, index[code], _LEVEL_OF[severity], message, path, record_id is not None)
+            except ValueError:  # a value spelled like a slot: written whole
+                return self.plain(code, index[code], _LEVEL_OF[severity], message, path, line, column, end_line,
+                                  end_column, fingerprints.of(code, path, record_id, line), record_id)
+            if len(self.partials) >= _PARTIALS_KEPT:
+                self.partials.clear()
+            self.partials[key] = partial
+        fp = encode_basestring(fingerprints.of(code, path, record_id, line))
+        if record_id is None:
+            return partial % (line, column, end_line, end_column, fp)
+        return partial % (line, column, end_line, end_column, fp, encode_basestring(record_id))
+
+    def partial(self, code: str, rule_index: int, level: str, message: str, path: str, case: bool) -> str:
+        """`plain`'s result with these fields written and a slot at each position, the fingerprint
+        and the case id (a run's findings repeat a few messages: `stored` fills only those)."""
+
+        def build(slot: Callable[[], str]) -> dict[str, Any]:
+            result: dict[str, Any] = {
+                "ruleId": code, "ruleIndex": rule_index, "level": level,
+                "message": {"text": printable(message, keep="\n")},
+                "locations": [{"physicalLocation": {"artifactLocation": _artifact(display_path(path)),
+                                                    "region": {"startLine": slot(), "startColumn": slot(),
+                                                               "endLine": slot(), "endColumn": slot()}}}],
+                "partialFingerprints": {FINGERPRINT_KEY: slot()},
+            }
+            if case:
+                result["properties"] = {"caseId": slot()}
+            return result
+
+        # Keys unsorted: the slots are written in the order they were made.
+        return slot_template(build, lambda r: indented(r, self.pad, sort_keys=False))[0]
 
 
 def write_log(findings: Iterable[Finding], rules: Mapping[str, RuleInfo], out: TextIO,

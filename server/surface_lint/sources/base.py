@@ -248,7 +248,6 @@ _STRING_TOKEN = r'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
 _WS = r"[ \t\r\n]*+"
 _SCALAR_MEMBERS = (rf"\{{{_WS}(?:{_STRING_TOKEN}{_WS}:{_WS}(?:{_STRING_TOKEN}|[-0-9][-+.0-9eE]*+|true|false|null)"
                    rf"{_WS},{_WS})*?")
-_STRING_AT = re.compile(_STRING_TOKEN, re.S)
 _KEY_AFTER_SCALARS: dict[str, re.Pattern[str] | None] = {}
 
 
@@ -260,7 +259,8 @@ def _key_after_scalars(key: str) -> re.Pattern[str] | None:
     except KeyError:
         pass
     plain = not any(c in '"\\' or c < " " for c in key)
-    pattern = re.compile(rf'{_SCALAR_MEMBERS}"{re.escape(key)}"{_WS}:{_WS}', re.S) if plain else None
+    # The value's token too when it is a string (group 1): one match finds a surface's range.
+    pattern = re.compile(rf'{_SCALAR_MEMBERS}"{re.escape(key)}"{_WS}:{_WS}({_STRING_TOKEN})?', re.S) if plain else None
     if len(_KEY_AFTER_SCALARS) < 64:
         _KEY_AFTER_SCALARS[key] = pattern
     return pattern
@@ -276,12 +276,13 @@ def member_range(text: str, key: str) -> tuple[int, int] | None:
     one regex match finds the key: an earlier member spelled with escapes is skipped, and rightly,
     since a later plain `"key"` is the one json keeps."""
     pattern = _key_after_scalars(key)
-    m = pattern.match(text, _skip_ws(text, 0)) if pattern is not None else None
+    m = pattern.match(text, 0 if text.startswith("{") else _skip_ws(text, 0)) if pattern is not None else None
     if m is not None:
-        start = m.end()
-        if text[start : start + 1] == '"':
-            value = _STRING_AT.match(text, start)
-            end = value.end() if value is not None else -1
+        start = end = m.end()
+        if m.group(1) is not None:  # a string value: its token matched
+            start = m.start(1)
+        elif text[start : start + 1] == '"':  # a string token that does not end (not what json accepted)
+            end = -1
         else:
             try:
                 end = _scan_value(text, start)[1]
