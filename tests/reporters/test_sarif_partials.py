@@ -40,3 +40,16 @@ def test_packed_results_of_one_message_at_other_positions_and_cases() -> None:
     # The same as each Finding's own result.
     whole, again = _ResultText(""), Fingerprints()
     assert [whole(f, index, again(f)) for f in findings] == written
+    # A Finding itself (a small run's, a --jobs merge's) takes the same templates.
+    direct, counted = _ResultText(""), Fingerprints()
+    assert [direct.stored(f, index, counted) for f in findings] == written
+    assert len(direct.partials) == 2
+
+
+def test_a_finding_of_other_types_is_written_whole() -> None:
+    """A case id that is no string: the whole result's way, no template kept."""
+    odd = Finding(Location("a.jsonl", 2, 3, 2, 4), "SL103", "r", Severity.WARNING, "m", 7)  # type: ignore[arg-type]
+    text, fingerprints = _ResultText(""), Fingerprints()
+    written = text.stored(odd, {"SL103": 0}, fingerprints)
+    assert '"caseId": 7' in written and '"startColumn": 3' in written
+    assert text.partials == {}

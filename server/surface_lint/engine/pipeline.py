@@ -37,6 +37,7 @@ _FAILING_KEPT = 4096  # verdict mappings whose failures are remembered (cleared 
 # the column of the surface token's quote, code, rule, severity, message, and its fix (title,
 # column from the quote's, replacement) or None.
 _Shifted = tuple[int, int, str, str, Severity, str, tuple[str, int, str] | None]
+_SHIFTED_TOKEN = 4096  # characters: a longer token's findings are made each time (the memo stays a few MiB)
 
 
 @dataclass(slots=True)
@@ -266,12 +267,14 @@ class Evaluator:
         key = (id(failing), token)
         memo = self._shifted_by_token
         seen = memo.get(key)
-        if seen is None or seen[0] is not failing:
+        if seen is not None and seen[0] is failing:
+            rows = seen[1]
+        else:
             rows = self._relative(failing, record, start)
-            if len(memo) >= _FAILING_KEPT:
-                memo.clear()
-            seen = memo[key] = (failing, rows)  # failing held: its id is not reused while here
-        rows = seen[1]
+            if len(token) <= _SHIFTED_TOKEN:
+                if len(memo) >= _FAILING_KEPT:
+                    memo.clear()
+                memo[key] = (failing, rows)  # failing held: its id is not reused while here
         if rows is None:
             return None
         path, line, index, base = record.path, record.line, record.index, start + 1

@@ -15,7 +15,7 @@ from json.encoder import encode_basestring
 from operator import call, itemgetter
 from typing import Any, Literal
 
-from ..model.findings import Finding, Severity, unpacked_finding
+from ..model.findings import Finding, Severity, packed_finding, unpacked_finding
 
 _SLOT = "\0surface-lint-slot-%d\0"  # a value's place in a record, unique in the encoded text
 _PARTIALS_KEPT = 1024  # partly written templates per encoder (a run repeats a few messages; cleared when full)
@@ -96,6 +96,18 @@ class FindingRecords:
         assert isinstance(f, Finding)
         loc = f.location
         related, fixes, record_id = f.related, f.fixes, f.record_id
+        if not related and len(fixes) <= 1 and (record_id is None or type(record_id) is str) and (
+                type(loc.path) is type(f.code) is type(f.rule) is type(f.message) is str) and (
+                not fixes or type(fixes[0].title) is type(fixes[0].replacement) is str):
+            # As its packed tuple when it is a plain one (the spool's last findings, a --jobs merge's).
+            try:
+                packed = packed_finding(f)
+            except ValueError:
+                pass
+            else:
+                text = self._partly(packed)
+                if text is not None:
+                    return text
         shape = (len(related), len(fixes), record_id is not None)
         label = _LABELS.get(f.severity) if type(f.severity) is Severity else None
         values: list[Any] = [loc.path, loc.line, loc.column, loc.end_line, loc.end_column, f.code, f.rule, label,

@@ -283,17 +283,34 @@ class _ResultText:
 
     def stored(self, f: Finding | tuple[Any, ...], index: Mapping[str, int], fingerprints: Fingerprints) -> str:
         """`self(f, index, fingerprints(f))` of a finding or of its packed tuple (engine/score.py
-        KeptFindings.stored_items): a plain packed one from its fields, any other as its Finding."""
+        KeptFindings.stored_items): a plain one from its fields, any other as its Finding."""
         if type(f) is not tuple:
             assert isinstance(f, Finding)
+            if not f.related and type(f.severity) is Severity:
+                loc = f.location
+                text = self._filled(f.code, int(f.severity), f.message, loc.path, loc.line, loc.column, loc.end_line,
+                                    loc.end_column, f.record_id, index, fingerprints)
+                if text is not None:
+                    return text
             return self(f, index, fingerprints(f))
         loc, code, _, severity, message, record_id, related, _, _, _ = f
-        path, line, column, end_line, end_column = loc
-        if related or (record_id is not None and type(record_id) is not str) or not (
-                type(line) is type(column) is type(end_line) is type(end_column) is int and type(code) is str
-                and type(path) is str and type(message) is str):
-            whole = unpacked_finding(f)
-            return self(whole, index, fingerprints(whole))
+        if not related:
+            path, line, column, end_line, end_column = loc
+            text = self._filled(code, severity, message, path, line, column, end_line, end_column, record_id, index,
+                                fingerprints)
+            if text is not None:
+                return text
+        whole = unpacked_finding(f)
+        return self(whole, index, fingerprints(whole))
+
+    def _filled(self, code: str, severity: int, message: str, path: str, line: int, column: int, end_line: int,
+                end_column: int, record_id: str | None, index: Mapping[str, int], fingerprints: Fingerprints) -> str | None:
+        """`plain`'s result of these fields by `partial`'s template of its strings, None (and no
+        fingerprint counted) when a field is not of the type `plain` writes so."""
+        if (record_id is not None and type(record_id) is not str) or not (
+                type(line) is type(column) is type(end_line) is type(end_column) is int
+                and type(code) is type(path) is type(message) is str):
+            return None
         key = (code, severity, message, path, record_id is not None)
         partial = self.partials.get(key)
         if partial is None:
