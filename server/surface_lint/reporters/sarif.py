@@ -139,16 +139,26 @@ class _FlatLru:
 
     def bump(self, key: int) -> int:
         """The key's count plus one (1 if it is not among the kept), now its most recent use."""
-        slot = self._find(key)
-        if self.full[slot]:
+        # `_find` and, for a new key, `_link_newest` inlined (a log bumps once per result).
+        mask, full, keys = self.mask, self.full, self.keys
+        slot = key & mask
+        while full[slot] and keys[slot] != key:
+            slot = (slot + 1) & mask
+        if full[slot]:
             self.counts[slot] += 1
             if slot != self.newest:
                 self._unlink(slot)
                 self._link_newest(slot)
             return self.counts[slot]
-        self.full[slot] = 1
-        self.keys[slot], self.counts[slot] = key, 1
-        self._link_newest(slot)
+        full[slot] = 1
+        keys[slot], self.counts[slot] = key, 1
+        newest = self.newest
+        self.older[slot], self.newer[slot] = newest, -1
+        if newest >= 0:
+            self.newer[newest] = slot
+        else:
+            self.oldest = slot
+        self.newest = slot
         self.used += 1
         if self.used > self.capacity:
             self._evict(self.oldest)
