@@ -11,7 +11,7 @@ import io
 from surface_lint.engine.core import Engine
 from surface_lint.engine.pipeline import Evaluator, join_turns
 from surface_lint.model.findings import Finding, Fix, Location, Severity
-from surface_lint.sources.base import JsonlReader, Record
+from surface_lint.sources.base import DocLocator, JsonlReader, Record
 from surface_lint.sources.transcripts import turn_from_record
 
 MESSAGE = "complete_punctuation: the surface ends with `l`, not terminal punctuation (`.` `?` `!` `;`)"
@@ -50,7 +50,7 @@ def test_a_repeated_surface_at_other_columns_lines_and_spellings() -> None:
                      [_finding(3, 55, "c", 2)], [_finding(4, 50, "d", 3)]]
     # One verdict mapping, two spellings of its surface: two remembered entries, each with the
     # `l`'s columns from the quote's (21-22, 26-27) and the fix's column (22, 27).
-    rows = sorted(entry[1][0][:2] + (entry[1][0][6][1],) for entry in evaluator._shifted_by_token.values())
+    rows = sorted((*entry[1][0][:2], entry[1][0][6][1]) for entry in evaluator._shifted_by_token.values())
     assert rows == [(21, 22, 22), (26, 27, 27)]
 
 
@@ -64,6 +64,10 @@ def test_top_string() -> None:
     # A record whose text has several lines (a document's), or which sits inside one: no answer.
     assert Record({"surface": "x"}, 1, 0, text='{\n"surface": "x"}').top_string("surface") is None
     assert Record({"surface": "x"}, 1, 0, prefix=("cases", 0), text='{"surface": "x"}').top_string("surface") is None
+    # A record whose locator numbers its text from another line (or names another file): no answer.
+    text = '{"surface": "x"}'
+    assert Record({"surface": "x"}, 5, 0, DocLocator("t.jsonl", text, 1)).top_string("surface") is None
+    assert Record({"surface": "x"}, 5, 0, DocLocator("t.jsonl", text, 5)).top_string("surface") == (12, '"x"')
     # Once the record is located, its locator answers (the same offset and token).
     plain.location("case_id")
     assert plain.top_string("surface") == (28, '"truth is what is real"')

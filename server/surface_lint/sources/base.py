@@ -415,8 +415,9 @@ class Record:
         yet located is searched once without building its locator (a failing case asks only this)."""
         if self.prefix:
             return None
-        if self._locator is not None:
-            return self._locator.top_string(member)
+        if self._locator is not None:  # its positions are the record's own (`_shifted` puts them at self.line)
+            locator = self._locator
+            return locator.top_string(member) if locator.first_line == self.line and locator.path == self.path else None
         text = self._text
         if "\n" in text:
             return None
