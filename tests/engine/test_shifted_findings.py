@@ -44,13 +44,15 @@ def _records(lines: list[str]) -> list[Record]:
 def test_a_repeated_surface_at_other_columns_lines_and_spellings() -> None:
     lane = Engine().lane("deterministic_fluency")
     evaluator = Evaluator(lane, {})
-    turns = [turn_from_record(record, []) for record in _records(LINES)]
+    turns = [turn for turn in (turn_from_record(record, []) for record in _records(LINES)) if turn is not None]
+    assert len(turns) == 4
     found = [evaluator.evaluate(joined).findings for joined in join_turns(lane, turns, None)]
     assert found == [[_finding(1, 50, "a", 0)], [_finding(2, 75, "b\u00e9\U0001f600", 1)],
                      [_finding(3, 55, "c", 2)], [_finding(4, 50, "d", 3)]]
     # One verdict mapping, two spellings of its surface: two remembered entries, each with the
     # `l`'s columns from the quote's (21-22, 26-27) and the fix's column (22, 27).
-    rows = sorted((*entry[1][0][:2], entry[1][0][6][1]) for entry in evaluator._shifted_by_token.values())
+    rows = sorted((*entry[1][0][:2], entry[1][0][6][1]) for entry in  # type: ignore[index]
+                  evaluator._shifted_by_token.values())
     assert rows == [(21, 22, 22), (26, 27, 27)]
 
 
