@@ -7,9 +7,11 @@ by hand (the comments show the counts).
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 
 from surface_lint.engine.core import Engine
 from surface_lint.engine.pipeline import Evaluator, join_turns
+from surface_lint.engine.scoring import evaluate as lane_verdicts
 from surface_lint.model.findings import Finding, Fix, Location, Severity
 from surface_lint.sources.base import DocLocator, JsonlReader, Record
 from surface_lint.sources.transcripts import turn_from_record
@@ -73,3 +75,23 @@ def test_top_string() -> None:
     # Once the record is located, its locator answers (the same offset and token).
     plain.location("case_id")
     assert plain.top_string("surface") == (28, '"truth is what is real"')
+
+
+def test_case_fields_change_only_the_severities() -> None:
+    """With case fields, what a case changes of the findings (expected -> error, post-gloss ->
+    information, else the configured level) is part of the memo's key: the same surface at the
+    same columns in three cases gives its finding at three severities."""
+    lane = Engine().lane("deterministic_fluency")
+    evaluator = Evaluator(lane, {})
+    turns = [turn for turn in (turn_from_record(record, []) for record in _records(LINES[:1])) if turn is not None]
+    [joined] = list(join_turns(lane, turns, None))
+    record = joined.record
+    verdicts = lane_verdicts(lane, joined.subject, None, None, evaluator.memo)
+    given = [{"expected_predicates": ["complete_punctuation"]}, {"post_gloss_predicates": ["complete_punctuation"]},
+             {"category": "x"}, {"expected_predicates": ["complete_punctuation"]}]
+    found = [evaluator.predicate_findings(verdicts, record, fields, "a", shared=True) for fields in given]
+    expected = _finding(1, 50, "a", 0)
+    assert found == [[replace(expected, severity=Severity.ERROR)], [replace(expected, severity=Severity.INFORMATION)],
+                     [expected], [replace(expected, severity=Severity.ERROR)]]
+    assert sorted(str(key[2]) for key in evaluator._shifted_by_token) == [
+        "(<Severity.ERROR: 4>,)", "(<Severity.INFORMATION: 2>,)", "(<Severity.WARNING: 3>,)"]

@@ -156,8 +156,9 @@ class Evaluator:
         self.memo = EvaluationMemo(lane)  # this evaluation's plan and verdict memo (never the Lane's)
         # id(verdicts) -> (verdicts, what they fail): see `_failing`.
         self._failing_by_verdicts: dict[int, tuple[Mapping[str, Verdict], tuple[_Failing, ...]]] = {}
-        # (id(failures), surface token) -> (failures, their findings shifted): see `_shifted`.
-        self._shifted_by_token: dict[tuple[int, str], tuple[tuple[_Failing, ...], tuple[_Shifted, ...] | None]] = {}
+        # (id(failures), surface token, severities) -> (failures, their findings shifted): see `_shifted`.
+        self._shifted_by_token: dict[tuple[int, str, tuple[Severity | None, ...] | None],
+                                     tuple[tuple[_Failing, ...], tuple[_Shifted, ...] | None]] = {}
 
     def evaluate(self, joined: Joined, findings: bool = True) -> Evaluated:
         """Verdicts always; predicate findings when `findings` (scoring asks only for the first
@@ -248,29 +249,35 @@ class Evaluator:
         failing = self._failing(verdicts, shared)
         if not failing:
             return []
-        if shared and not case_fields and not self.memo.paused:
-            shifted = self._shifted(failing, record, case_id)
+        if shared and not self.memo.paused:
+            levels = None
+            if case_fields:  # what the case changes of them: each one's severity, None when not reported
+                levels = tuple([None if spec.applies_if and not case_fields.get(spec.applies_if)
+                                else self.severity(spec, case_fields) for spec, _, _ in failing])
+            shifted = self._shifted(failing, record, case_fields, case_id, levels)
             if shifted is not None:
                 return shifted
         return self._findings(failing, record, case_fields, case_id)
 
-    def _shifted(self, failing: tuple[_Failing, ...], record: Record, case_id: str | None) -> list[Finding] | None:
-        """`_findings(failing, record, None, case_id)` when every finding it gives sits in the
-        record's one-line `surface` string (a span of it, or all of it): those findings depend on
-        the surface's raw token, not on where the line puts it, so they are remembered per
-        (failures, token) with columns from the token's quote and only shifted here. None: not so
+    def _shifted(self, failing: tuple[_Failing, ...], record: Record, case_fields: Mapping[str, Any] | None,
+                 case_id: str | None, levels: tuple[Severity | None, ...] | None) -> list[Finding] | None:
+        """`_findings(failing, record, case_fields, case_id)` when every finding it gives sits in
+        the record's one-line `surface` string (a span of it, or all of it): those findings depend
+        on the surface's raw token, not on where the line puts it, and on the case fields only
+        through `levels` (each failure's severity or None), so they are remembered per (failures,
+        token, levels) with columns from the token's quote and only shifted here. None: not so
         (another member's location, a pattern past its limit, a record of several lines)."""
         at = record.top_string("surface")
         if at is None:
             return None
         start, token = at
-        key = (id(failing), token)
+        key = (id(failing), token, levels)
         memo = self._shifted_by_token
         seen = memo.get(key)
         if seen is not None and seen[0] is failing:
             rows = seen[1]
         else:
-            rows = self._relative(failing, record, start)
+            rows = self._relative(failing, record, case_fields, start)
             if len(token) <= _SHIFTED_TOKEN:
                 if len(memo) >= _FAILING_KEPT:
                     memo.clear()
@@ -288,15 +295,16 @@ class Evaluator:
                                    case_id, (), fixes, index))
         return out
 
-    def _relative(self, failing: tuple[_Failing, ...], record: Record, start: int) -> tuple[_Shifted, ...] | None:
-        """What `_shifted` remembers: each finding of `_findings(failing, record, None, ...)` with
-        its columns made relative to the column of the surface token's quote (`start` + 1)."""
+    def _relative(self, failing: tuple[_Failing, ...], record: Record, case_fields: Mapping[str, Any] | None,
+                  start: int) -> tuple[_Shifted, ...] | None:
+        """What `_shifted` remembers: each finding of `_findings(failing, record, case_fields, ...)`
+        with its columns made relative to the column of the surface token's quote (`start` + 1)."""
         if "surface" not in record.data or any(verdict.timed_out or (not verdict.spans and verdict.target)
                                                for _, verdict, _ in failing):
             return None
         base, line = start + 1, record.line
         rows: list[_Shifted] = []
-        for f in self._findings(failing, record, None, None):
+        for f in self._findings(failing, record, case_fields, None):
             loc = f.location
             if loc.line != line or loc.end_line != line or len(f.fixes) > 1:
                 return None
