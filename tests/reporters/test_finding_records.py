@@ -11,7 +11,7 @@ import pytest
 
 from surface_lint.model.findings import Finding, Fix, Location, Related, Severity, packed_finding
 from surface_lint.reporters.json_format import indented
-from surface_lint.reporters.records import FindingRecords, slot_template
+from surface_lint.reporters.records import PARTIAL_AFTER, FindingRecords, slot_template
 
 
 def _indented(pad: str) -> FindingRecords:
@@ -102,6 +102,9 @@ def test_packed_findings_sharing_their_strings_at_other_positions() -> None:
     second = Finding(Location("a", 12, 40, 12, 41), "SL103", "complete_punctuation", Severity.WARNING, "m 100%",
                      "c\u00e9\"2", (), (Fix("Add `.`", Location("a", 12, 41, 12, 41), "."),), 1)
     compact = _compact()
+    for _ in range(PARTIAL_AFTER - 1):  # written the whole template's way until its strings come back enough
+        compact(_stored(first))
+    assert compact.partials == {} and list(compact.seen.values()) == [7]
     assert compact(_stored(first)) == (
         '{"code":"SL103","column":5,"end_column":6,"end_line":1,"fixes":[{"column":6,"end_column":6,"end_line":1,'
         '"line":1,"replacement":".","title":"Add `.`"}],"line":1,"message":"m 100%","path":"a","record_id":"c1",'
@@ -110,8 +113,10 @@ def test_packed_findings_sharing_their_strings_at_other_positions() -> None:
         '{"code":"SL103","column":40,"end_column":41,"end_line":12,"fixes":[{"column":41,"end_column":41,'
         '"end_line":12,"line":12,"replacement":".","title":"Add `.`"}],"line":12,"message":"m 100%","path":"a",'
         '"record_id":"c\u00e9\\"2","rule":"complete_punctuation","severity":"warning","type":"finding"}')
-    assert len(compact.partials) == 1
+    assert len(compact.partials) == 1 and compact.seen == {}
     unsorted = FindingRecords(lambda record: indented(record, "", sort_keys=False))
+    for _ in range(PARTIAL_AFTER - 1):
+        unsorted(_stored(first))
     assert unsorted(_stored(second)) == (
         '{\n  "path": "a",\n  "line": 12,\n  "column": 40,\n  "end_line": 12,\n  "end_column": 41,\n'
         '  "code": "SL103",\n  "rule": "complete_punctuation",\n  "severity": "warning",\n  "message": "m 100%",\n'
@@ -125,10 +130,10 @@ def test_packed_findings_sharing_their_strings_at_other_positions() -> None:
 def test_any_packed_finding_as_the_encoders_write_its_dict(f: Finding) -> None:
     for sort_keys in (True, False):
         records = FindingRecords(lambda record, s=sort_keys: indented(record, "  ", s))  # type: ignore[misc]
-        for _ in range(2):
+        for _ in range(PARTIAL_AFTER + 1):  # the whole template, then the partly written one
             assert records(_stored(f)) == json.dumps(f.to_dict(), indent=2, sort_keys=sort_keys,
                                                      ensure_ascii=False).replace("\n", "\n  ")
     compact = _compact()
-    for _ in range(2):
+    for _ in range(PARTIAL_AFTER + 1):
         assert compact(_stored(f)) == json.dumps({"type": "finding", **f.to_dict()}, sort_keys=True,
                                                  ensure_ascii=False, separators=(",", ":"))

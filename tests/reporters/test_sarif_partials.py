@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import hashlib
 
+import pytest
+
 from surface_lint.model.findings import Finding, Location, Severity, packed_finding
+from surface_lint.reporters import sarif
 from surface_lint.reporters.sarif import Fingerprints, _ResultText
 
 MESSAGE = "ends with `l` 100%\nnext"
@@ -23,7 +26,8 @@ def _result(line: int, column: int, fingerprint: str, case: str | None) -> str:
         f'  "partialFingerprints": {{\n    "surfaceLint/v1": "{fingerprint}"\n  }}{properties}\n}}')
 
 
-def test_packed_results_of_one_message_at_other_positions_and_cases() -> None:
+def test_packed_results_of_one_message_at_other_positions_and_cases(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sarif, "PARTIAL_AFTER", 1)  # a template from the first result of its strings
     findings = [
         Finding(Location("a.jsonl", 1, 50, 1, 51), "SL103", "complete_punctuation", Severity.WARNING, MESSAGE, "c1"),
         Finding(Location("a.jsonl", 4, 7, 4, 8), "SL103", "complete_punctuation", Severity.WARNING, MESSAGE, "c1"),
@@ -46,10 +50,25 @@ def test_packed_results_of_one_message_at_other_positions_and_cases() -> None:
     assert len(direct.partials) == 2
 
 
-def test_a_finding_of_other_types_is_written_whole() -> None:
+def test_a_finding_of_other_types_is_written_whole(monkeypatch: pytest.MonkeyPatch) -> None:
     """A case id that is no string: the whole result's way, no template kept."""
+    monkeypatch.setattr(sarif, "PARTIAL_AFTER", 1)
     odd = Finding(Location("a.jsonl", 2, 3, 2, 4), "SL103", "r", Severity.WARNING, "m", 7)  # type: ignore[arg-type]
     text, fingerprints = _ResultText(""), Fingerprints()
     written = text.stored(odd, {"SL103": 0}, fingerprints)
     assert '"caseId": 7' in written and '"startColumn": 3' in written
     assert text.partials == {}
+
+
+def test_a_template_is_made_once_its_strings_come_back() -> None:
+    """Results of one message: the first PARTIAL_AFTER - 1 (7) written field by field, then a
+    template; the text the same all along (occurrence numbers 1 to 9 of one case's fingerprint)."""
+    f = Finding(Location("a.jsonl", 1, 50, 1, 51), "SL103", "complete_punctuation", Severity.WARNING, MESSAGE, "c1")
+    text, fingerprints = _ResultText(""), Fingerprints()
+    written = []
+    for _ in range(9):
+        written.append(text.stored(packed_finding(f), {"SL103": 2}, fingerprints))
+        if len(written) == 7:
+            assert text.partials == {} and list(text.seen.values()) == [7]
+    assert written == [_result(1, 50, f"529d8f4dd0df230e:{n}", "c1") for n in range(1, 10)]
+    assert len(text.partials) == 1 and text.seen == {}

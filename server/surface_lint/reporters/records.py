@@ -18,6 +18,8 @@ from typing import Any, Literal
 from ..model.findings import Finding, Severity, packed_finding, unpacked_finding
 
 _SLOT = "\0surface-lint-slot-%d\0"  # a value's place in a record, unique in the encoded text
+PARTIAL_AFTER = 8  # writes of one finding's strings (path, code, message, ...) before they get their own template
+_SEEN_KEPT = 4096  # strings counted toward it (cleared when full)
 _PARTIALS_KEPT = 1024  # partly written templates per encoder (a run repeats a few messages; cleared when full)
 _TEMPLATES_KEPT = 256  # record shapes remembered per encoder (findings take few: related and fixes are rare)
 _LABELS = {s: s.label for s in Severity}
@@ -54,7 +56,7 @@ def slot_template(build: Callable[[Callable[[], str]], Any], encode: Encode) -> 
 class FindingRecords:
     """`encode({**head, **f.to_dict()})` for each finding `f`, by template (see the module)."""
 
-    __slots__ = ("encode", "head", "partials", "templates")
+    __slots__ = ("encode", "head", "partials", "seen", "templates")
 
     def __init__(self, encode: Encode, head: dict[str, Any] | None = None) -> None:
         self.encode = encode
@@ -64,6 +66,7 @@ class FindingRecords:
         # (path, code, rule, severity, message, has a record id[, fix title, fix replacement]) -> a
         # template with those written (`_partly`), or False when they are not what it writes.
         self.partials: dict[tuple[Any, ...], tuple[str, Reorder | None] | Literal[False]] = {}
+        self.seen: dict[tuple[Any, ...], int] = {}  # those strings' writes before their template is made
 
     def _whole(self, f: Finding) -> str:
         return self.encode({**self.head, **f.to_dict()}) if self.head else self.encode(f.to_dict())
@@ -145,7 +148,8 @@ class FindingRecords:
         """`_packed(packed)` for a finding without related locations and with at most one fix, by
         a template of its shape with its strings but the record id already written (a run's
         findings repeat a few messages): only the positions and the record id go in. None when a
-        position is not an int (the caller takes the whole template)."""
+        position is not an int or the strings are not yet PARTIAL_AFTER writes old (the caller takes
+        the whole template)."""
         loc, code, rule, severity, message, record_id, _, fixes, _, _ = packed
         _, line, column, end_line, end_column = loc
         if not type(line) is type(column) is type(end_line) is type(end_column) is int:
@@ -161,6 +165,15 @@ class FindingRecords:
             key = (loc[0], code, rule, severity, message, case)
         found = self.partials.get(key)
         if found is None:
+            # A template costs tens of writes: made for strings that have come back PARTIAL_AFTER
+            # times (a run with many distinct messages writes those the whole template's way).
+            seen = self.seen.get(key, 0) + 1
+            if seen < PARTIAL_AFTER:
+                if len(self.seen) >= _SEEN_KEPT:
+                    self.seen.clear()
+                self.seen[key] = seen
+                return None
+            self.seen.pop(key, None)
             found = self._partial(packed)
             if len(self.partials) >= _PARTIALS_KEPT:
                 self.partials.clear()

@@ -24,7 +24,7 @@ from ..engine import LaneResult
 from ..model.findings import Finding, Location, Severity, unpacked_finding
 from .common import LaneChoices, RuleInfo, SafeOut, capture, display_path, lane_records, printable
 from .json_format import indented
-from .records import slot_template, stored_findings
+from .records import PARTIAL_AFTER, slot_template, stored_findings
 
 if TYPE_CHECKING:
     from ..engine.diff import LaneDiff
@@ -34,6 +34,7 @@ SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas
 FINGERPRINT_KEY = "surfaceLint/v1"
 SRCROOT = "%SRCROOT%"
 _PARTIALS_KEPT = 1024  # partly written result templates per log (cleared when full)
+_SEEN_KEPT = 4096  # strings counted toward their template (cleared when full)
 FINGERPRINT_MEMORY = 65536  # distinct fingerprint keys whose occurrence counts are kept
 LEVELS = {
     Severity.ERROR: "error",
@@ -251,6 +252,7 @@ class _ResultText:
         self.templates: dict[tuple[tuple[str, ...], bool], str] = {}
         # (code, severity, message, path, has a case id) -> `partial`'s template.
         self.partials: dict[tuple[str, int, str, str, bool], str] = {}
+        self.seen: dict[tuple[str, int, str, str, bool], int] = {}  # results of those strings so far
 
     def template(self, artifact: tuple[str, ...], case: bool) -> str:
         key = (artifact, case)
@@ -323,6 +325,9 @@ class _ResultText:
             return None
         key = (code, severity, message, path, record_id is not None)
         partial = self.partials.get(key)
+        if partial is None and self._count(key):
+            return self.plain(code, index[code], _LEVEL_OF[severity], message, path, line, column, end_line,
+                              end_column, fingerprints.of(code, path, record_id, line), record_id)
         if partial is None:
             try:
                 partial = self.partial(code, index[code], _LEVEL_OF[severity], message, path, record_id is not None)
@@ -336,6 +341,18 @@ class _ResultText:
         if record_id is None:
             return partial % (line, column, end_line, end_column, fp)
         return partial % (line, column, end_line, end_column, fp, encode_basestring(record_id))
+
+    def _count(self, key: tuple[str, int, str, str, bool]) -> bool:
+        """Whether these strings are still under PARTIAL_AFTER results (counted; records.py): a
+        template costs tens of results, made only for strings that come back."""
+        seen = self.seen.get(key, 0) + 1
+        if seen < PARTIAL_AFTER:
+            if len(self.seen) >= _SEEN_KEPT:
+                self.seen.clear()
+            self.seen[key] = seen
+            return True
+        self.seen.pop(key, None)
+        return False
 
     def partial(self, code: str, rule_index: int, level: str, message: str, path: str, case: bool) -> str:
         """`plain`'s result with these fields written and a slot at each position, the fingerprint
