@@ -276,12 +276,13 @@ class Evaluator:
         seen = memo.get(key)
         if seen is not None and seen[0] is failing:
             rows = seen[1]
-        else:
-            rows = self._relative(failing, record, case_fields, start)
+        else:  # the old path's findings, and what they become from the quote's column
+            found, rows = self._relative(failing, record, case_fields, case_id, start, token)
             if len(token) <= _SHIFTED_TOKEN:
                 if len(memo) >= _FAILING_KEPT:
                     memo.clear()
                 memo[key] = (failing, rows)  # failing held: its id is not reused while here
+            return found
         if rows is None:
             return None
         path, line, index, base = record.path, record.line, record.index, start + 1
@@ -296,27 +297,30 @@ class Evaluator:
         return out
 
     def _relative(self, failing: tuple[_Failing, ...], record: Record, case_fields: Mapping[str, Any] | None,
-                  start: int) -> tuple[_Shifted, ...] | None:
-        """What `_shifted` remembers: each finding of `_findings(failing, record, case_fields, ...)`
-        with its columns made relative to the column of the surface token's quote (`start` + 1)."""
+                  case_id: str | None, start: int, token: str) -> tuple[list[Finding], tuple[_Shifted, ...] | None]:
+        """`_findings(failing, record, case_fields, case_id)` and what `_shifted` remembers of them:
+        each with its columns made relative to the column of the surface token's quote (`start` +
+        1), or None when one of them is not in the token (then the old path is taken each time)."""
+        record.surface_at("surface", start, start + len(token))  # the search done: not done again
+        found = self._findings(failing, record, case_fields, case_id)
         if "surface" not in record.data or any(verdict.timed_out or (not verdict.spans and verdict.target)
                                                for _, verdict, _ in failing):
-            return None
+            return found, None
         base, line = start + 1, record.line
         rows: list[_Shifted] = []
-        for f in self._findings(failing, record, case_fields, None):
+        for f in found:
             loc = f.location
             if loc.line != line or loc.end_line != line or len(f.fixes) > 1:
-                return None
+                return found, None
             fix = None
             if f.fixes:
                 x = f.fixes[0]
                 at = x.location
                 if at.line != line or at.end_line != line or at.end_column != at.column:
-                    return None
+                    return found, None
                 fix = (x.title, at.column - base, x.replacement)
             rows.append((loc.column - base, loc.end_column - base, f.code, f.rule, f.severity, f.message, fix))
-        return tuple(rows)
+        return found, tuple(rows)
 
     def _findings(self, failing: tuple[_Failing, ...], record: Record, case_fields: Mapping[str, Any] | None,
                   case_id: str | None) -> list[Finding]:

@@ -150,6 +150,12 @@ class DocLocator:
                 return [at(start + a, start + b) for a, b in ranges]
         return [self.location(path, inner) for inner in spans]
 
+    def first_member(self, member: str, found: tuple[int, int]) -> None:
+        """`_member_range`'s answer for the first member asked for, known already (found as
+        `member_range(self.text, member)` finds it); nothing when a member was asked for."""
+        if self._first is None:
+            self._first = (member, found)
+
     def top_string(self, member: str) -> tuple[int, str] | None:
         """(offset, raw token) of the top-level string member `member` of a one-line text (a
         JSONL record's), None when the text has several lines or the member is no string."""
@@ -426,6 +432,12 @@ class Record:
             return None
         start, end = found
         return start, text[start:end]
+
+    def surface_at(self, member: str, start: int, end: int) -> None:
+        """Tell a locator not yet built that `member`'s value is at [start, end) (`top_string`
+        found it), so locating it does not search again."""
+        if self._locator is None and not self.prefix:
+            self.locator.first_member(member, (start, end))
 
     def whole(self) -> Location:
         if self.prefix:
