@@ -4,12 +4,14 @@ for `Finding.to_dict()` (json's indented records, json-lines' compact ones), wha
 from __future__ import annotations
 
 import json
+import marshal
+from typing import cast
 
 import pytest
 
-from surface_lint.model.findings import Finding, Fix, Location, Related, Severity
+from surface_lint.model.findings import Finding, Fix, Location, Related, Severity, packed_finding
 from surface_lint.reporters.json_format import indented
-from surface_lint.reporters.records import FindingRecords, slot_template
+from surface_lint.reporters.records import PARTIAL_AFTER, FindingRecords, slot_template
 
 
 def _indented(pad: str) -> FindingRecords:
@@ -85,3 +87,53 @@ def test_a_slot_template_puts_values_in_the_order_they_were_asked_for() -> None:
     assert text % reorder(["B", "A", "C"]) == '{"a": A, "b": B, "c%": [C]}'
     one, single = slot_template(lambda slot: [slot()], json.dumps)
     assert one % single(["x"]) == "[x]"
+
+
+def _stored(f: Finding) -> tuple[object, ...]:
+    """A finding as a run's spool gives it back (packed, through marshal)."""
+    return cast("tuple[object, ...]", marshal.loads(marshal.dumps(packed_finding(f))))  # type: ignore[arg-type]
+
+
+def test_packed_findings_sharing_their_strings_at_other_positions() -> None:
+    """A packed finding's record by the template with its strings written (`_partly`): the
+    second finding of the same strings, fix and case-id shape reuses it with its own positions."""
+    first = Finding(Location("a", 1, 5, 1, 6), "SL103", "complete_punctuation", Severity.WARNING, "m 100%",
+                    "c1", (), (Fix("Add `.`", Location("a", 1, 6, 1, 6), "."),), 0)
+    second = Finding(Location("a", 12, 40, 12, 41), "SL103", "complete_punctuation", Severity.WARNING, "m 100%",
+                     "c\u00e9\"2", (), (Fix("Add `.`", Location("a", 12, 41, 12, 41), "."),), 1)
+    compact = _compact()
+    for _ in range(PARTIAL_AFTER - 1):  # written the whole template's way until its strings come back enough
+        compact(_stored(first))
+    assert compact.partials == {} and list(compact.seen.values()) == [7]
+    assert compact(_stored(first)) == (
+        '{"code":"SL103","column":5,"end_column":6,"end_line":1,"fixes":[{"column":6,"end_column":6,"end_line":1,'
+        '"line":1,"replacement":".","title":"Add `.`"}],"line":1,"message":"m 100%","path":"a","record_id":"c1",'
+        '"rule":"complete_punctuation","severity":"warning","type":"finding"}')
+    assert compact(_stored(second)) == (
+        '{"code":"SL103","column":40,"end_column":41,"end_line":12,"fixes":[{"column":41,"end_column":41,'
+        '"end_line":12,"line":12,"replacement":".","title":"Add `.`"}],"line":12,"message":"m 100%","path":"a",'
+        '"record_id":"c\u00e9\\"2","rule":"complete_punctuation","severity":"warning","type":"finding"}')
+    assert len(compact.partials) == 1 and compact.seen == {}
+    unsorted = FindingRecords(lambda record: indented(record, "", sort_keys=False))
+    for _ in range(PARTIAL_AFTER - 1):
+        unsorted(_stored(first))
+    assert unsorted(_stored(second)) == (
+        '{\n  "path": "a",\n  "line": 12,\n  "column": 40,\n  "end_line": 12,\n  "end_column": 41,\n'
+        '  "code": "SL103",\n  "rule": "complete_punctuation",\n  "severity": "warning",\n  "message": "m 100%",\n'
+        '  "record_id": "c\u00e9\\"2",\n  "fixes": [\n    {\n      "title": "Add `.`",\n      "line": 12,\n'
+        '      "column": 41,\n      "end_line": 12,\n      "end_column": 41,\n      "replacement": "."\n    }\n  ]\n}')
+
+
+# HOSTILE[3] is not marshalled (an enum member in a position): the spool pickles it, unpacked.
+@pytest.mark.parametrize("f", [*HOSTILE[:3], Finding(Location("a", 1, 5, 1, 5), "SL103", "r", Severity.WARNING, "m%s",
+                                                 fixes=(Fix("%d", Location("a", True, 5, 1, 5), "."),))])
+def test_any_packed_finding_as_the_encoders_write_its_dict(f: Finding) -> None:
+    for sort_keys in (True, False):
+        records = FindingRecords(lambda record, s=sort_keys: indented(record, "  ", s))  # type: ignore[misc]
+        for _ in range(PARTIAL_AFTER + 1):  # the whole template, then the partly written one
+            assert records(_stored(f)) == json.dumps(f.to_dict(), indent=2, sort_keys=sort_keys,
+                                                     ensure_ascii=False).replace("\n", "\n  ")
+    compact = _compact()
+    for _ in range(PARTIAL_AFTER + 1):
+        assert compact(_stored(f)) == json.dumps({"type": "finding", **f.to_dict()}, sort_keys=True,
+                                                 ensure_ascii=False, separators=(",", ":"))

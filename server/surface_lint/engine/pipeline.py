@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model.checks import CHECK_CODES as C
-from ..model.findings import Finding, Fix, Location, Severity, new_finding, new_location
+from ..model.findings import Finding, Fix, Location, Severity, new_finding, new_fix, new_location
 from ..rules.kinds.core import Context, Subject, Verdict
 from ..rules.loader import Lane, PredicateSpec, detail_is_derived
 from ..sources.base import Record, check_finding
@@ -33,6 +33,11 @@ _NO_PROBLEMS: list[Finding] = []  # shared by every record joined without case f
 # A failed reported predicate: its spec, its verdict, its findings' messages (one per span, else one).
 _Failing = tuple[PredicateSpec, Verdict, tuple[str, ...]]
 _FAILING_KEPT = 4096  # verdict mappings whose failures are remembered (cleared when full)
+# A remembered finding of a failing surface (`Evaluator._shifted`): its start and end columns from
+# the column of the surface token's quote, code, rule, severity, message, and its fix (title,
+# column from the quote's, replacement) or None.
+_Shifted = tuple[int, int, str, str, Severity, str, tuple[str, int, str] | None]
+_SHIFTED_TOKEN = 4096  # characters: a longer token's findings are made each time (the memo stays a few MiB)
 
 
 @dataclass(slots=True)
@@ -151,6 +156,9 @@ class Evaluator:
         self.memo = EvaluationMemo(lane)  # this evaluation's plan and verdict memo (never the Lane's)
         # id(verdicts) -> (verdicts, what they fail): see `_failing`.
         self._failing_by_verdicts: dict[int, tuple[Mapping[str, Verdict], tuple[_Failing, ...]]] = {}
+        # (id(failures), surface token, severities) -> (failures, their findings shifted): see `_shifted`.
+        self._shifted_by_token: dict[tuple[int, str, tuple[Severity | None, ...] | None],
+                                     tuple[tuple[_Failing, ...], tuple[_Shifted, ...] | None]] = {}
 
     def evaluate(self, joined: Joined, findings: bool = True) -> Evaluated:
         """Verdicts always; predicate findings when `findings` (scoring asks only for the first
@@ -238,8 +246,86 @@ class Evaluator:
         case_id: str | None,
         shared: bool = False,
     ) -> list[Finding]:
+        failing = self._failing(verdicts, shared)
+        if not failing:
+            return []
+        if shared and not self.memo.paused:
+            levels = None
+            if case_fields:  # what the case changes of them: each one's severity, None when not reported
+                levels = tuple([None if spec.applies_if and not case_fields.get(spec.applies_if)
+                                else self.severity(spec, case_fields) for spec, _, _ in failing])
+            shifted = self._shifted(failing, record, case_fields, case_id, levels)
+            if shifted is not None:
+                return shifted
+        return self._findings(failing, record, case_fields, case_id)
+
+    def _shifted(self, failing: tuple[_Failing, ...], record: Record, case_fields: Mapping[str, Any] | None,
+                 case_id: str | None, levels: tuple[Severity | None, ...] | None) -> list[Finding] | None:
+        """`_findings(failing, record, case_fields, case_id)` when every finding it gives sits in
+        the record's one-line `surface` string (a span of it, or all of it): those findings depend
+        on the surface's raw token, not on where the line puts it, and on the case fields only
+        through `levels` (each failure's severity or None), so they are remembered per (failures,
+        token, levels) with columns from the token's quote and only shifted here. None: not so
+        (another member's location, a pattern past its limit, a record of several lines)."""
+        at = record.top_string("surface")
+        if at is None:
+            return None
+        start, token = at
+        key = (id(failing), token, levels)
+        memo = self._shifted_by_token
+        seen = memo.get(key)
+        if seen is not None and seen[0] is failing:
+            rows = seen[1]
+        else:  # the old path's findings, and what they become from the quote's column
+            found, rows = self._relative(failing, record, case_fields, case_id, start, token)
+            if len(token) <= _SHIFTED_TOKEN:
+                if len(memo) >= _FAILING_KEPT:
+                    memo.clear()
+                memo[key] = (failing, rows)  # failing held: its id is not reused while here
+            return found
+        if rows is None:
+            return None
+        path, line, index, base = record.path, record.line, record.index, start + 1
         out: list[Finding] = []
-        for spec, verdict, messages in self._failing(verdicts, shared):
+        for a, b, code, rule, severity, message, fix in rows:
+            fixes: tuple[Fix, ...] = ()
+            if fix is not None:
+                title, column, replacement = fix
+                fixes = (new_fix(title, new_location(path, line, base + column, line, base + column), replacement),)
+            out.append(new_finding(new_location(path, line, base + a, line, base + b), code, rule, severity, message,
+                                   case_id, (), fixes, index))
+        return out
+
+    def _relative(self, failing: tuple[_Failing, ...], record: Record, case_fields: Mapping[str, Any] | None,
+                  case_id: str | None, start: int, token: str) -> tuple[list[Finding], tuple[_Shifted, ...] | None]:
+        """`_findings(failing, record, case_fields, case_id)` and what `_shifted` remembers of them:
+        each with its columns made relative to the column of the surface token's quote (`start` +
+        1), or None when one of them is not in the token (then the old path is taken each time)."""
+        record.surface_at("surface", start, start + len(token))  # the search done: not done again
+        found = self._findings(failing, record, case_fields, case_id)
+        if "surface" not in record.data or any(verdict.timed_out or (not verdict.spans and verdict.target)
+                                               for _, verdict, _ in failing):
+            return found, None
+        base, line = start + 1, record.line
+        rows: list[_Shifted] = []
+        for f in found:
+            loc = f.location
+            if loc.line != line or loc.end_line != line or len(f.fixes) > 1:
+                return found, None
+            fix = None
+            if f.fixes:
+                x = f.fixes[0]
+                at = x.location
+                if at.line != line or at.end_line != line or at.end_column != at.column:
+                    return found, None
+                fix = (x.title, at.column - base, x.replacement)
+            rows.append((loc.column - base, loc.end_column - base, f.code, f.rule, f.severity, f.message, fix))
+        return found, tuple(rows)
+
+    def _findings(self, failing: tuple[_Failing, ...], record: Record, case_fields: Mapping[str, Any] | None,
+                  case_id: str | None) -> list[Finding]:
+        out: list[Finding] = []
+        for spec, verdict, messages in failing:
             if spec.applies_if and not (case_fields or {}).get(spec.applies_if):
                 continue
             severity = self.severity(spec, case_fields)
@@ -308,7 +394,7 @@ def _ending_fix(spec: PredicateSpec, verdict: Verdict, where: Location) -> tuple
     if not endings or not verdict.spans or verdict.spans[-1][1] <= verdict.spans[-1][0]:
         return ()
     at = new_location(where.path, where.end_line, where.end_column, where.end_line, where.end_column)
-    return (Fix(f"Add terminal punctuation `{endings[0]}`", at, str(endings[0])),)
+    return (new_fix(f"Add terminal punctuation `{endings[0]}`", at, str(endings[0])),)
 
 
 __all__ = ["REPORT_CASE", "TURN", "Evaluated", "Evaluator", "Joined", "Suppressions",

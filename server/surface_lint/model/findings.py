@@ -138,6 +138,7 @@ class Finding:
 _new = object.__new__
 _SEVERITIES = {int(s): s for s in Severity}
 _SET_FINDING = tuple(Finding.__dict__[name].__set__ for name in Finding.__slots__)  # in field order
+_SET_FIX = tuple(Fix.__dict__[name].__set__ for name in ("title", "location", "replacement"))
 _SET_LOCATION = tuple(Location.__dict__[name].__set__ for name in ("path", "line", "column", "end_line", "end_column"))
 
 
@@ -164,6 +165,16 @@ def new_location(path: str, line: int, column: int, end_line: int, end_column: i
     return loc
 
 
+def new_fix(title: str, location: Location, replacement: str) -> Fix:
+    """`Fix(title, location, replacement)`, slot by slot (as `new_location`)."""
+    x = _new(Fix)
+    s_title, s_location, s_replacement = _SET_FIX
+    s_title(x, title)
+    s_location(x, location)
+    s_replacement(x, replacement)
+    return x
+
+
 def new_finding(location: Location, code: str, rule: str, severity: Severity, message: str,
                 record_id: str | None = None, related: tuple[Related, ...] = (), fixes: tuple[Fix, ...] = (),
                 record_index: int | None = None, extra: dict[str, object] | None = None) -> Finding:
@@ -188,15 +199,29 @@ def packed_finding(f: Finding) -> tuple[object, ...]:
     """A finding as a tuple of builtins (what marshal writes; `unpacked_finding` reads it back
     equal, field for field). ValueError when a field is not what a Finding holds (marshal would
     write a subclass as its base type): the caller then pickles."""
-    if type(f) is not Finding or type(f.severity) is not Severity or type(f.location) is not Location:
+    if type(f) is not Finding:
         raise ValueError("not a plain finding")
-    related = tuple((packed_location(r.location), r.message) for r in f.related) if f.related else ()
-    fixes = tuple((x.title, packed_location(x.location), x.replacement) for x in f.fixes) if f.fixes else ()
-    if (related and any(type(r) is not Related or type(r.location) is not Location for r in f.related)) or (
-            fixes and any(type(x) is not Fix or type(x.location) is not Location for x in f.fixes)):
-        raise ValueError("not a plain related location or fix")
-    return (packed_location(f.location), f.code, f.rule, int(f.severity), f.message, f.record_id, related, fixes,
-            f.record_index, f.extra)
+    loc, severity, related, fixes = f.location, f.severity, f.related, f.fixes
+    if type(severity) is not Severity or type(loc) is not Location:
+        raise ValueError("not a plain finding")
+    packed_related: tuple[Any, ...] = ()
+    packed_fixes: tuple[Any, ...] = ()
+    if related:
+        if any(type(r) is not Related or type(r.location) is not Location for r in related):
+            raise ValueError("not a plain related location or fix")
+        packed_related = tuple((packed_location(r.location), r.message) for r in related)
+    if len(fixes) == 1:  # a finding's one fix (an ending's), without a generator
+        x = fixes[0]
+        at = x.location
+        if type(x) is not Fix or type(at) is not Location:
+            raise ValueError("not a plain related location or fix")
+        packed_fixes = ((x.title, (at.path, at.line, at.column, at.end_line, at.end_column), x.replacement),)
+    elif fixes:
+        if any(type(x) is not Fix or type(x.location) is not Location for x in fixes):
+            raise ValueError("not a plain related location or fix")
+        packed_fixes = tuple((x.title, packed_location(x.location), x.replacement) for x in fixes)
+    return ((loc.path, loc.line, loc.column, loc.end_line, loc.end_column), f.code, f.rule, int(severity), f.message,
+            f.record_id, packed_related, packed_fixes, f.record_index, f.extra)
 
 
 def unpacked_finding(packed: tuple[Any, ...]) -> Finding:

@@ -13,17 +13,20 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from json.encoder import encode_basestring
 from operator import call, itemgetter
-from typing import Any
+from typing import Any, Literal
 
-from ..model.findings import Finding, Severity, unpacked_finding
+from ..model.findings import Finding, Severity, packed_finding, unpacked_finding
 
 _SLOT = "\0surface-lint-slot-%d\0"  # a value's place in a record, unique in the encoded text
+PARTIAL_AFTER = 8  # writes of one finding's strings (path, code, message, ...) before they get their own template
+_SEEN_KEPT = 4096  # strings counted toward it (cleared when full)
+_PARTIALS_KEPT = 1024  # partly written templates per encoder (a run repeats a few messages; cleared when full)
 _TEMPLATES_KEPT = 256  # record shapes remembered per encoder (findings take few: related and fixes are rare)
 _LABELS = {s: s.label for s in Severity}
 _INT_LABELS = {int(s): s.label for s in Severity}  # a packed finding's severity is its number
 
 Encode = Callable[[Any], str]
-Reorder = Callable[[Sequence[str]], tuple[str, ...]]
+Reorder = Callable[[Sequence[Any]], tuple[Any, ...]]
 _Template = tuple[str, Reorder, tuple[type, ...], tuple[Encode, ...]]
 
 
@@ -53,13 +56,17 @@ def slot_template(build: Callable[[Callable[[], str]], Any], encode: Encode) -> 
 class FindingRecords:
     """`encode({**head, **f.to_dict()})` for each finding `f`, by template (see the module)."""
 
-    __slots__ = ("encode", "head", "templates")
+    __slots__ = ("encode", "head", "partials", "seen", "templates")
 
     def __init__(self, encode: Encode, head: dict[str, Any] | None = None) -> None:
         self.encode = encode
         self.head = dict(head or {})  # members written before the finding's own (json-lines' `type`)
         # (related count, fixes count, has a record id) -> template, reorder, the values' types, their encoders
         self.templates: dict[tuple[int, int, bool], _Template] = {}
+        # (path, code, rule, severity, message, has a record id[, fix title, fix replacement]) -> a
+        # template with those written (`_partly`), or False when they are not what it writes.
+        self.partials: dict[tuple[Any, ...], tuple[str, Reorder | None] | Literal[False]] = {}
+        self.seen: dict[tuple[Any, ...], int] = {}  # those strings' writes before their template is made
 
     def _whole(self, f: Finding) -> str:
         return self.encode({**self.head, **f.to_dict()}) if self.head else self.encode(f.to_dict())
@@ -92,6 +99,18 @@ class FindingRecords:
         assert isinstance(f, Finding)
         loc = f.location
         related, fixes, record_id = f.related, f.fixes, f.record_id
+        if not related and len(fixes) <= 1 and (record_id is None or type(record_id) is str) and (
+                type(loc.path) is type(f.code) is type(f.rule) is type(f.message) is str) and (
+                not fixes or type(fixes[0].title) is type(fixes[0].replacement) is str):
+            # As its packed tuple when it is a plain one (the spool's last findings, a --jobs merge's).
+            try:
+                packed = packed_finding(f)
+            except ValueError:
+                pass
+            else:
+                text = self._partly(packed)
+                if text is not None:
+                    return text
         shape = (len(related), len(fixes), record_id is not None)
         label = _LABELS.get(f.severity) if type(f.severity) is Severity else None
         values: list[Any] = [loc.path, loc.line, loc.column, loc.end_line, loc.end_column, f.code, f.rule, label,
@@ -110,6 +129,10 @@ class FindingRecords:
     def _packed(self, packed: tuple[Any, ...]) -> str:
         """`self(unpacked_finding(packed))`, from the tuple (model/findings.py packed_finding)."""
         loc, code, rule, severity, message, record_id, related, fixes, _, _ = packed
+        if not related and len(fixes) <= 1 and (record_id is None or type(record_id) is str):
+            text = self._partly(packed)
+            if text is not None:
+                return text
         shape = (len(related), len(fixes), record_id is not None)
         values: list[Any] = [*loc, code, rule, _INT_LABELS.get(severity), message]
         if record_id is not None:
@@ -120,6 +143,85 @@ class FindingRecords:
             values += (title, *at[1:], replacement)
         text = self._written(shape, values)
         return text if text is not None else self._whole(unpacked_finding(packed))
+
+    def _partly(self, packed: tuple[Any, ...]) -> str | None:
+        """`_packed(packed)` for a finding without related locations and with at most one fix, by
+        a template of its shape with its strings but the record id already written (a run's
+        findings repeat a few messages): only the positions and the record id go in. None when a
+        position is not an int or the strings are not yet PARTIAL_AFTER writes old (the caller takes
+        the whole template)."""
+        loc, code, rule, severity, message, record_id, _, fixes, _, _ = packed
+        _, line, column, end_line, end_column = loc
+        if not type(line) is type(column) is type(end_line) is type(end_column) is int:
+            return None
+        case = record_id is not None
+        if fixes:
+            title, at, replacement = fixes[0]
+            _, fix_line, fix_column, fix_end_line, fix_end_column = at
+            if not type(fix_line) is type(fix_column) is type(fix_end_line) is type(fix_end_column) is int:
+                return None
+            key: tuple[Any, ...] = (loc[0], code, rule, severity, message, case, title, replacement)
+        else:
+            key = (loc[0], code, rule, severity, message, case)
+        found = self.partials.get(key)
+        if found is None:
+            # A template costs tens of writes: made for strings that have come back PARTIAL_AFTER
+            # times (a run with many distinct messages writes those the whole template's way).
+            seen = self.seen.get(key, 0) + 1
+            if seen < PARTIAL_AFTER:
+                if len(self.seen) >= _SEEN_KEPT:
+                    self.seen.clear()
+                self.seen[key] = seen
+                return None
+            self.seen.pop(key, None)
+            found = self._partial(packed)
+            if len(self.partials) >= _PARTIALS_KEPT:
+                self.partials.clear()
+            self.partials[key] = found
+        if found is False:
+            return None
+        template, reorder = found
+        if fixes:
+            values: tuple[Any, ...] = ((line, column, end_line, end_column, encode_basestring(record_id), fix_line,
+                                        fix_column, fix_end_line, fix_end_column) if case else
+                                       (line, column, end_line, end_column, fix_line, fix_column, fix_end_line,
+                                        fix_end_column))
+        elif case:
+            values = (line, column, end_line, end_column, encode_basestring(record_id))
+        else:
+            values = (line, column, end_line, end_column)
+        return template % (values if reorder is None else reorder(values))
+
+    def _partial(self, packed: tuple[Any, ...]) -> tuple[str, Reorder | None] | Literal[False]:
+        """The template `_partly` fills for findings like `packed`: the record of its shape with its
+        strings written by the encoder and a slot at each position and the record id (ints and a
+        string, as `_written` encodes them). False when one of its values is not of the type the
+        whole template takes (the caller takes the encoder, as `_written` would)."""
+        loc, code, rule, severity, message, record_id, _, fixes, _, _ = packed
+        label = _INT_LABELS.get(severity)
+        if not (type(loc[0]) is type(code) is type(rule) is type(message) is str and label is not None) or (
+                fixes and not (type(fixes[0][0]) is type(fixes[0][2]) is str)):
+            return False
+
+        def build(slot: Callable[[], str]) -> dict[str, Any]:
+            record: dict[str, Any] = dict(self.head)
+            record.update(path=loc[0], line=slot(), column=slot(), end_line=slot(), end_column=slot(), code=code,
+                          rule=rule, severity=label, message=message)
+            if record_id is not None:
+                record["record_id"] = slot()
+            if fixes:
+                title, _, replacement = fixes[0]
+                record["fixes"] = [{"title": title, "line": slot(), "column": slot(), "end_line": slot(),
+                                    "end_column": slot(), "replacement": replacement}]
+            return record
+
+        try:
+            text, reorder = slot_template(build, self.encode)
+        except ValueError:  # a string spelled like a slot: the whole template's way
+            return False
+        count = 4 + (record_id is not None) + 4 * bool(fixes)
+        kept = reorder(range(count))
+        return text, (None if list(kept) == list(range(count)) else reorder)
 
     def _written(self, shape: tuple[int, int, bool], values: list[Any]) -> str | None:
         """A record of this shape with these values by its template; None when a value is not of

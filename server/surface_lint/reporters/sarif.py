@@ -24,7 +24,7 @@ from ..engine import LaneResult
 from ..model.findings import Finding, Location, Severity, unpacked_finding
 from .common import LaneChoices, RuleInfo, SafeOut, capture, display_path, lane_records, printable
 from .json_format import indented
-from .records import slot_template, stored_findings
+from .records import PARTIAL_AFTER, slot_template, stored_findings
 
 if TYPE_CHECKING:
     from ..engine.diff import LaneDiff
@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 FINGERPRINT_KEY = "surfaceLint/v1"
 SRCROOT = "%SRCROOT%"
+_PARTIALS_KEPT = 1024  # partly written result templates per log (cleared when full)
+_SEEN_KEPT = 4096  # strings counted toward their template (cleared when full)
 FINGERPRINT_MEMORY = 65536  # distinct fingerprint keys whose occurrence counts are kept
 LEVELS = {
     Severity.ERROR: "error",
@@ -73,14 +75,21 @@ class Fingerprints:
 
     def __init__(self) -> None:
         self.seen = _FlatLru(FINGERPRINT_MEMORY)
+        # (code, path) -> the hashed key's start, code and displayed path (a log's findings name few).
+        self._heads: dict[tuple[str, str], str] = {}
 
     def __call__(self, f: Finding) -> str:
         return self.of(f.code, f.path, f.record_id, f.location.line)
 
     def of(self, code: str, path: str, record_id: str | None, line: int) -> str:
         """The fingerprint of a finding of these fields (`self(f)`, from a packed finding)."""
-        anchor = f"case:{record_id}" if record_id is not None else f"line:{line}"
-        key = "\0".join((code, display_path(path), anchor))
+        head = self._heads.get((code, path))
+        if head is None:
+            head = f"{code}\0{display_path(path)}\0"
+            if len(self._heads) >= _PARTIALS_KEPT:
+                self._heads.clear()
+            self._heads[(code, path)] = head
+        key = f"{head}case:{record_id}" if record_id is not None else f"{head}line:{line}"
         digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
         return f"{digest}:{self.seen.bump(int(digest, 16))}"
 
@@ -131,16 +140,26 @@ class _FlatLru:
 
     def bump(self, key: int) -> int:
         """The key's count plus one (1 if it is not among the kept), now its most recent use."""
-        slot = self._find(key)
-        if self.full[slot]:
+        # `_find` and, for a new key, `_link_newest` inlined (a log bumps once per result).
+        mask, full, keys = self.mask, self.full, self.keys
+        slot = key & mask
+        while full[slot] and keys[slot] != key:
+            slot = (slot + 1) & mask
+        if full[slot]:
             self.counts[slot] += 1
             if slot != self.newest:
                 self._unlink(slot)
                 self._link_newest(slot)
             return self.counts[slot]
-        self.full[slot] = 1
-        self.keys[slot], self.counts[slot] = key, 1
-        self._link_newest(slot)
+        full[slot] = 1
+        keys[slot], self.counts[slot] = key, 1
+        newest = self.newest
+        self.older[slot], self.newer[slot] = newest, -1
+        if newest >= 0:
+            self.newer[newest] = slot
+        else:
+            self.oldest = slot
+        self.newest = slot
         self.used += 1
         if self.used > self.capacity:
             self._evict(self.oldest)
@@ -231,6 +250,9 @@ class _ResultText:
     def __init__(self, pad: str) -> None:
         self.pad = pad
         self.templates: dict[tuple[tuple[str, ...], bool], str] = {}
+        # (code, severity, message, path, has a case id) -> `partial`'s template.
+        self.partials: dict[tuple[str, int, str, str, bool], str] = {}
+        self.seen: dict[tuple[str, int, str, str, bool], int] = {}  # results of those strings so far
 
     def template(self, artifact: tuple[str, ...], case: bool) -> str:
         key = (artifact, case)
@@ -273,19 +295,84 @@ class _ResultText:
 
     def stored(self, f: Finding | tuple[Any, ...], index: Mapping[str, int], fingerprints: Fingerprints) -> str:
         """`self(f, index, fingerprints(f))` of a finding or of its packed tuple (engine/score.py
-        KeptFindings.stored_items): a plain packed one from its fields, any other as its Finding."""
+        KeptFindings.stored_items): a plain one from its fields, any other as its Finding."""
         if type(f) is not tuple:
             assert isinstance(f, Finding)
+            if not f.related and type(f.severity) is Severity:
+                loc = f.location
+                text = self._filled(f.code, int(f.severity), f.message, loc.path, loc.line, loc.column, loc.end_line,
+                                    loc.end_column, f.record_id, index, fingerprints)
+                if text is not None:
+                    return text
             return self(f, index, fingerprints(f))
         loc, code, _, severity, message, record_id, related, _, _, _ = f
-        path, line, column, end_line, end_column = loc
-        if related or (record_id is not None and type(record_id) is not str) or not (
-                type(line) is type(column) is type(end_line) is type(end_column) is int and type(code) is str
-                and type(path) is str and type(message) is str):
-            whole = unpacked_finding(f)
-            return self(whole, index, fingerprints(whole))
-        return self.plain(code, index[code], _LEVEL_OF[severity], message, path, line, column, end_line, end_column,
-                          fingerprints.of(code, path, record_id, line), record_id)
+        if not related:
+            path, line, column, end_line, end_column = loc
+            text = self._filled(code, severity, message, path, line, column, end_line, end_column, record_id, index,
+                                fingerprints)
+            if text is not None:
+                return text
+        whole = unpacked_finding(f)
+        return self(whole, index, fingerprints(whole))
+
+    def _filled(self, code: str, severity: int, message: str, path: str, line: int, column: int, end_line: int,
+                end_column: int, record_id: str | None, index: Mapping[str, int], fingerprints: Fingerprints) -> str | None:
+        """`plain`'s result of these fields by `partial`'s template of its strings, None (and no
+        fingerprint counted) when a field is not of the type `plain` writes so."""
+        if (record_id is not None and type(record_id) is not str) or not (
+                type(line) is type(column) is type(end_line) is type(end_column) is int
+                and type(code) is type(path) is type(message) is str):
+            return None
+        key = (code, severity, message, path, record_id is not None)
+        partial = self.partials.get(key)
+        if partial is None and self._count(key):
+            return self.plain(code, index[code], _LEVEL_OF[severity], message, path, line, column, end_line,
+                              end_column, fingerprints.of(code, path, record_id, line), record_id)
+        if partial is None:
+            try:
+                partial = self.partial(code, index[code], _LEVEL_OF[severity], message, path, record_id is not None)
+            except ValueError:  # a value spelled like a slot: written whole
+                return self.plain(code, index[code], _LEVEL_OF[severity], message, path, line, column, end_line,
+                                  end_column, fingerprints.of(code, path, record_id, line), record_id)
+            if len(self.partials) >= _PARTIALS_KEPT:
+                self.partials.clear()
+            self.partials[key] = partial
+        fp = encode_basestring(fingerprints.of(code, path, record_id, line))
+        if record_id is None:
+            return partial % (line, column, end_line, end_column, fp)
+        return partial % (line, column, end_line, end_column, fp, encode_basestring(record_id))
+
+    def _count(self, key: tuple[str, int, str, str, bool]) -> bool:
+        """Whether these strings are still under PARTIAL_AFTER results (counted; records.py): a
+        template costs tens of results, made only for strings that come back."""
+        seen = self.seen.get(key, 0) + 1
+        if seen < PARTIAL_AFTER:
+            if len(self.seen) >= _SEEN_KEPT:
+                self.seen.clear()
+            self.seen[key] = seen
+            return True
+        self.seen.pop(key, None)
+        return False
+
+    def partial(self, code: str, rule_index: int, level: str, message: str, path: str, case: bool) -> str:
+        """`plain`'s result with these fields written and a slot at each position, the fingerprint
+        and the case id (a run's findings repeat a few messages: `stored` fills only those)."""
+
+        def build(slot: Callable[[], str]) -> dict[str, Any]:
+            result: dict[str, Any] = {
+                "ruleId": code, "ruleIndex": rule_index, "level": level,
+                "message": {"text": printable(message, keep="\n")},
+                "locations": [{"physicalLocation": {"artifactLocation": _artifact(display_path(path)),
+                                                    "region": {"startLine": slot(), "startColumn": slot(),
+                                                               "endLine": slot(), "endColumn": slot()}}}],
+                "partialFingerprints": {FINGERPRINT_KEY: slot()},
+            }
+            if case:
+                result["properties"] = {"caseId": slot()}
+            return result
+
+        # Keys unsorted: the slots are written in the order they were made.
+        return slot_template(build, lambda r: indented(r, self.pad, sort_keys=False))[0]
 
 
 def write_log(findings: Iterable[Finding], rules: Mapping[str, RuleInfo], out: TextIO,

@@ -150,6 +150,23 @@ class DocLocator:
                 return [at(start + a, start + b) for a, b in ranges]
         return [self.location(path, inner) for inner in spans]
 
+    def first_member(self, member: str, found: tuple[int, int]) -> None:
+        """`_member_range`'s answer for the first member asked for, known already (found as
+        `member_range(self.text, member)` finds it); nothing when a member was asked for."""
+        if self._first is None:
+            self._first = (member, found)
+
+    def top_string(self, member: str) -> tuple[int, str] | None:
+        """(offset, raw token) of the top-level string member `member` of a one-line text (a
+        JSONL record's), None when the text has several lines or the member is no string."""
+        text = self.text
+        if "\n" in text:
+            return None
+        span = self._get((member,))
+        if span is None or span.string is None:
+            return None
+        return span.start, text[span.start : span.end]
+
     def value(self, path: JsonPath) -> ValueSpan | None:
         return self._get(path)
 
@@ -237,7 +254,6 @@ _STRING_TOKEN = r'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
 _WS = r"[ \t\r\n]*+"
 _SCALAR_MEMBERS = (rf"\{{{_WS}(?:{_STRING_TOKEN}{_WS}:{_WS}(?:{_STRING_TOKEN}|[-0-9][-+.0-9eE]*+|true|false|null)"
                    rf"{_WS},{_WS})*?")
-_STRING_AT = re.compile(_STRING_TOKEN, re.S)
 _KEY_AFTER_SCALARS: dict[str, re.Pattern[str] | None] = {}
 
 
@@ -249,7 +265,8 @@ def _key_after_scalars(key: str) -> re.Pattern[str] | None:
     except KeyError:
         pass
     plain = not any(c in '"\\' or c < " " for c in key)
-    pattern = re.compile(rf'{_SCALAR_MEMBERS}"{re.escape(key)}"{_WS}:{_WS}', re.S) if plain else None
+    # The value's token too when it is a string (group 1): one match finds a surface's range.
+    pattern = re.compile(rf'{_SCALAR_MEMBERS}"{re.escape(key)}"{_WS}:{_WS}({_STRING_TOKEN})?', re.S) if plain else None
     if len(_KEY_AFTER_SCALARS) < 64:
         _KEY_AFTER_SCALARS[key] = pattern
     return pattern
@@ -265,12 +282,13 @@ def member_range(text: str, key: str) -> tuple[int, int] | None:
     one regex match finds the key: an earlier member spelled with escapes is skipped, and rightly,
     since a later plain `"key"` is the one json keeps."""
     pattern = _key_after_scalars(key)
-    m = pattern.match(text, _skip_ws(text, 0)) if pattern is not None else None
+    m = pattern.match(text, 0 if text.startswith("{") else _skip_ws(text, 0)) if pattern is not None else None
     if m is not None:
-        start = m.end()
-        if text[start : start + 1] == '"':
-            value = _STRING_AT.match(text, start)
-            end = value.end() if value is not None else -1
+        start = end = m.end()
+        if m.group(1) is not None:  # a string value: its token matched
+            start = m.start(1)
+        elif text[start : start + 1] == '"':  # a string token that does not end (not what json accepted)
+            end = -1
         else:
             try:
                 end = _scan_value(text, start)[1]
@@ -396,6 +414,30 @@ class Record:
 
     def key_location(self, *path: str | int) -> Location:
         return self.locator.key_location((*self.prefix, *path))
+
+    def top_string(self, member: str) -> tuple[int, str] | None:
+        """(offset in the line, raw token with its quotes) of a top-level string member of a
+        one-line record (a JSONL line's, as `location(member)` finds it), else None. A record not
+        yet located is searched once without building its locator (a failing case asks only this)."""
+        if self.prefix:
+            return None
+        if self._locator is not None:  # its positions are the record's own (`_shifted` puts them at self.line)
+            locator = self._locator
+            return locator.top_string(member) if locator.first_line == self.line and locator.path == self.path else None
+        text = self._text
+        if "\n" in text:
+            return None
+        found = member_range(text, member)
+        if found is None or text[found[0]] != '"':
+            return None
+        start, end = found
+        return start, text[start:end]
+
+    def surface_at(self, member: str, start: int, end: int) -> None:
+        """Tell a locator not yet built that `member`'s value is at [start, end) (`top_string`
+        found it), so locating it does not search again."""
+        if self._locator is None and not self.prefix:
+            self.locator.first_member(member, (start, end))
 
     def whole(self) -> Location:
         if self.prefix:
