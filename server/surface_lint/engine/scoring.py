@@ -93,16 +93,7 @@ def evaluate(
     if hit is not None:
         memo.hits += 1
         return hit  # type: ignore[no-any-return]
-    out = _evaluate(lane, plan, subject, stored, case_fields)
-    if len(entries) >= MEMO_SIZE:
-        entries.clear()
-    entries[key] = out
-    if memo.lookups >= memo.WINDOW:
-        if memo.hits * 100 < memo.lookups:
-            memo.paused = memo.PAUSE
-            entries.clear()
-        memo.hits = memo.lookups = 0
-    return out
+    return _remember(memo, key, _evaluate(lane, plan, subject, stored, case_fields))
 
 
 def evaluate_turn(lane: Lane, memo: EvaluationMemo, surface: str, grounding: str, primed: bool) -> Mapping[str, Verdict]:
@@ -119,7 +110,13 @@ def evaluate_turn(lane: Lane, memo: EvaluationMemo, surface: str, grounding: str
     if hit is not None:
         memo.hits += 1
         return hit  # type: ignore[no-any-return]
-    out = _evaluate(lane, memo.plan, Subject(surface, grounding, None, primed), None, None)
+    return _remember(memo, key, _evaluate(lane, memo.plan, Subject(surface, grounding, None, primed), None, None))
+
+
+def _remember(memo: EvaluationMemo, key: tuple[Any, ...], out: Mapping[str, Verdict]) -> Mapping[str, Verdict]:
+    """A missed evaluation kept under its key (the memo cleared when full), and the memo paused
+    for a while when fewer than 1 in 100 of the window's lookups hit."""
+    entries = memo.entries
     if len(entries) >= MEMO_SIZE:
         entries.clear()
     entries[key] = out

@@ -258,21 +258,7 @@ class _ResultText:
         key = (artifact, case)
         found = self.templates.get(key)
         if found is None:
-
-            def build(slot: Callable[[], str]) -> dict[str, Any]:
-                result: dict[str, Any] = {
-                    "ruleId": slot(), "ruleIndex": slot(), "level": slot(), "message": {"text": slot()},
-                    "locations": [{"physicalLocation": {"artifactLocation": {k: slot() for k in artifact},
-                                                        "region": {"startLine": slot(), "startColumn": slot(),
-                                                                   "endLine": slot(), "endColumn": slot()}}}],
-                    "partialFingerprints": {FINGERPRINT_KEY: slot()},
-                }
-                if case:
-                    result["properties"] = {"caseId": slot()}
-                return result
-
-            # Keys unsorted: the slots are written in the order they were made.
-            found = self.templates[key] = slot_template(build, lambda r: indented(r, self.pad, sort_keys=False))[0]
+            found = self.templates[key] = _result_template(self.pad, case, None, artifact)
         return found
 
     def __call__(self, f: Finding, index: Mapping[str, int], fp: str) -> str:
@@ -357,22 +343,32 @@ class _ResultText:
     def partial(self, code: str, rule_index: int, level: str, message: str, path: str, case: bool) -> str:
         """`plain`'s result with these fields written and a slot at each position, the fingerprint
         and the case id (a run's findings repeat a few messages: `stored` fills only those)."""
+        return _result_template(self.pad, case, (code, rule_index, level, printable(message, keep="\n")),
+                                _artifact(display_path(path)))
 
-        def build(slot: Callable[[], str]) -> dict[str, Any]:
-            result: dict[str, Any] = {
-                "ruleId": code, "ruleIndex": rule_index, "level": level,
-                "message": {"text": printable(message, keep="\n")},
-                "locations": [{"physicalLocation": {"artifactLocation": _artifact(display_path(path)),
-                                                    "region": {"startLine": slot(), "startColumn": slot(),
-                                                               "endLine": slot(), "endColumn": slot()}}}],
-                "partialFingerprints": {FINGERPRINT_KEY: slot()},
-            }
-            if case:
-                result["properties"] = {"caseId": slot()}
-            return result
 
-        # Keys unsorted: the slots are written in the order they were made.
-        return slot_template(build, lambda r: indented(r, self.pad, sort_keys=False))[0]
+def _result_template(pad: str, case: bool, head: tuple[str, int, str, str] | None,
+                     artifact: Mapping[str, str] | tuple[str, ...]) -> str:
+    """A result's %-template: `head` (ruleId, ruleIndex, level, message text) and the artifact's
+    values written in, or (`head` None, `artifact` its keys) a slot for each; a slot at each
+    position, the fingerprint and, with `case`, the case id. Keys unsorted: the slots are written
+    in the order they were made."""
+
+    def build(slot: Callable[[], str]) -> dict[str, Any]:
+        rule_id, rule_index, level, text = head if head is not None else (slot(), slot(), slot(), slot())
+        where = dict(artifact) if isinstance(artifact, Mapping) else {k: slot() for k in artifact}
+        result: dict[str, Any] = {
+            "ruleId": rule_id, "ruleIndex": rule_index, "level": level, "message": {"text": text},
+            "locations": [{"physicalLocation": {"artifactLocation": where,
+                                                "region": {"startLine": slot(), "startColumn": slot(),
+                                                           "endLine": slot(), "endColumn": slot()}}}],
+            "partialFingerprints": {FINGERPRINT_KEY: slot()},
+        }
+        if case:
+            result["properties"] = {"caseId": slot()}
+        return result
+
+    return slot_template(build, lambda r: indented(r, pad, sort_keys=False))[0]
 
 
 def write_log(findings: Iterable[Finding], rules: Mapping[str, RuleInfo], out: TextIO,
