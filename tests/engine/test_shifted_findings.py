@@ -9,6 +9,8 @@ from __future__ import annotations
 import io
 from dataclasses import replace
 
+import pytest
+
 from surface_lint.engine.core import Engine
 from surface_lint.engine.pipeline import Evaluator, join_turns
 from surface_lint.engine.scoring import evaluate as lane_verdicts
@@ -95,3 +97,20 @@ def test_case_fields_change_only_the_severities() -> None:
                      [expected], [replace(expected, severity=Severity.ERROR)]]
     assert sorted(str(key[2]) for key in evaluator._shifted_by_token) == [
         "(<Severity.ERROR: 4>,)", "(<Severity.INFORMATION: 2>,)", "(<Severity.WARNING: 3>,)"]
+
+
+def test_the_remembered_tokens_are_bounded_by_their_characters(monkeypatch: pytest.MonkeyPatch) -> None:
+    from surface_lint.engine import pipeline
+
+    # The tokens of LINES are 23 ("truth is what is real" quoted) and 28 characters (its escaped
+    # spelling): with a budget of 40, the second token fits (23 < 40) and the third entry finds
+    # 51 >= 40 held, so the memo is cleared first.
+    monkeypatch.setattr(pipeline, "_SHIFTED_CHARS", 40)
+    lane = Engine().lane("deterministic_fluency")
+    evaluator = Evaluator(lane, {})
+    lines = [LINES[0], LINES[2], LINES[0].replace('"a"', '"e"').replace("truth", "north")]
+    turns = [turn for turn in (turn_from_record(record, []) for record in _records(lines)) if turn is not None]
+    found = [evaluator.evaluate(joined).findings for joined in join_turns(lane, turns, None)]
+    assert found == [[_finding(1, 50, "a", 0)], [_finding(2, 55, "c", 1)], [_finding(3, 50, "e", 2)]]
+    assert [key[1] for key in evaluator._shifted_by_token] == ['"north is what is real"']
+    assert evaluator._shifted_chars == 23

@@ -37,7 +37,10 @@ _FAILING_KEPT = 4096  # verdict mappings whose failures are remembered (cleared 
 # the column of the surface token's quote, code, rule, severity, message, and its fix (title,
 # column from the quote's, replacement) or None.
 _Shifted = tuple[int, int, str, str, Severity, str, tuple[str, int, str] | None]
-_SHIFTED_TOKEN = 4096  # characters: a longer token's findings are made each time (the memo stays a few MiB)
+_SHIFTED_TOKEN = 4096  # characters: a longer token's findings are made each time
+# Characters of the tokens `_shifted` holds at most (cleared when past): 4,096 tokens of 4,096
+# characters would be 16 MiB; real surfaces of a few hundred characters never reach it.
+_SHIFTED_CHARS = 1 << 20
 
 
 @dataclass(slots=True)
@@ -159,6 +162,7 @@ class Evaluator:
         # (id(failures), surface token, severities) -> (failures, their findings shifted): see `_shifted`.
         self._shifted_by_token: dict[tuple[int, str, tuple[Severity | None, ...] | None],
                                      tuple[tuple[_Failing, ...], tuple[_Shifted, ...] | None]] = {}
+        self._shifted_chars = 0  # characters of the tokens held there
 
     def evaluate(self, joined: Joined, findings: bool = True) -> Evaluated:
         """Verdicts always; predicate findings when `findings` (scoring asks only for the first
@@ -279,9 +283,11 @@ class Evaluator:
         else:  # the old path's findings, and what they become from the quote's column
             found, rows = self._relative(failing, record, case_fields, case_id, start, token)
             if len(token) <= _SHIFTED_TOKEN:
-                if len(memo) >= _FAILING_KEPT:
+                if len(memo) >= _FAILING_KEPT or self._shifted_chars >= _SHIFTED_CHARS:
                     memo.clear()
+                    self._shifted_chars = 0
                 memo[key] = (failing, rows)  # failing held: its id is not reused while here
+                self._shifted_chars += len(token)
             return found
         if rows is None:
             return None
