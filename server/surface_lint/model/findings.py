@@ -224,6 +224,16 @@ def packed_finding(f: Finding) -> tuple[object, ...]:
             f.record_id, packed_related, packed_fixes, f.record_index, f.extra)
 
 
+def stored_code(item: Finding | tuple[Any, ...]) -> str:
+    """The code of a finding or of its packed tuple (`packed_finding`), without unpacking it."""
+    return item[1] if type(item) is tuple else item.code  # type: ignore[union-attr]
+
+
+def stored_severity(item: Finding | tuple[Any, ...]) -> int:
+    """The severity (as a number) of a finding or of its packed tuple, without unpacking it."""
+    return item[3] if type(item) is tuple else int(item.severity)  # type: ignore[union-attr]
+
+
 def unpacked_finding(packed: tuple[Any, ...]) -> Finding:
     loc, code, rule, severity, message, record_id, related, fixes, record_index, extra = packed
     return new_finding(new_location(*loc), code, rule, _SEVERITIES[severity], message, record_id,

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..engine import LaneResult
-from ..model.findings import Finding, Severity, unpacked_finding
+from ..model.findings import Finding, Severity, stored_severity, unpacked_finding
 from .common import SafeOut, capture, display_path, fmt_value, printable, run_note
 from .records import stored_findings
 
@@ -76,9 +76,9 @@ _Item = Annotation | Finding | tuple[Any, ...]
 
 
 def _severity_key(item: _Item) -> int:
-    if isinstance(item, tuple):
-        return -int(item[3])  # a packed finding's severity (model/findings.py packed_finding)
-    return -int(item.severity)
+    if isinstance(item, Annotation):
+        return -int(item.severity)
+    return -stored_severity(item)
 
 
 def _annotation(item: _Item) -> Annotation:

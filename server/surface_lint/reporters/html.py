@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from .. import __version__
 from ..engine import LaneResult
 from ..engine.spool import ScratchText
-from ..model.findings import Finding, Severity, unpacked_finding
+from ..model.findings import Finding, Severity, stored_code, unpacked_finding
 from .common import (
     LIST_LIMIT,
     CaseView,
@@ -370,11 +370,8 @@ def _other_findings(findings: Iterable[Finding], codes: Collection[str]) -> Iter
     as the run keeps them (a packed tuple, reporters/records.py stored_findings), only the others
     rebuilt."""
     for item in stored_findings(findings):
-        if isinstance(item, tuple):
-            if item[1] not in codes:  # a packed finding's code (model/findings.py packed_finding)
-                yield unpacked_finding(item)
-        elif item.code not in codes:
-            yield item
+        if stored_code(item) not in codes:
+            yield unpacked_finding(item) if isinstance(item, tuple) else item
 
 
 def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:

@@ -21,7 +21,7 @@ from urllib.parse import quote
 
 from .. import __version__
 from ..engine import LaneResult
-from ..model.findings import Finding, Location, Severity, unpacked_finding
+from ..model.findings import Finding, Location, Severity, stored_code, unpacked_finding
 from .common import LaneChoices, RuleInfo, SafeOut, capture, display_path, lane_records, printable
 from .json_format import indented
 from .records import PARTIAL_AFTER, slot_template, stored_findings
@@ -377,7 +377,7 @@ def write_log(findings: Iterable[Finding], rules: Mapping[str, RuleInfo], out: T
     rule codes the driver lists before them)."""
     w = SafeOut(out).write
     stored = stored_findings(findings)  # packed findings where the run keeps them so: none rebuilt
-    codes = sorted({f[1] if type(f) is tuple else f.code for f in stored})  # type: ignore[union-attr]
+    codes = sorted(set(map(stored_code, stored)))
     index = {code: i for i, code in enumerate(codes)}
     run: dict[str, Any] = {
         "tool": {"driver": {
