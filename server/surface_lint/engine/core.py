@@ -254,6 +254,8 @@ class Engine:
                     scorer.rows.close()
                     scorer = LaneScorer(self, lane, index, want_details, finding_limit)
                     scorer.row_findings = row_findings
+                    scorer.light_rows = light_rows
+                    scorer.status_rows = status_rows
                     scorer.read(transcript_paths, texts)
         stats.add(scorer.stats)
         # The lane the inputs name themselves (a report's `lane`): `diff` compares it.
