@@ -14,6 +14,7 @@ import pytest
 from cli_support import LANE, cli
 
 from surface_lint.engine.score import LaneScorer
+from surface_lint.engine.views import PerPredicateQuota
 
 PASS = "Lamp one gives light."
 NO_STOP = "Lamp three gives light"  # SL103 complete_punctuation (warning)
@@ -171,3 +172,12 @@ def test_select_and_baseline_runs_keep_every_row(tmp_path: Path, monkeypatch: py
     _report(tmp_path, "markdown", "t.jsonl", monkeypatch, False, "--select", "SL101")
     _report(tmp_path, "html", "t.jsonl", monkeypatch, False, "--github-summary")
     assert reads == [(False, False), (False, False)]
+
+
+def test_the_quota_admits_a_case_while_one_of_its_names_is_under_the_limit() -> None:
+    quota = PerPredicateQuota(2)
+    asked = (["a"], ["a", "b"], ["a"], ["a", "b"], ["b"], ["a", "b"])
+    assert [quota.admit(names) for names in asked] == [True, True, False, True, False, False]
+    assert quota.shown == {"a": 3, "b": 2}
+    assert quota.hidden == {"a": 2, "b": 2}
+    assert quota.notes() == [("a", 2), ("b", 2)]

@@ -24,7 +24,7 @@ from ..sources.base import JsonlReader, ReadStats, Record, check_finding
 from ..sources.streams import open_input
 from ..sources.transcripts import Turn, iter_turns, read_report, sniff_stream
 from .caseindex import IdSet, ids_list
-from .compact import CompactOutcomes, whole_record
+from .compact import CompactOutcomes, Summary, whole_record
 from .details import DetailsPlan, SharedDetails
 from .fold import metrics_from_tally
 from .pipeline import TURN, Evaluated, Evaluator, Joined, join_report, join_turns
@@ -165,6 +165,7 @@ class LaneScorer:
         self.shown: ShownCases | None = None
         self.shown_missed = False
         self._shown_folded = False
+        self._summary: Summary | None = None  # the tally's summary when `read` made it (`_repeats`)
 
     # --- evaluation (here or in a worker) ----------------------------------------------
 
@@ -512,7 +513,10 @@ class LaneScorer:
     def _repeats(self) -> bool:
         """Whether a later record of a case replaced an earlier one (only ids the tally's
         filter suspects are checked, exactly)."""
-        return bool(self.compact.suspect_count) and bool(self.compact.summary().replaced)
+        if not self.compact.suspect_count:
+            return False
+        self._summary = self.compact.summary()  # the result's, read once there
+        return bool(self._summary.replaced)
 
     # --- the result --------------------------------------------------------------------
 
@@ -520,7 +524,7 @@ class LaneScorer:
                input_findings: Iterable[Finding], declared_lane: str | None,
                first_transcript: str = "") -> LaneResult:
         lane = self.lane
-        summary = self.compact.summary()
+        summary, self._summary = self._summary or self.compact.summary(), None
         replaced = summary.replaced
         for f in input_findings:
             self.problem(f)

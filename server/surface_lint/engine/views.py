@@ -305,12 +305,16 @@ class PerPredicateQuota:
         self.hidden: dict[str, int] = {}
 
     def admit(self, names: Sequence[str]) -> bool:
-        keep = any(self.shown.get(n, 0) < self.limit for n in names)
+        # Asked for every failing case of a run: plain loops, no generator.
+        shown, limit = self.shown, self.limit
+        counts = self.hidden
+        keep = False
         for n in names:
-            if keep:
-                self.shown[n] = self.shown.get(n, 0) + 1
-            else:
-                self.hidden[n] = self.hidden.get(n, 0) + 1
+            if shown.get(n, 0) < limit:
+                counts, keep = shown, True
+                break
+        for n in names:
+            counts[n] = counts.get(n, 0) + 1
         return keep
 
     def notes(self) -> list[tuple[str, int]]:
