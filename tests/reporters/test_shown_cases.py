@@ -181,3 +181,21 @@ def test_the_quota_admits_a_case_while_one_of_its_names_is_under_the_limit() -> 
     assert quota.shown == {"a": 3, "b": 2}
     assert quota.hidden == {"a": 2, "b": 2}
     assert quota.notes() == [("a", 2), ("b", 2)]
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "html"])
+def test_input_problems_and_unscored_turns_are_reported_as_on_the_general_path(
+        tmp_path: Path, fmt: str, monkeypatch: pytest.MonkeyPatch, reads: list[tuple[bool, bool]]) -> None:
+    _write(tmp_path / "t.jsonl", ROWS[:4])
+    with (tmp_path / "t.jsonl").open("a", encoding="utf-8") as fh:
+        fh.write('{"case_id": "broken", "surface": \n')  # not JSON: SL001
+        fh.write(json.dumps({"surface": "No id here."}) + "\n")  # no case id: not scored
+        fh.write(json.dumps({"case_id": "off", "surface": "Not scored.", "scored": False}) + "\n")
+    out = _both(tmp_path, fmt, "t.jsonl", monkeypatch, reads, [(True, False)])
+    counts = " · 4 case(s) · 2 failing · 1 with notes only"
+    if fmt == "markdown":
+        assert out.splitlines()[2].endswith(counts)
+    else:
+        assert _meta(out).endswith(counts + "</p>")
+        other = out[out.index('<section id="findings"><h2>Other findings</h2>'):]
+        assert other.count("<tr><td") == 1 and "<code>SL001</code>" in other
