@@ -16,7 +16,6 @@ from .scoring import Outcome, ThresholdResult
 
 if TYPE_CHECKING:
     from .details import SharedDetails
-    from .views import ShownCases
 
 SURFACE_PATH = ("surface",)
 T_co = TypeVar("T_co", covariant=True)
@@ -242,7 +241,8 @@ class LaneResult:
     # A Markdown or HTML run scored for what it shows (`Engine.score`'s `shown`): every case
     # counted and the shown cases' outcomes (views.ShownCases); `outcomes` is then a count, and
     # `findings` holds none of the predicates' own findings. None: `outcomes` has every case.
-    shown: ShownCases | None = None
+    # (Typed Any: views.py, below which this module sits, reads LaneResult.)
+    shown: Any = None
 
 
 
