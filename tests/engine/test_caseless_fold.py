@@ -1,9 +1,12 @@
 """The caseless fold (`LaneScorer._fold_caseless`, the text report's run) scores exactly as the
-general path (`fold(join_turns(...))`): priming, replays, unscored turns, the finding limit."""
+general path (`fold(join_turns(...))`): priming, replays, unscored turns, the finding limit; with
+`shown` (Markdown, HTML) it counts and keeps what those writers do over every row."""
 
 from __future__ import annotations
 
+import io
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,10 +14,14 @@ import pytest
 from surface_lint.engine import Engine
 from surface_lint.engine import compact as compact_module
 from surface_lint.engine.compact import CompactOutcomes
-from surface_lint.engine.score import LaneScorer
+from surface_lint.engine.details import DetailsPlan
+from surface_lint.engine.score import LaneScorer, shown_probe
 from surface_lint.engine.scoring import EvaluationMemo, evaluate, evaluate_turn
+from surface_lint.engine.views import HtmlCases, MarkdownCases, ShownCases, reported_predicates
 from surface_lint.model.findings import Location
 from surface_lint.rules.kinds.core import Subject
+from surface_lint.sources.base import JsonlReader
+from surface_lint.sources.transcripts import iter_turns
 
 ROWS: list[dict[str, object]] = [
     {"case_id": "p", "role": "priming", "surface": "Truth is what is real."},  # primes p, not scored
@@ -98,3 +105,53 @@ def test_the_filter_sets_two_bits_of_one_byte() -> None:
     outcomes.add("only", signals, (), where, 1)  # the same id again: a suspect
     assert outcomes.suspect_count == 1
     assert sum(bin(b).count("1") for b in outcomes.filter) == 2
+
+
+def _standing(shown: ShownCases) -> dict[str, object]:
+    """What a ShownCases counted and kept (its quota's counts, not the object)."""
+    out = {k: v for k, v in vars(shown).items() if k not in ("quota", "_names", "predicates")}
+    quota = shown.quota  # type: ignore[attr-defined]
+    return {**out, "quota": (quota.shown, quota.hidden)}
+
+
+@pytest.mark.parametrize("kind", [MarkdownCases, HtmlCases])
+def test_the_shown_fold_counts_and_keeps_what_the_writer_does_over_every_row(
+        tmp_path: Path, kind: type[ShownCases]) -> None:
+    rows = [r for i, r in enumerate(ROWS) if i != 5]  # q once: no case id repeats
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    engine = Engine()
+    lane = engine.lane("deterministic_fluency")
+    scorer = LaneScorer(engine, lane, None, True, None)
+    scorer.shown = kind(reported_predicates(lane))
+    assert scorer._caseless_tally()
+    scorer.read([str(path)], {})
+    assert (scorer._shown_folded, scorer.shown_missed) == (True, False)
+    assert len(scorer.findings) == 0  # no predicate finding made (and no input problem here)
+    general = engine.score("deterministic_fluency", [], [str(path)])
+    assert general.shown is None
+    want = kind(reported_predicates(lane))
+    for outcome in general.outcomes:
+        want.see(outcome)
+    assert _standing(scorer.shown) == _standing(want)
+    assert [place for place, _ in want.shown] == [0, 1, 2]  # p, q, s: every one fails
+    assert [o.case_id for _, o in scorer.shown.shown] == ["p", "q", "s"]
+    assert scorer.shown.shown == want.shown  # the outcomes themselves, findings and verdicts included
+    assert all(o.findings for _, o in scorer.shown.shown)
+
+
+def test_the_shown_probe_reads_constants_and_turn_fields_only() -> None:
+    engine = Engine()
+    lane = engine.lane("deterministic_fluency")
+    probe = shown_probe(lane, DetailsPlan(lane))
+    assert probe is not None
+    turn = next(iter_turns("t.jsonl", io.BytesIO(b'{"case_id": "x", "surface": "A b."}\n'), "turns",
+                           JsonlReader("t.jsonl", 1 << 20)))
+    assert probe(turn) == ("uncategorised", True)
+    grouped = replace(lane, details={**lane.details, "pattern": "turn.grounding", "category": "case.nothing",
+                                     "surface": "turn.prompt"})
+    probe = shown_probe(grouped, DetailsPlan(grouped))
+    assert probe is not None
+    assert probe(turn) == ("none", False)  # category None, pattern the grounding; no prompt: no surface
+    computed = replace(lane, details={**lane.details, "category": "verdicts"})
+    assert shown_probe(computed, DetailsPlan(computed)) is None

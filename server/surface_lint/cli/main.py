@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ..engine import Engine, LaneResult
     from ..engine.config import Config, Selection
     from ..engine.lanechoice import LaneChoice
+    from ..engine.views import ShownCases
     from ..reporters import RenderOptions
     from ..reporters.common import LaneChoices
     from .progress import Progress
@@ -345,6 +346,13 @@ def run_lane(argv: Sequence[str], seen: list[str] | None = None) -> int:
     jobs = _jobs(args)
     given = _selection_given(args)
     whole_rows = bool(args.github_summary or args.baseline or args.update_baseline)
+    # Markdown and HTML count every case and show a few: rows made only for those (views.ShownCases),
+    # unless findings are selected (which are shown is known later) or the summary or baseline reads every case.
+    shown_cases: type[ShownCases] | None = None
+    if args.output_format in ("markdown", "html") and given is None and not whole_rows:
+        from ..engine.views import HtmlCases, MarkdownCases
+
+        shown_cases = MarkdownCases if args.output_format == "markdown" else HtmlCases
     with _progress(len(transcripts)) as progress:
         result = engine.score(choice.lane, cases, transcripts, args.thresholds, want_details,
                               # Text lists the positions of the first `--show` failing cases only
@@ -357,7 +365,8 @@ def run_lane(argv: Sequence[str], seen: list[str] | None = None) -> int:
                               # summary and the baseline read every case's outcome.
                               light_rows=args.output_format == "json" and not whole_rows,
                               # A JSON Lines case line reads its id, details, failed names and their severities.
-                              status_rows=args.output_format == "json-lines" and not whole_rows)
+                              status_rows=args.output_format == "json-lines" and not whole_rows,
+                              shown=shown_cases)
     split = args.split_name or args.split
     if split is not None or args.timestamp is not None:
         result = replace(result, split=split, timestamp=args.timestamp)

@@ -41,6 +41,7 @@ from .results import (
     UsageError,
 )
 from .score import FileMapper, LaneScorer, Part, Scored, independent
+from .views import ShownCases, reported_predicates
 
 
 class Engine:
@@ -177,6 +178,7 @@ class Engine:
         row_findings: bool = True,
         light_rows: bool = False,
         status_rows: bool = False,
+        shown: type[ShownCases] | None = None,
     ) -> LaneResult:
         """Score a lane from files; `texts` gives the bytes of any path not to be read from disk
         (an editor's unsaved buffers). With a `mapper` (cli.process_mapper over parallel.ordered_map), transcript files
@@ -188,7 +190,11 @@ class Engine:
         rows hold only what the JSON report reads (`result.case_rows`); `result.outcomes` is then
         a count that cannot be iterated (a case-driven lane, and the workers' rows, keep them whole).
         `status_rows=True`: each row holds the case's id, details, failed names and their
-        severities but not its verdicts (`score.status_row`: what the JSON Lines report reads)."""
+        severities but not its verdicts (`score.status_row`: what the JSON Lines report reads).
+        `shown`: what a Markdown or HTML report counts and shows (views.MarkdownCases, HtmlCases):
+        when the transcripts are read in this process without case files on a lane that is not
+        case-driven, only the shown cases get a row and `result.shown` holds the count (else it
+        is None and the rows are as without it)."""
         texts = texts or {}
         case_paths, transcript_paths = unique_paths(case_paths), unique_paths(transcript_paths)
         lane = self.lane(lane_name) if lane_name else None
@@ -240,7 +246,17 @@ class Engine:
                 for part in parts:
                     scorer.absorb(part)
             else:  # one process, or files that share a case (priming, a repeat)
+                if parts is None and shown is not None:
+                    scorer.shown = shown(reported_predicates(lane))
                 scorer.read(transcript_paths, texts, progress if parts is None else None)
+                if scorer.shown_missed:  # the shown cases were not known in one pass: every row, from the start
+                    scorer.findings.close()
+                    scorer.rows.close()
+                    scorer = LaneScorer(self, lane, index, want_details, finding_limit)
+                    scorer.row_findings = row_findings
+                    scorer.light_rows = light_rows
+                    scorer.status_rows = status_rows
+                    scorer.read(transcript_paths, texts)
         stats.add(scorer.stats)
         # The lane the inputs name themselves (a report's `lane`): `diff` compares it.
         declared = scorer.declared

@@ -238,6 +238,11 @@ class LaneResult:
     sections: Mapping[str, Any] = field(default_factory=dict)
     split: str | None = None  # the split scored, when known (`--split`, `--split-name`): the runner's `split`
     timestamp: str | None = None  # given (`--timestamp`), never read from a clock: the runner's `timestamp`
+    # A Markdown or HTML run scored for what it shows (`Engine.score`'s `shown`): every case
+    # counted and the shown cases' outcomes (views.ShownCases); `outcomes` is then a count, and
+    # `findings` holds none of the predicates' own findings. None: `outcomes` has every case.
+    # (Typed Any: views.py, below which this module sits, reads LaneResult.)
+    shown: Any = None
 
 
 

@@ -8,6 +8,7 @@ needs them, and the findings, sorted. Memory does not grow with the number of tu
 
 from __future__ import annotations
 
+import ast
 import io
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -17,16 +18,16 @@ from typing import Any
 
 from ..model.checks import CHECK_CODES as C
 from ..model.findings import Finding, Location, Severity, packed_finding, unpacked_finding
-from ..rules.kinds.core import Context, Verdict
-from ..rules.loader import EXPECTED, Lane
+from ..rules.kinds.core import Context, Subject, Verdict
+from ..rules.loader import EXPECTED, Lane, detail_expression
 from ..sources.base import JsonlReader, ReadStats, Record, check_finding
 from ..sources.streams import open_input
 from ..sources.transcripts import Turn, iter_turns, read_report, sniff_stream
 from .caseindex import IdSet, ids_list
-from .compact import CompactOutcomes, whole_record
+from .compact import CompactOutcomes, Summary, whole_record
 from .details import DetailsPlan, SharedDetails
 from .fold import metrics_from_tally
-from .pipeline import Evaluated, Evaluator, Joined, join_report, join_turns
+from .pipeline import TURN, Evaluated, Evaluator, Joined, join_report, join_turns
 from .results import CaseIndex, LaneResult, Rows, UsageError
 from .scoring import (
     VALUE_SLOTS,
@@ -39,6 +40,7 @@ from .scoring import (
 )
 from .services import EngineServices
 from .spool import Mapped, Spool, fewer_collections
+from .views import GROUP_FIELDS, ShownCases
 
 # A mapper runs `fn(*args)` for each args in `calls` (in worker processes) and returns the
 # results in input order: parallel.ordered_map, given by the caller (the engine starts no process).
@@ -156,6 +158,14 @@ class LaneScorer:
         self.on_scored: Callable[[Scored], None] | None = None  # a worker sends its records back instead
         self.reports_read = 0
         self.declared: str | None = None  # the lane the first lane report names itself
+        # A Markdown or HTML run's cases shown (`Engine.score`'s `shown`): when the caseless fold
+        # can count them (`_caseless_tally`), rows are made only for the cases it shows and
+        # `result.shown` is this; `shown_missed`: it could not know them in one pass (a case id
+        # that repeats, a lane report read): the run must be scored again without it.
+        self.shown: ShownCases | None = None
+        self.shown_missed = False
+        self._shown_folded = False
+        self._summary: Summary | None = None  # the tally's summary when `read` made it (`_repeats`)
 
     # --- evaluation (here or in a worker) ----------------------------------------------
 
@@ -313,13 +323,28 @@ class LaneScorer:
         """Whether `_fold_caseless` folds this run's turns as `fold(join_turns(...))` would: only
         the tally and findings kept, no case files, not a case-driven lane, this class's own
         judging and counting (a subclass's are honoured by the general path)."""
-        return (self.on_scored is None and not self.want_rows and self.index is None and self.lane.casework is None
+        return (self.on_scored is None and (not self.want_rows or self._shown_probe() is not None)
+                and self.index is None and self.lane.casework is None
                 and type(self).judge is LaneScorer.judge and type(self).count is LaneScorer.count)
+
+    def _shown_probe(self) -> Callable[[Turn], tuple[str | None, bool]] | None:
+        """With `shown`: a turn's case view's group and whether it has a surface, read from the
+        turn as its details would hold them (`shown_probe`); None without `shown`, for rows
+        other than `_row`'s, or when a detail they read is not a constant or a turn field."""
+        if self.shown is None or self.light_rows or self.status_rows:
+            return None
+        return shown_probe(self.lane, self.details)
 
     def _fold_caseless(self, turns: Iterable[Turn]) -> None:
         """`fold(join_turns(lane, turns, None))` without a Joined, an Evaluated or a Subject per
         turn (the text report's run): what `join_turns`, `judge`, `Evaluator.evaluate` and `count`
-        do for a turn without case files, in one loop. Keep the two in step."""
+        do for a turn without case files, in one loop. Keep the two in step.
+
+        With `shown` (a Markdown or HTML run): no predicate finding is made (those reports read
+        none of them: Markdown no finding, HTML only the others), each case is counted in
+        `shown` from its failed names, their severities and its details' group and surface
+        (`shown_probe`), and the cases it shows get their row from the general path (`_shown_row`).
+        The cases are the records in order only when no case id repeats: `read` checks."""
         lane = self.lane
         memo = self.evaluator.memo
         predicate_findings = self.evaluator.predicate_findings
@@ -330,6 +355,18 @@ class LaneScorer:
         limit = self.finding_limit
         primed_ids = IdSet()  # bounded, as join_turns's
         any_primed = False
+        shown = self.shown if self.want_rows else None
+        if shown is not None:
+            limit = 0  # no predicate finding (see above)
+            found_probe = self._shown_probe()
+            assert found_probe is not None
+            probe: Callable[[Turn], tuple[str | None, bool]] = found_probe
+            keys = tuple(lane.details)  # a row's details hold every key (DetailsPlan.build)
+            severity = self.evaluator.reported_severity
+            standing = shown.standing
+            counted = shown.count
+            by_standing: dict[int, tuple[Mapping[str, Verdict], tuple[str, tuple[str, ...], tuple[str, ...]]]] = {}
+            self._shown_folded = True
         with fewer_collections():
             for turn in turns:
                 case_id = turn.case_id
@@ -360,7 +397,35 @@ class LaneScorer:
                     for f in found:
                         found_spool.append((position, f))
                 else:
-                    add(case_id, signals, failed, record, record.index)
+                    position = add(case_id, signals, failed, record, record.index)
+                if shown is not None:
+                    # What `evaluate` keeps of a failed name's severity, the view's standing of it.
+                    if failed:
+                        known = by_standing.get(id(verdicts))
+                        if known is not None and known[0] is verdicts:
+                            case_standing = known[1]
+                        else:
+                            case_standing = standing(failed, {n: severity(n, verdicts[n], None) for n in failed})
+                            if not memo.paused:  # as `_caseless_signals`: the mapping held, its id not reused
+                                if len(by_standing) >= _BY_VERDICTS_SIZE:
+                                    by_standing.clear()
+                                by_standing[id(verdicts)] = (verdicts, case_standing)
+                    else:
+                        case_standing = _PASSING
+                    group, surface = probe(turn)
+                    if counted(*case_standing, group, surface, keys):
+                        # Only when no case id repeats is the record's position its place among the cases.
+                        shown.keep(position, self._shown_row(turn, case_id, position,
+                                                            any_primed and case_id in primed_ids))
+
+    def _shown_row(self, turn: Turn, case_id: str, position: int, primed: bool) -> Outcome:
+        """A shown case's outcome as the general path makes it: the turn as `join_turns` joins it
+        without case files, `evaluate`d, its `_row` read back (`result.outcomes`'s items)."""
+        joined = Joined(TURN, turn.record, case_id, None, Subject(turn.surface or "", turn.grounding, None, primed),
+                        None, None, None, True, True, [], False)
+        scored = self.evaluate(joined)
+        assert scored is not None
+        return _row_outcome(_row(position, position, scored, self.row_findings))
 
     def absorb(self, part: Part) -> None:
         """One file scored in another process, as if it had been read here."""
@@ -436,10 +501,22 @@ class LaneScorer:
         turns = self.turns(paths, texts)
         if self._caseless_tally():
             self._fold_caseless(turns)
+            if self._shown_folded and (self.reports_read or self._repeats()):
+                # A lane report went the general fold; a repeated id moves its case to its last
+                # record and drops the first: which cases exist, and their order, were not known.
+                self.shown_missed = True
         else:
             self.fold(join_turns(self.lane, turns, self.index, unknown=self.unknown_reported))
         if progress is not None and self._pending_progress is not None:
             progress(self._pending_progress)
+
+    def _repeats(self) -> bool:
+        """Whether a later record of a case replaced an earlier one (only ids the tally's
+        filter suspects are checked, exactly)."""
+        if not self.compact.suspect_count:
+            return False
+        self._summary = self.compact.summary()  # the result's, read once there
+        return bool(self._summary.replaced)
 
     # --- the result --------------------------------------------------------------------
 
@@ -447,7 +524,7 @@ class LaneScorer:
                input_findings: Iterable[Finding], declared_lane: str | None,
                first_transcript: str = "") -> LaneResult:
         lane = self.lane
-        summary = self.compact.summary()
+        summary, self._summary = self._summary or self.compact.summary(), None
         replaced = summary.replaced
         for f in input_findings:
             self.problem(f)
@@ -478,7 +555,13 @@ class LaneScorer:
         findings: Rows[Finding] = KeptFindings(self.findings, replaced, count)
         outcomes: Rows[Outcome]
         case_rows: Rows[tuple[str, tuple[str, ...], dict[str, Any] | SharedDetails | None]]
-        if self.want_rows:
+        shown = None
+        if self._shown_folded and not self.shown_missed:
+            # Only the shown cases' rows were made (`result.shown`): the outcomes are a count.
+            shown = self.shown
+            outcomes = Mapped(_NotKept(), summary.case_count, _row_outcome)
+            case_rows = Mapped(_NotKept(), summary.case_count, _row_light)
+        elif self.want_rows:
             kept = _Kept(self.rows, replaced, position_at=1)
             outcomes = Mapped(_NotKept() if self.light_rows else kept, summary.case_count, _row_outcome)
             case_rows = Mapped(kept, summary.case_count, _row_light)
@@ -491,7 +574,7 @@ class LaneScorer:
             missing_transcripts=ids_list(missing), unknown_cases=self.unknown.sorted(), remainder=summary.remainder,
             stats=stats, sources=sources, headline=lane.headline, metric_aliases=lane.metric_aliases,
             case_count=summary.case_count, failing_count=summary.failing_count,
-            declared_lane=declared_lane, nothing_scored=nothing, case_rows=case_rows,
+            declared_lane=declared_lane, nothing_scored=nothing, case_rows=case_rows, shown=shown,
         )
 
     def nothing_scored(self, stats: ReadStats) -> str:
@@ -637,10 +720,12 @@ def status_row(rank: int, position: int, scored: Scored) -> tuple[Any, ...]:
 
 
 class _NotKept:
-    """A light run's outcomes (`LaneScorer.light_rows`): counted, never iterated."""
+    """A light run's outcomes (`LaneScorer.light_rows`), a shown run's (`LaneScorer.shown`):
+    counted, never iterated."""
 
     def __iter__(self) -> Iterator[Any]:
-        raise RuntimeError("this run kept light case rows (case_rows): its outcomes were not kept")
+        raise RuntimeError("this run kept light case rows (case_rows) or its shown cases (shown): "
+                           "its outcomes were not kept")
 
 
 # A row's (case_id, failed, details): what the JSON writer reads of a case (see _row).
@@ -664,3 +749,66 @@ def independent(parts: Sequence[Part]) -> bool:
             return False
         seen |= part.touched
     return True
+
+
+_PASSING: tuple[str, tuple[str, ...], tuple[str, ...]] = ("pass", (), ())
+_SHOWN_FIELDS = (*GROUP_FIELDS, "surface")  # what a shown report reads of every case's details (views)
+
+
+def shown_probe(lane: Lane, plan: DetailsPlan) -> Callable[[Turn], tuple[str | None, bool]] | None:
+    """A turn's `case_group` and whether its `case_surface` is a string, as its details without
+    case fields would give them (`DetailsPlan.build`: the fields views read), from the turn
+    alone; None when one of those details is neither a constant without case fields nor
+    `turn.surface`, `turn.grounding` or `turn.prompt` (the general path then builds them)."""
+    computed = dict(plan.empty_getters)
+    constants: dict[str, Any] = {}  # a detail's value without case fields, when it is a constant
+    reads: dict[str, Callable[[Turn], Any]] = {}  # else how the turn gives it
+    for key in _SHOWN_FIELDS:
+        if key not in lane.details:
+            constants[key] = None  # views read an absent detail as None
+            continue
+        if key in plan.empty_template and key not in computed:
+            constants[key] = plan.empty_template[key]
+            continue
+        tree = detail_expression(lane.details[key]).tree
+        if not (isinstance(tree, ast.Attribute) and isinstance(tree.value, ast.Name) and tree.value.id == "turn"):
+            return None
+        read = _TURN_READS.get(tree.attr)
+        if read is None:
+            return None
+        reads[key] = read
+    if all(k in constants for k in GROUP_FIELDS):
+        group_value = _group(*(constants[k] for k in GROUP_FIELDS))
+        group_of: Callable[[Turn], str | None] = lambda turn: group_value  # noqa: E731
+    else:
+        parts = [reads[k] if k in reads else (lambda turn, v=constants[k]: v) for k in GROUP_FIELDS]
+        group_of = lambda turn: _group(*(part(turn) for part in parts))  # noqa: E731
+    surface_read = reads.get("surface")
+    if surface_read is None or surface_read is _turn_surface:  # a constant, or always a str
+        has_surface = surface_read is _turn_surface or isinstance(constants.get("surface"), str)
+        return lambda turn: (group_of(turn), has_surface)
+    return lambda turn: (group_of(turn), isinstance(surface_read(turn), str))
+
+
+def _group(*values: Any) -> str | None:
+    """views.case_group of the GROUP_FIELDS' values."""
+    for value in values:
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _turn_surface(turn: Turn) -> str:
+    return turn.surface or ""
+
+
+def _turn_grounding(turn: Turn) -> str:
+    return turn.grounding
+
+
+def _turn_prompt(turn: Turn) -> Any:
+    return turn.record.data.get("prompt")
+
+
+_TURN_READS: dict[str, Callable[[Turn], Any]] = {"surface": _turn_surface, "grounding": _turn_grounding,
+                                                 "prompt": _turn_prompt}

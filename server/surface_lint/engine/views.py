@@ -7,7 +7,7 @@ reporter prints them (reporters/common.py re-exports them).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -234,7 +234,15 @@ def case_standing(outcome: Outcome, predicates: Sequence[tuple[str, str]],
     what a report counts of every case, most of which it does not show. `memo`: the failed names
     in lane order by the outcome's failed tuple, kept across the cases of one report (4,096 sets,
     cleared when full)."""
-    failed = outcome.failed
+    if not outcome.failed:
+        return _PASSING
+    return standing(outcome.failed, _severities(outcome), predicates, memo)
+
+
+def standing(failed: tuple[str, ...], severity: Mapping[str, Severity | None], predicates: Sequence[tuple[str, str]],
+             memo: dict[tuple[str, ...], tuple[str, ...]] | None = None) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """`case_standing` of a case by its failed names and their severities (None or absent: the
+    predicate reports nothing): also what the engine counts of a case it keeps no row for."""
     if not failed:
         return _PASSING
     names = memo.get(failed) if memo is not None else None
@@ -247,7 +255,6 @@ def case_standing(outcome: Outcome, predicates: Sequence[tuple[str, str]],
             memo[failed] = names
     if not names:
         return _PASSING
-    severity = _severities(outcome)
     deciding = tuple([name for name in names if (level := severity.get(name)) is not None and level >= Severity.WARNING])
     return ("fail" if deciding else "note"), names, deciding
 
@@ -280,3 +287,130 @@ def iter_outcome_views(result: LaneResult, lane: Lane | None) -> Iterator[tuple[
     memo: dict[tuple[Any, ...], Any] = {}
     for outcome in result.outcomes:
         yield outcome, case_view(outcome, predicates, memo, lane is not None and lane.casework is not None)
+
+
+# --- what a lane report shows of its cases ---------------------------------------------------
+
+SHOW_PER_PREDICATE = 20  # reports people read list this many failing cases per predicate
+LIST_LIMIT = 500  # rows of a long list (matrix, findings, ids) shown in reports people read
+
+
+class PerPredicateQuota:
+    """The first `limit` failing cases of each predicate: a case is shown while one of its failed
+    predicates has shown fewer; the rest are counted per predicate."""
+
+    def __init__(self, limit: int = SHOW_PER_PREDICATE) -> None:
+        self.limit = limit
+        self.shown: dict[str, int] = {}
+        self.hidden: dict[str, int] = {}
+
+    def admit(self, names: Sequence[str]) -> bool:
+        # Asked for every failing case of a run: plain loops, no generator.
+        shown, limit = self.shown, self.limit
+        counts = self.hidden
+        keep = False
+        for n in names:
+            if shown.get(n, 0) < limit:
+                counts, keep = shown, True
+                break
+        for n in names:
+            counts[n] = counts.get(n, 0) + 1
+        return keep
+
+    def notes(self) -> list[tuple[str, int]]:
+        """(predicate, failing cases not shown), in name order."""
+        return sorted((n, c) for n, c in self.hidden.items() if c)
+
+
+class ShownCases:
+    """What a lane report counts of every case, in case order, and which cases it shows (their
+    outcomes kept, each with its place among the cases), for a lane whose predicates decide (not
+    a case-driven lane) with every failure shown (no --select/--ignore). Filled either by the
+    report's writer from `result.outcomes` (`see`), or by the engine as it scores (`Engine.score`'s
+    `shown`: the engine then makes a row only for the cases `count` shows, and `result.shown` is
+    this object): one policy for both. A subclass says what its report counts (`count`)."""
+
+    def __init__(self, predicates: Sequence[tuple[str, str]]) -> None:
+        self.predicates = predicates  # reported_predicates(lane)
+        self.cases = 0
+        self.shown: list[tuple[int, Outcome]] = []  # (place among the cases, outcome), in case order
+        self._names: dict[tuple[str, ...], tuple[str, ...]] = {}  # standing's memo (bounded there)
+
+    def standing(self, failed: tuple[str, ...], severity: Mapping[str, Severity | None]) -> tuple[
+            str, tuple[str, ...], tuple[str, ...]]:
+        """`standing` of a case by its failed names and their severities."""
+        return standing(failed, severity, self.predicates, self._names)
+
+    def count(self, status: str, names: tuple[str, ...], deciding: tuple[str, ...], group: str | None,
+              surface: bool, keys: Collection[str]) -> bool:
+        """Count the next case: its `standing`, its view's group, whether its view has a surface,
+        its details' keys. Whether the report shows it (then `keep` its outcome)."""
+        raise NotImplementedError
+
+    def keep(self, place: int, outcome: Outcome) -> None:
+        self.shown.append((place, outcome))
+
+    def see(self, outcome: Outcome) -> None:
+        """Count the next case from its outcome, keeping it when shown."""
+        status, names, deciding = case_standing(outcome, self.predicates, self._names)
+        details: Mapping[str, Any] = outcome.details or {}
+        place = self.cases
+        if self.count(status, names, deciding, case_group(details), case_surface(details) is not None, details):
+            self.keep(place, outcome)
+
+
+class MarkdownCases(ShownCases):
+    """The Markdown lane report's: the failing and the notes-only cases counted, whether a failing
+    case has a surface, the failing cases the quota admits by their deciding failures."""
+
+    def __init__(self, predicates: Sequence[tuple[str, str]]) -> None:
+        super().__init__(predicates)
+        self.failing = 0
+        self.notes = 0
+        self.surfaces = False
+        self.quota = PerPredicateQuota()
+
+    def count(self, status: str, names: tuple[str, ...], deciding: tuple[str, ...], group: str | None,
+              surface: bool, keys: Collection[str]) -> bool:
+        self.cases += 1
+        if status == "fail":
+            self.failing += 1
+            self.surfaces = self.surfaces or surface
+            return self.quota.admit(deciding)
+        if status == "note":
+            self.notes += 1
+        return False
+
+
+class HtmlCases(ShownCases):
+    """The HTML lane report's: the failing cases and those with a failure counted, whether one of
+    those has a surface, the first LIST_LIMIT groups, whether the first case's details name a
+    `pattern`; shown: the first LIST_LIMIT cases (the matrix) and the cases with a failure the
+    quota admits by their failures (`articles`, by place)."""
+
+    def __init__(self, predicates: Sequence[tuple[str, str]]) -> None:
+        super().__init__(predicates)
+        self.failing = 0
+        self.with_failures = 0
+        self.surfaces = False
+        self.groups: set[str] = set()
+        self.pattern = False
+        self.quota = PerPredicateQuota()
+        self.articles: set[int] = set()  # bounded by the quota
+
+    def count(self, status: str, names: tuple[str, ...], deciding: tuple[str, ...], group: str | None,
+              surface: bool, keys: Collection[str]) -> bool:
+        place = self.cases
+        self.cases += 1
+        if not place:
+            self.pattern = "pattern" in keys
+        self.failing += status == "fail"
+        if names:  # failing implies a failure here (no case verdict, no --select/--ignore)
+            self.with_failures += 1
+            self.surfaces = self.surfaces or surface
+        if group and len(self.groups) < LIST_LIMIT:
+            self.groups.add(group)
+        article = bool(names) and self.quota.admit(names)
+        if article:
+            self.articles.add(place)
+        return article or place < LIST_LIMIT

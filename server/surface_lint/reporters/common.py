@@ -18,7 +18,12 @@ from ..engine import LaneResult
 from ..engine.config import Selection
 from ..engine.results import Rows
 from ..engine.views import GROUP_FIELDS as GROUP_FIELDS
+from ..engine.views import LIST_LIMIT as LIST_LIMIT
+from ..engine.views import SHOW_PER_PREDICATE as SHOW_PER_PREDICATE
 from ..engine.views import CaseView as CaseView
+from ..engine.views import HtmlCases as HtmlCases
+from ..engine.views import MarkdownCases as MarkdownCases
+from ..engine.views import PerPredicateQuota as PerPredicateQuota
 from ..engine.views import PredicateFailure as PredicateFailure
 from ..engine.views import Span as Span
 from ..engine.views import case_group as case_group
@@ -212,10 +217,6 @@ def highlight_segments(surface: str, failures: Sequence[PredicateFailure]) -> li
 
 # --- streaming output --------------------------------------------------------------------
 
-SHOW_PER_PREDICATE = 20  # reports people read list this many failing cases per predicate
-LIST_LIMIT = 500  # rows of a long list (matrix, findings, ids) shown in reports people read
-
-
 class SafeOut:
     """Writes text to a stream that may not encode everything (a lone surrogate from half an
     emoji, a non-UTF-8 terminal): what it cannot encode is written as a backslash escape,
@@ -239,29 +240,6 @@ def capture(write: Callable[[TextIO], None]) -> str:
     buffer = io.StringIO()
     write(buffer)
     return buffer.getvalue()
-
-
-class PerPredicateQuota:
-    """The first `limit` failing cases of each predicate: a case is shown while one of its failed
-    predicates has shown fewer; the rest are counted per predicate."""
-
-    def __init__(self, limit: int = SHOW_PER_PREDICATE) -> None:
-        self.limit = limit
-        self.shown: dict[str, int] = {}
-        self.hidden: dict[str, int] = {}
-
-    def admit(self, names: Sequence[str]) -> bool:
-        keep = any(self.shown.get(n, 0) < self.limit for n in names)
-        for n in names:
-            if keep:
-                self.shown[n] = self.shown.get(n, 0) + 1
-            else:
-                self.hidden[n] = self.hidden.get(n, 0) + 1
-        return keep
-
-    def notes(self) -> list[tuple[str, int]]:
-        """(predicate, failing cases not shown), in name order."""
-        return sorted((n, c) for n, c in self.hidden.items() if c)
 
 
 # RenderOptions.lanes: (engine.lanechoice.LaneChoice, the files it was chosen for) per lane of a run.

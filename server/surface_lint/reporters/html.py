@@ -21,14 +21,12 @@ from ..model.findings import Finding, Severity, stored_code, unpacked_finding
 from .common import (
     LIST_LIMIT,
     CaseView,
+    HtmlCases,
     MetricRow,
     PerPredicateQuota,
     PredicateFailure,
     SafeOut,
     capture,
-    case_group,
-    case_standing,
-    case_surface,
     case_view,
     display_path,
     fmt_value,
@@ -388,22 +386,26 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     quota = PerPredicateQuota()
     articles = ScratchText()
     lane = options.lane
+    matrix: Iterable[CaseView]
     if lane is not None and lane.casework is None and options.findings_filter is None:
-        # Every case counted from its outcome; a view built only for the articles the quota admits.
-        names: dict[tuple[str, ...], tuple[str, ...]] = {}
+        # Every case counted (by the engine as it scored, else here from its outcome); a view
+        # built only for the cases shown: the matrix's first LIST_LIMIT and the quota's articles.
+        counted = result.shown
+        if not isinstance(counted, HtmlCases):
+            counted = HtmlCases(predicates)
+            for outcome in result.outcomes:
+                counted.see(outcome)
         views: dict[tuple[Any, ...], Any] = {}
-        for i, outcome in enumerate(result.outcomes):
-            n_views += 1
-            status, failure_names, _ = case_standing(outcome, predicates, names)
-            n_fail += status == "fail"
-            details = outcome.details or {}
-            if failure_names:  # failing implies a failure here (no case verdict, no --select/--ignore)
-                n_failures += 1
-                surfaces = surfaces or case_surface(details) is not None
-            if len(groups) < LIST_LIMIT and (group := case_group(details)):
-                groups.add(group)
-            if failure_names and quota.admit(failure_names):
-                articles.write(_case_article(case_view(outcome, predicates, views), f"case-{i + 1}") + "\n")
+        first: list[CaseView] = []
+        for i, outcome in counted.shown:
+            view = case_view(outcome, predicates, views)
+            if i in counted.articles:
+                articles.write(_case_article(view, f"case-{i + 1}") + "\n")
+            if i < LIST_LIMIT:
+                first.append(view)
+        matrix = first
+        n_views, n_fail, n_failures = counted.cases, counted.failing, counted.with_failures
+        groups, surfaces, pattern, quota = counted.groups, counted.surfaces, counted.pattern, counted.quota
     else:
         for i, view in enumerate(shown_views(result, lane, options.findings_filter)):
             n_views += 1
@@ -415,9 +417,10 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
                 groups.add(view.group)
             if view.failures and quota.admit(view.failed_names()):
                 articles.write(_case_article(view, f"case-{i + 1}") + "\n")
-    for o in result.outcomes:
-        pattern = any(k == "pattern" for k in (o.details or {}))
-        break
+        for o in result.outcomes:
+            pattern = any(k == "pattern" for k in (o.details or {}))
+            break
+        matrix = shown_views(result, options.lane, options.findings_filter)
     title = f"surface-lint · {result.lane} {result.version} · {verdict_word(result.passed)}"
     w(_page_head(title))
     rows = metric_rows(result)
@@ -449,7 +452,7 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     ]
     w("".join(line + "\n" for line in lines))
     # Failing cases get anchors numbered by their place among all cases.
-    for i, view in enumerate(shown_views(result, options.lane, options.findings_filter)):
+    for i, view in enumerate(matrix):
         if i >= LIST_LIMIT:
             break
         cells = []

@@ -15,12 +15,11 @@ from ..engine import LaneResult
 from .common import (
     LIST_LIMIT,
     CaseView,
+    MarkdownCases,
     PerPredicateQuota,
     PredicateFailure,
     SafeOut,
     capture,
-    case_standing,
-    case_surface,
     case_view,
     display_path,
     fmt_value,
@@ -171,19 +170,17 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     admitted: list[CaseView] = []
     lane = options.lane
     if lane is not None and lane.casework is None and options.findings_filter is None:
-        # Every case counted from its outcome; a view built only for the cases the quota admits.
+        # Every case counted (by the engine as it scored, else here from its outcome); a view
+        # built only for the cases the quota admits.
         predicates = reported_predicates(lane)
-        names: dict[tuple[str, ...], tuple[str, ...]] = {}
+        counted = result.shown
+        if not isinstance(counted, MarkdownCases):
+            counted = MarkdownCases(predicates)
+            for outcome in result.outcomes:
+                counted.see(outcome)
         views: dict[tuple[Any, ...], Any] = {}
-        for outcome in result.outcomes:
-            status, _, deciding = case_standing(outcome, predicates, names)
-            if status == "fail":
-                failing += 1
-                surfaces = surfaces or case_surface(outcome.details or {}) is not None
-                if quota.admit(deciding):
-                    admitted.append(case_view(outcome, predicates, views))
-            elif status == "note":
-                notes += 1
+        admitted = [case_view(outcome, predicates, views) for _, outcome in counted.shown]
+        failing, notes, surfaces, quota = counted.failing, counted.notes, counted.surfaces, counted.quota
     else:
         for view in shown_views(result, lane, options.findings_filter):
             if view.failing:
