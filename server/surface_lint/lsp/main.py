@@ -51,19 +51,20 @@ def start(address: tuple[str, int] | None = None, token_file: Path | None = None
 class Handover(NamedTuple):
     """What was read and answered before the server was imported, on stdio: the message bodies
     (the first is `initialize`, if any), the id of the `initialize` early.py answered (None if it
-    did not), the requests first.py answered ({id: (document URI, result JSON)}), and the stream
-    to read on."""
+    did not), the requests first.py answered ({id: (document URI, result JSON)}), the stream to
+    read on, and the open first.py published ({URI: (version, diagnostics JSON)})."""
 
     bodies: list[bytes]
     initialize_id: Any
     answered: dict[Any, tuple[str, str]]
     stdin: Any
+    published: dict[str, tuple[int, list[str]]]
 
 
 def serve_stdio(first: Handover | None = None) -> int:
     server = create_server()
     protocol = server.raw
-    first = first or Handover([], None, {}, sys.stdin.buffer)
+    first = first or Handover([], None, {}, sys.stdin.buffer, {})
 
     def stop(code: int) -> None:
         raise SystemExit(code)  # ends pygls's loop; the code is kept on the protocol
@@ -81,6 +82,8 @@ def serve_stdio(first: Handover | None = None) -> int:
         for uri, report in first.answered.values():
             given = json.loads(report)
             server.first_reports[uri] = (given["resultId"], given["items"])
+        # The document's first lint does not publish that version again when its diagnostics are these.
+        server.scheduler.early = dict(first.published)
         for body in first.bodies:
             protocol.receive(body, server.report_server_error)
         await read_messages(stop_event, StdinAsyncReader(first.stdin, server.thread_pool), protocol,
