@@ -7,6 +7,7 @@ a pull, or no message for 1 s leave the open to the server."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -16,6 +17,12 @@ from typing import Any
 
 import pytest
 from test_lsp_first_pull import CASES, TURNS, Session, _expected, _hrefs, _range
+
+from surface_lint.lsp.diagnostic_json import DiagnosticBuilder
+from surface_lint.lsp.documents import Snapshot, TextDoc
+from surface_lint.lsp.positions import Positions
+from surface_lint.lsp.scheduler import Scheduler
+from surface_lint.lsp.workspace import ServerState, start_session
 
 PUBLISHED = "the open of transcript.jsonl published before the server's import: 3 diagnostic(s)"
 PUBLISH = "textDocument/publishDiagnostics"
@@ -63,6 +70,9 @@ def test_a_push_client_s_open_is_published_once_before_the_server_with_its_exact
         time.sleep(0.3)  # room for a second publish, were there one
         early = _published(first)
         assert _traced(first, PUBLISHED)
+        # The server linted the document again, with first.py's state: every line from its memo.
+        assert _traced(first, "timing transcript.jsonl v1: change->shown nan ms; lint ")
+        assert _traced(first, " ms, 0 line(s) re-checked, 3 diagnostic(s)")
     finally:
         first.close()
     waited = Session(workspace, first_lint=False, pull=False)  # the whole server publishes the open
@@ -143,12 +153,7 @@ def test_first_py_leaves_an_open_followed_by_an_edit_to_the_server(workspace: Pa
 
 
 def test_the_server_publishes_its_own_diagnostics_when_they_differ(workspace: Path) -> None:
-    # Line 3's case lists `no_placeholders` (a typo): its SL101 is not an expected finding and
-    # takes the configurable severity.
-    cases = workspace / "evals" / "deterministic_fluency" / "dev" / "cases.jsonl"
-    cases.write_text(cases.read_text(encoding="utf-8").replace(
-        '"What is light?", "category": "pack_definition", "expected_predicates": ["no_placeholder"',
-        '"What is light?", "category": "pack_definition", "expected_predicates": ["no_placeholders"'), encoding="utf-8")
+    _typo_in_light_case(workspace)
     session = Session(workspace, pull=False)
     # The client's workspace/configuration answer, which first.py cannot see: placeholders are warnings.
     session.client.answers["workspace/configuration"] = [{"severity": {"no_placeholder": "warning"}}]
@@ -268,13 +273,25 @@ def _long_transcript(groups: int) -> str:
     return "\n".join(rows) + "\n"
 
 
+def _typo_in_light_case(workspace: Path) -> None:
+    """The light case lists `no_placeholders` (a typo): the light turns' SL101 is not an expected
+    finding and takes the configurable severity."""
+    cases = workspace / "evals" / "deterministic_fluency" / "dev" / "cases.jsonl"
+    cases.write_text(cases.read_text(encoding="utf-8").replace(
+        '"What is light?", "category": "pack_definition", "expected_predicates": ["no_placeholder"',
+        '"What is light?", "category": "pack_definition", "expected_predicates": ["no_placeholders"'), encoding="utf-8")
+
+
 def test_a_long_first_lint_publishes_no_partial_picture_after_the_early_one(workspace: Path) -> None:
     # The server publishes the lines checked so far while a first lint runs 0.25 s and more; after
-    # first.py's complete publish of the same version, such a partial one would hide diagnostics.
+    # first.py's complete publish of the same version, such a partial one would hide diagnostics
+    # (a flicker). A configuration first.py could not see makes the server lint the whole document.
+    _typo_in_light_case(workspace)
     session = Session(workspace, pull=False)
+    session.client.answers["workspace/configuration"] = [{"severity": {"no_placeholder": "warning"}}]
     try:
         session.open(_long_transcript(6000))
-        _wait_publish(session)
+        _wait_publish(session, 2)
         _settle(session)
         time.sleep(0.3)
         published = _published(session)
@@ -282,6 +299,78 @@ def test_a_long_first_lint_publishes_no_partial_picture_after_the_early_one(work
         assert _traced(session, "the open of transcript.jsonl published before the server's import: 6000 diagnostic(s)")
     finally:
         session.close()
-    milliseconds = float(server_lint[0].split("lint ")[1].split(" ms")[0])
+    milliseconds = float(server_lint[-1].split("lint ")[1].split(" ms")[0])
     assert milliseconds > 250, "the server's lint was too quick to publish a partial picture: make the transcript longer"
-    assert [(p["version"], len(p["diagnostics"])) for p in published] == [(1, 6000)]
+    assert [(p["version"], len(p["diagnostics"])) for p in published] == [(1, 6000), (1, 6000)]
+    assert {d["severity"] for d in published[0]["diagnostics"]} == {1}
+    assert {d["severity"] for d in published[1]["diagnostics"]} == {2}
+
+
+class _Host:
+    """What the scheduler asks of its server: a push session that records its publishes."""
+
+    def __init__(self, root: Path) -> None:
+        self.state = ServerState()
+        start_session(self.state, [root.as_uri()], None, None, {"trusted": True})
+        self.pull = False
+        self.published: list[tuple[str, int | None, list[str]]] = []
+
+    def publish(self, uri: str, version: int | None, items: list[str]) -> None:
+        self.published.append((uri, version, items))
+
+    def log_error(self, message: str) -> None:
+        raise AssertionError(message)
+
+    def file_problem_diagnostics(self, snap: Snapshot) -> list[dict[str, Any]]:
+        return []
+
+    def is_settings_file(self, path: str) -> bool:
+        return False
+
+
+def _scheduled_open(workspace: Path, early: tuple[int, list[str]] | None) -> tuple[list[Any], _Host]:
+    """The scheduler's first lint of the transcript (version 1), with what first.py published
+    of it: (the progress callback each lint was given, the host's publishes)."""
+    host = _Host(workspace)
+    uri = (workspace / "transcript.jsonl").as_uri()
+    host.state.docs[uri] = TextDoc(uri, (workspace / "transcript.jsonl").read_text(encoding="utf-8"), 1, "jsonl")
+    scheduler = Scheduler(host)
+    if early is not None:
+        scheduler.early[uri] = early
+    progress: list[Any] = []
+    lint_job = scheduler._lint_job
+
+    def recorded(run: Any, snap: Snapshot, token: Any, given: Any) -> Any:
+        progress.append(given)
+        return lint_job(run, snap, token, given)
+
+    scheduler._lint_job = recorded  # type: ignore[method-assign]
+
+    async def run() -> None:
+        scheduler.open(uri, DiagnosticBuilder(Positions("utf-16", host.state.file_lines), False, False, False))
+        task = scheduler.runs[uri].task
+        assert task is not None
+        await task
+
+    try:
+        asyncio.run(run())
+    finally:
+        scheduler.stop()
+    return progress, host
+
+
+def test_the_scheduler_after_an_early_publish(workspace: Path) -> None:
+    uri = (workspace / "transcript.jsonl").as_uri()
+    without, host = _scheduled_open(workspace, None)
+    assert len(without) == 1 and without[0] is not None  # a first lint may publish partial pictures
+    assert [(u, v, len(items)) for u, v, items in host.published] == [(uri, 1, 3)]
+    items = host.published[0][2]
+    # first.py published the same: no partial picture, no second publish.
+    same, host = _scheduled_open(workspace, (1, items))
+    assert same == [None] and host.published == []
+    # It published something else (another configuration): the server's own diagnostics.
+    other, host = _scheduled_open(workspace, (1, items[:1]))
+    assert other == [None] and host.published == [(uri, 1, items)]
+    # Of another version: the early publish is not this lint's.
+    older, host = _scheduled_open(workspace, (0, items))
+    assert older[0] is not None and host.published == [(uri, 1, items)]

@@ -55,17 +55,18 @@ def start(address: tuple[str, int] | None = None, token_file: Path | None = None
     bodies = [body] if body is not None else []
     first: dict[Any, tuple[str, str]] = {}
     published: dict[str, tuple[int, list[str]]] = {}
+    state = None
     if answered is not None and isinstance(stdin, FrameReader) and FIRST_ENV not in os.environ:
         from .first import first_diagnostics
 
-        more, first, published = first_diagnostics(stdin, sys.stdout.buffer, json.loads(bodies[0])["params"])
+        more, first, published, state = first_diagnostics(stdin, sys.stdout.buffer, json.loads(bodies[0])["params"])
         bodies += more
     if isinstance(stdin, FrameReader):
         stdin = Prefixed(stdin.rest(), sys.stdin.buffer)
     from .main import Handover
     from .main import start as serve
 
-    serve(None, None, Handover(bodies, answered, first, stdin, published))
+    serve(None, None, Handover(bodies, answered, first, stdin, published, state))
 
 
 __all__ = ["start"]

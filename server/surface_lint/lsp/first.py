@@ -115,11 +115,15 @@ def _trace(message: str) -> None:
 class First(NamedTuple):
     """What `first_diagnostics` read and sent: the message bodies read, in order; the pulls
     answered ({id: (document URI, result JSON)}); the open published ({URI: (version,
-    diagnostics JSON)}, a client that does not pull)."""
+    diagnostics JSON)}, a client that does not pull); the session's state, when a lint was
+    sent (its engines, case index and the document's line memo: the server lints the same
+    document again, and finds every line's result there), without the documents opened (the
+    server opens them again)."""
 
     bodies: list[bytes]
     answered: dict[Any, tuple[str, str]]
     published: dict[str, tuple[int, list[str]]]
+    state: ServerState | None
 
 
 def first_diagnostics(reader: FrameReader, stdout: IO[bytes], params: dict[str, Any],
@@ -127,7 +131,7 @@ def first_diagnostics(reader: FrameReader, stdout: IO[bytes], params: dict[str, 
     """Read on after the early answer to `initialize` (its `params`); answer the first pull of a
     document opened meanwhile, or, to a client that does not pull, publish the diagnostics of the
     first document it opens."""
-    out = First([], {}, {})
+    out = First([], {}, {}, None)
     session = _session(params)
     if session is None:
         _trace("the first diagnostics are left to the server: the client's capabilities are not plain")
@@ -189,7 +193,12 @@ def first_diagnostics(reader: FrameReader, stdout: IO[bytes], params: dict[str, 
         _trace(f"the first pull of {Path(doc_in.path).name} answered before the server's import: "
                f"{len(items)} diagnostic(s)")
         out.answered[message["id"]] = (doc_in.uri, report)
-        return out
+        return _handed_over(out, state)
+
+
+def _handed_over(out: First, state: ServerState) -> First:
+    state.docs.clear()
+    return out._replace(state=state)
 
 
 def _settings_file(doc: TextDoc) -> bool:
@@ -220,4 +229,4 @@ def _publish_open(state: ServerState, builder: DiagnosticBuilder, doc: TextDoc, 
     _trace(f"the open of {Path(doc.path).name} published before the server's import: {len(items)} diagnostic(s)")
     assert doc.version is not None  # _text_document_item checked it is an int
     out.published[doc.uri] = (doc.version, items)
-    return out
+    return _handed_over(out, state)

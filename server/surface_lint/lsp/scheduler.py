@@ -144,10 +144,11 @@ class Scheduler:
                 if "shutdown" in str(exc):  # the pool is shut down: the server is stopping
                     return
                 raise
-            run.result, run.items = result, items
-            if result.rechecked >= FREEZE_AFTER_LINES:
+            opened, run.result, run.items = run.result is None, result, items
+            if result.rechecked >= FREEZE_AFTER_LINES or (opened and len(snap.lines) >= FREEZE_AFTER_LINES):
                 # A big document's results live as long as it is open: keep the cyclic GC from
-                # walking them again and again on every later keystroke (pauses of 50+ ms).
+                # walking them again and again on every later keystroke (pauses of 50+ ms). Its
+                # first lint may re-check no line: first.py's lint left every line in the memo.
                 gc.freeze()
             if run.dirty or doc.version != snap.version:
                 continue  # a newer version arrived while linting: this one is never shown
