@@ -5,21 +5,32 @@ and lsprotocol (and the features built on them) is most of the server's start (a
 CPU of 0.9 s here: docs/performance.md). After `early.py` has answered `initialize`, this module
 reads on, with the engine and the standard library only, while the messages are the ones a
 client sends to open a file: `initialized`, `textDocument/didOpen`, requests (kept for the
-server, unanswered), `$/setTrace` and `surfaceLint/reviewSettings`. The first `textDocument/diagnostic` request (a pull, as VS
-Code's) of a document opened so is answered here, from the same lint and the same diagnostics
-builder the server uses (`scheduler.lint_items`, `diagnostic_json.full_report`), so the bytes are
-those the server would send; then the server is imported and receives every message read, in
-order, as if it came first on the wire, and does not answer that request again
-(`wire.Protocol.answered_first`: it compares its own answer, and asks the client to pull again
-if they differ).
+server, unanswered), `$/setTrace` and `surfaceLint/reviewSettings`. Then, from the same lint
+and the same diagnostics builder the server uses (`scheduler.lint_items`), so the bytes are
+those the server would send:
 
-Anything else ends the reading with nothing answered here: any other notification (an edit, a
-close, a change of settings), `shutdown`, a message that is not JSON or has params of another
-shape, a config or rules file (their problems need the server's validation), a lint that reports
-an error (the server logs it), no message within `WAIT_S`, or the end of the stream. Not on
-Windows (no `select` on pipes there).
+* a client that pulls (VS Code): the first `textDocument/diagnostic` request of a document
+  opened so is answered (`diagnostic_json.full_report`); the server does not answer it again
+  (`wire.Protocol.answered_first`: it compares its own answer, and asks the client to pull
+  again if they differ);
+* a client that does not (no `textDocument.diagnostic` capabilities: Neovim 0.7, the latency
+  bench): the first document opened after `initialized` is linted once the messages already
+  sent are read, and its diagnostics published (`diagnostic_json.publish_message`); the
+  server's first lint of that version publishes again only when its diagnostics differ (a
+  configuration this module could not see: the server is the authority), and no partial
+  picture of it (`scheduler.Run.early`).
+
+Then the server is imported and receives every message read, in order, as if it came first on
+the wire, with this module's session state (`First.state`: engines, case index, the line memo),
+so its own lint of the same document re-checks no line.
+
+Anything else ends the reading with nothing sent here: any other notification (an edit, a
+close, a change of settings; for a push client also one read with its didOpen, or a didOpen
+before `initialized`), `shutdown`, a pull from a client that said it does not pull, a message
+that is not JSON or has params of another shape, a config or rules file (their problems need
+the server's validation), a lint that reports an error (the server logs it), no message within
+`WAIT_S`, or the end of the stream. Not on Windows (no `select` on pipes there), nor on TCP.
 """
-
 from __future__ import annotations
 
 import json
