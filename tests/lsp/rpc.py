@@ -48,6 +48,7 @@ class RpcClient:
         self.notifications: list[dict[str, Any]] = []
         self.unmatched: queue.Queue[dict[str, Any]] = queue.Queue()  # responses to no request of ours (id null)
         self.stderr: list[str] = []
+        self.answers: dict[str, Any] = {}  # method -> the result given to the server's requests (else null)
         self.closed = threading.Event()  # the server closed the stream
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -63,7 +64,7 @@ class RpcClient:
                 return
             message = json.loads(body)
             if "id" in message and "method" in message:  # a request from the server
-                self._send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+                self._send({"jsonrpc": "2.0", "id": message["id"], "result": self.answers.get(message["method"])})
             elif "id" in message:
                 with self._lock:
                     box = self._responses.get(message["id"])
@@ -91,6 +92,16 @@ class RpcClient:
         """One frame holding exactly these bytes (JSON or not)."""
         with self._lock:
             self._in.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            self._in.flush()
+
+    def notify_together(self, messages: Sequence[tuple[str, Any]]) -> None:
+        """Notifications (method, params) in one write: the server finds them all read at once."""
+        data = b""
+        for method, params in messages:
+            body = json.dumps({"jsonrpc": "2.0", "method": method, "params": params}).encode("utf-8")
+            data += b"Content-Length: %d\r\n\r\n" % len(body) + body
+        with self._lock:
+            self._in.write(data)
             self._in.flush()
 
     def request(self, method: str, params: Any, timeout: float = 30.0) -> dict[str, Any]:

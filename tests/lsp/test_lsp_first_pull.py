@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +82,7 @@ def workspace(tmp_path: Path) -> Path:
 
 
 class Session:
-    def __init__(self, root: Path, first_lint: bool = True, pull: bool = True) -> None:
+    def __init__(self, root: Path, first_lint: bool = True, pull: bool = True, initialized: bool = True) -> None:
         with pytest.MonkeyPatch.context() as env:
             env.setenv("SURFACE_LINT_TRACE_TIMING", "1")
             if first_lint:
@@ -100,7 +99,8 @@ class Session:
             "initializationOptions": {"settings": {"profile": "auto", "severity": {}, "run": "onType"}, "trusted": True}})
         assert "result" in answer, answer
         self.uri = (root / "transcript.jsonl").as_uri()
-        self.client.notify("initialized", {})
+        if initialized:
+            self.client.notify("initialized", {})
 
     def open(self, text: str) -> None:
         self.client.notify("textDocument/didOpen", {"textDocument": {
@@ -186,22 +186,6 @@ def test_an_edit_before_the_first_pull_sends_it_to_the_server(workspace: Path) -
         session.close()
     expected = _expected(*_hrefs(answer["items"]))[1:]
     assert answer["items"] == expected
-
-
-def test_a_client_that_does_not_pull_gets_the_server_s_publish(workspace: Path) -> None:
-    session = Session(workspace, pull=False)
-    try:
-        session.open((workspace / "transcript.jsonl").read_text(encoding="utf-8"))
-        deadline = time.monotonic() + 30
-        while not any(n.get("method") == "textDocument/publishDiagnostics" for n in session.client.notifications):
-            assert time.monotonic() < deadline, "no publishDiagnostics"
-            time.sleep(0.02)
-        assert not session.answered_first()
-    finally:
-        session.close()
-    published = [n["params"] for n in session.client.notifications if n.get("method") == "textDocument/publishDiagnostics"]
-    assert published[0]["uri"] == session.uri and published[0]["version"] == 1
-    assert published[0]["diagnostics"] == _expected(*_hrefs(published[0]["diagnostics"]))
 
 
 def test_frame_reader_waits_with_a_timeout_and_hands_on_what_it_read_beyond() -> None:

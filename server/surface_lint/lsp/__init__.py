@@ -32,7 +32,7 @@ from typing import Any
 from .. import __version__
 from .early import FrameReader, Prefixed, answer_initialize
 
-FIRST_ENV = "SURFACE_LINT_NO_FIRST_LINT"  # set: the first pull waits for the whole server (tests compare)
+FIRST_ENV = "SURFACE_LINT_NO_FIRST_LINT"  # set: the first diagnostics wait for the whole server (tests compare)
 
 for _name in ("pygls", "lsprotocol"):  # the command line says how to install them (cli.run_server)
     if importlib.util.find_spec(_name) is None:
@@ -41,7 +41,8 @@ for _name in ("pygls", "lsprotocol"):  # the command line says how to install th
 
 def start(address: tuple[str, int] | None = None, token_file: Path | None = None) -> None:
     """Run the server (main.start); on stdio, `initialize` is answered before the server is
-    imported, and on POSIX the first pull of a document opened then too (first.py)."""
+    imported, and on POSIX the first diagnostics of a document opened then too (first.py: the
+    answer to the first pull, or the first publish to a client that does not pull)."""
     if address is not None or token_file is not None:
         from .main import start as serve
 
@@ -53,17 +54,19 @@ def start(address: tuple[str, int] | None = None, token_file: Path | None = None
     body, answered = answer_initialize(stdin, sys.stdout.buffer, __version__)
     bodies = [body] if body is not None else []
     first: dict[Any, tuple[str, str]] = {}
+    published: dict[str, tuple[int, list[str]]] = {}
+    state = None
     if answered is not None and isinstance(stdin, FrameReader) and FIRST_ENV not in os.environ:
         from .first import first_diagnostics
 
-        more, first = first_diagnostics(stdin, sys.stdout.buffer, json.loads(bodies[0])["params"])
+        more, first, published, state = first_diagnostics(stdin, sys.stdout.buffer, json.loads(bodies[0])["params"])
         bodies += more
     if isinstance(stdin, FrameReader):
         stdin = Prefixed(stdin.rest(), sys.stdin.buffer)
     from .main import Handover
     from .main import start as serve
 
-    serve(None, None, Handover(bodies, answered, first, stdin))
+    serve(None, None, Handover(bodies, answered, first, stdin, published, state))
 
 
 __all__ = ["start"]

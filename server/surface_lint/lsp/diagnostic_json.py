@@ -138,6 +138,16 @@ def items_json(items: Sequence[str]) -> str:
     return "[" + ",".join(items) + "]"
 
 
+def publish_message(uri: str, version: int | None, items: Sequence[str]) -> str:
+    """A `textDocument/publishDiagnostics` notification, as JSON text: the server's publish
+    (`server.publish`), and the first publish of a cold open (`first.py`), so both give the same bytes."""
+    params = '{"uri":' + json.dumps(uri)
+    if version is not None:
+        params += ',"version":' + json.dumps(version)
+    params += ',"diagnostics":' + items_json(items) + "}"
+    return '{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":' + params + "}"
+
+
 def result_id(result: LintResult) -> str:
     """The resultId of a pulled report of this lint (`textDocument/diagnostic`)."""
     return f"{result.generation}:{result.version}:{id(result)}"

@@ -22,6 +22,7 @@ from pygls.io_ import StdinAsyncReader, StdoutWriter
 from ..engine import UsageError
 from .server import create_server
 from .wire import log, read_messages
+from .workspace import ServerState
 
 TOKEN_ENV = "SURFACE_LINT_TOKEN"
 TOKEN_FILE_LIMIT = 4096  # bytes read of a --token-file (a token is one short line)
@@ -51,19 +52,22 @@ def start(address: tuple[str, int] | None = None, token_file: Path | None = None
 class Handover(NamedTuple):
     """What was read and answered before the server was imported, on stdio: the message bodies
     (the first is `initialize`, if any), the id of the `initialize` early.py answered (None if it
-    did not), the requests first.py answered ({id: (document URI, result JSON)}), and the stream
-    to read on."""
+    did not), the requests first.py answered ({id: (document URI, result JSON)}), the stream to
+    read on, the open first.py published ({URI: (version, diagnostics JSON)}), and the session
+    state first.py linted with (`first.First.state`; None: the server starts its own)."""
 
     bodies: list[bytes]
     initialize_id: Any
     answered: dict[Any, tuple[str, str]]
     stdin: Any
+    published: dict[str, tuple[int, list[str]]]
+    state: ServerState | None
 
 
 def serve_stdio(first: Handover | None = None) -> int:
     server = create_server()
     protocol = server.raw
-    first = first or Handover([], None, {}, sys.stdin.buffer)
+    first = first or Handover([], None, {}, sys.stdin.buffer, {}, None)
 
     def stop(code: int) -> None:
         raise SystemExit(code)  # ends pygls's loop; the code is kept on the protocol
@@ -75,12 +79,19 @@ def serve_stdio(first: Handover | None = None) -> int:
 
     async def serve() -> None:
         # early.py's and first.py's: the server reads them as if they came first on the wire.
+        if first.state is not None:
+            # Built by the same `start_session` from the same `initialize` params (which the
+            # server applies again: unchanged, nothing is invalidated), so its caches hold; the
+            # server's own lint of the first document then re-checks no line.
+            server.state = first.state
         if first.initialize_id is not None:
             protocol.answered_early = (first.initialize_id, json.loads(first.bodies[0])["params"])
         protocol.answered_first = dict(first.answered)
         for uri, report in first.answered.values():
             given = json.loads(report)
             server.first_reports[uri] = (given["resultId"], given["items"])
+        # The document's first lint does not publish that version again when its diagnostics are these.
+        server.scheduler.early = dict(first.published)
         for body in first.bodies:
             protocol.receive(body, server.report_server_error)
         await read_messages(stop_event, StdinAsyncReader(first.stdin, server.thread_pool), protocol,

@@ -65,6 +65,9 @@ class Run:
     score: tuple[int | None, int, float, dict[str, Any] | None] | None = None
     score_task: asyncio.Future[dict[str, Any] | None] | None = None
     changed_at: float = 0.0  # perf_counter of the latest didChange (timing trace)
+    # (version, diagnostics) first.py published for this document before the server was
+    # imported, until the server's own first complete lint is out.
+    early: tuple[int, list[str]] | None = None
 
 
 class Scheduler:
@@ -74,9 +77,12 @@ class Scheduler:
         self.server = server
         self.pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="surface-lint-lint")
         self.runs: dict[str, Run] = {}
+        # uri -> (version, diagnostics JSON) of the open first.py published (a push client's cold
+        # open, main.Handover); taken by the document's next open.
+        self.early: dict[str, tuple[int, list[str]]] = {}
 
     def open(self, uri: str, builder: DiagnosticBuilder) -> None:
-        self.runs[uri] = Run(builder)
+        self.runs[uri] = Run(builder, early=self.early.pop(uri, None))
         self.request_lint(uri, 0.0)
 
     def close(self, uri: str) -> None:
@@ -126,7 +132,9 @@ class Scheduler:
             snap = Snapshot.of(doc)
             token = run.token = CancelToken()
             progress = None
-            if not self.server.pull and self.should_show(doc, snap.version):
+            # No partial picture after first.py's complete one of the same version (a flicker).
+            if not self.server.pull and self.should_show(doc, snap.version) and not (
+                    run.early is not None and run.early[0] == snap.version):
                 progress = self._progress_publisher(uri, run, snap, loop)
             try:
                 result, items = await loop.run_in_executor(self.pool, self._lint_job, run, snap, token, progress)
@@ -136,10 +144,11 @@ class Scheduler:
                 if "shutdown" in str(exc):  # the pool is shut down: the server is stopping
                     return
                 raise
-            run.result, run.items = result, items
-            if result.rechecked >= FREEZE_AFTER_LINES:
+            opened, run.result, run.items = run.result is None, result, items
+            if result.rechecked >= FREEZE_AFTER_LINES or (opened and len(snap.lines) >= FREEZE_AFTER_LINES):
                 # A big document's results live as long as it is open: keep the cyclic GC from
-                # walking them again and again on every later keystroke (pauses of 50+ ms).
+                # walking them again and again on every later keystroke (pauses of 50+ ms). Its
+                # first lint may re-check no line: first.py's lint left every line in the memo.
                 gc.freeze()
             if run.dirty or doc.version != snap.version:
                 continue  # a newer version arrived while linting: this one is never shown
@@ -192,9 +201,12 @@ class Scheduler:
             elif not fut.done():
                 keep.append((wanted, fut))
         run.waiters = keep
+        early, run.early = run.early, None
         if self.should_show(doc, result.version):
             run.shown = (result, run.items)
-            if not self.server.pull:
+            # first.py published this version's diagnostics already: the client is not sent the
+            # same again, and is sent the server's when they differ (the server is the authority).
+            if not self.server.pull and (early is None or early != (result.version, run.items)):
                 self.server.publish(uri, result.version, run.items)
             if TRACE_TIMING:
                 since = (time.perf_counter() - run.changed_at) * 1000 if run.changed_at else float("nan")

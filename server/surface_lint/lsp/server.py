@@ -29,7 +29,7 @@ from ..engine.config import CONFIG_FILES, SETTINGS_SOURCE, ConfigError, parse_co
 from ..model.checks import CheckCode
 from ..rules.extends import extends_at
 from ..rules.loader import PROFILES, LaneError, _check_codes_free, builtin_rule_files, parse_lane
-from .diagnostic_json import DiagnosticBuilder, diagnostic_support, error_diagnostic, items_json
+from .diagnostic_json import DiagnosticBuilder, diagnostic_support, error_diagnostic, publish_message
 from .documents import LineMap, Snapshot, TextDoc, path_to_uri, uri_to_path
 from .features import code_actions, completion, diagnostics, hover, lane_score, review, symbols
 from .features.common import Positions, lsp_range
@@ -312,11 +312,7 @@ class SurfaceLintServer(LanguageServer):
 
 
     def publish(self, uri: str, version: int | None, items: list[str]) -> None:
-        params = '{"uri":' + json.dumps(uri)
-        if version is not None:
-            params += ',"version":' + json.dumps(version)
-        params += ',"diagnostics":' + items_json(items) + "}"
-        self.raw.send_raw('{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":' + params + "}")
+        self.raw.send_raw(publish_message(uri, version, items))
 
     def log_error(self, message: str) -> None:
         log.error("%s", message)
