@@ -15,6 +15,8 @@ from surface_lint.engine.score import LaneScorer
 from surface_lint.engine.scoring import EvaluationMemo, evaluate, evaluate_turn
 from surface_lint.model.findings import Location
 from surface_lint.rules.kinds.core import Subject
+from surface_lint.sources.base import JsonlReader
+from surface_lint.sources.transcripts import iter_turns
 
 ROWS: list[dict[str, object]] = [
     {"case_id": "p", "role": "priming", "surface": "Truth is what is real."},  # primes p, not scored
@@ -98,3 +100,19 @@ def test_the_filter_sets_two_bits_of_one_byte() -> None:
     outcomes.add("only", signals, (), where, 1)  # the same id again: a suspect
     assert outcomes.suspect_count == 1
     assert sum(bin(b).count("1") for b in outcomes.filter) == 2
+
+
+def test_the_caseless_turns_are_the_one_per_turn_step(tmp_path: Path) -> None:
+    """`_caseless_turns` (what `_fold_caseless` and `_fold_caseless_rows` both fold): the scored
+    turns with their case id, failed names and priming; the others counted by why."""
+    engine = Engine()
+    scorer = LaneScorer(engine, engine.lane("deterministic_fluency"), None, False, None)
+    path = _path(tmp_path)
+    with open(path, "rb") as fh:
+        got = [(turn.record.line, case_id, failed, primed)
+               for turn, case_id, _, _, failed, primed in scorer._caseless_turns(iter_turns(path, fh, "turns",
+                                                                                           JsonlReader(path)))]
+    assert got == [(2, "p", ("no_placeholder",), True),  # primed by line 1
+                   (5, "q", ("complete_punctuation",), False), (6, "q", ("complete_punctuation",), False),
+                   (7, "s", ("no_placeholder", "complete_punctuation"), False)]
+    assert scorer.unscored == {"no_case_id": 1, "unknown_id": 0, "not_scored": 2}
