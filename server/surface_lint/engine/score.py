@@ -437,6 +437,7 @@ class LaneScorer:
         by_verdicts = self._by_verdicts
         primed_ids = IdSet()  # bounded, as join_turns's
         any_primed = False
+        touched = self.touched if self.track_touched else None
         for turn in turns:
             case_id = turn.case_id
             if turn.role == "priming" and case_id:
@@ -445,8 +446,8 @@ class LaneScorer:
             if not case_id:
                 unscored[NO_CASE_ID] += 1
                 continue
-            if self.track_touched:
-                self.touched.add(case_id)
+            if touched is not None:
+                touched.add(case_id)
             if not turn.scored or turn.chain != 0:
                 unscored[NOT_SCORED] += 1
                 continue
