@@ -356,7 +356,7 @@ class LaneScorer:
         Evaluated, a Subject or a Scored per turn: each row (`light_row`, `status_row`, `_row`)
         built from the turn and what its verdicts mapping gives (`_row_parts`), its findings
         packed as they are made (`Evaluator.packed_findings`). Keep in step with `evaluate` and
-        `keep`; tests/engine/test_caseless_fold.py holds the two paths equal."""
+        `keep` (the rows' layout is theirs); tests/engine/test_caseless_rows.py holds the two paths equal."""
         packed_findings = self.evaluator.packed_findings
         add = self.compact.add
         found_spool = cast("Spool[tuple[int, Any]]", self.findings)  # packed findings (see _second)
