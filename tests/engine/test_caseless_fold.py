@@ -155,3 +155,19 @@ def test_the_shown_probe_reads_constants_and_turn_fields_only() -> None:
     assert probe(turn) == ("none", False)  # category None, pattern the grounding; no prompt: no surface
     computed = replace(lane, details={**lane.details, "category": "verdicts"})
     assert shown_probe(computed, DetailsPlan(computed)) is None
+
+
+def test_the_caseless_turns_are_the_one_per_turn_step(tmp_path: Path) -> None:
+    """`_caseless_turns` (what `_fold_caseless` and `_fold_caseless_rows` both fold): the scored
+    turns with their case id, failed names and priming; the others counted by why."""
+    engine = Engine()
+    scorer = LaneScorer(engine, engine.lane("deterministic_fluency"), None, False, None)
+    path = _path(tmp_path)
+    with open(path, "rb") as fh:
+        got = [(turn.record.line, case_id, failed, primed)
+               for turn, case_id, _, _, failed, primed in scorer._caseless_turns(iter_turns(path, fh, "turns",
+                                                                                           JsonlReader(path)))]
+    assert got == [(2, "p", ("no_placeholder",), True),  # primed by line 1
+                   (5, "q", ("complete_punctuation",), False), (6, "q", ("complete_punctuation",), False),
+                   (7, "s", ("no_placeholder", "complete_punctuation"), False)]
+    assert scorer.unscored == {"no_case_id": 1, "unknown_id": 0, "not_scored": 2}

@@ -148,19 +148,10 @@ class DetailsPlan:
         never changed."""
         cased = bool(case_fields)
         if not cased and self._plain_inputs:
-            # The values are a function of the verdicts mapping (held with the dict), the
-            # surface, the grounding and the prompt (by value when it is a str, int, bool or null).
-            prompt = turn.get("prompt") if turn else None
-            kind = type(prompt)
-            if kind is str or prompt is None or kind is int or kind is bool:
-                key = (id(verdicts), subject.surface, subject.grounding, kind, prompt)
-                seen = self._by_input.get(key)
-                if seen is None:
-                    seen = self._remember(self._by_input, key, [verdicts],
-                                          self.build(verdicts, subject, case_fields, turn, ctx, case_id))
-                if self._empty_id < 0:
-                    return seen[1], seen[2], "", None
-                return seen[1], seen[2], self._id_key, case_id or self._no_id  # the id getter's value
+            known = self.by_inputs(verdicts, subject.surface, subject.grounding, subject.primed, turn, case_id,
+                                   subject, case_fields, ctx)
+            if known is not None:
+                return known
         if cased:
             fields: Mapping[str, Any] = case_fields  # type: ignore[assignment]
             calls, at, verdict_at = self._calls, self._id, self._verdicts
@@ -194,6 +185,35 @@ class DetailsPlan:
         if at < 0:
             return seen[1], seen[2], "", None
         return seen[1], seen[2], self._id_key, id_value
+
+    def by_inputs(self, verdicts: Mapping[str, Verdict], surface: str, grounding: str, primed: bool,
+                  turn: Mapping[str, Any] | None, case_id: str | None, subject: Subject | None = None,
+                  case_fields: Mapping[str, Any] | None = None, ctx: Context | None = None) -> SharedDetails | None:
+        """`shared(verdicts, subject, case_fields, turn, ctx, case_id)` for a plan whose details
+        without case fields read only the case id, the turn and the verdicts mapping
+        (`plain_inputs`; `case_fields` empty), the subject being `Subject(surface, grounding, None,
+        primed)` when not given (made only when the details are new); None when the turn's prompt
+        is not held by value (then `shared` keys them by their values)."""
+        # The values are a function of the verdicts mapping (held with the dict), the surface,
+        # the grounding and the prompt (by value when it is a str, int, bool or null).
+        prompt = turn.get("prompt") if turn else None
+        kind = type(prompt)
+        if not (kind is str or prompt is None or kind is int or kind is bool):
+            return None
+        key = (id(verdicts), surface, grounding, kind, prompt)
+        seen = self._by_input.get(key)
+        if seen is None:
+            seen = self._remember(self._by_input, key, [verdicts],
+                                  self.build(verdicts, subject or Subject(surface, grounding, None, primed),
+                                             case_fields, turn, ctx, case_id))
+        if self._empty_id < 0:
+            return seen[1], seen[2], "", None
+        return seen[1], seen[2], self._id_key, case_id or self._no_id  # the id getter's value
+
+    @property
+    def plain_inputs(self) -> bool:
+        """Whether `by_inputs` serves this plan (details of the case id, turn and verdicts only)."""
+        return self._plain_inputs
 
     @staticmethod
     def _remember(memo: dict[tuple[Any, ...], tuple[tuple[Any, ...], int, dict[str, Any]]], key: tuple[Any, ...],

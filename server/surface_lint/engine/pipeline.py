@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, overload
 
 from ..model.checks import CHECK_CODES as C
-from ..model.findings import Finding, Fix, Location, Severity, new_finding, new_fix, new_location
+from ..model.findings import Finding, Fix, Location, Severity, new_finding, new_fix, new_location, packed_finding
 from ..rules.kinds.core import Context, Subject, Verdict
 from ..rules.loader import Lane, PredicateSpec, detail_is_derived
 from ..sources.base import Record, check_finding
@@ -263,14 +263,39 @@ class Evaluator:
                 return shifted
         return self._findings(failing, record, case_fields, case_id)
 
+    def packed_findings(self, verdicts: Mapping[str, Verdict], record: Record, case_id: str) -> list[tuple[Any, ...]]:
+        """`predicate_findings(verdicts, record, None, case_id, shared=True)`, each finding as
+        `packed_finding` packs it (what the spools keep): a remembered surface's findings are
+        packed as they are made, no Finding built."""
+        failing = self._failing(verdicts, True)
+        if not failing:
+            return []
+        if not self.memo.paused:
+            shifted = self._shifted(failing, record, None, case_id, None, True)
+            if shifted is not None:
+                return shifted
+        return list(map(packed_finding, self._findings(failing, record, None, case_id)))
+
+    @overload
     def _shifted(self, failing: tuple[_Failing, ...], record: Record, case_fields: Mapping[str, Any] | None,
-                 case_id: str | None, levels: tuple[Severity | None, ...] | None) -> list[Finding] | None:
+                 case_id: str | None, levels: tuple[Severity | None, ...] | None,
+                 packed: Literal[False] = ...) -> list[Finding] | None: ...
+
+    @overload
+    def _shifted(self, failing: tuple[_Failing, ...], record: Record, case_fields: Mapping[str, Any] | None,
+                 case_id: str | None, levels: tuple[Severity | None, ...] | None,
+                 packed: Literal[True]) -> list[tuple[Any, ...]] | None: ...
+
+    def _shifted(self, failing: tuple[_Failing, ...], record: Record, case_fields: Mapping[str, Any] | None,
+                 case_id: str | None, levels: tuple[Severity | None, ...] | None,
+                 packed: bool = False) -> list[Finding] | list[tuple[Any, ...]] | None:
         """`_findings(failing, record, case_fields, case_id)` when every finding it gives sits in
         the record's one-line `surface` string (a span of it, or all of it): those findings depend
         on the surface's raw token, not on where the line puts it, and on the case fields only
         through `levels` (each failure's severity or None), so they are remembered per (failures,
         token, levels) with columns from the token's quote and only shifted here. None: not so
-        (another member's location, a pattern past its limit, a record of several lines)."""
+        (another member's location, a pattern past its limit, a record of several lines).
+        `packed`: each finding as `packed_finding` gives it."""
         at = record.top_string("surface")
         if at is None:
             return None
@@ -288,10 +313,20 @@ class Evaluator:
                     self._shifted_chars = 0
                 memo[key] = (failing, rows)  # failing held: its id is not reused while here
                 self._shifted_chars += len(token)
-            return found
+            return list(map(packed_finding, found)) if packed else found
         if rows is None:
             return None
         path, line, index, base = record.path, record.line, record.index, start + 1
+        if packed:  # packed_finding's tuples: (location, code, rule, severity, message, id, related, fixes, index, extra)
+            tuples: list[tuple[Any, ...]] = []
+            for a, b, code, rule, severity, message, fix in rows:
+                packed_fixes: tuple[Any, ...] = ()
+                if fix is not None:
+                    title, column, replacement = fix
+                    packed_fixes = ((title, (path, line, base + column, line, base + column), replacement),)
+                tuples.append(((path, line, base + a, line, base + b), code, rule, int(severity), message, case_id,
+                               (), packed_fixes, index, {}))
+            return tuples
         out: list[Finding] = []
         for a, b, code, rule, severity, message, fix in rows:
             fixes: tuple[Fix, ...] = ()

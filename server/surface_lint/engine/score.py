@@ -14,7 +14,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from dataclasses import dataclass, field
 from operator import itemgetter
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 
 from ..model.checks import CHECK_CODES as C
 from ..model.findings import Finding, Location, Severity, packed_finding, unpacked_finding
@@ -100,6 +100,9 @@ class Part:
 _NO_FAILURES: Mapping[str, Verdict] = MappingProxyType({})
 _NO_LEVELS: Mapping[str, Severity | None] = MappingProxyType({})
 
+# What a row holds of a verdicts mapping (`LaneScorer._new_row_parts`): judged names, failures, levels.
+_RowParts = tuple[tuple[str, ...], tuple[Any, ...], tuple[Any, ...]]
+
 _BY_VERDICTS_SIZE = 4096  # verdict mappings whose signals are remembered (cleared when full: a few MiB at most)
 
 # Why-nothing-scored counters, in the order the message names them.
@@ -136,6 +139,7 @@ class LaneScorer:
         self.report_order = [p.name for p in lane.predicates if p.report]
         self._judged: dict[tuple[str, ...], tuple[str, ...]] = {}  # verdict names -> reported ones judged
         self._by_verdicts: dict[int, tuple[Mapping[str, Verdict], tuple[bool, ...], tuple[str, ...]]] = {}
+        self._row_parts: dict[int, tuple[Mapping[str, Verdict], _RowParts]] = {}  # see _new_row_parts
         self.compact = CompactOutcomes(lane)
         # One byte per distinct case: whether it was scored (its rank: caseindex.CaseIndex.rank).
         self.scored_ranks = bytearray(len(index) if index is not None else 0)
@@ -144,7 +148,8 @@ class LaneScorer:
         self.rows: Spool[tuple[Any, ...]] = Spool(key=_row_order if index is not None else None,
                                                   pack=_pack_row, unpack=_unpack_row)
         # Findings: (position or -1 for input problems, finding), sorted as every report lists them.
-        self.findings: Spool[tuple[int, Finding]] = Spool(key=_finding_order, pack=_pack_kept, unpack=_unpack_kept)
+        # (A caseless rows run appends them packed already: `_fold_caseless_rows`.)
+        self.findings: Spool[tuple[int, Finding]] = Spool(key=_stored_order, pack=_pack_kept, unpack=_unpack_kept)
         self.unknown = IdSet()  # transcript case ids without a case (on disk past a few thousand)
         self.failing_shown = 0
         # Case ids this scorer's records touch: kept only in a worker process (one file), where
@@ -350,11 +355,7 @@ class LaneScorer:
         predicate_findings = self.evaluator.predicate_findings
         add = self.compact.add
         found_spool = self.findings
-        unscored = self.unscored
-        by_verdicts = self._by_verdicts
         limit = self.finding_limit
-        primed_ids = IdSet()  # bounded, as join_turns's
-        any_primed = False
         shown = self.shown if self.want_rows else None
         if shown is not None:
             limit = 0  # no predicate finding (see above)
@@ -368,26 +369,7 @@ class LaneScorer:
             by_standing: dict[int, tuple[Mapping[str, Verdict], tuple[str, tuple[str, ...], tuple[str, ...]]]] = {}
             self._shown_folded = True
         with fewer_collections():
-            for turn in turns:
-                case_id = turn.case_id
-                if turn.role == "priming" and case_id:
-                    primed_ids.add(case_id)
-                    any_primed = True
-                if not case_id:
-                    unscored[NO_CASE_ID] += 1
-                    continue
-                if self.track_touched:
-                    self.touched.add(case_id)
-                if not turn.scored or turn.chain != 0:
-                    unscored[NOT_SCORED] += 1
-                    continue
-                verdicts = evaluate_turn(lane, memo, turn.surface or "", turn.grounding,
-                                         any_primed and case_id in primed_ids)
-                seen = by_verdicts.get(id(verdicts))
-                if seen is not None and seen[0] is verdicts:
-                    signals, failed = seen[1], seen[2]
-                else:
-                    signals, failed = self._caseless_signals(verdicts)
+            for turn, case_id, verdicts, signals, failed, primed in self._caseless_turns(turns):
                 record = turn.record
                 if limit is None or self.failing_shown < limit:
                     found = predicate_findings(verdicts, record, None, case_id, shared=True)
@@ -415,8 +397,7 @@ class LaneScorer:
                     group, surface = probe(turn)
                     if counted(*case_standing, group, surface, keys):
                         # Only when no case id repeats is the record's position its place among the cases.
-                        shown.keep(position, self._shown_row(turn, case_id, position,
-                                                            any_primed and case_id in primed_ids))
+                        shown.keep(position, self._shown_row(turn, case_id, position, primed))
 
     def _shown_row(self, turn: Turn, case_id: str, position: int, primed: bool) -> Outcome:
         """A shown case's outcome as the general path makes it: the turn as `join_turns` joins it
@@ -426,6 +407,124 @@ class LaneScorer:
         scored = self.evaluate(joined)
         assert scored is not None
         return _row_outcome(_row(position, position, scored, self.row_findings))
+
+    def _caseless_rows(self) -> bool:
+        """Whether `_fold_caseless_rows` folds this run's turns as `fold(join_turns(...))` would:
+        rows kept here (no worker sink), no case files, not a case-driven lane, this class's own
+        evaluation, judging, keeping and counting."""
+        cls = type(self)
+        return (self.on_scored is None and self.want_rows and self.index is None and self.lane.casework is None
+                and cls.judge is LaneScorer.judge and cls.count is LaneScorer.count
+                and cls.evaluate is LaneScorer.evaluate and cls.keep is LaneScorer.keep)
+
+    def _fold_caseless_rows(self, turns: Iterable[Turn]) -> None:
+        """`fold(join_turns(lane, turns, None))` for a run that keeps rows, without a Joined, an
+        Evaluated, a Subject or a Scored per turn: each row (`light_row`, `status_row`, `_row`)
+        built from the turn and what its verdicts mapping gives (`_row_parts`), its findings
+        packed as they are made (`Evaluator.packed_findings`). Keep in step with `evaluate` and
+        `keep` (the rows' layout is theirs); tests/engine/test_caseless_rows.py holds the two paths equal."""
+        packed_findings = self.evaluator.packed_findings
+        add = self.compact.add
+        found_spool = cast("Spool[tuple[int, Any]]", self.findings)  # packed findings (see _second)
+        append_row = self.rows.append
+        limit = self.finding_limit
+        plan = self.details
+        by_inputs = plan.by_inputs if plan.plain_inputs and not plan.needs_context else None
+        light, status, with_findings = self.light_rows, self.status_rows, self.row_findings
+        shared_details = light or status
+        row_parts = self._row_parts
+        with fewer_collections():
+            for turn, case_id, verdicts, signals, failed, primed in self._caseless_turns(turns):
+                record = turn.record
+                found: list[tuple[Any, ...]] | tuple[()] = ()
+                if limit is None or self.failing_shown < limit:
+                    found = packed_findings(verdicts, record, case_id)
+                    if failed and found:
+                        self.failing_shown += 1
+                position = add(case_id, signals, failed, record, record.index)
+                for f in found:
+                    found_spool.append((position, f))
+                details: Any = None
+                if by_inputs is not None:
+                    details = by_inputs(verdicts, turn.surface or "", turn.grounding, primed, record.data, case_id)
+                if details is None:  # details keyed by their values, or read through a Subject
+                    subject = Subject(turn.surface or "", turn.grounding, None, primed)
+                    ctx = Context(subject, self.lane.analysis) if plan.needs_context else None
+                    details = (plan.shared(verdicts, subject, None, record.data, ctx, case_id) if shared_details
+                               else plan.build(verdicts, subject, None, record.data, ctx, case_id))
+                elif not shared_details:  # the case's own dict, as `build` gives it
+                    _, template, id_key, id_value = details
+                    details = template.copy()
+                    if id_key:
+                        details[id_key] = id_value
+                if light:
+                    append_row((position, position, case_id, (), "", details, failed, (), (), (), ()))
+                    continue
+                seen = row_parts.get(id(verdicts))
+                parts = seen[1] if seen is not None and seen[0] is verdicts else self._new_row_parts(verdicts, failed)
+                if status:
+                    append_row((position, position, case_id, (), "", details, failed, (), (), (), parts[2]))
+                else:
+                    append_row((position, position, case_id, signals, turn.grounding, details, failed, parts[0],
+                                parts[1], tuple(found) if with_findings else (), parts[2]))
+
+    def _new_row_parts(self, verdicts: Mapping[str, Verdict], failed: tuple[str, ...]) -> _RowParts:
+        """What a row holds of a verdicts mapping read without case fields (a function of the
+        mapping: remembered by its identity): the reported predicates judged, the failures as
+        `_row` packs them and their severities as `status_row` and `_row` do."""
+        names = tuple(verdicts)
+        judged = self._judged.get(names)
+        if judged is None:
+            judged = self._judged[names] = tuple(n for n in self.report_order if n in verdicts)
+        failures: tuple[Any, ...] = ()
+        levels: tuple[Any, ...] = ()
+        if failed:
+            severity = self.evaluator.reported_severity
+            failures = tuple((n, v.message, v.spans, v.target, v.timed_out, v.span_messages)
+                             for n in failed for v in (verdicts[n],))
+            levels = tuple((n, int(level) if level is not None else None)
+                           for n in failed for level in (severity(n, verdicts[n], None),))
+        parts = (judged, failures, levels)
+        if not self.evaluator.memo.paused:  # a paused memo gives every record a new mapping
+            if len(self._row_parts) >= _BY_VERDICTS_SIZE:
+                self._row_parts.clear()
+            self._row_parts[id(verdicts)] = (verdicts, parts)  # held: its id is not reused while here
+        return parts
+
+    def _caseless_turns(self, turns: Iterable[Turn]) -> Iterator[
+            tuple[Turn, str, Mapping[str, Verdict], tuple[Any, ...], tuple[str, ...], bool]]:
+        """The scored turns of a run without case files, each with its case id, verdicts, signals,
+        failed reported predicates and whether its case was primed: what `join_turns` and `judge`
+        give for such a turn (the turns not scored counted by why, as `judge` counts them). The
+        one per-turn step of `_fold_caseless` and `_fold_caseless_rows`."""
+        lane = self.lane
+        memo = self.evaluator.memo
+        unscored = self.unscored
+        by_verdicts = self._by_verdicts
+        primed_ids = IdSet()  # bounded, as join_turns's
+        any_primed = False
+        touched = self.touched if self.track_touched else None
+        for turn in turns:
+            case_id = turn.case_id
+            if turn.role == "priming" and case_id:
+                primed_ids.add(case_id)
+                any_primed = True
+            if not case_id:
+                unscored[NO_CASE_ID] += 1
+                continue
+            if touched is not None:
+                touched.add(case_id)
+            if not turn.scored or turn.chain != 0:
+                unscored[NOT_SCORED] += 1
+                continue
+            primed = any_primed and case_id in primed_ids
+            verdicts = evaluate_turn(lane, memo, turn.surface or "", turn.grounding, primed)
+            seen = by_verdicts.get(id(verdicts))
+            if seen is not None and seen[0] is verdicts:
+                signals, failed = seen[1], seen[2]
+            else:
+                signals, failed = self._caseless_signals(verdicts)
+            yield turn, case_id, verdicts, signals, failed, primed
 
     def absorb(self, part: Part) -> None:
         """One file scored in another process, as if it had been read here."""
@@ -505,6 +604,8 @@ class LaneScorer:
                 # A lane report went the general fold; a repeated id moves its case to its last
                 # record and drops the first: which cases exist, and their order, were not known.
                 self.shown_missed = True
+        elif self._caseless_rows():
+            self._fold_caseless_rows(turns)
         else:
             self.fold(join_turns(self.lane, turns, self.index, unknown=self.unknown_reported))
         if progress is not None and self._pending_progress is not None:
@@ -608,8 +709,9 @@ def _finding_order(item: tuple[int, Finding]) -> tuple[str, int, int, int, int, 
     return item[1].sort_key()
 
 
-def _pack_kept(item: tuple[int, Finding]) -> tuple[int, tuple[object, ...]]:
-    return item[0], packed_finding(item[1])
+def _pack_kept(item: tuple[int, Finding | tuple[Any, ...]]) -> tuple[int, tuple[Any, ...]]:
+    f = item[1]
+    return item if type(f) is tuple else (item[0], packed_finding(f))  # type: ignore[arg-type,return-value]
 
 
 def _unpack_kept(item: tuple[int, tuple[Any, ...]]) -> tuple[int, Finding]:
@@ -621,7 +723,7 @@ _ROW_FINDINGS = 9  # where a row (see _row) holds its findings
 
 def _pack_row(row: tuple[Any, ...]) -> tuple[Any, ...]:
     found = row[_ROW_FINDINGS]
-    if not found:
+    if not found or type(found[0]) is tuple:  # none, or packed already (`_fold_caseless_rows`)
         return row
     return (*row[:_ROW_FINDINGS], tuple(map(packed_finding, found)), *row[_ROW_FINDINGS + 1:])
 
@@ -633,8 +735,11 @@ def _unpack_row(row: tuple[Any, ...]) -> tuple[Any, ...]:
     return (*row[:_ROW_FINDINGS], tuple(map(unpacked_finding, found)), *row[_ROW_FINDINGS + 1:])
 
 
-def _second(item: tuple[int, Finding]) -> Finding:
-    return item[1]
+def _second(item: tuple[int, Finding | tuple[Any, ...]]) -> Finding:
+    """The finding of a spool's item: a packed one (appended packed and not marshalled since:
+    still in the buffer, or in a pickled batch) unpacked."""
+    f = item[1]
+    return unpacked_finding(f) if type(f) is tuple else f  # type: ignore[return-value]
 
 
 def _stored_order(item: tuple[int, Any]) -> tuple[Any, ...]:
@@ -735,6 +840,8 @@ _row_light: Callable[[tuple[Any, ...]], tuple[str, tuple[str, ...], dict[str, An
 
 def _row_outcome(row: tuple[Any, ...]) -> Outcome:
     (_, _, case_id, signals, grounding, details, failed, judged, failures, findings, levels) = row
+    if findings and type(findings[0]) is tuple:  # appended packed and not marshalled since (see _second)
+        findings = tuple(map(unpacked_finding, findings))
     verdicts = {n: Verdict(False, spans, message, target, timed_out, span_messages=span_messages)
                 for n, message, spans, target, timed_out, span_messages in failures} if failures else {}
     severities = {n: Severity(v) if v is not None else None for n, v in levels} if levels else {}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from json.encoder import encode_basestring
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..engine import LaneResult
@@ -29,13 +30,39 @@ def _line(obj: dict[str, Any]) -> str:
     return _ENCODER.encode(obj)
 
 
-def _case_line(case_id: str, details: Any, failed: list[str], status: str, encode: Callable[[Any], str] = _ENCODER.encode,
-               encode_details: Callable[[Any], str] = _ENCODER.encode) -> str:
+def _text(value: Any) -> str:
+    """`_ENCODER.encode(value)`; a str by the C function that encoder calls for it (the encoder's
+    own `encode` is Python, and builds a C encoder per call for anything else)."""
+    return encode_basestring(value) if type(value) is str else _ENCODER.encode(value)
+
+
+def _case_line(case_id: str, details: Any, failed: list[str], status: str, encode: Callable[[Any], str] = _text,
+               encode_details: Callable[[Any], str] = _ENCODER.encode, failed_text: str | None = None) -> str:
     """`_line({"type": "case", "case_id": ..., "status": ..., "failed_predicates": ..., "details": ...})`:
     its members in sorted order, each encoded as the encoder encodes it nested (no dict built and
-    sorted per case); `encode_details` may take shared details (`_SharedDetails`)."""
-    return (f'{{"case_id":{encode(case_id)},"details":{encode_details(details)},"failed_predicates":{encode(failed)},'
+    sorted per case); `encode_details` may take shared details (`_SharedDetails`); `failed_text`:
+    `failed` encoded already (`_FailedText`)."""
+    if failed_text is None:
+        failed_text = encode(failed)
+    return (f'{{"case_id":{encode(case_id)},"details":{encode_details(details)},"failed_predicates":{failed_text},'
             f'"status":{encode(status)},"type":"case"}}')
+
+
+class _FailedText:
+    """A case line's failed names encoded, one text per set of names (a run's failing cases fail
+    few distinct sets; at most 4,096 remembered, cleared when full)."""
+
+    def __init__(self) -> None:
+        self._texts: dict[tuple[str, ...], str] = {}
+
+    def __call__(self, failed: list[str]) -> str:
+        key = tuple(failed)
+        text = self._texts.get(key)
+        if text is None:
+            if len(self._texts) >= 4096:
+                self._texts.clear()
+            text = self._texts[key] = _ENCODER.encode(failed)
+        return text
 
 
 class _SharedDetails:
@@ -60,7 +87,7 @@ class _SharedDetails:
             return _ENCODER.encode({**shared, id_key: id_value})
         if not id_key:
             return around[0]
-        return around[0] + _ENCODER.encode(id_value) + around[1]
+        return around[0] + _text(id_value) + around[1]
 
 
 def _around(details: dict[str, Any], id_key: str) -> tuple[str, ...]:
@@ -102,9 +129,11 @@ def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
     case_verdict = lane is not None and lane.casework is not None
     names: dict[tuple[str, ...], tuple[str, ...]] = {}
     details_text = _SharedDetails()
+    failed_text = _FailedText()
     for outcome in result.outcomes:
         status, failed = case_status(outcome, predicates, case_verdict, names)
-        w(_case_line(outcome.case_id, outcome.details, failed, status, encode_details=details_text) + "\n")
+        w(_case_line(outcome.case_id, outcome.details, failed, status, encode_details=details_text,
+                     failed_text=failed_text(failed)) + "\n")
     line = _finding_lines()
     for f in stored_findings(result.findings):
         w(line(f) + "\n")

@@ -141,6 +141,9 @@ class _CaseXml:
         self.write = write
         self._classnames: dict[str | None, str] = {}
         self._files: dict[str, str] = {}  # path -> display path (the working directory is one report's)
+        # Text escaped (`_esc_text`) by the text: what repeats across cases (a surface's line, a
+        # failure's message); `_esc_text` maps character by character, so pieces escape apart.
+        self._escaped: dict[str, str] = {}
 
     def _file(self, path: str) -> str:
         shown = self._files.get(path)
@@ -149,6 +152,14 @@ class _CaseXml:
                 self._files.clear()
             shown = self._files[path] = display_path(path)
         return shown
+
+    def _text(self, text: str) -> str:
+        escaped = self._escaped.get(text)
+        if escaped is None:
+            if len(self._escaped) >= _MEMO_SIZE:
+                self._escaped.clear()
+            escaped = self._escaped[text] = _esc_text(text)
+        return escaped
 
     def case(self, view: CaseView) -> bool:
         """Writes the case; whether it fails (`view.failing`)."""
@@ -171,7 +182,10 @@ class _CaseXml:
         findings = view.findings
         if findings:
             first = findings[0] if len(findings) == 1 else min(findings, key=Finding.sort_key)
-            head += f' file="{_esc_attr(self._file(first.path))}" line="{_esc_attr(str(first.location.line))}"'
+            line = first.location.line
+            # A number's digits need no escape.
+            head += (f' file="{_esc_attr(self._file(first.path))}" '
+                     f'line="{line if type(line) is int else _esc_attr(str(line))}"')
         surface = view.surface
         if not failing and surface is None and not failures:
             self.write(head + " />\n")
@@ -186,19 +200,19 @@ class _CaseXml:
             for f in failures:
                 places = [f"{self._file(z.path)}:{z.location.line}:{z.location.column}"
                           for z in findings if z.rule == f.name]
-                at = f" at {', '.join(places)}" if places else ""
-                body.append(f"{f.name} ({f.code}, {labels[f.severity]}): {f.message}{at}")
+                said = self._text(f"{f.name} ({f.code}, {labels[f.severity]}): {f.message}")
+                body.append(said + _esc_text(f" at {', '.join(places)}") if places else said)
             # A case-driven case fails on its verdict even when no reported check says why.
             attrs = (f' message="{_esc_attr(f"failed: {names}")}"'
                      f' type="{_esc_attr(labels[worst] if worst is not None else "error")}"')
-            text = "\n".join(body)
-            parts.append(f"      <failure{attrs}>{_esc_text(text)}</failure>\n" if text else
+            text = "\n".join(body)  # a line end is not escaped
+            parts.append(f"      <failure{attrs}>{text}</failure>\n" if text else
                          f"      <failure{attrs} />\n")
         out = [f"surface: {surface}"] if surface is not None else []
         if not failing and failures:
             out += [f"note: {f.name} ({f.code}) failed: {f.message}" for f in failures]
         if out:
-            parts.append(f"      <system-out>{_esc_text(chr(10).join(out))}</system-out>\n")
+            parts.append(f"      <system-out>{chr(10).join(map(self._text, out))}</system-out>\n")
         parts.append("    </testcase>\n")
         self.write("".join(parts))
         return failing

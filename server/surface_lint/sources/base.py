@@ -427,6 +427,17 @@ class Record:
         text = self._text
         if "\n" in text:
             return None
+        if "\\" not in text and member in self.data:
+            # Without a backslash every quote delimits a string and the member's key is spelled
+            # plainly: a `"member"` found once is the top-level key, its string value the next
+            # token (C string searches, not member_range's regex walk of the members before it).
+            quoted = f'"{member}"'
+            at = text.find(quoted) + len(quoted)
+            if text.find(quoted, at) < 0:
+                start = at + 2 if text.startswith(': "', at) else _COLON.match(text, at).end()  # type: ignore[union-attr]
+                if text[start : start + 1] != '"':
+                    return None
+                return start, text[start : text.find('"', start + 1) + 1]
         found = member_range(text, member)
         if found is None or text[found[0]] != '"':
             return None
