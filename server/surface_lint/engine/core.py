@@ -221,20 +221,23 @@ class Engine:
         stats = ReadStats()
         if index is not None:
             stats.add(index.stats)
-        scorer = LaneScorer(self, lane, index, want_details, finding_limit)
-        scorer.row_findings = row_findings
-        scorer.light_rows = light_rows
-        scorer.status_rows = status_rows
+        def new_scorer(old: LaneScorer | None = None) -> LaneScorer:
+            """A scorer for this run's row kinds (a fresh fold after `old`, whose spools are closed)."""
+            if old is not None:
+                old.findings.close()
+                old.rows.close()
+            made = LaneScorer(self, lane, index, want_details, finding_limit)
+            made.row_findings = row_findings
+            made.light_rows = light_rows
+            made.status_rows = status_rows
+            return made
+
+        scorer = new_scorer()
         if mapper is not None and hasattr(mapper, "stream") and not texts:
             # Spans scored in workers and merged here; else (one span, or spans that share a case
             # one reader must see whole) a fresh fold of everything in this process.
             if not self._score_spans(scorer, lane, case_paths, transcript_paths, mapper, progress):
-                scorer.findings.close()
-                scorer.rows.close()
-                scorer = LaneScorer(self, lane, index, want_details, finding_limit)
-                scorer.row_findings = row_findings
-                scorer.light_rows = light_rows
-                scorer.status_rows = status_rows
+                scorer = new_scorer(scorer)
                 scorer.read(transcript_paths, texts, progress)
         else:
             parts = None
@@ -250,12 +253,7 @@ class Engine:
                     scorer.shown = shown(reported_predicates(lane))
                 scorer.read(transcript_paths, texts, progress if parts is None else None)
                 if scorer.shown_missed:  # the shown cases were not known in one pass: every row, from the start
-                    scorer.findings.close()
-                    scorer.rows.close()
-                    scorer = LaneScorer(self, lane, index, want_details, finding_limit)
-                    scorer.row_findings = row_findings
-                    scorer.light_rows = light_rows
-                    scorer.status_rows = status_rows
+                    scorer = new_scorer(scorer)
                     scorer.read(transcript_paths, texts)
         stats.add(scorer.stats)
         # The lane the inputs name themselves (a report's `lane`): `diff` compares it.
