@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ..engine import LaneResult
 from ..engine.spool import ScratchText
@@ -146,9 +146,9 @@ class _CaseXml:
         # Text escaped (`_esc_text`) by the text: what repeats across cases (a surface's line, a
         # failure's message); `_esc_text` maps character by character, so pieces escape apart.
         self._escaped: dict[str, str] = {}
-        # What a case's failures make of it, by their (name, code, severity, message) and the
-        # case's verdict: the cases of a run repeat a few such sets (see `_told`).
-        self._told: dict[tuple[Any, ...], _Told] = {}
+        # What a case's failures make of it (`_tell`), by the case's verdict and the failures
+        # tuple's identity: the cases of a run repeat a few such sets.
+        self._told: dict[tuple[bool | None, int], tuple[tuple[PredicateFailure, ...], _Told]] = {}
 
     def _file(self, path: str) -> tuple[str, str]:
         shown = self._files.get(path)
@@ -200,12 +200,15 @@ class _CaseXml:
         failures = view.failures
         verdict = view.verdict
         if failures or verdict is not None:
-            key = (verdict, *[(f.name, f.code, f.severity, f.message) for f in failures])
-            told = self._told.get(key)
-            if told is None:
+            # By the failures' identity: views.case_view gives the cases that share failures one tuple.
+            seen = self._told.get((verdict, id(failures)))
+            if seen is not None and seen[0] is failures:
+                told = seen[1]
+            else:
                 if len(self._told) >= _MEMO_SIZE:
                     self._told.clear()
-                told = self._told[key] = self._tell(failures, verdict)
+                told = self._tell(failures, verdict)
+                self._told[verdict, id(failures)] = (failures, told)  # held: its id is not reused while here
             failing, attrs, said, notes = told
         else:
             failing, attrs, said, notes = _PASSING
