@@ -175,16 +175,16 @@ def case_view(outcome: Outcome, predicates: Sequence[tuple[str, str]],
              else (severity.get(name), "", ()) for name, _ in failing]
     # The failures as a view holds them, by their values: one tuple for the cases that share them
     # (a writer may remember what it made of them by its identity, as reporters/junit.py does).
-    key = (None, failing, *found)
+    by_values: tuple[Any, ...] = (None, failing, *found)
     try:
-        failures = memo.get(key) if memo is not None else None
+        failures = memo.get(by_values) if memo is not None else None
     except TypeError:  # a span not a pair of numbers (not hashable): not remembered
         failures = memo = None
     if failures is None:
         failures = tuple([_new_failure(name, code, level, message, spans)
                           for (name, code), (level, message, spans) in zip(failing, found, strict=True)])
         if memo is not None and len(memo) < 4096:
-            memo[key] = failures
+            memo[by_values] = failures
     return _new_view(outcome.case_id, group, surface, judged, failures, tuple(outcome.findings), case_ok)
 
 
