@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from ..engine import LaneResult
 from ..engine.spool import ScratchText
-from ..model.findings import Location, Severity
+from ..model.findings import Severity
 from .common import CaseView, PredicateFailure, SafeOut, capture, display_path, fmt_value, lane_notes, printable, printable_class, shown_views, where
 
 if TYPE_CHECKING:
@@ -235,10 +235,28 @@ class _CaseXml:
             return False
         parts = [head, ">\n"]
         if failing:
+            places: dict[str, list[str]] = {}  # each predicate's finding places, in the findings' order
+            shown_path: str | None = None
+            escaped_path = ""
+            for z in findings:
+                at = z.location
+                line, column = at.line, at.column
+                if type(line) is int and type(column) is int:  # a number's digits need no escape
+                    if at.path != shown_path:  # a case's findings are mostly of one file
+                        shown_path = at.path
+                        escaped_path = self._file(shown_path)[0]
+                    place = f"{escaped_path}:{line}:{column}"
+                else:
+                    place = _esc_text(f"{display_path(at.path)}:{line}:{column}")
+                got = places.get(z.rule)
+                if got is None:
+                    places[z.rule] = [place]
+                else:
+                    got.append(place)
             body = []
             for name, line_said in said:
-                places = [self._place(z.location) for z in findings if z.rule == name]
-                body.append(f"{line_said} at {', '.join(places)}" if places else line_said)
+                at_places = places.get(name)
+                body.append(f"{line_said} at {', '.join(at_places)}" if at_places else line_said)
             text = "\n".join(body)  # a line end is not escaped
             parts.append(f"      <failure{attrs}>{text}</failure>\n" if text else
                          f"      <failure{attrs} />\n")
@@ -251,14 +269,6 @@ class _CaseXml:
         parts.append("    </testcase>\n")
         self.write("".join(parts))
         return failing
-
-    def _place(self, at: Location) -> str:
-        """`path:line:column` of a finding, escaped (`_esc_text`: a number's digits need none)."""
-        line, column = at.line, at.column
-        if type(line) is int and type(column) is int:
-            return f"{self._file(at.path)[0]}:{line}:{column}"
-        return _esc_text(f"{display_path(at.path)}:{line}:{column}")
-
 
 # A case's failures as `_CaseXml._tell` gives them: whether it fails, the `<failure` element's
 # attributes, each failure's (predicate name, escaped line), a passing case's escaped notes.
