@@ -838,13 +838,16 @@ _row_light: Callable[[tuple[Any, ...]], tuple[str, tuple[str, ...], dict[str, An
     itemgetter(2, 6, 5))
 
 
+_SEVERITY = {int(s): s for s in Severity}  # `Severity(n)`, looked up (an enum's call costs more than the row's read)
+
+
 def _row_outcome(row: tuple[Any, ...]) -> Outcome:
     (_, _, case_id, signals, grounding, details, failed, judged, failures, findings, levels) = row
     if findings and type(findings[0]) is tuple:  # appended packed and not marshalled since (see _second)
         findings = tuple(map(unpacked_finding, findings))
     verdicts = {n: Verdict(False, spans, message, target, timed_out, span_messages=span_messages)
                 for n, message, spans, target, timed_out, span_messages in failures} if failures else {}
-    severities = {n: Severity(v) if v is not None else None for n, v in levels} if levels else {}
+    severities = {n: _SEVERITY[v] if v is not None else None for n, v in levels} if levels else {}
     return Outcome(case_id, signals, grounding, details, failed, findings, verdicts, judged, severities)
 
 

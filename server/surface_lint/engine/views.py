@@ -149,8 +149,8 @@ def case_surface(details: Mapping[str, Any]) -> str | None:
 def case_view(outcome: Outcome, predicates: Sequence[tuple[str, str]],
               memo: dict[tuple[Any, ...], Any] | None = None, case_verdict: bool = False) -> CaseView:
     """`memo`: what a view takes from `predicates` by the outcome's judged and failed names (the
-    names judged in lane order, the failed ones with their codes), kept across the cases of one
-    report: the cases of a run repeat a few such sets. `case_verdict`: the lane is case-driven,
+    names judged in lane order, the failed ones with their codes), and its failures by their
+    values, kept across the cases of one report: the cases of a run repeat a few such sets. `case_verdict`: the lane is case-driven,
     and the outcome's one signal is its verdict on the case."""
     case_ok = bool(outcome.signals[0]) if case_verdict and outcome.signals else None
     details: Mapping[str, Any] = outcome.details or {}
@@ -169,13 +169,23 @@ def case_view(outcome: Outcome, predicates: Sequence[tuple[str, str]],
     if not failing:
         return _new_view(outcome.case_id, group, surface, judged, (), tuple(outcome.findings), case_ok)
     verdicts = outcome.verdicts or {}
-    severity = _severities(outcome)
-    failures = []
-    for name, code in failing:
-        verdict = verdicts.get(name)
-        failures.append(_new_failure(name, code, severity.get(name), verdict.message if verdict else "",
-                                     tuple(verdict.spans) if verdict else ()))
-    return _new_view(outcome.case_id, group, surface, judged, tuple(failures), tuple(outcome.findings), case_ok)
+    # Each failed predicate's severity (None or absent: it reports nothing).
+    severity = outcome.levels if outcome.levels is not None else _severities(outcome)
+    found = [(severity.get(name), verdict.message, tuple(verdict.spans)) if (verdict := verdicts.get(name)) is not None
+             else (severity.get(name), "", ()) for name, _ in failing]
+    # The failures as a view holds them, by their values: one tuple for the cases that share them
+    # (a writer may remember what it made of them by its identity, as reporters/junit.py does).
+    by_values: tuple[Any, ...] = (None, failing, *found)
+    try:
+        failures = memo.get(by_values) if memo is not None else None
+    except TypeError:  # a span not a pair of numbers (not hashable): not remembered
+        failures = memo = None
+    if failures is None:
+        failures = tuple([_new_failure(name, code, level, message, spans)
+                          for (name, code), (level, message, spans) in zip(failing, found, strict=True)])
+        if memo is not None and len(memo) < 4096:
+            memo[by_values] = failures
+    return _new_view(outcome.case_id, group, surface, judged, failures, tuple(outcome.findings), case_ok)
 
 
 # A report views every case: its views are built slot by slot (as model/findings.py new_finding),

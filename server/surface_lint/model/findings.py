@@ -236,10 +236,14 @@ def stored_severity(item: Finding | tuple[Any, ...]) -> int:
 
 def unpacked_finding(packed: tuple[Any, ...]) -> Finding:
     loc, code, rule, severity, message, record_id, related, fixes, record_index, extra = packed
+    if len(fixes) == 1:  # a finding's one fix (an ending's): most findings of a run have one
+        (title, at, text), = fixes
+        unpacked_fixes: tuple[Fix, ...] = (new_fix(title, new_location(*at), text),)
+    else:
+        unpacked_fixes = tuple([new_fix(title, new_location(*at), text) for title, at, text in fixes]) if fixes else ()
     return new_finding(new_location(*loc), code, rule, _SEVERITIES[severity], message, record_id,
                        tuple(Related(new_location(*at), text) for at, text in related) if related else (),
-                       tuple(Fix(title, new_location(*at), text) for title, at, text in fixes) if fixes else (),
-                       record_index, extra)
+                       unpacked_fixes, record_index, extra)
 
 
 def sorted_findings(findings: list[Finding]) -> list[Finding]:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from ..engine import LaneResult
 from ..engine.spool import ScratchText
-from ..model.findings import Finding, Severity
+from ..model.findings import Severity
 from .common import CaseView, PredicateFailure, SafeOut, capture, display_path, fmt_value, lane_notes, printable, printable_class, shown_views, where
 
 if TYPE_CHECKING:
@@ -134,23 +134,29 @@ _MEMO_SIZE = 4096  # class names and display paths a report remembers (cleared w
 class _CaseXml:
     """Each case's `<testcase>` of the cases suite (two levels in), written as one string: what
     `XmlWriter` would write of it, without its per-element attribute dicts, and with what
-    repeats across cases (a group's class name, a file's display path) escaped once per report."""
+    repeats across cases (a group's class name, a file's display path, a set of failures) escaped
+    and formatted once per report."""
 
     def __init__(self, lane: str, write: Callable[[str], None]) -> None:
         self.lane = lane
         self.write = write
         self._classnames: dict[str | None, str] = {}
-        self._files: dict[str, str] = {}  # path -> display path (the working directory is one report's)
+        # path -> its display path escaped as text and as an attribute (the working directory is one report's)
+        self._files: dict[str, tuple[str, str]] = {}
         # Text escaped (`_esc_text`) by the text: what repeats across cases (a surface's line, a
         # failure's message); `_esc_text` maps character by character, so pieces escape apart.
         self._escaped: dict[str, str] = {}
+        # What a case's failures make of it (`_tell`), by the case's verdict and the failures
+        # tuple's identity: the cases of a run repeat a few such sets.
+        self._told: dict[tuple[bool | None, int], tuple[tuple[PredicateFailure, ...], _Told]] = {}
 
-    def _file(self, path: str) -> str:
+    def _file(self, path: str) -> tuple[str, str]:
         shown = self._files.get(path)
         if shown is None:
             if len(self._files) >= _MEMO_SIZE:
                 self._files.clear()
-            shown = self._files[path] = display_path(path)
+            display = display_path(path)
+            shown = self._files[path] = (_esc_text(display), _esc_attr(display))
         return shown
 
     def _text(self, text: str) -> str:
@@ -161,10 +167,10 @@ class _CaseXml:
             escaped = self._escaped[text] = _esc_text(text)
         return escaped
 
-    def case(self, view: CaseView) -> bool:
-        """Writes the case; whether it fails (`view.failing`)."""
-        failures = view.failures
-        verdict = view.verdict
+    def _tell(self, failures: tuple[PredicateFailure, ...], verdict: bool | None) -> _Told:
+        """Whether a case with these failures (and this verdict) fails, its `<failure` element's
+        attributes, each failure's escaped line (by its predicate's name) and, for a passing case,
+        its escaped notes."""
         deciding: tuple[PredicateFailure, ...]
         if verdict is not None:
             failing = not verdict
@@ -172,6 +178,40 @@ class _CaseXml:
         else:
             deciding = tuple([f for f in failures if f.blocking]) if failures else ()
             failing = bool(deciding)
+        labels = _LABELS
+        attrs = ""
+        said: tuple[tuple[str, str], ...] = ()
+        notes = ""
+        if failing:
+            names = ", ".join([f"{f.name} ({f.code})" for f in deciding]) or "checks not selected (--select/--ignore)"
+            levels = [f.severity for f in failures if f.severity is not None]
+            worst = max(levels) if levels else None
+            # A case-driven case fails on its verdict even when no reported check says why.
+            attrs = (f' message="{_esc_attr(f"failed: {names}")}"'
+                     f' type="{_esc_attr(labels[worst] if worst is not None else "error")}"')
+            said = tuple([(f.name, self._text(f"{f.name} ({f.code}, {labels[f.severity]}): {f.message}"))
+                          for f in failures])
+        elif failures:
+            notes = "\n".join([self._text(f"note: {f.name} ({f.code}) failed: {f.message}") for f in failures])
+        return failing, attrs, said, notes
+
+    def case(self, view: CaseView) -> bool:
+        """Writes the case; whether it fails (`view.failing`)."""
+        failures = view.failures
+        verdict = view.verdict
+        if failures or verdict is not None:
+            # By the failures' identity: views.case_view gives the cases that share failures one tuple.
+            seen = self._told.get((verdict, id(failures)))
+            if seen is not None and seen[0] is failures:
+                told = seen[1]
+            else:
+                if len(self._told) >= _MEMO_SIZE:
+                    self._told.clear()
+                told = self._tell(failures, verdict)
+                self._told[verdict, id(failures)] = (failures, told)  # held: its id is not reused while here
+            failing, attrs, said, notes = told
+        else:
+            failing, attrs, said, notes = _PASSING
         group = view.group
         classname = self._classnames.get(group)
         if classname is None:
@@ -181,41 +221,59 @@ class _CaseXml:
         head = f'    <testcase classname="{classname}" name="{_esc_attr(view.case_id)}"'
         findings = view.findings
         if findings:
-            first = findings[0] if len(findings) == 1 else min(findings, key=Finding.sort_key)
-            line = first.location.line
+            if len(findings) == 1:
+                at = findings[0].location
+                path, line = at.path, at.line
+            else:  # the first by `Finding.sort_key`, whose key begins (path, line)
+                path, line = min([(z.location.path, z.location.line) for z in findings])
             # A number's digits need no escape.
-            head += (f' file="{_esc_attr(self._file(first.path))}" '
+            head += (f' file="{self._file(path)[1]}" '
                      f'line="{line if type(line) is int else _esc_attr(str(line))}"')
         surface = view.surface
-        if not failing and surface is None and not failures:
+        if not failing and surface is None and not notes:
             self.write(head + " />\n")
             return False
         parts = [head, ">\n"]
         if failing:
-            names = ", ".join([f"{f.name} ({f.code})" for f in deciding]) or "checks not selected (--select/--ignore)"
-            levels = [f.severity for f in failures if f.severity is not None]
-            worst = max(levels) if levels else None
-            labels = _LABELS
+            places: dict[str, list[str]] = {}  # each predicate's finding places, in the findings' order
+            shown_path: str | None = None
+            escaped_path = ""
+            for z in findings:
+                at = z.location
+                line, column = at.line, at.column
+                if type(line) is int and type(column) is int:  # a number's digits need no escape
+                    if at.path != shown_path:  # a case's findings are mostly of one file
+                        shown_path = at.path
+                        escaped_path = self._file(shown_path)[0]
+                    place = f"{escaped_path}:{line}:{column}"
+                else:
+                    place = _esc_text(f"{display_path(at.path)}:{line}:{column}")
+                got = places.get(z.rule)
+                if got is None:
+                    places[z.rule] = [place]
+                else:
+                    got.append(place)
             body = []
-            for f in failures:
-                places = [f"{self._file(z.path)}:{z.location.line}:{z.location.column}"
-                          for z in findings if z.rule == f.name]
-                said = self._text(f"{f.name} ({f.code}, {labels[f.severity]}): {f.message}")
-                body.append(said + _esc_text(f" at {', '.join(places)}") if places else said)
-            # A case-driven case fails on its verdict even when no reported check says why.
-            attrs = (f' message="{_esc_attr(f"failed: {names}")}"'
-                     f' type="{_esc_attr(labels[worst] if worst is not None else "error")}"')
+            for name, line_said in said:
+                at_places = places.get(name)
+                body.append(f"{line_said} at {', '.join(at_places)}" if at_places else line_said)
             text = "\n".join(body)  # a line end is not escaped
             parts.append(f"      <failure{attrs}>{text}</failure>\n" if text else
                          f"      <failure{attrs} />\n")
-        out = [f"surface: {surface}"] if surface is not None else []
-        if not failing and failures:
-            out += [f"note: {f.name} ({f.code}) failed: {f.message}" for f in failures]
-        if out:
-            parts.append(f"      <system-out>{chr(10).join(map(self._text, out))}</system-out>\n")
+        if surface is not None:
+            shown = self._text(f"surface: {surface}")
+            parts.append(f"      <system-out>{shown}\n{notes}</system-out>\n" if notes else
+                         f"      <system-out>{shown}</system-out>\n")
+        elif notes:
+            parts.append(f"      <system-out>{notes}</system-out>\n")
         parts.append("    </testcase>\n")
         self.write("".join(parts))
         return failing
+
+# A case's failures as `_CaseXml._tell` gives them: whether it fails, the `<failure` element's
+# attributes, each failure's (predicate name, escaped line), a passing case's escaped notes.
+_Told = tuple[bool, str, tuple[tuple[str, str], ...], str]
+_PASSING: _Told = (False, "", (), "")
 
 
 def write_lane(result: LaneResult, options: RenderOptions, out: TextIO) -> None:
