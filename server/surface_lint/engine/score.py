@@ -750,6 +750,9 @@ def _stored_order(item: tuple[int, Any]) -> tuple[Any, ...]:
     return f.sort_key()  # type: ignore[no-any-return]
 
 
+_item_finding: Callable[[tuple[int, Any]], Any] = itemgetter(1)
+
+
 class KeptFindings(Mapped[Finding]):
     """A run's findings, sorted (those of a replaced record left out); `stored_items()` gives
     each as the spool holds it, a Finding or its packed tuple, for a writer that reads both
@@ -766,6 +769,9 @@ class KeptFindings(Mapped[Finding]):
         spool = self.spool
         with fewer_collections():
             items = spool.stored(_stored_order) if isinstance(spool, Spool) else iter(spool)
+            if not replaced:  # no record replaced (a run of distinct ids): every item, as stored
+                yield from map(_item_finding, items)
+                return
             for position, f in items:
                 if position not in replaced:
                     yield f

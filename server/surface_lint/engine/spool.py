@@ -280,6 +280,9 @@ class Spool(Generic[T]):
             yield from sorted(self._buffer, key=self._key)
             return
         self._spill()
+        if len(self._runs) == 1:  # one run (items came in order): already sorted, no merge
+            yield from _read(self._runs[0], self._unpack)
+            return
         yield from heapq.merge(*(_read(fh, self._unpack) for fh in self._runs), key=self._key)
 
     def stored(self, key: Callable[[Any], Any] | None = None) -> Iterator[Any]:
@@ -297,6 +300,9 @@ class Spool(Generic[T]):
             yield from sorted(self._buffer, key=self._key)
             return
         self._spill()
+        if len(self._runs) == 1:
+            yield from _read(self._runs[0])
+            return
         yield from heapq.merge(*(_read(fh) for fh in self._runs), key=key)
 
     def close(self) -> None:
