@@ -299,7 +299,7 @@ class ObjectWriter:
         append = parts.append
         for text in it:
             append(text)
-            if len(parts) >= WRITE_ITEMS:
+            if len(parts) > WRITE_ITEMS:
                 write(separator.join(parts))
                 parts = [""]
                 append = parts.append
