@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ..engine import LaneResult
 from ..engine.details import SharedDetails
 from ..engine.scoring import Outcome
-from ..engine.spool import Spool
+from ..engine.spool import KEPT_BUFFER, Spool
 from ..model.findings import Finding
 from .common import FindingFilter, LaneChoices, SafeOut, capture, lane_records
 from .records import FindingRecords, stored_findings
@@ -192,6 +192,8 @@ def _small_dict(value: dict[Any, Any], pad: str) -> str:
     return hit
 
 
+WRITE_ITEMS = 256  # an array's or object's items joined into one write (bounded: a few hundred short texts)
+
 # A case's indentation in the report's `cases` array (the top-level object's array items).
 CASE_PAD = "    "
 # The value put at a case id's place to find where its text goes (a NUL never ends up in a case
@@ -281,12 +283,27 @@ class ObjectWriter:
         """An array member whose items come encoded, each at this array's item indentation
         (`item_pad`)."""
         self._member(key)
-        pad = self.item_pad
-        empty = True
-        for text in texts:
-            self.write(("[\n" if empty else ",\n") + pad + text)
-            empty = False
-        self.write("[]" if empty else "\n" + self.inner + "]")
+        self._items(texts, "[", "]")
+
+    def _items(self, texts: Iterable[str], opening: str, closing: str) -> None:
+        # Written WRITE_ITEMS items to a write (a run writes hundreds of thousands of items; the
+        # stream's write, and SafeOut's escape of what it cannot encode, work the same on the join).
+        write = self.write
+        separator = ",\n" + self.item_pad
+        it = iter(texts)
+        first = next(it, None)
+        if first is None:
+            write(opening + closing)
+            return
+        parts = [opening + "\n" + self.item_pad + first]
+        append = parts.append
+        for text in it:
+            append(text)
+            if len(parts) > WRITE_ITEMS:
+                write(separator.join(parts))
+                parts = [""]
+                append = parts.append
+        write(separator.join(parts) + "\n" + self.inner + closing)
 
     @property
     def item_pad(self) -> str:
@@ -307,12 +324,7 @@ class ObjectWriter:
         """An object member whose own members come encoded (`"key": value`, keys in order), each
         at this object's member indentation (`item_pad`)."""
         self._member(key)
-        pad = self.item_pad
-        empty = True
-        for text in texts:
-            self.write(("{\n" if empty else ",\n") + pad + text)
-            empty = False
-        self.write("{}" if empty else "\n" + self.inner + "}")
+        self._items(texts, "{", "}")
 
     def close(self) -> None:
         self.write("{}" if self.first else "\n" + self.pad + "}")
@@ -363,7 +375,7 @@ def write_lane(result: LaneResult, out: TextIO, lanes: LaneChoices = (),
     w = SafeOut(out).write
     obj = ObjectWriter(w)
     # failed_predicates is keyed by case id (sorted): gathered while the cases stream by.
-    failed: Spool[tuple[str, tuple[str, ...]]] = Spool(key=_first)  # in order already, mostly: cheap to sort
+    failed: Spool[tuple[str, tuple[str, ...]]] = Spool(key=_first, buffer=KEPT_BUFFER)  # in order already, mostly: cheap to sort
 
     rows = result.case_rows
 
