@@ -39,7 +39,7 @@ from .scoring import (
     threshold_results,
 )
 from .services import EngineServices
-from .spool import KEPT_BUFFER, Mapped, Spool, fewer_collections
+from .spool import Mapped, Spool, fewer_collections
 from .views import GROUP_FIELDS, ShownCases
 
 # A mapper runs `fn(*args)` for each args in `calls` (in worker processes) and returns the
@@ -145,12 +145,11 @@ class LaneScorer:
         self.scored_ranks = bytearray(len(index) if index is not None else 0)
         # Case rows: (order, position, Scored); sorted by case-file rank when cases are given.
         # A row is a tuple of builtins (see _row), its findings packed too: marshalled to disk.
-        self.rows: Spool[tuple[Any, ...]] = Spool(key=_row_order if index is not None else None, buffer=KEPT_BUFFER,
+        self.rows: Spool[tuple[Any, ...]] = Spool(key=_row_order if index is not None else None,
                                                   pack=_pack_row, unpack=_unpack_row)
         # Findings: (position or -1 for input problems, finding), sorted as every report lists them.
         # (A caseless rows run appends them packed already: `_fold_caseless_rows`.)
-        self.findings: Spool[tuple[int, Finding]] = Spool(key=_stored_order, buffer=KEPT_BUFFER,
-                                                            pack=_pack_kept, unpack=_unpack_kept)
+        self.findings: Spool[tuple[int, Finding]] = Spool(key=_stored_order, pack=_pack_kept, unpack=_unpack_kept)
         self.unknown = IdSet()  # transcript case ids without a case (on disk past a few thousand)
         self.failing_shown = 0
         # Case ids this scorer's records touch: kept only in a worker process (one file), where

@@ -27,13 +27,6 @@ from typing import IO, Any, Generic, TypeVar
 T = TypeVar("T")
 
 BUFFER_ITEMS = 2048  # items held in memory before a batch is written out
-# A lane run's rows, findings and failed names held before a batch is marshalled out. marshal
-# writes an object met before in the same batch as a reference and reads it back as one object:
-# a run cycling a few hundred surfaces repeats each shared details dict, surface and finding
-# message across a batch, and at 2,048 items a batch wrote (and read back, then freed) nearly
-# every one of them anew. 8,192 measured best (32,768 worse); a light row or a packed finding is
-# a few hundred bytes, a whole row a few kilobytes.
-KEPT_BUFFER = 8192
 FAN_IN = 16  # sorted runs of one size merged into one (files open at once stay few)
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ..engine import LaneResult
 from ..engine.details import SharedDetails
 from ..engine.scoring import Outcome
-from ..engine.spool import KEPT_BUFFER, Spool
+from ..engine.spool import Spool
 from ..model.findings import Finding
 from .common import FindingFilter, LaneChoices, SafeOut, capture, lane_records
 from .records import FindingRecords, stored_findings
@@ -375,7 +375,7 @@ def write_lane(result: LaneResult, out: TextIO, lanes: LaneChoices = (),
     w = SafeOut(out).write
     obj = ObjectWriter(w)
     # failed_predicates is keyed by case id (sorted): gathered while the cases stream by.
-    failed: Spool[tuple[str, tuple[str, ...]]] = Spool(key=_first, buffer=KEPT_BUFFER)  # in order already, mostly: cheap to sort
+    failed: Spool[tuple[str, tuple[str, ...]]] = Spool(key=_first)  # in order already, mostly: cheap to sort
 
     rows = result.case_rows
 
